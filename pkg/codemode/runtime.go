@@ -1,0 +1,118 @@
+package codemode
+
+// Defaults and limits that Codex pins.
+const (
+	// PublicToolName is the model-facing exec tool.
+	PublicToolName = "exec"
+	// WaitToolName is the model-facing wait tool.
+	WaitToolName = "wait"
+	// DefaultExecYieldTimeMs is the yield time of an exec whose pragma gives none.
+	DefaultExecYieldTimeMs uint64 = 10_000
+	// DefaultWaitYieldTimeMs is the yield time of a wait that gives none.
+	DefaultWaitYieldTimeMs uint64 = 10_000
+	// DefaultMaxOutputTokensPerExecCall is the output budget of one exec or wait.
+	DefaultMaxOutputTokensPerExecCall = 10_000
+	// YieldGraceThresholdMs is the yield time from which YieldGraceMs is added.
+	YieldGraceThresholdMs uint64 = 10_000
+	// YieldGraceMs is the grace added to long yields so a tool call that finishes right at the
+	// deadline still makes it into the response.
+	YieldGraceMs uint64 = 1_000
+)
+
+// ExecuteRequest asks a session to run a cell.
+type ExecuteRequest struct {
+	// ToolCallID is the model's exec call id; notifications echo it as their call id.
+	ToolCallID string
+	// EnabledTools are the tools exposed on the cell's global `tools`.
+	EnabledTools []ToolDefinition
+	// Source is the JavaScript module source.
+	Source string
+	// YieldTimeMs is the initial yield deadline; nil means DefaultExecYieldTimeMs.
+	YieldTimeMs *uint64
+	// MaxOutputTokens is carried for the client's truncation; hosts do not use it.
+	MaxOutputTokens *int
+}
+
+// WaitRequest asks to observe a cell.
+type WaitRequest struct {
+	CellID      CellID
+	YieldTimeMs uint64
+}
+
+// ResponseKind says what a RuntimeResponse reports.
+type ResponseKind int
+
+// The response kinds.
+const (
+	// Yielded: the cell is still running; content is the output since the last observation.
+	Yielded ResponseKind = iota + 1
+	// Terminated: the cell was stopped; content is its unobserved output.
+	Terminated
+	// Result: the cell finished; ErrorText is set when the script failed.
+	Result
+)
+
+// String returns Codex's variant name.
+func (k ResponseKind) String() string {
+	switch k {
+	case Yielded:
+		return "Yielded"
+	case Terminated:
+		return "Terminated"
+	case Result:
+		return "Result"
+	default:
+		return "Invalid"
+	}
+}
+
+// RuntimeResponse is what an observation of a cell returns.
+type RuntimeResponse struct {
+	Kind         ResponseKind
+	CellID       CellID
+	ContentItems []ContentItem
+	// ErrorText is set only on a Result of a failed script.
+	ErrorText *string
+}
+
+// IsTerminal reports whether the cell is finished after this response.
+func (r RuntimeResponse) IsTerminal() bool { return r.Kind != Yielded }
+
+// WaitOutcome is the result of Wait or Terminate.
+type WaitOutcome struct {
+	// Missing is true when the cell was unknown or already closed.
+	Missing  bool
+	Response RuntimeResponse
+}
+
+// LiveCell wraps the response of a cell that existed.
+func LiveCell(r RuntimeResponse) WaitOutcome { return WaitOutcome{Response: r} }
+
+// MissingCellOutcome is the outcome for a cell that does not exist (any more).
+func MissingCellOutcome(id CellID) WaitOutcome {
+	text := NewCellError(CellNotFound, id).Error()
+	return WaitOutcome{Missing: true, Response: RuntimeResponse{
+		Kind: Result, CellID: id, ContentItems: []ContentItem{}, ErrorText: &text,
+	}}
+}
+
+// EffectiveYieldTimeMs applies Codex's yield rule: a requested time of at least
+// YieldGraceThresholdMs gets YieldGraceMs added (saturating), then a session limit, if set,
+// caps the result.
+func EffectiveYieldTimeMs(requested uint64, sessionLimit *uint64) uint64 {
+	t := requested
+	if t >= YieldGraceThresholdMs {
+		t = saturatingAdd(t, YieldGraceMs)
+	}
+	if sessionLimit != nil && *sessionLimit < t {
+		t = *sessionLimit
+	}
+	return t
+}
+
+func saturatingAdd(a, b uint64) uint64 {
+	if s := a + b; s >= a {
+		return s
+	}
+	return ^uint64(0)
+}
