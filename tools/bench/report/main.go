@@ -1,0 +1,133 @@
+// Command report pairs our Go benchmark results with the Node node:vm baseline measured in the
+// same invocation and prints a Markdown table with ratios (ours / baseline), so noisy machines
+// still give comparable numbers.
+//
+// Usage: report -ours ours.txt -base node.txt Pair...   where Pair is OurName=BaselineName.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// result is one benchmark line: its ns/op and any extra metrics ("heap-bytes/session" → value).
+type result struct {
+	nsPerOp float64
+	metrics map[string]float64
+}
+
+var benchLine = regexp.MustCompile(`^Benchmark(\S+?)(?:-\d+)?\s+\d+\s+(.*)$`)
+
+// parse reads Go benchmark output; when a name repeats (-count > 1), the last line wins.
+func parse(r io.Reader) (map[string]result, error) {
+	out := map[string]result{}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		m := benchLine.FindStringSubmatch(strings.TrimSpace(sc.Text()))
+		if m == nil {
+			continue
+		}
+		res := result{metrics: map[string]float64{}}
+		fields := strings.Fields(m[2])
+		for i := 0; i+1 < len(fields); i += 2 {
+			v, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				continue
+			}
+			if fields[i+1] == "ns/op" {
+				res.nsPerOp = v
+			} else {
+				res.metrics[fields[i+1]] = v
+			}
+		}
+		out[m[1]] = res
+	}
+	return out, sc.Err()
+}
+
+func readFile(path string) (map[string]result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return parse(f)
+}
+
+// value picks the number to compare: a named metric when both sides report it, else ns/op.
+func value(ours, base result) (o, b float64, unit string) {
+	for unit, ov := range ours.metrics {
+		if bv, ok := base.metrics[unit]; ok {
+			return ov, bv, unit
+		}
+	}
+	return ours.nsPerOp, base.nsPerOp, "ns/op"
+}
+
+func human(v float64, unit string) string {
+	if unit != "ns/op" {
+		return fmt.Sprintf("%.0f %s", v, unit)
+	}
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.2f ms", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.1f µs", v/1e3)
+	default:
+		return fmt.Sprintf("%.0f ns", v)
+	}
+}
+
+func main() {
+	oursPath := flag.String("ours", "", "our go test -bench output")
+	basePath := flag.String("base", "", "baseline benchmark output")
+	flag.Parse()
+	ours, err := readFile(*oursPath)
+	if err == nil {
+		var base map[string]result
+		if base, err = readFile(*basePath); err == nil {
+			err = printTable(os.Stdout, ours, base, flag.Args())
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		os.Exit(1)
+	}
+}
+
+func printTable(w io.Writer, ours, base map[string]result, pairs []string) error {
+	fmt.Fprintln(w, "| workload | codemode (qjs) | node:vm baseline | ratio |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- |")
+	for _, p := range pairs {
+		on, bn, ok := strings.Cut(p, "=")
+		if !ok {
+			return fmt.Errorf("pair %q is not OurName=BaselineName", p)
+		}
+		o, okO := ours[on]
+		b, okB := base[bn]
+		if !okO || !okB {
+			fmt.Fprintf(w, "| %s | %s | %s | — |\n", on, presence(okO), presence(okB))
+			continue
+		}
+		ov, bv, unit := value(o, b)
+		ratio := "—"
+		if bv > 0 {
+			ratio = fmt.Sprintf("%.2f×", ov/bv)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", on, human(ov, unit), human(bv, unit), ratio)
+	}
+	return nil
+}
+
+func presence(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "missing"
+}

@@ -1,0 +1,25 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestReportPairsBenchmarksWithRatios(t *testing.T) {
+	ours, err := parse(strings.NewReader("goos: linux\nBenchmarkCellStart-2   \t 1000\t 500000 ns/op\t 120 B/op\nBenchmarkIdle-2 1 0 ns/op 400000 heap-bytes/session\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := parse(strings.NewReader("BenchmarkCellStartText 10 250000 ns/op\nBenchmarkIdleSessionMemory 200 0 ns/op 100000 heap-bytes/session\n"))
+	var out bytes.Buffer
+	if err := printTable(&out, ours, base, []string{"CellStart=CellStartText", "Idle=IdleSessionMemory", "Gone=CellStartText"}); err != nil {
+		t.Fatal(err)
+	}
+	want := "| CellStart | 500.0 µs | 250.0 µs | 2.00× |\n" +
+		"| Idle | 400000 heap-bytes/session | 100000 heap-bytes/session | 4.00× |\n" +
+		"| Gone | missing | ok | — |\n"
+	if !strings.HasSuffix(out.String(), want) {
+		t.Fatalf("table:\n%s\nwant suffix:\n%s", out.String(), want)
+	}
+}

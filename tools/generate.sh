@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Regenerates everything derived from schemas/: the buf outputs (gen/go/pb, gen/ts/pb), the gRPC
+# fixtures (fixtures/grpc) and, once it exists, the JSON Schema generator's outputs. Deterministic:
+# running it twice leaves an identical tree (make drift relies on that). Expects tools/setup.sh
+# to have run (make generate does).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Proto -> Go (protoc-gen-go, connect-go v2) and TypeScript (protoc-gen-es); see buf.gen.yaml.
+go tool buf generate
+
+# The Go programs below import gen/go/pb, so they run after buf.
+go run ./generators/grpcfixtures
+
+# The JSON Schema generator (V1 wire types, lanes, fixtures), written separately; it runs once its
+# package has Go files (an empty directory is work in progress, not a generator).
+if [ -d generators/cmd/wiregen ] && compgen -G 'generators/cmd/wiregen/*.go' >/dev/null; then
+  go run ./generators/cmd/wiregen
+fi
+
+# Generated Go must be gofmt-clean whatever the generators emit.
+mapfile -t generated_go < <(find gen -name '*.go' -type f | LC_ALL=C sort)
+if [ "${#generated_go[@]}" -gt 0 ]; then
+  gofmt -w "${generated_go[@]}"
+fi
