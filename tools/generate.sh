@@ -18,6 +18,11 @@ if [ -d generators/cmd/wiregen ] && compgen -G 'generators/cmd/wiregen/*.go' >/d
   go run ./generators/cmd/wiregen
 fi
 
+# The TypeScript generator for the same V1 schemas (types, strict decoders, lanes).
+if [ -d generators/cmd/tsgen ] && compgen -G 'generators/cmd/tsgen/*.go' >/dev/null; then
+  go run ./generators/cmd/tsgen
+fi
+
 # Generated Go must be gofmt-clean whatever the generators emit.
 mapfile -t generated_go < <(find gen -name '*.go' -type f | LC_ALL=C sort)
 if [ "${#generated_go[@]}" -gt 0 ]; then
