@@ -1,0 +1,232 @@
+package exectool
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/codemodehq/codemode/pkg/codemode"
+)
+
+// ImageDetailVisibility says whether the model may pass image detail hints to image().
+type ImageDetailVisibility int
+
+const (
+	// ImageDetailVisible documents the `detail` parameters of image().
+	ImageDetailVisible ImageDetailVisibility = iota
+	// ImageDetailHidden describes image() without `detail` parameters, for models that cannot
+	// request a detail.
+	ImageDetailHidden
+)
+
+// ToolNamespaceDescription describes a namespace of nested tools (for example an MCP
+// server) once, above the first of its tools in a code-mode-only description.
+type ToolNamespaceDescription struct {
+	// Name is shown as the section heading "## {Name}".
+	Name string
+	// Description is the section text; a blank description omits the section.
+	Description string
+}
+
+// ExecDescriptionOptions selects what the exec tool description contains.
+type ExecDescriptionOptions struct {
+	// EnabledTools are the nested tools callable from the cell, in presentation order.
+	EnabledTools []codemode.ToolDefinition
+	// DeferredTools are callable tools left out of the description; any deferred tool adds
+	// a paragraph on finding tools through ALL_TOOLS.
+	DeferredTools []codemode.ToolDefinition
+	// Namespaces maps a ToolName namespace (for example "mcp__sample__") to its description.
+	Namespaces map[string]ToolNamespaceDescription
+	// DefaultExecYieldTimeMs is the yield default quoted to the model; zero selects
+	// codemode.DefaultExecYieldTimeMs.
+	DefaultExecYieldTimeMs uint64
+	// CodeModeOnly appends the per-tool declarations (and the shared MCP types), for
+	// sessions where nested tools are reachable only through exec.
+	CodeModeOnly bool
+	// ImageDetail chooses the image() bullet.
+	ImageDetail ImageDetailVisibility
+}
+
+// BuildExecToolDescription returns the exec tool description exactly as Codex's
+// build_exec_tool_description composes it: the helper reference, then the deferred-tools
+// paragraph when deferred tools exist; in code-mode-only mode also "Shared MCP Types:" (once,
+// when any enabled or deferred tool has an MCP CallToolResult output schema) and one section
+// per enabled tool, each preceded by its namespace section the first time a namespace run
+// starts. Sections are separated by a blank line.
+func BuildExecToolDescription(opts ExecDescriptionOptions) string {
+	yieldDefault := opts.DefaultExecYieldTimeMs
+	if yieldDefault == 0 {
+		yieldDefault = codemode.DefaultExecYieldTimeMs
+	}
+	base := strings.ReplaceAll(execDescriptionTemplate, execYieldDefaultSentence,
+		"Defaults to "+strconv.FormatUint(yieldDefault, 10)+" ms.")
+	if opts.ImageDetail == ImageDetailHidden {
+		base = strings.ReplaceAll(base, imageHelperVisible, imageHelperHidden)
+	}
+	sections := []string{base}
+	if len(opts.DeferredTools) > 0 {
+		sections = append(sections, deferredNestedToolsGuidance)
+	}
+	if !opts.CodeModeOnly {
+		return strings.Join(sections, "\n\n")
+	}
+	if anyMCPTool(opts.EnabledTools) || anyMCPTool(opts.DeferredTools) {
+		sections = append(sections, "Shared MCP Types:\n```ts\n"+mcpTypeScriptPreamble+"\n```")
+	}
+	if len(opts.EnabledTools) > 0 {
+		sections = append(sections, nestedToolReference(opts.EnabledTools, opts.Namespaces))
+	}
+	return strings.Join(sections, "\n\n")
+}
+
+// nestedToolReference renders the per-tool sections of a code-mode-only description.
+func nestedToolReference(tools []codemode.ToolDefinition, namespaces map[string]ToolNamespaceDescription) string {
+	var sections []string
+	var currentNamespace *string
+	for _, tool := range tools {
+		var namespace *ToolNamespaceDescription
+		if tool.ToolName.Namespace != nil {
+			if ns, ok := namespaces[*tool.ToolName.Namespace]; ok {
+				namespace = &ns
+			}
+		}
+		var nextNamespace *string
+		if namespace != nil {
+			nextNamespace = &namespace.Name
+		}
+		if !sameOptionalString(nextNamespace, currentNamespace) {
+			if namespace != nil {
+				if text := strings.TrimSpace(namespace.Description); text != "" {
+					sections = append(sections, "## "+namespace.Name+"\n"+text)
+				}
+			}
+			currentNamespace = nextNamespace
+		}
+		heading := toolHeading(NormalizeIdentifier(tool.Name), tool.Name)
+		if sample := strings.TrimSpace(toolSample(tool)); sample != "" {
+			sections = append(sections, heading+"\n"+sample)
+		} else {
+			sections = append(sections, heading)
+		}
+	}
+	return strings.Join(sections, "\n\n")
+}
+
+func sameOptionalString(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
+func toolHeading(globalName, rawName string) string {
+	if globalName == rawName {
+		return "### `" + globalName + "`"
+	}
+	return "### `" + globalName + "` (`" + rawName + "`)"
+}
+
+// AugmentToolDefinition appends the tool's TypeScript declaration to its description, as
+// Codex's augment_tool_definition does for every tool but exec itself:
+//
+//	{description}
+//
+//	exec tool declaration:
+//	```ts
+//	declare const tools: { {id}(args: {Input}): Promise<{Output}>; };
+//	```
+func AugmentToolDefinition(def codemode.ToolDefinition) codemode.ToolDefinition {
+	if def.Name != codemode.PublicToolName {
+		def.Description = toolSample(def)
+	}
+	return def
+}
+
+// IsNestedTool reports whether a tool name can be exposed inside exec: every tool but exec
+// and wait.
+func IsNestedTool(name string) bool {
+	return name != codemode.PublicToolName && name != codemode.WaitToolName
+}
+
+// ToolDeclaration returns the one-line TypeScript declaration of a nested tool, for example
+// `weather(args: { city: string; }): Promise<unknown>;`. Function tools take `args` typed by
+// their input schema (unknown without one); freeform tools take `input: string`. MCP-shaped
+// output schemas render as CallToolResult<structured content>.
+func ToolDeclaration(def codemode.ToolDefinition) string {
+	inputName, inputType := "args", "unknown"
+	if def.Kind == codemode.ToolKindFreeform {
+		inputName, inputType = "input", "string"
+	} else if len(def.InputSchema) > 0 {
+		inputType = RenderJSONSchemaToTypeScript(def.InputSchema)
+	}
+	return NormalizeIdentifier(def.Name) + "(" + inputName + ": " + inputType + "): Promise<" +
+		toolOutputType(def.OutputSchema) + ">;"
+}
+
+func toolSample(def codemode.ToolDefinition) string {
+	return def.Description + "\n\nexec tool declaration:\n```ts\ndeclare const tools: { " +
+		ToolDeclaration(def) + " };\n```"
+}
+
+func toolOutputType(outputSchema []byte) string {
+	if len(outputSchema) == 0 {
+		return "unknown"
+	}
+	root, err := parseSerdeJSON(outputSchema, serdeRecursionLimit)
+	if err != nil {
+		return "unknown"
+	}
+	if structured := mcpStructuredContentSchema(root); structured != nil {
+		rendered := renderSchema(structured)
+		if rendered == "unknown" {
+			return "CallToolResult"
+		}
+		return "CallToolResult<" + rendered + ">"
+	}
+	return renderSchema(root)
+}
+
+func anyMCPTool(tools []codemode.ToolDefinition) bool {
+	for _, tool := range tools {
+		if len(tool.OutputSchema) == 0 {
+			continue
+		}
+		if root, err := parseSerdeJSON(tool.OutputSchema, serdeRecursionLimit); err == nil &&
+			mcpStructuredContentSchema(root) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// mcpStructuredContentSchema recognizes an MCP CallToolResult output schema — properties
+// `content` (array of objects), `isError` (boolean) and `_meta` (object) — and returns its
+// structuredContent schema (`true` when absent), or nil for any other schema.
+func mcpStructuredContentSchema(outputSchema *jsonValue) *jsonValue {
+	properties := outputSchema.asObject().get("properties").asObject()
+	if properties == nil {
+		return nil
+	}
+	content := properties.get("content").asObject()
+	if content == nil || !schemaTypeIs(content, "array") {
+		return nil
+	}
+	items := content.get("items").asObject()
+	if items == nil || !schemaTypeIs(items, "object") {
+		return nil
+	}
+	if isError := properties.get("isError").asObject(); isError == nil || !schemaTypeIs(isError, "boolean") {
+		return nil
+	}
+	if meta := properties.get("_meta").asObject(); meta == nil || !schemaTypeIs(meta, "object") {
+		return nil
+	}
+	if structured := properties.get("structuredContent"); structured != nil {
+		return structured
+	}
+	return &jsonValue{kind: jsonBool, boolean: true}
+}
+
+func schemaTypeIs(schema *jsonMap, want string) bool {
+	got, ok := schema.get("type").asString()
+	return ok && got == want
+}

@@ -1,0 +1,201 @@
+package exectool
+
+import (
+	"strings"
+	"testing"
+)
+
+// The expectations below were produced by serde_json (1.0.87, the Debian build) from the
+// same inputs: syntax error texts with their line/column, and to_string round trips. One
+// known divergence is excluded: serde_json parses integer literals beyond u64 with a fast,
+// not always correctly rounded conversion ("123456789012345678901234" becomes
+// 1.2345678901234567e23 there, 1.2345678901234569e23 here).
+var serdeSyntaxErrorCases = []struct{ input, want string }{
+	{"", "EOF while parsing a value at line 1 column 0"},
+	{" ", "EOF while parsing a value at line 1 column 1"},
+	{"{", "EOF while parsing an object at line 1 column 1"},
+	{"{\"", "EOF while parsing a string at line 1 column 2"},
+	{"{\"a", "EOF while parsing a string at line 1 column 3"},
+	{"{\"a\"", "EOF while parsing an object at line 1 column 4"},
+	{"{\"a\":", "EOF while parsing a value at line 1 column 5"},
+	{"{\"a\":1", "EOF while parsing an object at line 1 column 6"},
+	{"{\"a\":1,", "EOF while parsing a value at line 1 column 7"},
+	{"{\"a\":1,}", "trailing comma at line 1 column 8"},
+	{"{\"a\" 1}", "expected `:` at line 1 column 6"},
+	{"{1:2}", "key must be a string at line 1 column 2"},
+	{"{\"a\":1 \"b\":2}", "expected `,` or `}` at line 1 column 8"},
+	{"[", "EOF while parsing a list at line 1 column 1"},
+	{"[1", "EOF while parsing a list at line 1 column 2"},
+	{"[1,", "EOF while parsing a value at line 1 column 3"},
+	{"[1,]", "trailing comma at line 1 column 4"},
+	{"[1 2]", "expected `,` or `]` at line 1 column 4"},
+	{"nul", "EOF while parsing a value at line 1 column 3"},
+	{"nulx", "expected ident at line 1 column 4"},
+	{"tru", "EOF while parsing a value at line 1 column 3"},
+	{"trux", "expected ident at line 1 column 4"},
+	{"fals", "EOF while parsing a value at line 1 column 4"},
+	{"x", "expected value at line 1 column 1"},
+	{"-", "EOF while parsing a value at line 1 column 1"},
+	{"-a", "invalid number at line 1 column 2"},
+	{"01", "invalid number at line 1 column 2"},
+	{"1.", "EOF while parsing a value at line 1 column 2"},
+	{"1.a", "invalid number at line 1 column 3"},
+	{"1e", "EOF while parsing a value at line 1 column 2"},
+	{"1e+", "EOF while parsing a value at line 1 column 3"},
+	{"1ea", "invalid number at line 1 column 3"},
+	{"1e400", "number out of range at line 1 column 5"},
+	{"-1e400", "number out of range at line 1 column 6"},
+	{"\"abc", "EOF while parsing a string at line 1 column 4"},
+	{"\"a\\", "EOF while parsing a string at line 1 column 3"},
+	{"\"a\\x\"", "invalid escape at line 1 column 4"},
+	{"\"\\u12\"", "EOF while parsing a string at line 1 column 6"},
+	{"\"\\u12g4\"", "invalid escape at line 1 column 6"},
+	{"\"\\ud800\"", "unexpected end of hex escape at line 1 column 8"},
+	{"\"\\ud800\\u0041\"", "lone leading surrogate in hex escape at line 1 column 13"},
+	{"\"\\udc00\"", "lone leading surrogate in hex escape at line 1 column 7"},
+	{"\"\\ud800x\"", "unexpected end of hex escape at line 1 column 8"},
+	{"\"a\u0001\"", "control character (\\u0000-\\u001F) found while parsing a string at line 1 column 3"},
+	{"1 2", "trailing characters at line 1 column 3"},
+	{"{} x", "trailing characters at line 1 column 4"},
+	{"[]]", "trailing characters at line 1 column 3"},
+	{"{\"a\":1}}", "trailing characters at line 1 column 8"},
+	{strings.Repeat("[", 130), "recursion limit exceeded at line 1 column 128"},
+	{strings.Repeat(`{"a":`, 130), "recursion limit exceeded at line 1 column 636"},
+}
+
+var serdeRoundTripCases = []struct{ input, want string }{
+	{"1e-400", "0.0"},
+	{"{\"yield_time_ms\": 10}", "{\"yield_time_ms\":10}"},
+	{"{\"yield_time_ms\": -1}", "{\"yield_time_ms\":-1}"},
+	{"{\"yield_time_ms\": 1.5}", "{\"yield_time_ms\":1.5}"},
+	{"{\"yield_time_ms\": \"10\"}", "{\"yield_time_ms\":\"10\"}"},
+	{"{\"yield_time_ms\": true}", "{\"yield_time_ms\":true}"},
+	{"{\"yield_time_ms\": []}", "{\"yield_time_ms\":[]}"},
+	{"{\"yield_time_ms\": {}}", "{\"yield_time_ms\":{}}"},
+	{"{\"yield_time_ms\": null}", "{\"yield_time_ms\":null}"},
+	{"{\"max_output_tokens\": -5, \"yield_time_ms\": \"x\"}", "{\"max_output_tokens\":-5,\"yield_time_ms\":\"x\"}"},
+	{"{\"yield_time_ms\": 1e20}", "{\"yield_time_ms\":1e20}"},
+	{"{\"yield_time_ms\": 1e2}", "{\"yield_time_ms\":100.0}"},
+	{"{\"yield_time_ms\": -0}", "{\"yield_time_ms\":-0.0}"},
+	{"{\"yield_time_ms\": 18446744073709551616}", "{\"yield_time_ms\":1.8446744073709552e19}"},
+	{"{\"yield_time_ms\": 0.0000001}", "{\"yield_time_ms\":1e-7}"},
+	{"{\"yield_time_ms\": \"a\\\"b\\n\\t\\u0001é\"}", "{\"yield_time_ms\":\"a\\\"b\\n\\t\\u0001é\"}"},
+	{"{\"yield_time_ms\": 10, \"yield_time_ms\": 20}", "{\"yield_time_ms\":20}"},
+	{"{\"max_output_tokens\": 9007199254740992}", "{\"max_output_tokens\":9007199254740992}"},
+	{"  {\"yield_time_ms\":1}  ", "{\"yield_time_ms\":1}"},
+	{"{\"yield_time_ms\":1}\r", "{\"yield_time_ms\":1}"},
+	{"1.5e300", "1.5e300"},
+	{"-9223372036854775809", "-9.223372036854776e18"},
+	{"0.1", "0.1"},
+	{"1e16", "1e16"},
+	{"1e15", "1000000000000000.0"},
+	{"1.5e-7", "1.5e-7"},
+	{"0.00001234", "0.00001234"},
+	{"-0.0", "-0.0"},
+	{"[1.0,2.5,1e100,-3]", "[1.0,2.5,1e100,-3]"},
+	{"{\"b\":1,\"a\":[true,null,\"\\u2028<>&\\u007f\"]}", "{\"a\":[true,null,\"\u2028<>&\x7f\"],\"b\":1}"},
+}
+
+func TestParseSerdeJSONSyntaxErrorsMatchSerdeJSON(t *testing.T) {
+	for _, tc := range serdeSyntaxErrorCases {
+		_, err := parseSerdeJSON([]byte(tc.input), serdeRecursionLimit)
+		if err == nil {
+			t.Errorf("parse %q: no error, want %q", tc.input, tc.want)
+			continue
+		}
+		if err.Error() != tc.want {
+			t.Errorf("parse %q:\n got %q\nwant %q", tc.input, err.Error(), tc.want)
+		}
+	}
+}
+
+func TestSerdeToStringMatchesSerdeJSON(t *testing.T) {
+	for _, tc := range serdeRoundTripCases {
+		v, err := parseSerdeJSON([]byte(tc.input), serdeRecursionLimit)
+		if err != nil {
+			t.Errorf("parse %q: %v", tc.input, err)
+			continue
+		}
+		if got := serdeToString(v); got != tc.want {
+			t.Errorf("to_string(%q):\n got %q\nwant %q", tc.input, got, tc.want)
+		}
+	}
+}
+
+func TestSerdeUnexpectedMatchesSerde(t *testing.T) {
+	// Modern serde prints floats in Unexpected with a decimal point (WithDecimalPoint).
+	cases := []struct{ input, want string }{
+		{"null", "unit value"},
+		{"true", "boolean `true`"},
+		{"7", "integer `7`"},
+		{"-7", "integer `-7`"},
+		{"1.5", "floating point `1.5`"},
+		{"1e20", "floating point `100000000000000000000.0`"},
+		{"1e2", "floating point `100.0`"},
+		{"-0", "floating point `-0.0`"},
+		{"0.0000001", "floating point `0.0000001`"},
+		{`"a\"b\n\t\u0001é"`, `string "a\"b\n\t\u{1}é"`},
+		{"[]", "sequence"},
+		{"{}", "map"},
+	}
+	for _, tc := range cases {
+		v, err := parseSerdeJSON([]byte(tc.input), serdeRecursionLimit)
+		if err != nil {
+			t.Fatalf("parse %q: %v", tc.input, err)
+		}
+		if got := serdeUnexpected(v); got != tc.want {
+			t.Errorf("unexpected(%s) = %q, want %q", tc.input, got, tc.want)
+		}
+	}
+}
+
+func TestJSONPointerFollowsSerdeJSON(t *testing.T) {
+	doc, err := parseSerdeJSON([]byte(`{"a/b":{"m~n":[10,11]},"~1":1,"":{"":2}}`), serdeRecursionLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		pointer string
+		want    string // "" when unresolved
+	}{
+		{"", `{"":{"":2},"a/b":{"m~n":[10,11]},"~1":1}`},
+		{"/a~1b/m~0n/1", "11"},
+		{"/a~1b/m~0n/01", ""},
+		{"/a~1b/m~0n/+1", ""},
+		{"/a~1b/m~0n/2", ""},
+		{"/~01", "1"},
+		{"//", "2"},
+		{"a", ""},
+	}
+	for _, tc := range cases {
+		got := ""
+		if v := doc.pointer(tc.pointer); v != nil {
+			got = serdeToString(v)
+		}
+		if got != tc.want {
+			t.Errorf("pointer(%q) = %q, want %q", tc.pointer, got, tc.want)
+		}
+	}
+}
+
+func TestParseSerdeJSONExponentOverflow(t *testing.T) {
+	// serde_json stops at the digit that overflows an i32 exponent.
+	for input, want := range map[string]string{
+		"-0e-9999999999":     "-0.0",
+		"0e99999999999":      "0.0",
+		"-1e-99999999999":    "-0.0",
+		"1.5e+99999999999":   "number out of range at line 1 column 15",
+		" 1e400184467440737": "number out of range at line 1 column 13",
+	} {
+		v, err := parseSerdeJSON([]byte(input), serdeRecursionLimit)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else {
+			got = serdeToString(v)
+		}
+		if got != want {
+			t.Errorf("%q: got %q, want %q", input, got, want)
+		}
+	}
+}
