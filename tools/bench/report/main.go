@@ -3,6 +3,7 @@
 // still give comparable numbers.
 //
 // Usage: report -ours ours.txt -base node.txt Pair...   where Pair is OurName=BaselineName.
+// report -duration-ms 2s prints 2000 (tools/bench.sh passes -benchtime on to Node this way).
 package main
 
 import (
@@ -14,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // result is one benchmark line: its ns/op and any extra metrics ("heap-bytes/session" → value).
@@ -87,7 +89,17 @@ func human(v float64, unit string) string {
 func main() {
 	oursPath := flag.String("ours", "", "our go test -bench output")
 	basePath := flag.String("base", "", "baseline benchmark output")
+	durationMs := flag.String("duration-ms", "", "print a Go duration (e.g. 2s) in milliseconds and exit")
 	flag.Parse()
+	if *durationMs != "" {
+		d, err := time.ParseDuration(*durationMs)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "report:", err)
+			os.Exit(2)
+		}
+		fmt.Println(d.Milliseconds())
+		return
+	}
 	ours, err := readFile(*oursPath)
 	if err == nil {
 		var base map[string]result
