@@ -1,0 +1,259 @@
+// Hand-written tests of the generated package (this file has no generated header, so wiregen
+// leaves it in place).
+package wirev1_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/codemodehq/codemode/gen/go/wirev1"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func mustDecodeClient(t *testing.T, s string) wirev1.ClientToHost {
+	t.Helper()
+	m, err := wirev1.DecodeClientToHost([]byte(s))
+	if err != nil {
+		t.Fatalf("%s: %v", s, err)
+	}
+	return m
+}
+
+func mustDecodeHost(t *testing.T, s string) wirev1.HostToClient {
+	t.Helper()
+	m, err := wirev1.DecodeHostToClient([]byte(s))
+	if err != nil {
+		t.Fatalf("%s: %v", s, err)
+	}
+	return m
+}
+
+// TestMessageFamiliesUseDedicatedTransportLanes is §5.1 message_families_use_dedicated_transport_lanes.
+func TestMessageFamiliesUseDedicatedTransportLanes(t *testing.T) {
+	big := strings.Repeat("x", 128*1024)
+	cases := []struct {
+		msg  wirev1.Message
+		want wirev1.Lane
+	}{
+		{mustDecodeClient(t, `{"type":"connection/hello","supportedVersions":[1],"requiredCapabilities":[],"optionalCapabilities":[]}`), wirev1.LaneControl},
+		{mustDecodeClient(t, `{"type":"operation/request","id":1,"request":{"method":"session/shutdown","sessionId":"s"}}`), wirev1.LaneControl},
+		{mustDecodeClient(t, `{"type":"operation/cancel","id":1}`), wirev1.LaneControl},
+		{mustDecodeClient(t, `{"type":"delegate/response","id":1,"result":{"status":"ok","value":{"type":"notification/delivered"}}}`), wirev1.LaneControl},
+		{mustDecodeClient(t, `{"type":"delegate/response","id":1,"result":{"status":"ok","value":{"type":"tool/result","result":1}}}`), wirev1.LaneBulk},
+		{mustDecodeClient(t, `{"type":"delegate/response","id":1,"result":{"status":"error","message":"m"}}`), wirev1.LaneBulk},
+		{mustDecodeHost(t, `{"type":"connection/ready","selectedVersion":1,"capabilities":[]}`), wirev1.LaneControl},
+		{mustDecodeHost(t, `{"type":"connection/rejected","reason":{"type":"invalidHello","message":"m"}}`), wirev1.LaneControl},
+		{mustDecodeHost(t, `{"type":"operation/response","id":1,"result":{"status":"error","message":"`+big+`"}}`), wirev1.LaneControl},
+		{mustDecodeHost(t, `{"type":"execute/initialResponse","id":1,"result":{"status":"error","message":"m"}}`), wirev1.LaneControl},
+		{mustDecodeHost(t, `{"type":"delegate/request","id":1,"sessionId":"s","request":{"type":"notification/send","callId":"c","cellId":"1","text":"t"}}`), wirev1.LaneControl},
+		{mustDecodeHost(t, `{"type":"delegate/request","id":1,"sessionId":"s","request":{"type":"tool/invoke","invocation":{"cell_id":"1","runtime_tool_call_id":"r","tool_name":{"name":"t","namespace":null},"tool_kind":"function","input":null}}}`), wirev1.LaneBulk},
+		{mustDecodeHost(t, `{"type":"delegate/cancel","id":1}`), wirev1.LaneBulk},
+		{mustDecodeHost(t, `{"type":"cell/closed","sessionId":"s","cellId":"1"}`), wirev1.LaneControl},
+		{wirev1.WireToolName{Name: "not an envelope"}, wirev1.LaneNone},
+	}
+	for _, c := range cases {
+		if got := wirev1.LaneOf(c.msg); got != c.want {
+			t.Errorf("%.120s: lane %s, want %s", wirev1.Marshal(c.msg), got, c.want)
+		}
+	}
+}
+
+// TestGoValuesEncodeToThePinnedExecuteRequest builds §2.4's pinned execute request in Go.
+func TestGoValuesEncodeToThePinnedExecuteRequest(t *testing.T) {
+	var rb wirev1.RequestBuilder
+	rb.OpenSession(wirev1.OpenSession{SessionId: "session-1"}) // id 1
+	msg := rb.Execute(wirev1.Execute{SessionId: "session-1", Request: wirev1.WireExecuteRequest{
+		ToolCallId: "call-1",
+		EnabledTools: []wirev1.WireToolDefinition{
+			{Name: "function_tool", ToolName: wirev1.WireToolName{Name: "function_tool"}, Description: "function tool", Kind: "function", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			{Name: "freeform_tool", ToolName: wirev1.WireToolName{Name: "freeform_tool", Namespace: ptr("mcp__sample__")}, Description: "freeform tool", Kind: "freeform", OutputSchema: json.RawMessage(`{"type":"string"}`)},
+		},
+		Source:          "text('hello');",
+		YieldTimeMs:     ptr[uint64](25),
+		MaxOutputTokens: ptr[int32](100),
+	}})
+	const want = `{"type":"operation/request","id":2,"request":{"method":"session/execute","sessionId":"session-1","request":{"tool_call_id":"call-1","enabled_tools":[{"name":"function_tool","tool_name":{"name":"function_tool","namespace":null},"description":"function tool","kind":"function","input_schema":{"type":"object"},"output_schema":null},{"name":"freeform_tool","tool_name":{"name":"freeform_tool","namespace":"mcp__sample__"},"description":"freeform tool","kind":"freeform","input_schema":null,"output_schema":{"type":"string"}}],"source":"text('hello');","yield_time_ms":25,"max_output_tokens":100}}}`
+	if got := string(wirev1.Marshal(msg)); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestOpenSessionSerializesOptionalCellExecutionLimits(t *testing.T) {
+	cases := map[string]wirev1.OpenSession{
+		`{"method":"session/open","sessionId":"s","cellExecutionLimits":{"maxYieldTimeMs":250,"maxHeapSizeBytes":16777216}}`: {SessionId: "s", CellExecutionLimits: &wirev1.WireSessionCellExecutionLimits{MaxYieldTimeMs: ptr[uint64](250), MaxHeapSizeBytes: ptr[uint64](16777216)}},
+		`{"method":"session/open","sessionId":"s","cellExecutionLimits":{"maxHeapSizeBytes":1}}`:                             {SessionId: "s", CellExecutionLimits: &wirev1.WireSessionCellExecutionLimits{MaxHeapSizeBytes: ptr[uint64](1)}},
+		`{"method":"session/open","sessionId":"s"}`:                                                                          {SessionId: "s"},
+	}
+	for want, v := range cases {
+		if got := string(wirev1.Marshal(v)); got != want {
+			t.Errorf("got %s, want %s", got, want)
+		}
+	}
+}
+
+// TestStringsEscapeLikeSerdeJSON pins the escaping differences from encoding/json.
+func TestStringsEscapeLikeSerdeJSON(t *testing.T) {
+	v := wirev1.InputText{Text: "<a href=\"x\">&</a>\u2028\u2029\x00\x1f\t\n\r\b\f\\/é😀"}
+	want := `{"type":"input_text","text":"<a href=\"x\">&</a>` + "\u2028\u2029" + `\u0000\u001f\t\n\r\b\f\\/é😀"}`
+	got := string(wirev1.Marshal(v))
+	if got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	back, err := wirev1.DecodeWireContentItem([]byte(got))
+	if err != nil || back != wirev1.WireContentItem(v) {
+		t.Fatalf("round trip: %#v, %v", back, err)
+	}
+	// Escapes on input decode to the same text, and re-encode canonically.
+	in := `{"type":"input_text","text":"\u003c\/\ud83d\ude00"}`
+	m, err := wirev1.DecodeWireContentItem([]byte(in))
+	if err != nil || string(wirev1.Marshal(m)) != `{"type":"input_text","text":"</😀"}` {
+		t.Fatalf("got %s, %v", wirev1.Marshal(m), err)
+	}
+}
+
+func TestDecodeRejections(t *testing.T) {
+	deep := strings.Repeat("[", 200) + strings.Repeat("]", 200)
+	cases := []struct{ typ, in, want string }{
+		{"RequestId", "9223372036854775807", ""},
+		{"RequestId", "-9223372036854775808", ""},
+		{"RequestId", "-0", ""},
+		{"RequestId", "9223372036854775808", "invalid value: integer `9223372036854775808`, expected i64"},
+		{"RequestId", "1E2", "invalid type: floating point `1E2`, expected i64"},
+		{"RequestId", "01", "invalid number"},
+		{"RequestId", "true", "invalid type: boolean `true`, expected i64"},
+		{"WireWaitRequest", `{"cell_id":"1","yield_time_ms":18446744073709551615}`, ""},
+		{"WireWaitRequest", `{"cell_id":"1","yield_time_ms":-0}`, ""},
+		{"WireWaitRequest", `{"cell_id":1,"yield_time_ms":1}`, "cell_id: invalid type: integer `1`, expected a string"},
+		{"WireWaitRequest", "[]", "invalid type: array, expected struct WireWaitRequest"},
+		{"WireNestedToolCall", `{"cell_id":"c","runtime_tool_call_id":"r","tool_name":{"name":"t","namespace":null},"tool_kind":"function","input":` + deep + `}`, "recursion limit exceeded"},
+		{"WireToolName", "{\"name\":\"\xff\",\"namespace\":null}", "invalid unicode in JSON document"},
+		{"WireToolName", `{"name":"\udc00","namespace":null}`, "lone leading surrogate"},
+		{"WireToolName", `{"name":"a","namespace":null}  `, ""},
+		{"WireToolName", `{"name":"a","namespace":null}{}`, "trailing characters"},
+		{"WireToolName", ``, "EOF while parsing a value"},
+		{"WireToolName", `{"name":null,"namespace":null}`, "name: invalid type: null, expected a string"},
+		{"HostResponse", `{"type":7}`, "type: invalid type: integer `7`, expected variant identifier"},
+		{"WireWaitOutcome", `{"LiveCell":{"Terminated":{"cell_id":"1","content_items":[{"type":"input_text"}]}}}`, "LiveCell.Terminated.content_items[0]: missing field `text`"},
+		{"DelegateResponse", `{"type":"notification/delivered","extra":{"deep":[1]}}`, ""},
+		{"DelegateResponse", `{"type":"notification/delivered","a":1,"a":2}`, "duplicate field `a`"},
+	}
+	for _, c := range cases {
+		_, ok, err := wirev1.DecodeNamed(c.typ, []byte(c.in))
+		if !ok {
+			t.Fatalf("unknown type %s", c.typ)
+		}
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s %.60s: unexpected error %v", c.typ, c.in, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s %.60s: error %v, want %q", c.typ, c.in, err, c.want)
+		}
+	}
+}
+
+func TestDecodeErrorCarriesThePath(t *testing.T) {
+	_, err := wirev1.DecodeClientToHost([]byte(`{"type":"operation/request","id":1,"request":{"method":"session/wait","sessionId":"s","request":{"cell_id":"1","yield_time_ms":1.5}}}`))
+	var de *wirev1.DecodeError
+	if !errors.As(err, &de) || de.Path != "request.request.yield_time_ms" || de.Msg != "invalid type: floating point `1.5`, expected u64" {
+		t.Fatalf("err = %#v", err)
+	}
+}
+
+func TestArbitraryJSONValuesArePreserved(t *testing.T) {
+	in := `{"type":"tool/result","result":{"z":1,"a":[1.50,-0,1e400,"<&>",null,true,{}],"m":{"b":{"c":[]}}}}`
+	m, err := wirev1.DecodeDelegateResponse([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(wirev1.Marshal(m)); got != in {
+		t.Fatalf("got %s", got)
+	}
+	spaced := "{ \"type\" : \"tool/result\" , \"result\" : { \"k\" : [ 1 , 2 ] } }"
+	m, _ = wirev1.DecodeDelegateResponse([]byte(spaced))
+	if got := string(wirev1.Marshal(m)); got != `{"type":"tool/result","result":{"k":[1,2]}}` {
+		t.Fatalf("got %s", got)
+	}
+}
+
+type fakeHost struct{ fail error }
+
+func (h fakeHost) OpenSession(_ context.Context, r wirev1.OpenSession) (wirev1.SessionReady, error) {
+	return wirev1.SessionReady{SessionId: r.SessionId}, h.fail
+}
+func (h fakeHost) Execute(context.Context, wirev1.Execute) (wirev1.ExecutionStarted, error) {
+	return wirev1.ExecutionStarted{CellId: "1"}, h.fail
+}
+func (h fakeHost) Wait(_ context.Context, r wirev1.Wait) (wirev1.WaitCompleted, error) {
+	return wirev1.WaitCompleted{Outcome: wirev1.MissingCell{Value: wirev1.Result{CellId: r.Request.CellId, ContentItems: []wirev1.WireContentItem{}, ErrorText: ptr("exec cell " + string(r.Request.CellId) + " not found")}}}, h.fail
+}
+func (h fakeHost) Terminate(context.Context, wirev1.Terminate) (wirev1.WaitCompleted, error) {
+	return wirev1.WaitCompleted{Outcome: wirev1.LiveCell{Value: wirev1.Terminated{CellId: "1"}}}, h.fail
+}
+func (h fakeHost) ShutdownSession(_ context.Context, r wirev1.ShutdownSession) (wirev1.SessionClosed, error) {
+	return wirev1.SessionClosed(r), h.fail
+}
+
+func TestDispatchHostRequestRoutesEveryMethod(t *testing.T) {
+	cases := []struct{ req, want string }{
+		{`{"method":"session/open","sessionId":"s"}`, `{"status":"ok","value":{"type":"session/ready","sessionId":"s"}}`},
+		{`{"method":"session/execute","sessionId":"s","request":{"tool_call_id":"c","enabled_tools":[],"source":""}}`, `{"status":"ok","value":{"type":"execution/started","cellId":"1"}}`},
+		{`{"method":"session/wait","sessionId":"s","request":{"cell_id":"9","yield_time_ms":1}}`, `{"status":"ok","value":{"type":"wait/completed","outcome":{"MissingCell":{"Result":{"cell_id":"9","content_items":[],"error_text":"exec cell 9 not found"}}}}}`},
+		{`{"method":"session/terminate","sessionId":"s","cellId":"1"}`, `{"status":"ok","value":{"type":"wait/completed","outcome":{"LiveCell":{"Terminated":{"cell_id":"1","content_items":[]}}}}}`},
+		{`{"method":"session/shutdown","sessionId":"s"}`, `{"status":"ok","value":{"type":"session/closed","sessionId":"s"}}`},
+	}
+	for _, c := range cases {
+		req, err := wirev1.DecodeHostRequest([]byte(c.req))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(wirev1.Marshal(wirev1.DispatchHostRequest(context.Background(), fakeHost{}, req))); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.req, got, c.want)
+		}
+		failed := wirev1.DispatchHostRequest(context.Background(), fakeHost{fail: errors.New("unknown code-mode session s")}, req)
+		if got := string(wirev1.Marshal(failed)); got != `{"status":"error","message":"unknown code-mode session s"}` {
+			t.Errorf("error response %s", got)
+		}
+	}
+}
+
+func TestSetsReencodeSortedWithoutMutatingTheValue(t *testing.T) {
+	caps := wirev1.CapabilitySet{"session-cell-execution-resource-limits", "dual-websocket-v1"}
+	if got := string(wirev1.Marshal(caps)); got != `["dual-websocket-v1","session-cell-execution-resource-limits"]` {
+		t.Fatalf("got %s", got)
+	}
+	if caps[0] != "session-cell-execution-resource-limits" {
+		t.Fatal("AppendJSON sorted the caller's slice")
+	}
+	if got := string(wirev1.Marshal(wirev1.SupportedProtocolVersions{3, 1, 2})); got != `[1,2,3]` {
+		t.Fatalf("got %s", got)
+	}
+}
+
+const pinnedExecute = `{"type":"operation/request","id":2,"request":{"method":"session/execute","sessionId":"session-1","request":{"tool_call_id":"call-1","enabled_tools":[{"name":"function_tool","tool_name":{"name":"function_tool","namespace":null},"description":"function tool","kind":"function","input_schema":{"type":"object"},"output_schema":null},{"name":"freeform_tool","tool_name":{"name":"freeform_tool","namespace":"mcp__sample__"},"description":"freeform tool","kind":"freeform","input_schema":null,"output_schema":{"type":"string"}}],"source":"text('hello');","yield_time_ms":25,"max_output_tokens":100}}}`
+
+func BenchmarkDecodePinnedExecute(b *testing.B) {
+	data := []byte(pinnedExecute)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := wirev1.DecodeClientToHost(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkEncodePinnedExecute(b *testing.B) {
+	m, err := wirev1.DecodeClientToHost([]byte(pinnedExecute))
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]byte, 0, 1024)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = m.AppendJSON(buf[:0])
+	}
+}

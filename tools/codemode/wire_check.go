@@ -1,0 +1,239 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	// Registers every codex.code_mode.v1 message with protoregistry.GlobalTypes.
+	_ "github.com/codemodehq/codemode/gen/go/pb/codex/code_mode/v1"
+	"github.com/codemodehq/codemode/gen/go/wirev1"
+	"github.com/codemodehq/codemode/pkg/frame"
+)
+
+func init() {
+	register("wire", command{summary: "wire check: validate V1, gRPC and frame inputs (JSON Lines)", run: runWire})
+}
+
+// v1Kinds are the V1 message families `wire check` accepts as "v1:<Type>".
+var v1Kinds = []string{
+	"ClientToHost", "HostToClient", "HostRequest", "HostResponse", "DelegateRequest", "DelegateResponse",
+	"WireExecuteRequest", "WireToolDefinition", "WireToolName", "WireWaitRequest", "WireSessionCellExecutionLimits",
+	"WireContentItem", "WireRuntimeResponse", "WireWaitOutcome", "WireNestedToolCall",
+}
+
+// grpcPackage is the proto package "grpc:<Message>" inputs are resolved in.
+const grpcPackage = "codex.code_mode.v1"
+
+// checkInput is one JSON line on stdin.
+type checkInput struct {
+	Kind string          `json:"kind"`
+	JSON json.RawMessage `json:"json"`
+	Hex  *string         `json:"hex"`
+}
+
+// checkResult is one JSON line on stdout. Value holds a canonical encoding (raw JSON).
+type checkResult struct {
+	OK        bool
+	Value     []byte
+	Error     string
+	ErrorKind string // "invalid_data" or "unexpected_eof" for frame inputs
+}
+
+// kindChecker checks the input of one kind; name is the part after the prefix ("" for
+// prefix-less kinds).
+type kindChecker func(name string, in checkInput) checkResult
+
+// kindCheckers maps a kind prefix to its checker.
+//
+// Extension point: later kinds register here, e.g. "exec_source" (parse an exec pragma, value =
+// {source, yield_time_ms, max_output_tokens}) and "cell_id" (generation-prefixed cell ids,
+// value = {generation, wire_id}). A prefix ending in ":" takes a name after it.
+var kindCheckers = map[string]kindChecker{
+	"v1:":   checkV1,
+	"grpc:": checkGRPC,
+	"frame": checkFrame,
+}
+
+func runWire(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) != 1 || args[0] != "check" {
+		fmt.Fprintln(stderr, "usage: codemode wire check < inputs.jsonl")
+		fmt.Fprintln(stderr, `  each line: {"kind":"v1:<Type>"|"grpc:<Message>","json":…} or {"kind":"frame","hex":"…"}`)
+		return 2
+	}
+	in := bufio.NewReader(stdin)
+	out := bufio.NewWriter(stdout)
+	defer out.Flush()
+	for {
+		line, err := in.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			writeResult(out, checkLine(line))
+		}
+		if err == io.EOF {
+			return 0
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "codemode wire check:", err)
+			return 1
+		}
+	}
+}
+
+func checkLine(line []byte) checkResult {
+	var in checkInput
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return failure(fmt.Errorf("malformed input line: %w", err))
+	}
+	for prefix, check := range kindCheckers {
+		if strings.HasSuffix(prefix, ":") && strings.HasPrefix(in.Kind, prefix) {
+			return check(strings.TrimPrefix(in.Kind, prefix), in)
+		}
+		if in.Kind == prefix {
+			return check("", in)
+		}
+	}
+	return failure(fmt.Errorf("unknown kind %q", in.Kind))
+}
+
+func failure(err error) checkResult {
+	return checkResult{Error: err.Error()}
+}
+
+func writeResult(w *bufio.Writer, r checkResult) {
+	if r.OK {
+		w.WriteString(`{"ok":true,"value":`)
+		w.Write(r.Value)
+		w.WriteString("}\n")
+		return
+	}
+	w.WriteString(`{"ok":false,`)
+	if r.ErrorKind != "" {
+		w.WriteString(`"kind":`)
+		w.Write(jsonString(r.ErrorKind))
+		w.WriteByte(',')
+	}
+	w.WriteString(`"error":`)
+	w.Write(jsonString(r.Error))
+	w.WriteString("}\n")
+}
+
+// jsonString encodes s without encoding/json's HTML escaping, so error texts stay readable.
+func jsonString(s string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // encoding a string cannot fail
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+func checkV1(name string, in checkInput) checkResult {
+	if !slices.Contains(v1Kinds, name) {
+		return failure(fmt.Errorf("unknown V1 type %q (known: %s)", name, strings.Join(v1Kinds, ", ")))
+	}
+	if in.JSON == nil {
+		return failure(errors.New(`missing "json"`))
+	}
+	m, _, err := wirev1.DecodeNamed(name, in.JSON)
+	if err != nil {
+		return failure(err)
+	}
+	if err := semanticCheck(m); err != nil {
+		return failure(err)
+	}
+	return checkResult{OK: true, Value: wirev1.Marshal(m)}
+}
+
+// semanticCheck applies what a Codex peer refuses after a successful decode.
+func semanticCheck(m wirev1.Message) error {
+	switch v := m.(type) {
+	case wirev1.OperationRequest:
+		return semanticCheck(v.Request)
+	case wirev1.Execute:
+		return v.Request.CheckSemantics()
+	case wirev1.WireExecuteRequest:
+		return v.CheckSemantics()
+	case wirev1.HostHello:
+		return checkPairingToken(v)
+	}
+	return nil
+}
+
+// checkPairingToken is the client's handshake check: a bulk token accompanies exactly the
+// grant of dual-websocket-v1.
+func checkPairingToken(h wirev1.HostHello) error {
+	dual := slices.Contains(h.Capabilities, "dual-websocket-v1")
+	switch {
+	case dual && h.BulkConnectionToken == nil:
+		return errors.New("code-mode host advertised dual websockets without a pairing token")
+	case !dual && h.BulkConnectionToken != nil:
+		return errors.New("code-mode host returned an unexpected bulk pairing token")
+	}
+	return nil
+}
+
+func checkGRPC(name string, in checkInput) checkResult {
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName(grpcPackage + "." + name))
+	if err != nil {
+		// The registry error text is deliberately unstable (protobuf randomizes spaces); do not echo it.
+		return failure(fmt.Errorf("unknown gRPC message %q in %s", name, grpcPackage))
+	}
+	if in.JSON == nil {
+		return failure(errors.New(`missing "json"`))
+	}
+	msg := mt.New().Interface()
+	if err := protojson.Unmarshal(in.JSON, msg); err != nil {
+		return failure(err)
+	}
+	out, err := protojson.Marshal(msg)
+	if err != nil {
+		return failure(err)
+	}
+	// protojson randomizes whitespace on purpose; compact it for a stable value.
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, out); err != nil {
+		return failure(err)
+	}
+	return checkResult{OK: true, Value: compact.Bytes()}
+}
+
+// checkFrame reads one frame from a byte stream given in hex. An empty stream is a clean EOF
+// (value null). The value is the payload's canonical JSON; bytes after the frame are refused like
+// a message transport refuses trailing data.
+func checkFrame(_ string, in checkInput) checkResult {
+	if in.Hex == nil {
+		return failure(errors.New(`missing "hex"`))
+	}
+	data, err := hex.DecodeString(*in.Hex)
+	if err != nil {
+		return failure(fmt.Errorf("malformed hex: %w", err))
+	}
+	payload, err := frame.NewReader(bytes.NewReader(data)).Read()
+	switch {
+	case err == io.EOF:
+		return checkResult{OK: true, Value: []byte("null")}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return checkResult{Error: err.Error(), ErrorKind: "unexpected_eof"}
+	case err != nil:
+		return checkResult{Error: err.Error(), ErrorKind: "invalid_data"}
+	}
+	if _, err := frame.Decode(data); err != nil {
+		return checkResult{Error: err.Error(), ErrorKind: "invalid_data"}
+	}
+	canonical, err := wirev1.CanonicalJSON(payload)
+	if err != nil {
+		return checkResult{Error: "failed to decode code-mode IPC frame: " + err.Error(), ErrorKind: "invalid_data"}
+	}
+	return checkResult{OK: true, Value: canonical}
+}
