@@ -40,6 +40,8 @@ type checkInput struct {
 	Kind string          `json:"kind"`
 	JSON json.RawMessage `json:"json"`
 	Hex  *string         `json:"hex"`
+	// Input is the raw exec tool input of "exec_source" lines.
+	Input *string `json:"input"`
 }
 
 // checkResult is one JSON line on stdout. Value holds a canonical encoding (raw JSON).
