@@ -23,7 +23,7 @@ image=compat/buf/image.binpb
 case "${1:-}" in
   "") ;;
   --update-baseline)
-    go tool buf build --exclude-source-info -o "$image"
+    go tool -modfile=go.tools.mod buf build --exclude-source-info -o "$image"
     echo "compat: wrote $image from schemas/proto"
     ;;
   *)
@@ -32,7 +32,7 @@ case "${1:-}" in
     ;;
 esac
 
-if ! go tool buf breaking --against "$image"; then
+if ! go tool -modfile=go.tools.mod buf breaking --against "$image"; then
   echo "compat: schemas/proto breaks compatibility with $image (see above)." >&2
   echo "compat: if Codex changed its proto, update the baseline: tools/compat.sh --update-baseline" >&2
   exit 1

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Proto -> Go (protoc-gen-go, connect-go v2) and TypeScript (protoc-gen-es); see buf.gen.yaml.
-go tool buf generate
+go tool -modfile=go.tools.mod buf generate
 
 # The Go programs below import gen/go/pb, so they run after buf.
 go run ./generators/grpcfixtures

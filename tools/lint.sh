@@ -4,7 +4,7 @@
 #   go vet           the whole module
 #   staticcheck      the whole module (it skips most checks in files marked "Code generated")
 #   buf lint         schemas/proto against buf.yaml (STANDARD, with documented exceptions)
-#   buf format       schemas/proto must be buf-formatted (fix: go tool buf format -w)
+#   buf format       schemas/proto must be buf-formatted (fix: go tool -modfile=go.tools.mod buf format -w)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,10 +19,10 @@ if [ -n "$unformatted" ]; then
 fi
 
 go vet ./... || failed+=("go vet")
-go tool staticcheck ./... || failed+=(staticcheck)
-go tool buf lint || failed+=("buf lint")
-if ! go tool buf format -d --exit-code; then
-  echo "lint: schemas/proto is not buf-formatted (fix: go tool buf format -w)"
+go tool -modfile=go.tools.mod staticcheck ./... || failed+=(staticcheck)
+go tool -modfile=go.tools.mod buf lint || failed+=("buf lint")
+if ! go tool -modfile=go.tools.mod buf format -d --exit-code; then
+  echo "lint: schemas/proto is not buf-formatted (fix: go tool -modfile=go.tools.mod buf format -w)"
   failed+=("buf format")
 fi
 

@@ -21,6 +21,7 @@ node_major=$(node -p 'process.versions.node.split(".")[0]')
 [ "$node_major" -ge 20 ] || die "Node $(node --version) is too old; 20 or newer is needed"
 
 go mod download
+go mod download -modfile=go.tools.mod
 
 stamp=node_modules/.codemode-setup-stamp
 if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then

@@ -1,0 +1,114 @@
+package codemodetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/codemodehq/codemode/pkg/codemode"
+)
+
+// limitCases cover the session's MaxYieldTimeMs (spec §1.4 effective yield timeout). Yield times
+// that would never elapse prove the cap: without it the operation would outlive opTimeout.
+func limitCases() []testCase {
+	return []testCase{
+		{"zero_yield_limit_is_immediate_and_scoped_to_its_session", testZeroYieldLimit},
+		{"execute_and_wait_clamp_yield_to_the_session_limit_without_stopping_the_cell", testYieldLimitClamps},
+		{"zero_requested_yield_time_yields_at_once", testZeroRequestedYield},
+		{"heap_limit_fails_the_cell_that_exceeds_it", testHeapLimit},
+	}
+}
+
+// Without a session limit a requested yield time of 0 stays 0: the initial response yields at once.
+func testZeroRequestedYield(t *testing.T, h *harness) {
+	f := h.session()
+	tools, gates := f.gateTools("gate")
+	c := f.execute(`await tools.gate(); text("done");`, tools, yieldAfter(0))
+	r := f.initial(c)
+	if r.Kind != codemode.Yielded || r.ErrorText != nil || len(r.ContentItems) != 0 {
+		t.Fatalf("initial response %s, want an empty Yielded", describe(r))
+	}
+	f.awaitToolCall("gate", 1)
+	gates[0].Release()
+	checkResult(t, "wait", f.waitLive(c.CellID, foreverMs), c.CellID, texts("done")...)
+}
+
+// Codex ignores MaxHeapSizeBytes; codemode enforces it (see codemode.SessionCellExecutionLimits):
+// a cell that allocates past the limit fails, and the session goes on serving cells.
+func testHeapLimit(t *testing.T, h *harness) {
+	limit := uint64(32 << 20)
+	f := h.sessionWithLimits(codemode.SessionCellExecutionLimits{MaxHeapSizeBytes: &limit})
+	r := f.run(`text("before"); const big = new ArrayBuffer(256 * 1024 * 1024); text("allocated " + big.byteLength);`)
+	if r.Kind != codemode.Result || r.ErrorText == nil || !sameItems(r.ContentItems, texts("before")) {
+		t.Fatalf("allocating 256 MiB under a 32 MiB heap limit: %s, want a failed Result with only the text before", describe(r))
+	}
+	checkResult(t, "next cell", f.run(`text("alive")`), "2", texts("alive")...)
+}
+
+func yieldLimit(ms uint64) codemode.SessionCellExecutionLimits {
+	return codemode.SessionCellExecutionLimits{MaxYieldTimeMs: &ms}
+}
+
+func testZeroYieldLimit(t *testing.T, h *harness) {
+	limited := h.sessionWithLimits(yieldLimit(0))
+	tools, gates := limited.gateTools("gate")
+	c := limited.execute(`await tools.gate(); text("done");`, tools, yieldAfter(foreverMs))
+	checkResponse(t, "initial response under a zero limit", limited.initial(c), want{kind: codemode.Yielded, cell: c.CellID})
+	limited.awaitToolCall("gate", 1)
+	checkResponse(t, "wait under a zero limit", limited.waitLive(c.CellID, foreverMs), want{kind: codemode.Yielded, cell: c.CellID})
+
+	// Another session of the same provider keeps the requested yield time: its cell completes.
+	free := h.session()
+	freeTools, freeGates := free.gateTools("gate")
+	fc := free.execute(`await tools.gate(); text("free");`, freeTools, yieldAfter(foreverMs))
+	free.awaitToolCall("gate", 1)
+	freeGates[0].Release()
+	checkResult(t, "unlimited session", free.initial(fc), fc.CellID, texts("free")...)
+
+	gates[0].Release()
+	checkResult(t, "limited session after release", waitUntilTerminal(limited, c.CellID), c.CellID, texts("done")...)
+}
+
+// A session limit of 1 ms bounds both execute and wait, and the cell keeps running across the
+// yields until it completes.
+func testYieldLimitClamps(t *testing.T, h *harness) {
+	f := h.sessionWithLimits(yieldLimit(1))
+	tools, gates := f.gateTools("gate")
+	c := f.execute(`text("a"); await tools.gate(); text("b");`, tools, yieldAfter(foreverMs))
+	first := f.initial(c)
+	if first.Kind != codemode.Yielded || first.ErrorText != nil {
+		t.Fatalf("initial response %s, want Yielded", describe(first))
+	}
+	f.awaitToolCall("gate", 1)
+	second := f.waitLive(c.CellID, foreverMs)
+	if second.Kind != codemode.Yielded || second.ErrorText != nil {
+		t.Fatalf("wait response %s, want Yielded", describe(second))
+	}
+	gates[0].Release()
+	final := waitUntilTerminal(f, c.CellID)
+	if final.Kind != codemode.Result || final.ErrorText != nil {
+		t.Fatalf("final response %s, want a successful Result", describe(final))
+	}
+	all := append(append(textsOf(t, first), textsOf(t, second)...), textsOf(t, final)...)
+	if len(all) != 2 || all[0] != "a" || all[1] != "b" {
+		t.Fatalf("texts across the observations = %q, want [a b]", all)
+	}
+}
+
+// waitUntilTerminal waits on a cell until it reports a terminal response and returns it with the
+// content of the Yielded responses before it prepended. Under a tiny yield limit every wait yields
+// at once, so this loops.
+func waitUntilTerminal(f *fixture, id codemode.CellID) codemode.RuntimeResponse {
+	f.t.Helper()
+	var carried []codemode.ContentItem
+	deadline := time.Now().Add(opTimeout)
+	for time.Now().Before(deadline) {
+		r := f.waitLive(id, foreverMs)
+		if r.IsTerminal() {
+			r.ContentItems = append(carried, r.ContentItems...)
+			return r
+		}
+		carried = append(carried, r.ContentItems...)
+	}
+	f.t.Fatalf("cell %q did not finish within %s", id, opTimeout)
+	return codemode.RuntimeResponse{}
+}
