@@ -23,7 +23,7 @@ func normalize(s string) string { return wallTime.ReplaceAllString(s, "Wall time
 
 func TestRunPrintsWhatTheModelSees(t *testing.T) {
 	out, _, code := runCLI(t, `text("hi"); text({a: 1});`)
-	want := "Script completed\nWall time X seconds\nOutput:\n\nhi\n{\"a\":1}\n"
+	want := "Script completed\nWall time X seconds\nOutput:\nhi\n{\"a\":1}\n"
 	if code != 0 || normalize(out) != want {
 		t.Fatalf("code %d, output:\n%q\nwant:\n%q", code, normalize(out), want)
 	}
@@ -31,7 +31,7 @@ func TestRunPrintsWhatTheModelSees(t *testing.T) {
 
 func TestRunReportsScriptErrorsWithExitCode1(t *testing.T) {
 	out, _, code := runCLI(t, `text("before"); throw "boom";`)
-	want := "Script failed\nWall time X seconds\nOutput:\n\nbefore\nScript error:\nboom\n"
+	want := "Script failed\nWall time X seconds\nOutput:\nbefore\nScript error:\nboom\n"
 	if code != 1 || normalize(out) != want {
 		t.Fatalf("code %d, output:\n%q\nwant:\n%q", code, normalize(out), want)
 	}

@@ -52,7 +52,7 @@ func TestWireCheckAnswersEveryLineInOrder(t *testing.T) {
 		// Malformed lines answer ok:false and do not stop the stream.
 		{`not json`, `{"ok":false,"error":"malformed input line: invalid character 'o' in literal null (expecting 'u')"}`},
 		{`{"kind":"v1:Nope","json":{}}`, `{"ok":false,"error":"unknown V1 type \"Nope\" (known: ClientToHost, HostToClient, HostRequest, HostResponse, DelegateRequest, DelegateResponse, WireExecuteRequest, WireToolDefinition, WireToolName, WireWaitRequest, WireSessionCellExecutionLimits, WireContentItem, WireRuntimeResponse, WireWaitOutcome, WireNestedToolCall)"}`},
-		{`{"kind":"exec_source","json":"x"}`, `{"ok":false,"error":"unknown kind \"exec_source\""}`},
+		{`{"kind":"v2:HostHello","json":"x"}`, `{"ok":false,"error":"unknown kind \"v2:HostHello\""}`},
 		// protojson accepts snake_case input and re-encodes camelCase with 64-bit ints as strings.
 		{`{"kind":"grpc:OpenSessionRequest","json":{"cell_execution_limits":{"max_yield_time_ms":250}}}`,
 			`{"ok":true,"value":{"cellExecutionLimits":{"maxYieldTimeMs":"250"}}}`},
