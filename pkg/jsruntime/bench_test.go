@@ -1,0 +1,158 @@
+package jsruntime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codemodehq/codemode/pkg/codemode"
+)
+
+// waitWarm waits until the shared provider's pool is full again.
+func waitWarm() {
+	for len(sharedProvider().pool.warm) < cap(sharedProvider().pool.warm) {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// BenchmarkCellStartWarm measures execute → Result of text("hi") with a full pool.
+func BenchmarkCellStartWarm(b *testing.B) {
+	s := newTestSession(b, nil, codemode.SessionCellExecutionLimits{})
+	for b.Loop() {
+		b.StopTimer()
+		waitWarm()
+		b.StartTimer()
+		if r := executeCell(b, s, `text("hi")`); r.Kind != codemode.Result {
+			b.Fatal(r)
+		}
+	}
+}
+
+// BenchmarkCellStartSustained measures back-to-back cells, where the pool cannot keep up.
+func BenchmarkCellStartSustained(b *testing.B) {
+	s := newTestSession(b, nil, codemode.SessionCellExecutionLimits{})
+	for b.Loop() {
+		if r := executeCell(b, s, `text("hi")`); r.Kind != codemode.Result {
+			b.Fatal(r)
+		}
+	}
+}
+
+// runLoopCell runs one cell whose body repeats stmt b.N times and reports ns per repetition.
+func runLoopCell(b *testing.B, d codemode.Delegate, stmt string, tools ...codemode.ToolDefinition) {
+	s := newTestSession(b, d, codemode.SessionCellExecutionLimits{})
+	src := fmt.Sprintf("for (let i = 0; i < %d; i++) { %s }", b.N, stmt)
+	b.ResetTimer()
+	r := executeCell(b, s, src, tools...)
+	b.StopTimer()
+	if r.Kind != codemode.Result || r.ErrorText != nil {
+		b.Fatalf("%s %+v", errorTextOf(r), r)
+	}
+}
+
+// BenchmarkToolRoundTrip is one awaited tool call, JS → delegate → JS.
+func BenchmarkToolRoundTrip(b *testing.B) {
+	runLoopCell(b, newRecorderNoLog(echoTool), `await tools.echo(i);`, testTool("echo"))
+}
+
+// BenchmarkPromiseAll100 is Promise.all over 100 tool calls.
+func BenchmarkPromiseAll100(b *testing.B) {
+	runLoopCell(b, newRecorderNoLog(echoTool), `await Promise.all(Array.from({length: 100}, (_, j) => tools.echo(j)));`, testTool("echo"))
+}
+
+// BenchmarkLoop1e6 is a cell running a 1e6-iteration loop.
+func BenchmarkLoop1e6(b *testing.B) {
+	s := newTestSession(b, nil, codemode.SessionCellExecutionLimits{})
+	for b.Loop() {
+		r := executeCell(b, s, `let s = 0; for (let i = 0; i < 1e6; i++) s += i; text(s)`)
+		if textsOf(r.ContentItems)[0] != "499999500000" {
+			b.Fatal(r)
+		}
+	}
+}
+
+// BenchmarkToolResult1MiB delivers a 1 MiB JSON result into JavaScript.
+func BenchmarkToolResult1MiB(b *testing.B) {
+	big, _ := json.Marshal(map[string]string{"data": strings.Repeat("x", 1<<20)})
+	d := newRecorderNoLog(func(context.Context, codemode.NestedToolCall) (json.RawMessage, error) { return big, nil })
+	b.SetBytes(int64(len(big)))
+	runLoopCell(b, d, `if ((await tools.big()).data.length !== 1048576) throw "short";`, testTool("big"))
+}
+
+// BenchmarkMemory reports the Go heap held per idle session and per live (blocked) cell; the
+// cell's figure includes its runtime's wasm linear memory.
+func BenchmarkMemory(b *testing.B) {
+	const n = 20
+	heap := func() uint64 {
+		runtime.GC()
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	for b.Loop() {
+		waitWarm()
+		base := heap()
+		sessions := make([]codemode.Session, n)
+		for i := range sessions {
+			sessions[i], _ = sharedProvider().CreateSession(context.Background(), codemode.NoopDelegate{}, codemode.SessionCellExecutionLimits{})
+		}
+		perSession := float64(heap()-base) / n
+		base = heap()
+		for _, s := range sessions {
+			c, err := s.Execute(context.Background(), codemode.ExecuteRequest{Source: `text("x"); await tools.wait()`, EnabledTools: []codemode.ToolDefinition{testTool("wait")}, YieldTimeMs: ptrU64(0)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := c.InitialResponse(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+		perCell := float64(heap()-base) / n
+		for _, s := range sessions {
+			_ = s.Shutdown(context.Background())
+		}
+		b.ReportMetric(perSession, "B/idle-session")
+		b.ReportMetric(perCell, "B/live-cell")
+	}
+}
+
+// newRecorderNoLog is a delegate that only answers.
+func newRecorderNoLog(f func(context.Context, codemode.NestedToolCall) (json.RawMessage, error)) codemode.Delegate {
+	return funcDelegate(f)
+}
+
+type funcDelegate func(context.Context, codemode.NestedToolCall) (json.RawMessage, error)
+
+func (f funcDelegate) InvokeTool(ctx context.Context, c codemode.NestedToolCall) (json.RawMessage, error) {
+	return f(ctx, c)
+}
+func (funcDelegate) Notify(context.Context, string, codemode.CellID, string) error { return nil }
+func (funcDelegate) CellClosed(codemode.CellID)                                    {}
+
+// BenchmarkTerminateWhileTrue measures Terminate of a cell spinning in while(true){} until its
+// Terminated response (the runtime is interrupted and discarded).
+func BenchmarkTerminateWhileTrue(b *testing.B) {
+	s := newTestSession(b, nil, codemode.SessionCellExecutionLimits{})
+	for b.Loop() {
+		b.StopTimer()
+		c, err := s.Execute(context.Background(), codemode.ExecuteRequest{Source: `yield_control(); while (true) {}`, YieldTimeMs: ptrU64(30_000)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r, err := c.InitialResponse(context.Background()); err != nil || r.Kind != codemode.Yielded {
+			b.Fatal(r, err)
+		}
+		time.Sleep(5 * time.Millisecond) // let it spin
+		b.StartTimer()
+		out, err := s.Terminate(context.Background(), c.CellID)
+		if err != nil || out.Response.Kind != codemode.Terminated {
+			b.Fatal(out, err)
+		}
+	}
+}

@@ -1,0 +1,242 @@
+package jsruntime
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/codemodehq/codemode/pkg/codemode"
+)
+
+func TestGlobalScopeContainsOnlyAllowedItems(t *testing.T) {
+	r := runCellToEnd(t, `text(Reflect.ownKeys(globalThis).map(String).sort().join(","))`)
+	got := strings.Split(textsOf(r.ContentItems)[0], ",")
+	for _, banned := range []string{"console", "print", "std", "os", "bjson", "gc", "navigator", "performance",
+		"scriptArgs", "setInterval", "clearInterval", "queueMicrotask", "SharedArrayBuffer", "Atomics",
+		"WebAssembly", "InternalError", "DOMException", "QJS_PROXY_VALUE"} {
+		for _, g := range got {
+			if g == banned {
+				t.Errorf("global %q is exposed", banned)
+			}
+		}
+	}
+	for _, want := range []string{"tools", "ALL_TOOLS", "text", "image", "audio", "generatedImage", "store",
+		"load", "notify", "setTimeout", "clearTimeout", "yield_control", "exit", "Object", "Promise", "JSON", "eval"} {
+		found := false
+		for _, g := range got {
+			found = found || g == want
+		}
+		if !found {
+			t.Errorf("global %q is missing", want)
+		}
+	}
+}
+
+func TestOutputHelpersReturnUndefined(t *testing.T) {
+	r := runCellToEnd(t, `
+const results = [
+  text("a"),
+  image("data:image/png;base64,AAA"),
+  audio("data:audio/wav;base64,AAA"),
+  generatedImage({image_url: "data:image/png;base64,AAA"}),
+  notify("n"),
+  store("k", 1),
+  yield_control(),
+  clearTimeout(1),
+];
+text(JSON.stringify(results.map(v => v === undefined)));`)
+	if got := textsOf(r.ContentItems); len(got) != 1 || got[0] != "[true,true,true,true,true,true,true,true]" {
+		t.Fatalf("helpers returned %v", got)
+	}
+}
+
+func TestTextHelperConvertsValues(t *testing.T) {
+	r := runCellToEnd(t, `text(undefined); text(null); text(true); text(1.5); text(10n); text("s"); text({a: [1, "x"]}); text([1, 2]); text(() => 1); text(Symbol("q"));`)
+	want := []string{"undefined", "null", "true", "1.5", "10", "s", `{"a":[1,"x"]}`, "[1,2]", "() => 1", "Symbol(q)"}
+	if got := textsOf(r.ContentItems); !reflect.DeepEqual(got, want) {
+		t.Fatalf("texts = %q, want %q", got, want)
+	}
+}
+
+func TestTextHelperSurfacesStringifyErrors(t *testing.T) {
+	r := runCellToEnd(t, `text("before"); const o = {}; o.self = o; text(o);`)
+	if !strings.Contains(errorTextOf(r), "circular") || !reflect.DeepEqual(textsOf(r.ContentItems), []string{"before"}) {
+		t.Fatalf("error %q, items %v", errorTextOf(r), textsOf(r.ContentItems))
+	}
+}
+
+func TestImageHelper(t *testing.T) {
+	cases := []struct {
+		src    string
+		url    string
+		detail codemode.ImageDetail
+	}{
+		{`image("data:image/png;base64,AAA")`, "data:image/png;base64,AAA", "high"},
+		{`image("DATA:image/png;base64,AAA", "LOW")`, "DATA:image/png;base64,AAA", "low"},
+		{`image({image_url: "data:x", detail: "auto"})`, "data:x", "auto"},
+		{`image({image_url: "data:x", detail: "auto"}, "original")`, "data:x", "original"},
+		{`image({type: "image", data: "AAA", mimeType: "image/png", _meta: {"codex/imageDetail": "original"}})`, "data:image/png;base64,AAA", "original"},
+		{`image({type: "image", data: "AAA", mime_type: "image/jpeg"}, "low")`, "data:image/jpeg;base64,AAA", "low"},
+		{`image({type: "image", data: "AAA"})`, "data:application/octet-stream;base64,AAA", "high"},
+	}
+	for _, c := range cases {
+		r := runCellToEnd(t, c.src)
+		if r.ErrorText != nil || len(r.ContentItems) != 1 {
+			t.Fatalf("%s: %s %+v", c.src, errorTextOf(r), r.ContentItems)
+		}
+		img := r.ContentItems[0].(codemode.InputImage)
+		if img.ImageURL != c.url || img.Detail != c.detail {
+			t.Errorf("%s: got %+v", c.src, img)
+		}
+	}
+}
+
+func TestHelperErrorsAreCodexStrings(t *testing.T) {
+	shape := "image expects a non-empty image URL string, an object with image_url and optional detail, or a raw MCP image block"
+	cases := map[string]string{
+		`image("https://example.com/a.png")`:      "Tool call failed: remote image URLs are not supported in tool outputs. Pass a base64 data URI instead",
+		`image("HTTP://example.com/a.png")`:       "Tool call failed: remote image URLs are not supported in tool outputs. Pass a base64 data URI instead",
+		`image("file:///etc/passwd")`:             "Tool call failed: invalid image output. Pass a base64 data URI instead",
+		`image("no-scheme")`:                      "Tool call failed: invalid image output. Pass a base64 data URI instead",
+		`image("data:x", "huge")`:                 "image detail must be one of: auto, low, high, original",
+		`image("data:x", 5)`:                      "image detail must be a string when provided",
+		`image({image_url: "data:x", detail: 1})`: "image detail must be a string when provided",
+		`image(5)`:  shape,
+		`image("")`: shape,
+		`image({content: [{type: "image", data: "AAA"}]})`: shape,
+		`image({type: "text", text: "x"})`:                 `image only accepts MCP image blocks, got "text"`,
+		`generatedImage({image_url: "https://x/y.png"})`:   "Tool call failed: remote image URLs are not supported in tool outputs. Pass a base64 data URI instead",
+		`audio("https://x/y.wav")`:                         "Tool call failed: invalid audio output. Pass a base64 data URI instead",
+		`audio({audio_url: "ftp://x"})`:                    "Tool call failed: invalid audio output. Pass a base64 data URI instead",
+		`notify("   ")`:                                    "notify expects non-empty text",
+		`notify("")`:                                       "notify expects non-empty text",
+		`setTimeout("code", 1)`:                            "setTimeout expects a function callback",
+		`store("k", () => 1)`:                              `Unable to store "k". Only plain serializable objects can be stored.`,
+		`store("k", undefined)`:                            `Unable to store "k". Only plain serializable objects can be stored.`,
+		`const o = {}; o.o = o; store(7, o)`:               `Unable to store "7". Only plain serializable objects can be stored.`,
+		`throw "plain"`:                                    "plain",
+		`try { image(1) } catch (e) { throw typeof e }`:    "string",
+		`await Promise.reject("rejected")`:                 "rejected",
+		`throw {toString() { return "custom" }}`:           "custom",
+	}
+	for src, want := range cases {
+		if r := runCellToEnd(t, src); errorTextOf(r) != want {
+			t.Errorf("%s: error_text %q, want %q", src, errorTextOf(r), want)
+		}
+	}
+}
+
+func TestUncaughtErrorTextIsTheStack(t *testing.T) {
+	r := runCellToEnd(t, "text('kept');\nfunction f() { throw new TypeError('boom'); }\nf();")
+	got := errorTextOf(r)
+	if !strings.HasPrefix(got, "TypeError: boom\n") || !strings.Contains(got, "at f (exec_main.mjs:2") {
+		t.Fatalf("error_text %q", got)
+	}
+	if !reflect.DeepEqual(textsOf(r.ContentItems), []string{"kept"}) {
+		t.Fatalf("output before the error was lost: %v", r.ContentItems)
+	}
+	r = runCellToEnd(t, `const e = new Error("x"); e.stack = "custom stack"; throw e;`)
+	if errorTextOf(r) != "custom stack" {
+		t.Fatalf("error_text %q", errorTextOf(r))
+	}
+}
+
+func TestAudioAndGeneratedImageHelpers(t *testing.T) {
+	r := runCellToEnd(t, `audio("data:audio/wav;base64,AA"); audio({audio_url: "data:audio/mp3;base64,BB"}); audio({type: "audio", data: "CC", mimeType: "audio/ogg"});
+generatedImage({image_url: "data:image/png;base64,DD", output_hint: "a cat"}); generatedImage({image_url: "data:image/png;base64,EE"});`)
+	want := []codemode.ContentItem{
+		codemode.InputAudio{AudioURL: "data:audio/wav;base64,AA"},
+		codemode.InputAudio{AudioURL: "data:audio/mp3;base64,BB"},
+		codemode.InputAudio{AudioURL: "data:audio/ogg;base64,CC"},
+		codemode.InputImage{ImageURL: "data:image/png;base64,DD", Detail: "high"},
+		codemode.InputText{Text: "a cat"},
+		codemode.InputImage{ImageURL: "data:image/png;base64,EE", Detail: "high"},
+	}
+	if r.ErrorText != nil || !reflect.DeepEqual(r.ContentItems, want) {
+		t.Fatalf("%s %+v", errorTextOf(r), r.ContentItems)
+	}
+}
+
+func TestSynchronousExitReturnsSuccessfully(t *testing.T) {
+	r := runCellToEnd(t, `text("before"); exit(); text("after");`)
+	if r.ErrorText != nil || !reflect.DeepEqual(textsOf(r.ContentItems), []string{"before"}) {
+		t.Fatalf("%s %v", errorTextOf(r), textsOf(r.ContentItems))
+	}
+	r = runCellToEnd(t, `try { exit() } catch (e) { text(e) } text("continued")`)
+	if r.ErrorText != nil || !reflect.DeepEqual(textsOf(r.ContentItems), []string{"__codex_code_mode_exit__", "continued"}) {
+		t.Fatalf("%s %v", errorTextOf(r), textsOf(r.ContentItems))
+	}
+	r = runCellToEnd(t, `await 1; text("a"); exit();`)
+	if r.ErrorText != nil {
+		t.Fatalf("exit after await: %s", errorTextOf(r))
+	}
+	// Codex's quirk: the sentinel is only recognised on the module's own path.
+	r = runCellToEnd(t, `setTimeout(() => exit(), 0); await new Promise(() => {});`)
+	if errorTextOf(r) != "__codex_code_mode_exit__" {
+		t.Fatalf("exit in a timer: %q", errorTextOf(r))
+	}
+}
+
+func TestTimers(t *testing.T) {
+	r := runCellToEnd(t, `
+const order = [];
+const a = setTimeout(() => order.push("a"), 20);
+const b = setTimeout(() => order.push("b"), 1, "ignored");
+const c = setTimeout(function () { order.push("c:" + arguments.length) }, -5);
+const d = setTimeout(() => order.push("d"), NaN);
+clearTimeout(d);
+clearTimeout(null); clearTimeout(undefined); clearTimeout(-1); clearTimeout(Infinity);
+await new Promise(r => setTimeout(r, 40));
+text(JSON.stringify([a, b, c, d, order]));`)
+	if got := textsOf(r.ContentItems); r.ErrorText != nil || got[0] != `[1,2,3,4,["c:0","b","a"]]` {
+		t.Fatalf("%s %v", errorTextOf(r), got)
+	}
+}
+
+func TestTimersDoNotKeepTheCellAlive(t *testing.T) {
+	r := runCellToEnd(t, `setTimeout(() => text("never"), 60_000); text("done");`)
+	if r.ErrorText != nil || !reflect.DeepEqual(textsOf(r.ContentItems), []string{"done"}) {
+		t.Fatalf("%s %v", errorTextOf(r), textsOf(r.ContentItems))
+	}
+}
+
+func TestThrowingTimerCallbackFailsTheCell(t *testing.T) {
+	r := runCellToEnd(t, `setTimeout(() => { throw "from timer" }, 0); await new Promise(() => {});`)
+	if errorTextOf(r) != "from timer" {
+		t.Fatalf("%q", errorTextOf(r))
+	}
+}
+
+func TestStoreAndLoad(t *testing.T) {
+	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	r := executeCell(t, s, `store("obj", {a: [1, 2]}); const x = load("obj"); x.a.push(3); text(JSON.stringify([x, load("obj"), load("missing")]));`)
+	if got := textsOf(r.ContentItems); got[0] != `[{"a":[1,2,3]},{"a":[1,2]},null]` {
+		t.Fatalf("%s %v", errorTextOf(r), got)
+	}
+	r = executeCell(t, s, `text(JSON.stringify(load("obj"))); store("obj", 2); throw "fails but commits";`)
+	if got := textsOf(r.ContentItems); got[0] != `{"a":[1,2]}` {
+		t.Fatalf("%v", got)
+	}
+	r = executeCell(t, s, `text(JSON.stringify(load("obj")))`)
+	if got := textsOf(r.ContentItems); got[0] != `2` {
+		t.Fatalf("store after a script error was not committed: %v", got)
+	}
+	other := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	r = executeCell(t, other, `text(String(load("obj")))`)
+	if got := textsOf(r.ContentItems); got[0] != "undefined" {
+		t.Fatalf("stored values leaked between sessions: %v", got)
+	}
+}
+
+func TestNotifyDeliversToTheDelegate(t *testing.T) {
+	d := newRecorder(nil)
+	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	r := executeCell(t, s, `notify("one"); notify({two: 2}); text("x");`)
+	if r.Kind != codemode.Result {
+		t.Fatalf("%+v", r)
+	}
+	_, notes, _ := d.snapshot()
+	if !reflect.DeepEqual(notes, []string{"call-1/1:one", `call-1/1:{"two":2}`}) {
+		t.Fatalf("notes %q", notes)
+	}
+}

@@ -1,0 +1,145 @@
+package jsruntime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/codemodehq/codemode/pkg/codemode"
+)
+
+// sharedProvider is the provider of the package's tests: creating runtimes is the expensive part.
+var sharedProvider = sync.OnceValue(func() *Provider {
+	p, err := NewProvider(Options{PoolSize: 2})
+	if err != nil {
+		panic(err)
+	}
+	return p
+})
+
+// recordingDelegate answers tool calls with a function and records what the session reports.
+type recordingDelegate struct {
+	invoke func(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error)
+
+	mu      sync.Mutex
+	calls   []codemode.NestedToolCall
+	notes   []string
+	closed  []codemode.CellID
+	closedC chan codemode.CellID
+}
+
+func newRecorder(invoke func(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error)) *recordingDelegate {
+	return &recordingDelegate{invoke: invoke, closedC: make(chan codemode.CellID, 1024)}
+}
+
+func (d *recordingDelegate) InvokeTool(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
+	d.mu.Lock()
+	d.calls = append(d.calls, call)
+	d.mu.Unlock()
+	if d.invoke == nil {
+		<-ctx.Done()
+		return nil, errors.New("cancelled")
+	}
+	return d.invoke(ctx, call)
+}
+
+func (d *recordingDelegate) Notify(_ context.Context, callID string, cellID codemode.CellID, text string) error {
+	d.mu.Lock()
+	d.notes = append(d.notes, callID+"/"+string(cellID)+":"+text)
+	d.mu.Unlock()
+	return nil
+}
+
+func (d *recordingDelegate) CellClosed(id codemode.CellID) {
+	d.mu.Lock()
+	d.closed = append(d.closed, id)
+	d.mu.Unlock()
+	d.closedC <- id
+}
+
+func (d *recordingDelegate) snapshot() (calls []codemode.NestedToolCall, notes []string, closed []codemode.CellID) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]codemode.NestedToolCall(nil), d.calls...), append([]string(nil), d.notes...), append([]codemode.CellID(nil), d.closed...)
+}
+
+func newTestSession(t testing.TB, d codemode.Delegate, limits codemode.SessionCellExecutionLimits) codemode.Session {
+	t.Helper()
+	if d == nil {
+		d = codemode.NoopDelegate{}
+	}
+	s, err := sharedProvider().CreateSession(context.Background(), d, limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := s.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	return s
+}
+
+func ptrU64(v uint64) *uint64 { return &v }
+
+// execute starts a cell with tools and returns its initial response.
+func executeCell(t testing.TB, s codemode.Session, src string, tools ...codemode.ToolDefinition) codemode.RuntimeResponse {
+	t.Helper()
+	started, err := s.Execute(context.Background(), codemode.ExecuteRequest{ToolCallID: "call-1", Source: src, EnabledTools: tools, YieldTimeMs: ptrU64(30_000)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	r, err := started.InitialResponse(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// run executes src in a fresh session and returns its terminal Result (the output of the last
+// observation only, when the cell yielded on the way).
+func runCellToEnd(t testing.TB, src string, tools ...codemode.ToolDefinition) codemode.RuntimeResponse {
+	t.Helper()
+	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	r := executeCell(t, s, src, tools...)
+	for r.Kind == codemode.Yielded {
+		out, err := s.Wait(context.Background(), codemode.WaitRequest{CellID: r.CellID, YieldTimeMs: 30_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = out.Response
+	}
+	if r.Kind != codemode.Result {
+		t.Fatalf("response kind %v, want Result: %+v", r.Kind, r)
+	}
+	return r
+}
+
+// texts returns the texts of the input_text items.
+func textsOf(items []codemode.ContentItem) []string {
+	out := []string{}
+	for _, it := range items {
+		if tx, ok := it.(codemode.InputText); ok {
+			out = append(out, tx.Text)
+		}
+	}
+	return out
+}
+
+func errorTextOf(r codemode.RuntimeResponse) string {
+	if r.ErrorText == nil {
+		return "<nil>"
+	}
+	return *r.ErrorText
+}
+
+func testTool(name string) codemode.ToolDefinition {
+	return codemode.ToolDefinition{Name: name, ToolName: codemode.ToolName{Name: name}, Description: "the " + name + " tool", Kind: codemode.ToolKindFunction}
+}

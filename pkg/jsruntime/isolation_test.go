@@ -1,0 +1,303 @@
+package jsruntime
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fastschema/qjs"
+
+	"github.com/codemodehq/codemode/pkg/codemode"
+)
+
+func TestImportsFailWithCodexMessages(t *testing.T) {
+	cases := map[string]string{
+		`import fs from "fs"; text(1)`:              "Unsupported import in exec: fs",
+		`import * as os from "qjs:os";`:             "Unsupported import in exec: qjs:os",
+		`import "./local.js";`:                      "Unsupported import in exec: ./local.js",
+		`import {a as b} from 'x'`:                  "Unsupported import in exec: x",
+		`export * from "qjs:std"`:                   "Unsupported import in exec: qjs:std",
+		`export { a } from "m"`:                     "Unsupported import in exec: m",
+		"await import(\"qjs:os\")":                  "Unsupported import in exec: qjs:os",
+		"const m = 'qjs:' + 'std'; await import(m)": "Unsupported import in exec: qjs:std",
+	}
+	for src, want := range cases {
+		if r := runCellToEnd(t, src); errorTextOf(r) != want {
+			t.Errorf("%s: %q, want %q", src, errorTextOf(r), want)
+		}
+	}
+	r := runCellToEnd(t, `try { await import("x") } catch (e) { text(typeof e + ":" + e) }
+const s = "import('x')"; // import in a string
+// import "commented";
+const o = {import: 1}; text(o.import + typeof import.meta);`)
+	if got := textsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, []string{"string:Unsupported import in exec: x", "1object"}) {
+		t.Fatalf("%s %q", errorTextOf(r), got)
+	}
+}
+
+func TestPrepareSourceLexing(t *testing.T) {
+	cases := []struct {
+		src, spec string
+		ok        bool
+	}{
+		{"const re = /import x from 'y'/; x = a / b / c;", "", true},
+		{"`${`import('x')`}` + import.meta.url", "", true},
+		{"s = 'import \"a\"'; /* import 'b' */", "", true},
+		{"x = `a${ {b: 1}.b }c`;\nimport z from 'after-template'", "after-template", false},
+		{"if (a) /import 'q'/.test(s)", "", true},
+		{"export const x = 1; export { x as y };", "", true},
+		{"export default 1", "", true},
+	}
+	for _, c := range cases {
+		if _, spec, ok := prepareSource(c.src); ok != c.ok || spec != c.spec {
+			t.Errorf("%q: spec %q ok %v, want %q %v", c.src, spec, ok, c.spec, c.ok)
+		}
+	}
+	out, _, _ := prepareSource("a = import('x'); b = obj.import('y')")
+	if strings.Count(out, rejectingImport) != 1 || !strings.Contains(out, "obj.import('y')") {
+		t.Fatalf("rewrite: %s", out)
+	}
+}
+
+func TestScriptsReachNoFileSystemOrEnvironment(t *testing.T) {
+	// A file next to the process and one in its working directory must stay out of reach, even
+	// through QuickJS's own modules reached via eval.
+	wd, _ := os.Getwd()
+	marker := filepath.Join(wd, "jsruntime-escape-marker.txt")
+	if err := os.WriteFile(marker, []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(marker)
+	os.Setenv("CODEMODE_ESCAPE_TEST", "leaked")
+	defer os.Unsetenv("CODEMODE_ESCAPE_TEST")
+	r := runCellToEnd(t, `
+const std = await eval('import("qjs:std")').catch(() => null);
+const os = await eval('import("qjs:os")').catch(() => null);
+const found = [];
+if (std) {
+  for (const p of ["/jsruntime-escape-marker.txt", "jsruntime-escape-marker.txt", "/etc/passwd", "../../etc/passwd", "/proc/self/environ", "`+marker+`"]) {
+    try { const s = std.loadFile(p); if (s !== null) found.push(p) } catch (e) {}
+    try { const f = std.open(p, "r"); if (f) found.push("open " + p) } catch (e) {}
+  }
+  try { const f = std.open("/created.txt", "w"); if (f) { f.puts("x"); f.close(); found.push("created") } } catch (e) {}
+  if (std.getenv("CODEMODE_ESCAPE_TEST") !== undefined || std.getenv("HOME") !== undefined) found.push("env");
+}
+if (os) {
+  const [names, err] = os.readdir("/");
+  if (err === 0) found.push("readdir " + names.join());
+  if (typeof os.exec === "function") found.push("exec");
+}
+text(JSON.stringify(found) + (std === null) + (os === null));
+text(typeof Function('return this')().std + typeof globalThis.os + typeof console + typeof print);`)
+	want := []string{"[]truetrue", "undefinedundefinedundefinedundefined"}
+	if got := textsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s %q", errorTextOf(r), got)
+	}
+}
+
+func TestGlobalChangesDoNotLeakBetweenCellsOrSessions(t *testing.T) {
+	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	pollute := `Object.prototype.polluted = "yes"; Array.prototype.push = () => 0; globalThis.leak = 1; JSON.parse = () => "hijacked"; text = () => {};`
+	if r := executeCell(t, s, pollute); r.Kind != codemode.Result || r.ErrorText != nil {
+		t.Fatalf("%+v", r)
+	}
+	check := `text(JSON.stringify([({}).polluted, [].push(1), typeof leak, JSON.parse("1")]))`
+	for _, sess := range []codemode.Session{s, newTestSession(t, nil, codemode.SessionCellExecutionLimits{})} {
+		r := executeCell(t, sess, check)
+		if got := textsOf(r.ContentItems); len(got) != 1 || got[0] != `[null,1,"undefined",1]` {
+			t.Fatalf("%s %q", errorTextOf(r), got)
+		}
+	}
+}
+
+func TestWhileTrueIsTerminatedAndTheSessionStaysUsable(t *testing.T) {
+	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	c := startCell(t, s, `text("spin"); while (true) {}`, 50)
+	if r := initialResponse(t, c); r.Kind != codemode.Yielded || !reflect.DeepEqual(textsOf(r.ContentItems), []string{"spin"}) {
+		t.Fatalf("%+v", r)
+	}
+	out, err := s.Terminate(context.Background(), c.CellID)
+	if err != nil || out.Response.Kind != codemode.Terminated {
+		t.Fatalf("%+v %v", out, err)
+	}
+	if r := executeCell(t, s, `text("alive")`); !reflect.DeepEqual(textsOf(r.ContentItems), []string{"alive"}) {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestMemoryBombFailsOnlyItsCell(t *testing.T) {
+	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{MaxHeapSizeBytes: ptrU64(16 << 20)})
+	r := executeCell(t, s, `text("start"); const a = []; const s = "x".repeat(1 << 20); while (true) a.push(s + a.length);`)
+	if r.Kind != codemode.Result || !strings.Contains(errorTextOf(r), "out of memory") || textsOf(r.ContentItems)[0] != "start" {
+		t.Fatalf("%s %+v", errorTextOf(r), r)
+	}
+	r = executeCell(t, s, `const b = new ArrayBuffer(64 << 20); text(b.byteLength)`)
+	if !strings.Contains(errorTextOf(r), "out of memory") {
+		t.Fatalf("big buffer: %s %v", errorTextOf(r), textsOf(r.ContentItems))
+	}
+	r = executeCell(t, s, `const a = []; try { while (true) a.push(new Float64Array(100000)) } catch (e) { text(String(e)) }`)
+	if got := textsOf(r.ContentItems); r.ErrorText != nil || len(got) != 1 || got[0] != "InternalError: out of memory" {
+		t.Fatalf("caught OOM: %s %q", errorTextOf(r), got)
+	}
+	if r := executeCell(t, s, `text("alive")`); r.ErrorText != nil || textsOf(r.ContentItems)[0] != "alive" {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestDeepRecursionFailsOnlyItsCell(t *testing.T) {
+	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	for _, src := range []string{
+		`function f(n) { return n === 0 ? 0 : 1 + f(n - 1) } text("before"); text(f(10000));`,
+		`function g() { return g() } try { g() } catch (e) { text("caught " + e) } text("after");`,
+		`JSON.parse("[".repeat(20000) + "]".repeat(20000))`,
+		`let o = []; for (let i = 0; i < 20000; i++) o = [o]; text(JSON.stringify(o).length)`,
+	} {
+		r := executeCell(t, s, src)
+		if r.Kind != codemode.Result || errorTextOf(r) != stackOverflowText {
+			t.Errorf("%s: %s %v", src, errorTextOf(r), textsOf(r.ContentItems))
+		}
+		if r := executeCell(t, s, `text("alive")`); r.ErrorText != nil || textsOf(r.ContentItems)[0] != "alive" {
+			t.Fatalf("after %s: %+v", src, r)
+		}
+	}
+}
+
+func TestSequentialCellsLeaveNothingBehind(t *testing.T) {
+	n := 1000
+	if testing.Short() {
+		n = 100
+	}
+	d := newRecorder(echoTool)
+	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	run1 := func() {
+		r := executeCell(t, s, `text(await tools.echo(1)); setTimeout(() => {}, 100000); tools.echo(2);`, testTool("echo"))
+		if r.Kind != codemode.Result || r.ErrorText != nil {
+			t.Fatalf("%+v", r)
+		}
+		<-d.closedC
+	}
+	run1()
+	time.Sleep(50 * time.Millisecond)
+	before := runtime.NumGoroutine()
+	for range n {
+		run1()
+	}
+	sess := s.(*session)
+	var left int
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		sess.mu.Lock()
+		left = len(sess.cells)
+		sess.mu.Unlock()
+		if left == 0 && runtime.NumGoroutine() <= before {
+			break
+		}
+	}
+	if left != 0 || runtime.NumGoroutine() > before {
+		t.Fatalf("after %d cells: %d cells kept, goroutines %d -> %d", n, left, before, runtime.NumGoroutine())
+	}
+}
+
+func TestGeneratedCodeCannotImport(t *testing.T) {
+	attempts := []string{
+		`eval('import("qjs:os")')`,
+		`eval('{}\n/"/; import("qjs:os")')`,
+		`eval('x = {} / (y = import /* c */ ("qjs:os")) / 1, y')`,
+		`Function('return import("qjs:std")')()`,
+		`new Function('a = import("qjs:os")', 'return a')()`,
+		`(async () => {}).constructor('return await import("qjs:os")')()`,
+		`Object.getPrototypeOf(function* () {}).constructor('yield import("qjs:os")')().next().value`,
+		`(() => {}).constructor.call(null, 'return import("qjs:os")')()`,
+		`Reflect.construct(Function, ['return import("qjs:bjson")'])()`,
+	}
+	for _, a := range attempts {
+		r := runCellToEnd(t, `try { await (`+a+`); text("imported") } catch (e) { text(String(e)) }`)
+		if got := textsOf(r.ContentItems); r.ErrorText != nil || len(got) != 1 || !strings.HasPrefix(got[0], "Unsupported import in exec: qjs:") {
+			t.Errorf("%s: %s %q", a, errorTextOf(r), got)
+		}
+	}
+}
+
+func TestCodeConstructorsStillWork(t *testing.T) {
+	r := runCellToEnd(t, `
+const add = new Function("a", "b", "return a + b");
+const asyncTwice = Object.getPrototypeOf(async function () {}).constructor("x", "return await x * 2");
+const gen = Object.getPrototypeOf(function* () {}).constructor("yield 1; yield 2");
+text(JSON.stringify([
+  add(1, 2), await asyncTwice(21), [...gen()], eval("1 + 1"), eval(5),
+  (function () {}).constructor === Function, add instanceof Function, typeof Function.prototype.call,
+  Function("return this")() === globalThis,
+]));`)
+	if got := textsOf(r.ContentItems); r.ErrorText != nil || got[0] != `[3,42,[1,2],2,5,true,true,"function",true]` {
+		t.Fatalf("%s %q", errorTextOf(r), got)
+	}
+}
+
+// TestEngineHasNoFileSystem checks the layer below the import blocking: QuickJS's std and os
+// modules, reached from Go without the prelude's guards, see no files and no environment.
+func TestEngineHasNoFileSystem(t *testing.T) {
+	p := sharedProvider()
+	e, err := newEngine(p.pool.cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.dispose()
+	os.Setenv("CODEMODE_ESCAPE_TEST", "leaked")
+	defer os.Unsetenv("CODEMODE_ESCAPE_TEST")
+	c := e.rt.Context()
+	v, err := c.Eval("probe.js", qjs.Code(`
+globalThis.found = [];
+Promise.all([import("qjs:std"), import("qjs:os")]).then(([std, os]) => {
+  for (const p of ["/etc/passwd", "../../../../etc/passwd", "/proc/self/environ", "go.mod", "/go.mod"]) {
+    if (std.loadFile(p) !== null) found.push(p);
+  }
+  const f = std.open("/created.txt", "w");
+  if (f) found.push("created");
+  if (std.getenv("CODEMODE_ESCAPE_TEST") !== undefined) found.push("env");
+  const [names, errno] = os.readdir("/");
+  if (errno === 0) found.push("readdir");
+  found.push("checked");
+}, (e) => found.push("import failed " + e));
+undefined`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Free()
+	v, err = c.Eval("result.js", qjs.Code(`JSON.stringify(found)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Free()
+	if got := v.String(); got != `["checked"]` {
+		t.Fatalf("reachable: %s", got)
+	}
+}
+
+func TestImportScanFailsClosedOnGuessedSlashes(t *testing.T) {
+	dynamic := []string{
+		"x = {} / import(\"qjs:os\") / 1",
+		"{}\n/'/; await import(\"qjs:os\")",
+		"{}\n/`/; await import(\"qjs:os\"); //`",
+		"let a = 1; a++ / import(\"qjs:os\") / 1",
+		"const o = {return: 1}; o.return / import(\"qjs:os\") / 1",
+		"let of = 2; of / import(\"qjs:os\") / 1",
+	}
+	for _, src := range dynamic {
+		out, _, ok := prepareSource(src)
+		if !ok || strings.Contains(out, `import("qjs:os")`) || !strings.Contains(out, rejectingImport) {
+			t.Errorf("%q was not rewritten: %q", src, out)
+		}
+	}
+	if _, spec, ok := prepareSource("{}\n/`/; import * as os from \"qjs:os\"; //`"); ok || spec != "qjs:os" {
+		t.Errorf("hidden static import: %q %v", spec, ok)
+	}
+	// Without a guessed slash, strings mentioning imports stay as they are.
+	src := "text(\"call import('x') or import y from 'z'\")"
+	if out, _, ok := prepareSource(src); !ok || out != src {
+		t.Errorf("string changed: %q", out)
+	}
+}

@@ -1,0 +1,205 @@
+package jsruntime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codemodehq/codemode/pkg/codemode"
+)
+
+func echoTool(_ context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
+	if call.Input == nil {
+		return json.RawMessage(`"no input"`), nil
+	}
+	return call.Input, nil
+}
+
+func TestToolCallsReachTheDelegate(t *testing.T) {
+	d := newRecorder(echoTool)
+	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	ns := "mcp__srv__"
+	defs := []codemode.ToolDefinition{
+		testTool("echo"),
+		{Name: "hidden-dynamic-tool", ToolName: codemode.ToolName{Name: "dyn", Namespace: &ns}, Description: "d", Kind: codemode.ToolKindFreeform},
+	}
+	r := executeCell(t, s, `
+text(JSON.stringify(ALL_TOOLS));
+text(JSON.stringify(await tools.echo({a: [1, "b"]})));
+text(await tools.echo());
+text(await tools.echo(undefined));
+text(await tools.hidden_dynamic_tool("free text"));
+text(JSON.stringify(await tools.echo({f() {}, d: new Date(0)})));`, defs...)
+	want := []string{
+		`[{"name":"echo","description":"the echo tool"},{"name":"hidden_dynamic_tool","description":"d"}]`,
+		`{"a":[1,"b"]}`, "no input", "no input", "free text", `{"d":"1970-01-01T00:00:00.000Z"}`,
+	}
+	if got := textsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s %q", errorTextOf(r), got)
+	}
+	calls, _, _ := d.snapshot()
+	if len(calls) != 5 {
+		t.Fatalf("%d calls", len(calls))
+	}
+	for i, c := range calls {
+		if c.CellID != "1" || c.RuntimeToolCallID != "tool-"+string(rune('1'+i)) {
+			t.Errorf("call %d: %+v", i, c)
+		}
+	}
+	if calls[1].Input != nil || calls[2].Input != nil {
+		t.Errorf("absent input was sent: %q %q", calls[1].Input, calls[2].Input)
+	}
+	if calls[3].ToolName.String() != "mcp__srv__dyn" || calls[3].ToolKind != codemode.ToolKindFreeform || string(calls[3].Input) != `"free text"` {
+		t.Errorf("freeform call %+v", calls[3])
+	}
+}
+
+func TestToolErrorsRejectWithStrings(t *testing.T) {
+	d := newRecorder(func(context.Context, codemode.NestedToolCall) (json.RawMessage, error) {
+		return nil, errors.New("tool exploded")
+	})
+	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	r := executeCell(t, s, `
+try { await tools.echo({}) } catch (e) { text(typeof e + ":" + e) }
+try { tools.echo(10n) } catch (e) { text("sync:" + (e instanceof TypeError)) }
+const o = {}; o.o = o;
+try { tools.echo(o) } catch (e) { text("sync:" + (e instanceof TypeError)) }
+try { await tools.exec({}) } catch (e) { text(e) }`, testTool("echo"), testTool("exec"))
+	want := []string{"string:tool exploded", "sync:true", "sync:true", "exec cannot invoke itself"}
+	if got := textsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s %q", errorTextOf(r), got)
+	}
+	if calls, _, _ := d.snapshot(); len(calls) != 1 {
+		t.Fatalf("delegate saw %d calls, want 1 (exec and bad inputs must not reach it)", len(calls))
+	}
+}
+
+func TestToolInputIsValidatedAgainstItsSchema(t *testing.T) {
+	d := newRecorder(echoTool)
+	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	def := testTool("typed")
+	def.InputSchema = json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","minimum":0}},"required":["n"],"additionalProperties":false}`)
+	r := executeCell(t, s, `
+text(JSON.stringify(await tools.typed({n: 3})));
+for (const bad of [{n: -1}, {n: "x"}, {}, {n: 1, extra: true}]) {
+  try { await tools.typed(bad); text("accepted") } catch (e) { text(e) }
+}`, def)
+	got := textsOf(r.ContentItems)
+	if r.ErrorText != nil || len(got) != 5 || got[0] != `{"n":3}` {
+		t.Fatalf("%s %q", errorTextOf(r), got)
+	}
+	for _, msg := range got[1:] {
+		if !strings.HasPrefix(msg, "tool `typed` input does not match its input_schema: at '/") {
+			t.Errorf("rejection %q", msg)
+		}
+	}
+	if calls, _, _ := d.snapshot(); len(calls) != 1 {
+		t.Fatalf("delegate saw %d calls, want 1", len(calls))
+	}
+}
+
+func TestPromiseAllOfManyToolCalls(t *testing.T) {
+	d := newRecorder(echoTool)
+	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	r := executeCell(t, s, `
+const xs = await Promise.all(Array.from({length: 100}, (_, i) => tools.echo(i)));
+text(xs.reduce((a, b) => a + b, 0));`, testTool("echo"))
+	if got := textsOf(r.ContentItems); r.ErrorText != nil || got[0] != "4950" {
+		t.Fatalf("%s %q", errorTextOf(r), got)
+	}
+	calls, _, _ := d.snapshot()
+	seen := map[string]bool{}
+	for _, c := range calls {
+		seen[c.RuntimeToolCallID] = true
+	}
+	if len(seen) != 100 || !seen["tool-1"] || !seen["tool-100"] {
+		t.Fatalf("ids %v", seen)
+	}
+}
+
+func TestUnawaitedToolCallsAreCancelledAtCompletion(t *testing.T) {
+	cancelled := make(chan string, 1)
+	d := newRecorder(func(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
+		<-ctx.Done()
+		cancelled <- call.RuntimeToolCallID
+		return nil, ctx.Err()
+	})
+	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	r := executeCell(t, s, `tools.slow(); text("finished");`, testTool("slow"))
+	if r.Kind != codemode.Result || r.ErrorText != nil {
+		t.Fatalf("%+v", r)
+	}
+	select {
+	case id := <-cancelled:
+		if id != "tool-1" {
+			t.Fatalf("cancelled %s", id)
+		}
+	default:
+		t.Fatal("the unawaited call was not cancelled before the result")
+	}
+}
+
+func TestDeepOrHugeToolResultsAreRejected(t *testing.T) {
+	deep := strings.Repeat("[", MaxToolResultDepth+1) + strings.Repeat("]", MaxToolResultDepth+1)
+	d := newRecorder(func(_ context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
+		switch call.ToolName.Name {
+		case "deep":
+			return json.RawMessage(deep), nil
+		case "invalid":
+			return json.RawMessage(`{"a":`), nil
+		default:
+			return json.RawMessage(strings.Repeat("[", MaxToolResultDepth) + strings.Repeat("]", MaxToolResultDepth)), nil
+		}
+	})
+	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	r := executeCell(t, s, `
+try { await tools.deep() } catch (e) { text(e) }
+try { await tools.invalid() } catch (e) { text(e) }
+let v = await tools.ok(), n = 0; while (Array.isArray(v)) { v = v[0]; n++ } text(n);`, testTool("deep"), testTool("invalid"), testTool("ok"))
+	want := []string{"tool result is nested deeper than 256 levels", "tool result is not valid JSON", "256"}
+	if got := textsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s %q", errorTextOf(r), got)
+	}
+}
+
+func TestToolCallPanicRejectsThePromise(t *testing.T) {
+	d := newRecorder(func(context.Context, codemode.NestedToolCall) (json.RawMessage, error) { panic("oops") })
+	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	r := executeCell(t, s, `try { await tools.p() } catch (e) { text(e) }`, testTool("p"))
+	if got := textsOf(r.ContentItems); len(got) != 1 || got[0] != "tool call panicked: oops" {
+		t.Fatalf("%q", got)
+	}
+}
+
+func TestNormalizeIdentifier(t *testing.T) {
+	cases := map[string]string{"": "_", "a-b": "a_b", "9lives": "_lives", "ok_$1": "ok_$1", "héllo": "h_llo", "a.b c": "a_b_c"}
+	for in, want := range cases {
+		if got := normalizeIdentifier(in); got != want {
+			t.Errorf("normalizeIdentifier(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+var _ = time.Second
+
+func TestToolCallsCrossInBatches(t *testing.T) {
+	stats := make(chan loopStats, 1)
+	observeLoopStats = func(s loopStats) { stats <- s }
+	defer func() { observeLoopStats = nil }()
+	d := newRecorder(echoTool)
+	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	r := executeCell(t, s, `await Promise.all(Array.from({length: 100}, (_, i) => tools.echo(i))); text("ok")`, testTool("echo"))
+	if r.ErrorText != nil {
+		t.Fatal(errorTextOf(r))
+	}
+	got := <-stats
+	t.Logf("100 calls: %+v", got)
+	// One take crossing carried all 100 calls; results arrive in batches.
+	if got.takes != 1 || got.deliveries >= 100 {
+		t.Fatalf("100 calls took %d turns and %d deliveries", got.turns, got.deliveries)
+	}
+}
