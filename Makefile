@@ -40,10 +40,10 @@ lint: setup
 
 ## drift: generated code must match the schemas exactly.
 drift: generate
-	@git add -N . >/dev/null 2>&1 || true
-	@if [ -n "$$(git status --porcelain -- gen fixtures)" ]; then \
+	@if [ -n "$$(git status --porcelain --untracked-files=all -- gen fixtures)" ]; then \
 		echo "drift: 'make generate' changed generated files:"; git status --porcelain -- gen fixtures; \
-		git --no-pager diff --stat -- gen fixtures; exit 1; fi
+		git --no-pager diff --stat -- gen fixtures; \
+		echo "drift: commit the regenerated files, or fix the generator/schema that changed them"; exit 1; fi
 
 ## compat: breaking-change gates against the committed baselines in compat/.
 compat: setup
