@@ -156,3 +156,43 @@ func BenchmarkTerminateWhileTrue(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWasmCrossing is the floor of every qjs call: one Go→wasm call that does nothing
+// (qjs looks the exported function up each time, and wazero builds a call engine for it).
+func BenchmarkWasmCrossing(b *testing.B) {
+	e := benchEngine(b)
+	c := e.rt.Context()
+	for b.Loop() {
+		c.Call("JS_NewUndefined")
+	}
+}
+
+// BenchmarkEngineTurn is one event-loop turn without user code: deliver a result nobody awaits,
+// run the (empty) job loop, take nothing.
+func BenchmarkEngineTurn(b *testing.B) {
+	e := benchEngine(b)
+	for b.Loop() {
+		if _, err := e.turn(e.deliver, "[[1,1,null]]"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEngineRunJobs is the job loop alone: one QJS_Eval of the precompiled job script.
+func BenchmarkEngineRunJobs(b *testing.B) {
+	e := benchEngine(b)
+	for b.Loop() {
+		if err := e.runJobsRaw(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchEngine(b *testing.B) *engine {
+	e, err := newEngine(sharedProvider().pool.cfg, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(e.dispose)
+	return e
+}

@@ -5,10 +5,12 @@
 // Each cell gets a fresh runtime from a warm pool; a runtime is never reused after its cell, so no
 // global or prototype change leaks between cells or sessions. One goroutine owns each runtime and
 // makes every qjs call of it. That goroutine drives the cell's event loop from Go: the module
-// exec_main.mjs is registered with qjs's Load and started by a script that imports it, so no qjs
-// call busy-waits on a promise; after each turn Go runs the pending jobs, takes the tool calls and
-// timers JavaScript queued (one crossing), and later delivers tool results in batches and fires
-// timers. The cell completes when the module's evaluation promise settles.
+// exec_main.mjs is registered with qjs's Load and started by the prelude's begin, which imports
+// it, so no qjs call busy-waits on a promise. Each turn of the loop (begin, a batch of tool
+// results, or a due timer) is one entry point call, one run of the pending jobs and one take of
+// the tool calls and timers JavaScript queued: 9 Go→wasm crossings, each about 3 µs because qjs
+// looks up the exported function on every call (see crossing.go). The cell completes when the
+// module's evaluation promise settles.
 //
 // The global object holds standard ECMAScript plus Codex's 13 globals (tools, ALL_TOOLS, text,
 // image, audio, generatedImage, store, load, notify, setTimeout, clearTimeout, yield_control,

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fastschema/qjs"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
@@ -107,6 +106,8 @@ func (s *session) runCell(c *cell, req codemode.ExecuteRequest, snapshot map[str
 	// The runtime is released after the response: nobody waits for it. A stopped or trapped
 	// runtime is only dropped (see engine.dispose).
 	if r.e != nil {
+		// Let the observer the response just woke run first: disposing takes about 100 µs.
+		runtime.Gosched()
 		r.e.dispose()
 	}
 }
@@ -157,12 +158,7 @@ func (r *cellRun) run() {
 		r.engineFailure(err)
 		return
 	}
-	toolSpec := r.toolSpec()
-	if _, err := e.call(e.setupFn, &toolSpec); err != nil {
-		r.engineFailure(err)
-		return
-	}
-	if _, err := e.call(e.startFn, nil); err != nil {
+	if err := r.turn(e.begin, r.toolSpec()); err != nil {
 		r.engineFailure(err)
 		return
 	}
@@ -170,72 +166,60 @@ func (r *cellRun) run() {
 }
 
 // loop turns the event loop until the module's evaluation settles or the cell is stopped. Each
-// turn ends with one job run and one take crossing.
+// turn delivers ready results or fires a due timer, runs the jobs and takes the queued calls.
 func (r *cellRun) loop() {
-	for {
-		if err := r.endTurn(); err != nil {
-			r.engineFailure(err)
-			return
-		}
-		if r.settled || r.c.ctx.Err() != nil {
-			return
-		}
+	for !r.settled && r.c.ctx.Err() == nil {
+		var err error
 		if len(r.ready) > 0 {
-			if err := r.deliver(); err != nil {
-				r.engineFailure(err)
-				return
-			}
-			continue
-		}
-		if due, ok := r.dueTimer(); ok {
+			err = r.deliverReady()
+		} else if due, ok := r.dueTimer(); ok {
 			r.stats.timerFires++
-			if err := r.e.fire(due); err != nil {
-				r.engineFailure(err)
-				return
+			err = r.turn(r.e.deliver, "[["+strconv.FormatInt(due, 10)+",2]]")
+		} else {
+			select {
+			case res := <-r.results:
+				r.ready = append(r.ready, res)
+			case <-r.timerC():
+			case <-r.c.ctx.Done():
 			}
 			continue
 		}
-		select {
-		case res := <-r.results:
-			r.ready = append(r.ready, res)
-		case <-r.timerC():
-		case <-r.c.ctx.Done():
+		if err != nil {
+			r.engineFailure(err)
 			return
 		}
 	}
 }
 
-// endTurn runs pending jobs and takes what JavaScript queued for Go.
-func (r *cellRun) endTurn() error {
+// turn runs one turn in the engine and dispatches what JavaScript queued.
+func (r *cellRun) turn(entry uint64, input string) error {
 	r.stats.turns++
-	if err := r.e.runJobs(); err != nil {
-		return err
-	}
-	queued, err := r.e.call(r.e.takeFn, nil)
+	queued, err := r.e.turn(entry, input)
 	if err != nil || queued == "" {
 		return err
 	}
 	r.stats.takes++
-	var entries [][]json.RawMessage
-	if err := json.Unmarshal([]byte(queued), &entries); err != nil {
-		return fmt.Errorf("decode queued calls: %w", err)
-	}
-	for _, entry := range entries {
-		if len(entry) < 3 {
+	// One record a line: "0 id toolIndex[ inputJSON]" or "1 id delayMs" (see prelude.js).
+	for len(queued) > 0 {
+		var record string
+		record, queued, _ = strings.Cut(queued, "\n")
+		fields := strings.SplitN(record, " ", 4)
+		if len(fields) < 3 {
 			continue
 		}
-		switch string(entry[0]) {
+		switch fields[0] {
 		case "0":
-			r.startToolCall(entry)
+			r.startToolCall(fields[1:])
 		case "1":
-			r.addTimer(entry)
+			r.addTimer(fields[1], fields[2])
 		}
 	}
 	return nil
 }
 
-// deliver settles the ready tool promises, plus any other results already waiting, in one crossing.
-func (r *cellRun) deliver() error {
+// deliverReady settles the ready tool promises, plus any other results already waiting, in one
+// turn.
+func (r *cellRun) deliverReady() error {
 	// Let tool goroutines that are about to finish hand in their results first, so a burst of
 	// results settles in one crossing rather than one each.
 	runtime.Gosched()
@@ -251,8 +235,7 @@ func (r *cellRun) deliver() error {
 	r.stats.deliveries++
 	batch := encodeBatch(r.ready)
 	r.ready = r.ready[:0]
-	_, err := r.e.call(r.e.deliverFn, &batch)
-	return err
+	return r.turn(r.e.deliver, batch)
 }
 
 func (r *cellRun) toolSpec() string {
@@ -264,24 +247,18 @@ func (r *cellRun) toolSpec() string {
 	return string(b)
 }
 
-// startToolCall dispatches a queued call [0, id, toolIndex, inputJSON|null].
-func (r *cellRun) startToolCall(entry []json.RawMessage) {
-	if len(entry) < 4 {
-		return
-	}
-	id, _ := strconv.ParseInt(string(entry[1]), 10, 64)
-	index, _ := strconv.Atoi(string(entry[2]))
-	if index < 0 || index >= len(r.req.EnabledTools) {
+// startToolCall dispatches a queued call: id, toolIndex and, when given, the input's JSON.
+func (r *cellRun) startToolCall(fields []string) {
+	id, _ := strconv.ParseInt(fields[0], 10, 64)
+	index, err := strconv.Atoi(fields[1])
+	if err != nil || index < 0 || index >= len(r.req.EnabledTools) {
 		r.ready = append(r.ready, toolResult{id: id, errMsg: "unknown tool"})
 		return
 	}
 	def := r.req.EnabledTools[index]
 	var input json.RawMessage
-	if s := string(entry[3]); s != "null" {
-		var text string
-		if err := json.Unmarshal(entry[3], &text); err == nil {
-			input = json.RawMessage(text)
-		}
+	if len(fields) > 2 {
+		input = json.RawMessage(fields[2])
 	}
 	if def.ToolName.Name == codemode.PublicToolName && def.ToolName.IsDefaultNamespace() {
 		r.ready = append(r.ready, toolResult{id: id, errMsg: execCannotInvokeItself})
@@ -333,45 +310,39 @@ func (r *cellRun) invokeTool(id int64, call codemode.NestedToolCall) {
 }
 
 // host serves the prelude's synchronous calls into Go.
-func (r *cellRun) host(c *qjs.Context, op string, args []*qjs.Value) *qjs.Value {
-	arg := func(i int) string {
-		if i < len(args) {
-			return args[i].String()
-		}
-		return ""
-	}
+func (r *cellRun) host(op byte, payload string) (string, bool) {
 	switch op {
-	case "out":
+	case 'o': // out: JSON content items
 		if !r.settled {
-			r.s.appendOutput(r.c, decodeItems(arg(0)))
+			r.s.appendOutput(r.c, decodeItems(payload))
 		}
-	case "notify":
+	case 'n': // notify: the text
 		if !r.settled {
-			r.notes.push(arg(0))
+			r.notes.push(payload)
 		}
-	case "yield":
+	case 'y': // yield
 		r.s.yieldControl(r.c)
-	case "store":
-		k, v := arg(0), arg(1)
-		r.stored[k] = v
-		r.writes[k] = v
-	case "rewrite":
-		return c.NewString(rewriteGeneratedImports(arg(0)))
-	case "load":
-		if v, ok := r.stored[arg(0)]; ok {
-			return c.NewString(v)
+	case 's': // store: the value's JSON, a newline, the key
+		if v, k, ok := strings.Cut(payload, "\n"); ok {
+			r.stored[k] = v
+			r.writes[k] = v
 		}
-	case "done":
+	case 'r': // rewrite: source built at run time
+		return rewriteGeneratedImports(payload), true
+	case 'l': // load: the key
+		v, ok := r.stored[payload]
+		return v, ok
+	case 'd': // done
 		r.settle(nil)
-	case "fail":
-		text := arg(0)
+	case 'f': // fail: the error text
+		text := payload
 		if isFatalEngineError(text) {
 			r.e.dead = true
 			text = fatalText(text)
 		}
 		r.settle(&text)
 	}
-	return c.NewUndefined()
+	return "", false
 }
 
 func (r *cellRun) settle(errText *string) {
@@ -505,10 +476,10 @@ func (h *timerHeap) Pop() any {
 // maxTimerDelay caps delays so that due times stay representable.
 const maxTimerDelay = 100 * 365 * 24 * time.Hour
 
-// addTimer schedules a queued timer [1, id, delayMs].
-func (r *cellRun) addTimer(entry []json.RawMessage) {
-	id, _ := strconv.ParseInt(string(entry[1]), 10, 64)
-	ms, _ := strconv.ParseFloat(string(entry[2]), 64)
+// addTimer schedules a queued timer: its id and delay in milliseconds.
+func (r *cellRun) addTimer(idText, delayText string) {
+	id, _ := strconv.ParseInt(idText, 10, 64)
+	ms, _ := strconv.ParseFloat(delayText, 64)
 	delay := maxTimerDelay
 	if ms < float64(maxTimerDelay/time.Millisecond) {
 		delay = time.Duration(ms) * time.Millisecond

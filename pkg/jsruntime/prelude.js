@@ -1,6 +1,6 @@
 // The cell prelude. It is evaluated once per runtime, before any user code, as a global script whose
 // value is a function. Go calls that function with its host bridge and receives the internal entry
-// points (setup, start, take, deliver, fire). Nothing here is reachable from user code except the
+// points (begin, deliver, take). Nothing here is reachable from user code except the
 // 13 helper globals it installs; the bridge stays captured in this closure.
 (function (host) {
   "use strict";
@@ -125,7 +125,7 @@
   const IMAGE_SHAPE = "image expects a non-empty image URL string, an object with image_url and optional detail, or a raw MCP image block";
 
   function emit(items) {
-    host("out", jsonStringify(items));
+    host("o" + jsonStringify(items));
   }
 
   function image(item, detail) {
@@ -206,7 +206,7 @@
   function notify(v) {
     const t = toText(v);
     if (apply(stringTrim, t, []) === "") throw "notify expects non-empty text";
-    host("notify", t);
+    host("n" + t);
     return undefined;
   }
 
@@ -221,17 +221,18 @@
     if (typeof json !== "string") {
       throw "Unable to store " + jsonStringify(k) + ". Only plain serializable objects can be stored.";
     }
-    host("store", k, json);
+    // JSON text never holds a raw newline, so the first one ends it.
+    host("s" + json + "\n" + k);
     return undefined;
   }
 
   function load(key) {
-    const json = host("load", StringCtor(key));
+    const json = host("l" + StringCtor(key));
     return json === undefined ? undefined : jsonParse(json);
   }
 
   function yield_control() {
-    host("yield");
+    host("y");
     return undefined;
   }
 
@@ -243,7 +244,10 @@
   // alive; the cell completes when the module's evaluation promise settles.
   let nextTimer = 0;
   const timers = new Map();
-  let queue = [];
+  // queue holds what Go takes at the end of the turn, one record a line (JSON text never holds a
+  // raw newline): "0 id toolIndex[ inputJSON]" for a tool call, "1 id delayMs" for a timer.
+  // Building a string is cheaper in QuickJS than stringifying arrays at take time.
+  let queue = "";
 
   function setTimeout(callback, delay) {
     if (typeof callback !== "function") throw "setTimeout expects a function callback";
@@ -252,7 +256,7 @@
     ms = mathTrunc(ms);
     const id = ++nextTimer;
     timers.set(id, callback);
-    queue[queue.length] = [1, id, ms];
+    queue += "1 " + id + " " + ms + "\n";
     return id;
   }
 
@@ -265,22 +269,27 @@
   }
 
   let nextCall = 0;
-  const calls = new Map();
+  const calls = new Map(); // id -> [resolve, reject]
+  // One shared executor: a closure per call costs measurably in QuickJS.
+  let capturedResolve, capturedReject;
+  function captureSettlers(resolve, reject) {
+    capturedResolve = resolve;
+    capturedReject = reject;
+  }
 
   function makeTool(index, name) {
     const fn = function (input) {
-      let json = null;
-      if (arguments.length > 0 && input !== undefined) {
+      // A missing argument is undefined too; reading `arguments` would make QuickJS build an
+      // arguments object on every call (about 2 µs here).
+      let json = "";
+      if (input !== undefined) {
         const s = jsonStringify(input);
-        if (s !== undefined) json = s;
+        if (s !== undefined) json = " " + s;
       }
       const id = ++nextCall;
-      let settle;
-      const promise = new PromiseCtor((resolve, reject) => {
-        settle = { resolve, reject };
-      });
-      calls.set(id, settle);
-      queue[queue.length] = [0, id, index, json];
+      const promise = new PromiseCtor(captureSettlers);
+      calls.set(id, [capturedResolve, capturedReject]);
+      queue += "0 " + id + " " + index + json + "\n";
       return promise;
     };
     defineProperty(fn, "name", { value: name });
@@ -291,7 +300,7 @@
   // path leads to QuickJS's own modules. The cost: eval is always indirect (global scope).
   const originalEval = eval;
   function safeSource(src) {
-    return host("rewrite", src);
+    return host("r" + src);
   }
   function safeEval(src) {
     if (typeof src !== "string") return src;
@@ -331,56 +340,67 @@
   define("setTimeout", setTimeout);
   define("clearTimeout", clearTimeout);
 
+  // setup installs the cell's tools. spec is JSON: [[normalizedName, description], ...].
+  function setup(spec) {
+    const list = jsonParse(spec);
+    const tools = {};
+    const all = [];
+    for (let i = 0; i < list.length; i++) {
+      const name = list[i][0];
+      tools[name] = makeTool(i, name);
+      all.push({ name, description: list[i][1] });
+    }
+    define("tools", tools);
+    define("ALL_TOOLS", all);
+  }
+
+  // fire runs the timer callback id, if it was not cleared. A throwing callback fails the cell.
+  function fire(id) {
+    const callback = timers.get(id);
+    if (callback === undefined) return;
+    timers.delete(id);
+    try {
+      callback();
+    } catch (e) {
+      host("f" + errorText(e));
+    }
+  }
+
+  // The entry points return undefined: Go relies on it to skip an exception check per call.
+  // Go runs the pending jobs after each begin or deliver and then calls take.
   return {
-    // setup installs the cell's tools. spec is JSON: [[normalizedName, description], ...].
-    setup(spec) {
-      const list = jsonParse(spec);
-      const tools = {};
-      const all = [];
-      for (let i = 0; i < list.length; i++) {
-        const name = list[i][0];
-        tools[name] = makeTool(i, name);
-        all.push({ name, description: list[i][1] });
-      }
-      define("tools", tools);
-      define("ALL_TOOLS", all);
-    },
-    // start imports the registered module; its settlement completes the cell.
-    start() {
+    // begin installs the tools and imports the registered module; the module's settlement
+    // completes the cell.
+    begin(spec) {
+      setup(spec);
       const p = import("exec_main.mjs");
       apply(promiseThen, p, [
-        () => host("done"),
-        (e) => (e === EXIT ? host("done") : host("fail", errorText(e))),
+        () => host("d"),
+        (e) => (e === EXIT ? host("d") : host("f" + errorText(e))),
       ]);
     },
     // take hands Go everything queued since the last turn, in one crossing.
     take() {
-      if (queue.length === 0) return undefined;
+      if (queue === "") return undefined;
       const q = queue;
-      queue = [];
-      return jsonStringify(q);
+      queue = "";
+      return q;
     },
-    // deliver settles tool promises: batch is JSON [[id, ok, valueOrErrorString], ...].
+    // deliver settles tool promises and fires timers: batch is JSON [[id, 1, value],
+    // [id, 0, errorString], [timerId, 2], ...].
     deliver(batch) {
       const list = jsonParse(batch);
       for (let i = 0; i < list.length; i++) {
         const r = list[i];
+        if (r[1] === 2) {
+          fire(r[0]);
+          continue;
+        }
         const settle = calls.get(r[0]);
         if (settle === undefined) continue;
         calls.delete(r[0]);
-        if (r[1] === 1) settle.resolve(r[2]);
-        else settle.reject(r[2]);
-      }
-    },
-    // fire runs the timer callback id, if it was not cleared. A throwing callback fails the cell.
-    fire(id) {
-      const callback = timers.get(id);
-      if (callback === undefined) return;
-      timers.delete(id);
-      try {
-        callback();
-      } catch (e) {
-        host("fail", errorText(e));
+        if (r[1] === 1) settle[0](r[2]);
+        else settle[1](r[2]);
       }
     },
   };

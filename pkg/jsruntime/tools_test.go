@@ -203,3 +203,15 @@ func TestToolCallsCrossInBatches(t *testing.T) {
 		t.Fatalf("100 calls took %d turns and %d deliveries", got.turns, got.deliveries)
 	}
 }
+
+// TestToolResultsDoNotAccumulate delivers 32 MiB of tool results to a cell whose heap is capped
+// at 16 MiB: every string that crosses into or out of QuickJS must be released again.
+func TestToolResultsDoNotAccumulate(t *testing.T) {
+	big, _ := json.Marshal(strings.Repeat("x", 1<<20))
+	d := newRecorder(func(context.Context, codemode.NestedToolCall) (json.RawMessage, error) { return big, nil })
+	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{MaxHeapSizeBytes: ptrU64(16 << 20)})
+	r := executeCell(t, s, `let n = 0; for (let i = 0; i < 32; i++) n += (await tools.big()).length; text(n)`, testTool("big"))
+	if got := textsOf(r.ContentItems); r.ErrorText != nil || len(got) != 1 || got[0] != "33554432" {
+		t.Fatalf("%s %q", errorTextOf(r), got)
+	}
+}
