@@ -301,3 +301,17 @@ func TestImportScanFailsClosedOnGuessedSlashes(t *testing.T) {
 		t.Errorf("string changed: %q", out)
 	}
 }
+
+// Without any configured limit a cell still has DefaultHeapLimitBytes: asking for more fails that
+// cell alone instead of growing the host by gigabytes.
+func TestDefaultHeapCapAppliesWithoutLimits(t *testing.T) {
+	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	r := executeCell(t, s, `const b = new ArrayBuffer(600 * 1024 * 1024); text(b.byteLength)`)
+	if !strings.Contains(errorTextOf(r), "out of memory") {
+		t.Fatalf("600 MiB buffer under the default cap: %s %v", errorTextOf(r), textsOf(r.ContentItems))
+	}
+	r = executeCell(t, s, `const b = new ArrayBuffer(64 * 1024 * 1024); text(b.byteLength)`)
+	if r.ErrorText != nil || textsOf(r.ContentItems)[0] != "67108864" {
+		t.Fatalf("64 MiB buffer under the default cap: %s %v", errorTextOf(r), textsOf(r.ContentItems))
+	}
+}

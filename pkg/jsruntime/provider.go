@@ -1,6 +1,7 @@
 package jsruntime
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,12 +22,17 @@ type Options struct {
 	// Like qjs itself, only the first runtime created in the process decides it.
 	CacheDir string
 	// DefaultMaxHeapSizeBytes caps the heap of cells whose session sets no MaxHeapSizeBytes.
-	// Zero means no cap.
+	// Zero means DefaultHeapLimitBytes: a cell that eats memory must fail alone, never take the
+	// host down, so there is always a cap (wasm32 could otherwise grow to 4 GiB per cell).
 	DefaultMaxHeapSizeBytes uint64
 	// MaxToolResultBytes bounds a tool result delivered into JavaScript; zero means
 	// DefaultMaxToolResultBytes. Larger results reject the call's promise.
 	MaxToolResultBytes int
 }
+
+// DefaultHeapLimitBytes is the heap cap of cells when neither the session nor
+// Options.DefaultMaxHeapSizeBytes sets one.
+const DefaultHeapLimitBytes uint64 = 512 << 20
 
 // DefaultPoolSize is the number of warm runtimes when Options.PoolSize is zero.
 const DefaultPoolSize = 2
@@ -74,7 +80,7 @@ func NewProvider(opts Options) (*Provider, error) {
 	}
 	p := &Provider{
 		schemas:            newSchemaCache(),
-		defaultHeapLimit:   opts.DefaultMaxHeapSizeBytes,
+		defaultHeapLimit:   cmp.Or(opts.DefaultMaxHeapSizeBytes, DefaultHeapLimitBytes),
 		maxToolResultBytes: opts.MaxToolResultBytes,
 		sessions:           map[*session]struct{}{},
 	}
