@@ -23,9 +23,10 @@ echo
 echo "Command: \`make bench\` (BENCHTIME=$benchtime), $(date -u +%Y-%m-%d), $(nproc) cores, $(go version | cut -d' ' -f3), node $(node --version)"
 echo
 go run ./tools/bench/report -ours "$out/ours.txt" -base "$out/node.txt" \
-  CellStartText=CellStartText \
+  CellStartWarm=CellStartText \
   ToolRoundTrip=ToolRoundTrip \
   PromiseAll100=PromiseAll100 \
   Loop1e6=Loop1e6 \
   ToolResult1MiB=ToolResult1MiB \
-  IdleSessionMemory=IdleSessionMemory
+  Memory=Memory@B/idle-session \
+  Memory=Memory@B/live-cell

@@ -55,11 +55,24 @@ await measure("ToolResult1MiB", () => runCell(
   `const r = await tools.echo(); if (r.data.length !== 1048576) throw new Error("bad length");`,
   () => JSON.parse(oneMiB)));
 
-// Memory per idle context: heap growth over many live contexts.
-globalThis.gc?.();
-const before = process.memoryUsage().heapUsed;
-const keep = [];
-for (let i = 0; i < 200; i++) keep.push(newCell().ctx);
-globalThis.gc?.();
-const perCtx = (process.memoryUsage().heapUsed - before) / keep.length;
-console.log(`BenchmarkIdleSessionMemory 200 0 ns/op ${perCtx.toFixed(0)} heap-bytes/session`);
+// Memory: heap per idle context (an idle session) and per context whose cell is blocked on a
+// tool call that never settles (a live cell), as our BenchmarkMemory reports them.
+function heapUsed() {
+  globalThis.gc?.();
+  globalThis.gc?.();
+  return process.memoryUsage().heapUsed;
+}
+const n = 200;
+let base = heapUsed();
+const idle = [];
+for (let i = 0; i < n; i++) idle.push(newCell().ctx);
+const perSession = (heapUsed() - base) / n;
+base = heapUsed();
+const live = [];
+for (let i = 0; i < n; i++) {
+  const { ctx } = newCell();
+  ctx.tools.wait = () => new Promise(() => {});
+  live.push(ctx, vm.runInContext(`(async () => { text("x"); await tools.wait(); })()`, ctx));
+}
+const perCell = (heapUsed() - base) / n;
+console.log(`BenchmarkMemory 1 0 ns/op ${perSession.toFixed(0)} B/idle-session ${perCell.toFixed(0)} B/live-cell`);

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -71,5 +72,22 @@ func TestRunJSONPrintsRawContentItems(t *testing.T) {
 	want := `[{"type":"input_text","text":"x"},{"type":"input_image","image_url":"data:image/png;base64,AAAA","detail":"high"}]` + "\n"
 	if code != 0 || out != want {
 		t.Fatalf("code %d, output %q", code, out)
+	}
+}
+
+// Every example must keep running to a successful completion: the README points newcomers there.
+func TestExamplesRunToCompletion(t *testing.T) {
+	paths, err := filepath.Glob("../../examples/*.js")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no examples found: %v", err)
+	}
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := dispatch([]string{"run", "--wait", path}, strings.NewReader(""), &out, &errOut)
+			if code != 0 || !strings.Contains(out.String(), "Script completed\n") {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+			}
+		})
 	}
 }

@@ -2,7 +2,8 @@
 // same invocation and prints a Markdown table with ratios (ours / baseline), so noisy machines
 // still give comparable numbers.
 //
-// Usage: report -ours ours.txt -base node.txt Pair...   where Pair is OurName=BaselineName.
+// Usage: report -ours ours.txt -base node.txt Pair...   where Pair is OurName=BaselineName, or
+// OurName=BaselineName@unit to compare a reported metric (e.g. B/live-cell) instead of ns/op.
 // report -duration-ms 2s prints 2000 (tools/bench.sh passes -benchtime on to Node this way).
 package main
 
@@ -62,14 +63,13 @@ func readFile(path string) (map[string]result, error) {
 	return parse(f)
 }
 
-// value picks the number to compare: a named metric when both sides report it, else ns/op.
-func value(ours, base result) (o, b float64, unit string) {
-	for unit, ov := range ours.metrics {
-		if bv, ok := base.metrics[unit]; ok {
-			return ov, bv, unit
-		}
+// value picks the number to compare: the named metric, or ns/op when unit is "".
+func value(r result, unit string) (float64, bool) {
+	if unit == "" || unit == "ns/op" {
+		return r.nsPerOp, true
 	}
-	return ours.nsPerOp, base.nsPerOp, "ns/op"
+	v, ok := r.metrics[unit]
+	return v, ok
 }
 
 func human(v float64, unit string) string {
@@ -119,20 +119,29 @@ func printTable(w io.Writer, ours, base map[string]result, pairs []string) error
 	for _, p := range pairs {
 		on, bn, ok := strings.Cut(p, "=")
 		if !ok {
-			return fmt.Errorf("pair %q is not OurName=BaselineName", p)
+			return fmt.Errorf("pair %q is not OurName=BaselineName[@unit]", p)
+		}
+		bn, unit, _ := strings.Cut(bn, "@")
+		label := on
+		if unit != "" {
+			label += " (" + unit + ")"
 		}
 		o, okO := ours[on]
 		b, okB := base[bn]
-		if !okO || !okB {
-			fmt.Fprintf(w, "| %s | %s | %s | — |\n", on, presence(okO), presence(okB))
+		ov, okO2 := value(o, unit)
+		bv, okB2 := value(b, unit)
+		if !okO || !okB || !okO2 || !okB2 {
+			fmt.Fprintf(w, "| %s | %s | %s | — |\n", label, presence(okO && okO2), presence(okB && okB2))
 			continue
 		}
-		ov, bv, unit := value(o, b)
+		if unit == "" {
+			unit = "ns/op"
+		}
 		ratio := "—"
 		if bv > 0 {
 			ratio = fmt.Sprintf("%.2f×", ov/bv)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", on, human(ov, unit), human(bv, unit), ratio)
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", label, human(ov, unit), human(bv, unit), ratio)
 	}
 	return nil
 }

@@ -13,11 +13,11 @@ func TestReportPairsBenchmarksWithRatios(t *testing.T) {
 	}
 	base, _ := parse(strings.NewReader("BenchmarkCellStartText 10 250000 ns/op\nBenchmarkIdleSessionMemory 200 0 ns/op 100000 heap-bytes/session\n"))
 	var out bytes.Buffer
-	if err := printTable(&out, ours, base, []string{"CellStart=CellStartText", "Idle=IdleSessionMemory", "Gone=CellStartText"}); err != nil {
+	if err := printTable(&out, ours, base, []string{"CellStart=CellStartText", "Idle=IdleSessionMemory@heap-bytes/session", "Gone=CellStartText"}); err != nil {
 		t.Fatal(err)
 	}
 	want := "| CellStart | 500.0 µs | 250.0 µs | 2.00× |\n" +
-		"| Idle | 400000 heap-bytes/session | 100000 heap-bytes/session | 4.00× |\n" +
+		"| Idle (heap-bytes/session) | 400000 heap-bytes/session | 100000 heap-bytes/session | 4.00× |\n" +
 		"| Gone | missing | ok | — |\n"
 	if !strings.HasSuffix(out.String(), want) {
 		t.Fatalf("table:\n%s\nwant suffix:\n%s", out.String(), want)
