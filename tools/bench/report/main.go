@@ -139,7 +139,7 @@ func printTable(w io.Writer, ours, base map[string]result, pairs []string) error
 		}
 		ratio := "—"
 		if bv > 0 {
-			ratio = fmt.Sprintf("%.2f×", ov/bv)
+			ratio = fmt.Sprintf("%.3g×", ov/bv)
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", label, human(ov, unit), human(bv, unit), ratio)
 	}

@@ -16,8 +16,8 @@ func TestReportPairsBenchmarksWithRatios(t *testing.T) {
 	if err := printTable(&out, ours, base, []string{"CellStart=CellStartText", "Idle=IdleSessionMemory@heap-bytes/session", "Gone=CellStartText"}); err != nil {
 		t.Fatal(err)
 	}
-	want := "| CellStart | 500.0 µs | 250.0 µs | 2.00× |\n" +
-		"| Idle (heap-bytes/session) | 400000 heap-bytes/session | 100000 heap-bytes/session | 4.00× |\n" +
+	want := "| CellStart | 500.0 µs | 250.0 µs | 2× |\n" +
+		"| Idle (heap-bytes/session) | 400000 heap-bytes/session | 100000 heap-bytes/session | 4× |\n" +
 		"| Gone | missing | ok | — |\n"
 	if !strings.HasSuffix(out.String(), want) {
 		t.Fatalf("table:\n%s\nwant suffix:\n%s", out.String(), want)
