@@ -20,8 +20,8 @@ run: setup
 generate: setup
 	./tools/generate.sh
 
-## check: the full gate CI runs: lint, drift, compat, Go and TS tests, brief fuzzing.
-check: setup lint drift compat test fuzz
+## check: the full gate CI runs: lint, drift, compat, Go (also under -race) and TS tests, brief fuzzing.
+check: setup lint drift compat test test-race fuzz
 
 test: test-go test-ts
 
