@@ -1,0 +1,23 @@
+// Command tsgen generates gen/ts/wirev1 (TypeScript types, strict codecs and the lane table of
+// the V1 wire protocol) from schemas/jsonschema/v1. Run it from the repository root
+// (tools/generate.sh does, with no arguments).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/codemodehq/codemode/generators/tsgen"
+)
+
+func main() {
+	var opts tsgen.Options
+	flag.StringVar(&opts.SchemaDir, "schemas", "schemas/jsonschema/v1", "directory of *.schema.json documents")
+	flag.StringVar(&opts.OutDir, "out", "gen/ts/wirev1", "output TypeScript module directory")
+	flag.Parse()
+	if err := tsgen.Generate(opts); err != nil {
+		fmt.Fprintln(os.Stderr, "tsgen:", err)
+		os.Exit(1)
+	}
+}
