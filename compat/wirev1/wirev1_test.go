@@ -1,5 +1,5 @@
-// Hand-written tests of the generated package (this file has no generated header, so wiregen
-// leaves it in place).
+// Hand-written tests of the generated V1 package gen/go/wirev1. They live here, not in gen/,
+// because gen/ holds generated code only.
 package wirev1_test
 
 import (
