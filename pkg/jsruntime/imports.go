@@ -142,19 +142,13 @@ type importLexer struct {
 
 func (l *importLexer) scan() (string, bool) {
 	for l.i < len(l.src) {
+		if l.skipOneTrivia() {
+			continue
+		}
 		c := l.src[l.i]
 		wasBrace := l.afterBrace
 		l.afterBrace = false
 		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-			l.i++
-			l.afterBrace = wasBrace
-		case c == '/' && l.peek(1) == '/':
-			l.skipLineComment()
-			l.afterBrace = wasBrace
-		case c == '/' && l.peek(1) == '*':
-			l.skipBlockComment()
-			l.afterBrace = wasBrace
 		case c == '\'' || c == '"':
 			l.skipString(c)
 			l.prev = tokValue
@@ -384,22 +378,24 @@ func (l *importLexer) nextSignificant() byte {
 }
 
 func (l *importLexer) skipTrivia() {
-	for l.i < len(l.src) {
-		c := l.src[l.i]
-		wasBrace := l.afterBrace
-		l.afterBrace = false
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-			l.i++
-			l.afterBrace = wasBrace
-		case c == '/' && l.peek(1) == '/':
-			l.skipLineComment()
-		case c == '/' && l.peek(1) == '*':
-			l.skipBlockComment()
-		default:
-			return
-		}
+	for l.i < len(l.src) && l.skipOneTrivia() {
 	}
+}
+
+// skipOneTrivia skips one whitespace character or comment and reports whether it did. Trivia
+// changes no lexer state: a slash after `}` and a comment is still a slash after `}`.
+func (l *importLexer) skipOneTrivia() bool {
+	switch c := l.src[l.i]; {
+	case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+		l.i++
+	case c == '/' && l.peek(1) == '/':
+		l.skipLineComment()
+	case c == '/' && l.peek(1) == '*':
+		l.skipBlockComment()
+	default:
+		return false
+	}
+	return true
 }
 
 // nextStringLiteral returns the contents of the next string literal in the source.
