@@ -23,6 +23,12 @@ if [ -d generators/cmd/tsgen ] && compgen -G 'generators/cmd/tsgen/*.go' >/dev/n
   go run ./generators/cmd/tsgen
 fi
 
+# QuickJS module for pkg/jsruntime: the pinned qjs module's own qjs.wasm, transformed (larger
+# stack, exported stack pointer, hardened function-proxy factory). go list reads go.mod's pin.
+qjs_dir=$(go list -m -f '{{.Dir}}' github.com/fastschema/qjs)
+qjs_version=$(go list -m -f '{{.Version}}' github.com/fastschema/qjs)
+go run ./generators/cmd/qjswasm -source "$qjs_dir/qjs.wasm" -version "$qjs_version"
+
 # Generated Go must be gofmt-clean whatever the generators emit.
 mapfile -t generated_go < <(find gen -name '*.go' -type f | LC_ALL=C sort)
 if [ "${#generated_go[@]}" -gt 0 ]; then
