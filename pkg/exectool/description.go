@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/serdejson"
 )
 
 // ImageDetailVisibility says whether the model may pass image detail hints to image().
@@ -171,7 +172,7 @@ func toolOutputType(outputSchema []byte) string {
 	if len(outputSchema) == 0 {
 		return "unknown"
 	}
-	root, err := parseSerdeJSON(outputSchema, serdeRecursionLimit)
+	root, err := serdejson.Parse(outputSchema)
 	if err != nil {
 		return "unknown"
 	}
@@ -190,7 +191,7 @@ func anyMCPTool(tools []codemode.ToolDefinition) bool {
 		if len(tool.OutputSchema) == 0 {
 			continue
 		}
-		if root, err := parseSerdeJSON(tool.OutputSchema, serdeRecursionLimit); err == nil &&
+		if root, err := serdejson.Parse(tool.OutputSchema); err == nil &&
 			mcpStructuredContentSchema(root) != nil {
 			return true
 		}
@@ -201,32 +202,32 @@ func anyMCPTool(tools []codemode.ToolDefinition) bool {
 // mcpStructuredContentSchema recognizes an MCP CallToolResult output schema — properties
 // `content` (array of objects), `isError` (boolean) and `_meta` (object) — and returns its
 // structuredContent schema (`true` when absent), or nil for any other schema.
-func mcpStructuredContentSchema(outputSchema *jsonValue) *jsonValue {
-	properties := outputSchema.asObject().get("properties").asObject()
+func mcpStructuredContentSchema(outputSchema *serdejson.Value) *serdejson.Value {
+	properties := outputSchema.AsObject().Get("properties").AsObject()
 	if properties == nil {
 		return nil
 	}
-	content := properties.get("content").asObject()
+	content := properties.Get("content").AsObject()
 	if content == nil || !schemaTypeIs(content, "array") {
 		return nil
 	}
-	items := content.get("items").asObject()
+	items := content.Get("items").AsObject()
 	if items == nil || !schemaTypeIs(items, "object") {
 		return nil
 	}
-	if isError := properties.get("isError").asObject(); isError == nil || !schemaTypeIs(isError, "boolean") {
+	if isError := properties.Get("isError").AsObject(); isError == nil || !schemaTypeIs(isError, "boolean") {
 		return nil
 	}
-	if meta := properties.get("_meta").asObject(); meta == nil || !schemaTypeIs(meta, "object") {
+	if meta := properties.Get("_meta").AsObject(); meta == nil || !schemaTypeIs(meta, "object") {
 		return nil
 	}
-	if structured := properties.get("structuredContent"); structured != nil {
+	if structured := properties.Get("structuredContent"); structured != nil {
 		return structured
 	}
-	return &jsonValue{kind: jsonBool, boolean: true}
+	return serdejson.BoolValue(true)
 }
 
-func schemaTypeIs(schema *jsonMap, want string) bool {
-	got, ok := schema.get("type").asString()
+func schemaTypeIs(schema *serdejson.Map, want string) bool {
+	got, ok := schema.Get("type").AsString()
 	return ok && got == want
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/codemodehq/codemode/serdejson"
 )
 
 // PragmaPrefix starts the optional first line of an exec input that carries options.
@@ -78,25 +80,25 @@ func ParseExecSource(input string) (ExecSource, error) {
 	if directive == "" {
 		return ExecSource{}, sourceError(errTextPragmaNotObject)
 	}
-	value, err := parseSerdeJSON([]byte(directive), serdeRecursionLimit)
+	value, err := serdejson.Parse([]byte(directive))
 	if err != nil {
 		return ExecSource{}, sourceError(errTextPragmaInvalidJSON + err.Error())
 	}
-	object := value.asObject()
+	object := value.AsObject()
 	if object == nil {
 		return ExecSource{}, sourceError(errTextPragmaNotObject)
 	}
-	for _, key := range object.keys {
+	for _, key := range object.Keys() {
 		if key != "yield_time_ms" && key != "max_output_tokens" {
 			return ExecSource{}, sourceErrorf(errTextPragmaUnknownField, key)
 		}
 	}
 	// serde deserializes the struct fields in the map's (sorted) key order.
-	maxOutputTokens, err := optionalUnsigned(object.get("max_output_tokens"), "usize")
+	maxOutputTokens, err := optionalUnsigned(object.Get("max_output_tokens"), "usize")
 	if err != nil {
 		return ExecSource{}, sourceError(errTextPragmaNotIntegers + err.Error())
 	}
-	yieldTimeMs, err := optionalUnsigned(object.get("yield_time_ms"), "u64")
+	yieldTimeMs, err := optionalUnsigned(object.Get("yield_time_ms"), "u64")
 	if err != nil {
 		return ExecSource{}, sourceError(errTextPragmaNotIntegers + err.Error())
 	}
@@ -112,18 +114,15 @@ func ParseExecSource(input string) (ExecSource, error) {
 // optionalUnsigned converts an Option<u64>-typed field: absent or null is nil, a u64 number
 // is its value, anything else is serde's invalid type/value error for the Rust type named
 // by expected ("u64" or "usize", 64-bit).
-func optionalUnsigned(v *jsonValue, expected string) (*uint64, error) {
-	if v == nil || v.kind == jsonNull {
+func optionalUnsigned(v *serdejson.Value, expected string) (*uint64, error) {
+	if v == nil || v.Kind() == serdejson.Null {
 		return nil, nil
 	}
-	if v.kind == jsonNumber {
-		switch v.numKind {
-		case numberPosInt:
-			u := v.u
-			return &u, nil
-		case numberNegInt:
-			return nil, fmt.Errorf("invalid value: %s, expected %s", serdeUnexpected(v), expected)
-		}
+	if u, ok := v.AsU64(); ok {
+		return &u, nil
 	}
-	return nil, fmt.Errorf("invalid type: %s, expected %s", serdeUnexpected(v), expected)
+	if v.Kind() == serdejson.Number && v.NumberKind() == serdejson.NegInt {
+		return nil, fmt.Errorf("invalid value: %s, expected %s", v.Unexpected(), expected)
+	}
+	return nil, fmt.Errorf("invalid type: %s, expected %s", v.Unexpected(), expected)
 }

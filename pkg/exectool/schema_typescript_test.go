@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/codemodehq/codemode/serdejson"
 )
 
 func render(t *testing.T, schema string) string {
@@ -15,9 +17,9 @@ func render(t *testing.T, schema string) string {
 	return RenderJSONSchemaToTypeScript(json.RawMessage(schema))
 }
 
-func mustParse(t *testing.T, schema string) *jsonValue {
+func mustParse(t *testing.T, schema string) *serdejson.Value {
 	t.Helper()
-	v, err := parseSerdeJSON([]byte(schema), serdeRecursionLimit)
+	v, err := serdejson.Parse([]byte(schema))
 	if err != nil {
 		t.Fatal(err)
 	}
