@@ -2,16 +2,20 @@ package wiregen
 
 import (
 	"bytes"
-	_ "embed"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/codemodehq/codemode/serdejson"
 )
 
-//go:embed wireruntime.go.tmpl
-var runtimeTemplate string
+// RuntimeImport is the import path of the hand-written runtime the generated code calls
+// (decode helpers, canonical encoder, the strict parser). It is read off the package itself, so
+// it cannot go stale.
+var RuntimeImport = reflect.TypeFor[serdejson.Node]().PkgPath()
 
 // generatedHeader marks files wiregen owns; stale files carrying it are deleted on regeneration,
 // hand-written files next to them are left alone.
@@ -41,7 +45,9 @@ func Files(opts Options) (goFiles, fixtures map[string][]byte, err error) {
 		goFiles[name] = src
 		return nil
 	}
-	goFiles["runtime.go"] = []byte(strings.Replace(runtimeTemplate, "package PACKAGE", "package "+opts.Package, 1))
+	if err := add(g.codecFile()); err != nil {
+		return nil, nil, err
+	}
 	if err := add(g.typesFile()); err != nil {
 		return nil, nil, err
 	}
