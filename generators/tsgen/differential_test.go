@@ -42,19 +42,29 @@ func tsToolchain(t *testing.T) (tsc, node string) {
 	return tsc, node
 }
 
-// compileTS compiles the module whose entry point is entry into outDir as ES modules, with the
-// compiler options of tsconfig.json that matter to generated code.
-func compileTS(t *testing.T, tsc, entry, outDir string) {
+// compileTS compiles the module whose entry point is entry, with the compiler options of
+// tsconfig.json that matter to generated code, into outDir as ES modules mirroring the tree
+// under rootDir; with outDir "" it only type-checks.
+func compileTS(t *testing.T, tsc, entry, rootDir, outDir string) {
 	t.Helper()
-	cmd := exec.Command(tsc, "--ignoreConfig", "--outDir", outDir, "--rootDir", filepath.Dir(entry), "--target", "ES2022",
+	args := []string{"--ignoreConfig", "--target", "ES2022",
 		"--lib", "ES2022,DOM", "--module", "NodeNext", "--moduleResolution", "NodeNext", "--types", "",
 		"--strict", "--noUnusedLocals", "--noUnusedParameters", "--noFallthroughCasesInSwitch",
-		"--verbatimModuleSyntax", entry)
+		"--verbatimModuleSyntax"}
+	if outDir == "" {
+		args = append(args, "--noEmit")
+	} else {
+		args = append(args, "--outDir", outDir, "--rootDir", rootDir)
+	}
+	cmd := exec.Command(tsc, append(args, entry)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		if len(out) > 4000 {
 			out = append(out[:4000], "…"...)
 		}
 		t.Fatalf("tsc %s: %v\n%s", entry, err, out)
+	}
+	if outDir == "" {
+		return
 	}
 	if err := os.WriteFile(filepath.Join(outDir, "package.json"), []byte(`{"type":"module"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -62,18 +72,23 @@ func compileTS(t *testing.T, tsc, entry, outDir string) {
 }
 
 // TestGoldenOutputCompiles type-checks the testdata output, which exercises shapes the V1
-// schemas do not use (lane rules through an external union, nested arrays, odd keys).
+// schemas do not use (lane rules through an external union, nested arrays, odd keys), together
+// with the runtime it imports.
 func TestGoldenOutputCompiles(t *testing.T) {
 	tsc, _ := tsToolchain(t)
+	runtime, err := filepath.Abs(runtimeModule)
+	if err != nil {
+		t.Fatal(err)
+	}
 	src := t.TempDir()
-	if err := Generate(Options{SchemaDir: testSchemas, OutDir: src}); err != nil {
+	if err := Generate(Options{SchemaDir: testSchemas, OutDir: src, RuntimeModule: runtime}); err != nil {
 		t.Fatal(err)
 	}
 	// Outside the repository no package.json says "ES module"; NodeNext needs one.
 	if err := os.WriteFile(filepath.Join(src, "package.json"), []byte(`{"type":"module"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	compileTS(t, tsc, filepath.Join(src, "index.ts"), t.TempDir())
+	compileTS(t, tsc, filepath.Join(src, "index.ts"), "", "")
 }
 
 // corpusCase is one input of the differential corpus.
@@ -90,7 +105,7 @@ type verdict struct {
 }
 
 const driver = `import { readFileSync } from "node:fs";
-import { wireCodecs } from "./index.js";
+import { wireCodecs } from "./gen/ts/wirev1/index.js";
 const cases = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const out = [];
 for (const c of cases) {
@@ -116,7 +131,11 @@ func TestGoAndTypeScriptCodecsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	compileTS(t, tsc, entry, out)
+	root, err := filepath.Abs(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compileTS(t, tsc, entry, root, out)
 	if err := os.WriteFile(filepath.Join(out, "driver.mjs"), []byte(driver), 0o644); err != nil {
 		t.Fatal(err)
 	}
