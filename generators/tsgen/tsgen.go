@@ -25,11 +25,10 @@ package tsgen
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
+	"github.com/codemodehq/codemode/generators/internal/emit"
 	"github.com/codemodehq/codemode/generators/wiregen"
 )
 
@@ -52,7 +51,7 @@ func runtimeSpecifier(outDir, runtime string) (string, error) {
 	if runtime == "" {
 		return "", fmt.Errorf("no runtime module given")
 	}
-	rel, err := relativePath(outDir, runtime)
+	rel, err := emit.RelativePath(outDir, runtime)
 	if err != nil {
 		return "", fmt.Errorf("locate runtime module %s from %s: %w", runtime, outDir, err)
 	}
@@ -61,19 +60,6 @@ func runtimeSpecifier(outDir, runtime string) (string, error) {
 		rel = "./" + rel
 	}
 	return rel, nil
-}
-
-// relativePath is target relative to base, both taken relative to the working directory.
-func relativePath(base, target string) (string, error) {
-	absBase, err := filepath.Abs(base)
-	if err != nil {
-		return "", err
-	}
-	absTarget, err := filepath.Abs(target)
-	if err != nil {
-		return "", err
-	}
-	return filepath.Rel(absBase, absTarget)
 }
 
 // Files renders every output file in memory, keyed by base name. Rendering is deterministic.
@@ -113,33 +99,7 @@ func Generate(opts Options) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", opts.OutDir, err)
-	}
-	old, err := filepath.Glob(filepath.Join(opts.OutDir, "*.ts"))
-	if err != nil {
-		return err
-	}
-	for _, p := range old {
-		data, err := os.ReadFile(p)
-		if err == nil && bytes.HasPrefix(data, []byte(generatedHeader)) && files[filepath.Base(p)] == nil {
-			if err := os.Remove(p); err != nil {
-				return fmt.Errorf("remove stale %s: %w", p, err)
-			}
-		}
-	}
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		p := filepath.Join(opts.OutDir, n)
-		if err := os.WriteFile(p, files[n], 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", p, err)
-		}
-	}
-	return nil
+	return emit.SyncDir(opts.OutDir, "*.ts", generatedHeader, files)
 }
 
 // indexFile re-exports the public surface: generated types and codecs, lanes, and the runtime's

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/codemodehq/codemode/generators/internal/emit"
 	"github.com/codemodehq/codemode/generators/wiregen"
 )
 
@@ -175,15 +176,12 @@ func (m *model) fieldDecl(f wiregen.Field, subst map[string]string) string {
 
 // readFunc is an expression of type (n: unknown, path: string) => T for ft's non-none form.
 func (m *model) readFunc(ft wiregen.FieldType) string {
+	if name, ok := emit.RuntimeDecoder(ft.Kind, ft.Int); ok {
+		return emit.LowerFirst(name)
+	}
 	switch ft.Kind {
 	case "ref":
 		return "read" + ft.Ref
-	case "string":
-		return "decodeString"
-	case "int":
-		return "decode" + strings.ToUpper(ft.Int[:1]) + ft.Int[1:]
-	case "value":
-		return "decodeJSONValue"
 	case "enum":
 		return fmt.Sprintf("(n: unknown, path: string) => decodeEnum(n, path, %s as const)", jsStrings(ft.Enum))
 	case "array":

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/codemodehq/codemode/generators/internal/emit"
 	"github.com/codemodehq/codemode/serdejson"
 )
 
@@ -105,15 +106,12 @@ func (g *generator) goType(ft FieldType) string {
 // decoderFunc is an expression of type func(*serdejson.Node, string) (T, error) for the non-null
 // form of ft.
 func (g *generator) decoderFunc(ft FieldType) string {
+	if name, ok := emit.RuntimeDecoder(ft.Kind, ft.Int); ok {
+		return "serdejson." + name
+	}
 	switch ft.Kind {
 	case "ref":
 		return "decode" + ft.Ref
-	case "string":
-		return "serdejson.DecodeString"
-	case "int":
-		return "serdejson.Decode" + strings.ToUpper(ft.Int[:1]) + ft.Int[1:]
-	case "value":
-		return "serdejson.DecodeJSONValue"
 	case "enum":
 		return fmt.Sprintf("func(n *serdejson.Node, path string) (string, error) { return serdejson.DecodeEnum(n, path, %s) }", stringSlice(ft.Enum))
 	case "array":

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/codemodehq/codemode/generators/internal/emit"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from the current generator")
@@ -42,7 +44,7 @@ func TestGoldenOutput(t *testing.T) {
 		if err := os.RemoveAll(root); err != nil {
 			t.Fatal(err)
 		}
-		if err := writeAll(root, all); err != nil {
+		if err := emit.WriteFiles(root, all); err != nil {
 			t.Fatal(err)
 		}
 	}
