@@ -8,8 +8,8 @@ import (
 	"github.com/codemodehq/codemode/serdejson"
 )
 
-// PragmaPrefix starts the optional first line of an exec input that carries options.
-const PragmaPrefix = "// @exec:"
+// pragmaPrefix starts the optional first line of an exec input that carries options.
+const pragmaPrefix = "// @exec:"
 
 // maxJSSafeInteger is Number.MAX_SAFE_INTEGER, the largest pragma value Codex accepts.
 const maxJSSafeInteger uint64 = 1<<53 - 1
@@ -29,19 +29,19 @@ const (
 	errTextPragmaUnsafeInteger = "exec pragma field `%s` must be a non-negative safe integer"
 )
 
-// ExecSourceError is a rejection of exec input by ParseExecSource. Its text is Codex's,
+// execSourceError is a rejection of exec input by ParseExecSource. Its text is Codex's,
 // meant to be returned to the model verbatim.
-type ExecSourceError struct {
+type execSourceError struct {
 	msg string
 }
 
 // Error returns the model-visible text.
-func (e *ExecSourceError) Error() string { return e.msg }
+func (e *execSourceError) Error() string { return e.msg }
 
-func sourceError(msg string) error { return &ExecSourceError{msg: msg} }
+func sourceError(msg string) error { return &execSourceError{msg: msg} }
 
 func sourceErrorf(format string, args ...any) error {
-	return &ExecSourceError{msg: fmt.Sprintf(format, args...)}
+	return &execSourceError{msg: fmt.Sprintf(format, args...)}
 }
 
 // ExecSource is the parsed input of the exec tool.
@@ -69,7 +69,7 @@ func ParseExecSource(input string) (ExecSource, error) {
 		return ExecSource{}, sourceError(errTextEmptySource)
 	}
 	firstLine, rest, _ := strings.Cut(input, "\n")
-	pragma, found := strings.CutPrefix(strings.TrimLeftFunc(firstLine, unicode.IsSpace), PragmaPrefix)
+	pragma, found := strings.CutPrefix(strings.TrimLeftFunc(firstLine, unicode.IsSpace), pragmaPrefix)
 	if !found {
 		return ExecSource{Code: input}, nil
 	}

@@ -17,11 +17,11 @@ const (
 	// maxTotalLocalRefExpansions bounds repeated refs and DAG fan-out separately from cycle
 	// depth, so one compact schema cannot expand into an arbitrarily large declaration.
 	maxTotalLocalRefExpansions = 32
-	// MaxRenderedSchemaBytes caps one rendered schema; a longer rendering becomes `unknown`.
-	MaxRenderedSchemaBytes = 16_000
+	// maxRenderedSchemaBytes caps one rendered schema; a longer rendering becomes `unknown`.
+	maxRenderedSchemaBytes = 16_000
 	// maxRenderWorkBytes charges intermediate strings as they are built, so repeated refs
 	// cannot allocate unbounded expanded copies before the final cap is checked.
-	maxRenderWorkBytes = MaxRenderedSchemaBytes * 4
+	maxRenderWorkBytes = maxRenderedSchemaBytes * 4
 )
 
 // renderableSchemaKeywords are the keywords that make $ref siblings worth rendering.
@@ -30,7 +30,7 @@ var renderableSchemaKeywords = []string{
 	"additionalProperties", "required", "items", "prefixItems",
 }
 
-// RenderJSONSchemaToTypeScript renders a JSON Schema as the TypeScript type shown to the
+// renderJSONSchemaToTypeScript renders a JSON Schema as the TypeScript type shown to the
 // model in nested tool declarations, as Codex's render_json_schema_to_typescript does:
 //
 //   - `true` → unknown, `false` → never; `const`/`enum` → JSON literals joined by " | ";
@@ -48,7 +48,7 @@ var renderableSchemaKeywords = []string{
 //
 // A schema that is not valid JSON, or nests deeper than serde_json's limit of 128, renders
 // as `unknown` (Codex never receives such a schema as a value).
-func RenderJSONSchemaToTypeScript(schema json.RawMessage) string {
+func renderJSONSchemaToTypeScript(schema json.RawMessage) string {
 	root, err := serdejson.Parse(schema)
 	if err != nil {
 		return "unknown"
@@ -58,7 +58,7 @@ func RenderJSONSchemaToTypeScript(schema json.RawMessage) string {
 
 func renderSchema(root *serdejson.Value) string {
 	rendered := newSchemaRenderer(root).render(root)
-	if len(rendered) > MaxRenderedSchemaBytes {
+	if len(rendered) > maxRenderedSchemaBytes {
 		return "unknown"
 	}
 	return rendered
