@@ -8,8 +8,9 @@ const RecursionLimit = 128
 
 // Deserializer is a cursor over one JSON document with the primitives of serde_json's
 // Deserializer over a slice: whitespace skipping, strings, identifiers, numbers, the recursion
-// guard and serde_json's two error positions. Parse drives it into a Value, the serde-derive
-// helpers of visit.go drive it for typed visitors.
+// guard and serde_json's two error positions. It is the one JSON tokenizer of the module: Parse
+// drives it into a Value, the serde-derive helpers of visit.go drive it for typed visitors, and
+// ParseDocument drives it into the order-preserving Node tree of the wire codecs.
 //
 // Err reports at the last byte consumed (serde_json's Read::position), PeekErr at the byte about
 // to be read (Read::peek_position): which one serde_json uses is part of its error text.

@@ -1,11 +1,6 @@
 package serdejson
 
-import (
-	"bytes"
-	"strconv"
-	"strings"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // Node is one value of a wire document as written: objects keep their members in document order
 // and numbers their lexeme, so that arbitrary JSON values survive decode → encode unchanged. The
@@ -27,315 +22,129 @@ type member struct {
 func (n *Node) IsNull() bool { return n.kind == Null }
 
 // wireMaxDepth is the nesting the wire codecs accept: 128 levels, one more than serde_json's
-// recursion limit lets through (see RecursionLimit).
+// recursion limit lets through (see RecursionLimit). Kept so that no document the codecs accepted
+// before starts failing.
 const wireMaxDepth = 128
 
-// ParseDocument parses exactly one JSON document for the generated decoders. It rejects invalid
-// UTF-8, duplicate object keys (at any depth, as "duplicate field" at the object's path),
-// nesting beyond 128 levels and trailing non-whitespace; numbers are kept as written. Syntax
-// errors read like serde_json's ("… at line L column C") and are *DecodeError with an empty path.
-//
-// ParseDocument still has a tokenizer of its own, moved here unchanged from the wire runtime
-// template: its error positions differ from serde_json's in corner cases (see
-// documentErrorCases in the tests).
+// ParseDocument parses exactly one JSON document for the generated decoders with the module's
+// one tokenizer, the Deserializer: syntax errors are serde_json's texts and positions ("expected
+// `,` or `}` at line 1 column 20"). On top of serde_json's grammar it rejects invalid UTF-8
+// anywhere in the document, duplicate object keys at any depth (as "duplicate field" at the
+// object's path, when the key is read) and nesting beyond 128 levels, and it keeps numbers as
+// written instead of converting them. Every error is a *DecodeError; syntax errors have an empty
+// path.
 func ParseDocument(data []byte) (*Node, error) {
 	if !utf8.Valid(data) {
 		return nil, ErrorAt("", "invalid unicode in JSON document")
 	}
-	p := &documentParser{data: data}
-	n, err := p.value("", 0)
+	p := documentParser{d: Deserializer{data: data, remainingDepth: wireMaxDepth + 1}}
+	n, err := p.value("")
+	if err == nil {
+		err = p.d.End()
+	}
 	if err != nil {
+		return nil, asDecodeError(err)
+	}
+	return n, nil
+}
+
+// asDecodeError gives a syntax error the wire codecs' error type, with its text unchanged.
+func asDecodeError(err error) error {
+	if se, ok := err.(*SyntaxError); ok {
+		return &DecodeError{Msg: se.Error()}
+	}
+	return err
+}
+
+// documentParser drives the Deserializer into a Node tree, tracking the path of the value being
+// parsed for duplicate-key errors.
+type documentParser struct {
+	d Deserializer
+}
+
+func (p *documentParser) value(path string) (*Node, error) {
+	d := &p.d
+	b, ok := d.SkipWhitespace()
+	if !ok {
+		return nil, d.PeekErr(ErrEOFWhileParsingValue)
+	}
+	switch {
+	case b == 'n':
+		d.Discard()
+		return &Node{kind: Null}, d.ParseIdent("ull")
+	case b == 't':
+		d.Discard()
+		return &Node{kind: Bool, boolean: true}, d.ParseIdent("rue")
+	case b == 'f':
+		d.Discard()
+		return &Node{kind: Bool}, d.ParseIdent("alse")
+	case b == '-' || isDigit(b):
+		n, err := d.scanNumber()
+		return &Node{kind: Number, text: n.text}, err
+	case b == '"':
+		d.Discard()
+		s, err := d.ParseString()
+		return &Node{kind: String, text: s}, err
+	case b == '[':
+		return p.nested(path, p.array)
+	case b == '{':
+		return p.nested(path, p.object)
+	}
+	return nil, d.PeekErr(ErrExpectedSomeValue)
+}
+
+// nested parses an array or object inside the recursion guard.
+func (p *documentParser) nested(path string, parse func(string) (*Node, error)) (*Node, error) {
+	if err := p.d.Enter(); err != nil {
 		return nil, err
 	}
-	p.skipSpace()
-	if p.pos != len(p.data) {
-		return nil, p.fail("trailing characters")
-	}
-	return n, nil
+	p.d.Discard()
+	n, err := parse(path)
+	p.d.Leave()
+	return n, err
 }
 
-type documentParser struct {
-	data []byte
-	pos  int
-}
-
-func (p *documentParser) fail(msg string) error {
-	line, col := 1, 1
-	for _, c := range p.data[:p.pos] {
-		if c == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-	}
-	return ErrorAt("", "%s at line %d column %d", msg, line, col)
-}
-
-func (p *documentParser) skipSpace() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
-	}
-}
-
-func (p *documentParser) value(path string, depth int) (*Node, error) {
-	p.skipSpace()
-	if p.pos >= len(p.data) {
-		return nil, p.fail("EOF while parsing a value")
-	}
-	switch c := p.data[p.pos]; {
-	case c == '{':
-		return p.object(path, depth+1)
-	case c == '[':
-		return p.array(path, depth+1)
-	case c == '"':
-		s, err := p.str()
-		return &Node{kind: String, text: s}, err
-	case c == 't':
-		return p.literal("true", &Node{kind: Bool, boolean: true})
-	case c == 'f':
-		return p.literal("false", &Node{kind: Bool})
-	case c == 'n':
-		return p.literal("null", &Node{kind: Null})
-	case c == '-' || (c >= '0' && c <= '9'):
-		return p.number()
-	default:
-		return nil, p.fail("expected value")
-	}
-}
-
-func (p *documentParser) literal(word string, n *Node) (*Node, error) {
-	if !bytes.HasPrefix(p.data[p.pos:], []byte(word)) {
-		return nil, p.fail("expected ident")
-	}
-	p.pos += len(word)
-	return n, nil
-}
-
-func (p *documentParser) object(path string, depth int) (*Node, error) {
-	if depth > wireMaxDepth {
-		return nil, p.fail("recursion limit exceeded")
-	}
-	p.pos++ // '{'
-	n := &Node{kind: Object}
-	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
-		p.pos++
-		return n, nil
-	}
-	for {
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.fail("EOF while parsing an object")
-		}
-		if p.data[p.pos] != '"' {
-			return nil, p.fail("key must be a string")
-		}
-		key, err := p.str()
+func (p *documentParser) array(path string) (*Node, error) {
+	n := &Node{kind: Array, items: []*Node{}}
+	for first := true; ; first = false {
+		more, err := p.d.NextElement(first)
 		if err != nil {
 			return nil, err
 		}
+		if !more {
+			p.d.Discard() // ']'
+			return n, nil
+		}
+		item, err := p.value(IndexPath(path, len(n.items)))
+		if err != nil {
+			return nil, err
+		}
+		n.items = append(n.items, item)
+	}
+}
+
+func (p *documentParser) object(path string) (*Node, error) {
+	n := &Node{kind: Object}
+	for first := true; ; first = false {
+		key, more, err := p.d.NextKey(first)
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			p.d.Discard() // '}'
+			return n, nil
+		}
 		// Protocol objects have a handful of keys: a linear scan beats a map.
-		for _, m := range n.members {
-			if m.key == key {
-				return nil, ErrorAt(path, "duplicate field `%s`", key)
-			}
+		if n.member(key) != nil {
+			return nil, ErrorAt(path, "duplicate field `%s`", key)
 		}
-		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nil, p.fail("expected `:`")
+		if err := p.d.ObjectColon(); err != nil {
+			return nil, err
 		}
-		p.pos++
-		v, err := p.value(JoinPath(path, key), depth)
+		v, err := p.value(JoinPath(path, key))
 		if err != nil {
 			return nil, err
 		}
 		n.members = append(n.members, member{key: key, value: v})
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.fail("EOF while parsing an object")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
-			return n, nil
-		default:
-			return nil, p.fail("expected `,` or `}`")
-		}
 	}
-}
-
-func (p *documentParser) array(path string, depth int) (*Node, error) {
-	if depth > wireMaxDepth {
-		return nil, p.fail("recursion limit exceeded")
-	}
-	p.pos++ // '['
-	n := &Node{kind: Array, items: []*Node{}}
-	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
-		return n, nil
-	}
-	for {
-		v, err := p.value(IndexPath(path, len(n.items)), depth)
-		if err != nil {
-			return nil, err
-		}
-		n.items = append(n.items, v)
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.fail("EOF while parsing a list")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
-			return n, nil
-		default:
-			return nil, p.fail("expected `,` or `]`")
-		}
-	}
-}
-
-func (p *documentParser) number() (*Node, error) {
-	start := p.pos
-	if p.data[p.pos] == '-' {
-		p.pos++
-	}
-	digits := func() int {
-		s := p.pos
-		for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
-			p.pos++
-		}
-		return p.pos - s
-	}
-	intStart := p.pos
-	if n := digits(); n == 0 {
-		return nil, p.fail("invalid number")
-	} else if n > 1 && p.data[intStart] == '0' {
-		return nil, p.fail("invalid number")
-	}
-	if p.pos < len(p.data) && p.data[p.pos] == '.' {
-		p.pos++
-		if digits() == 0 {
-			return nil, p.fail("invalid number")
-		}
-	}
-	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
-		p.pos++
-		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
-			p.pos++
-		}
-		if digits() == 0 {
-			return nil, p.fail("invalid number")
-		}
-	}
-	return &Node{kind: Number, text: string(p.data[start:p.pos])}, nil
-}
-
-func (p *documentParser) str() (string, error) {
-	p.pos++ // opening quote
-	// Fast path: no escapes, so the string is a slice of the input.
-	for i := p.pos; i < len(p.data); i++ {
-		c := p.data[i]
-		if c == '"' {
-			s := string(p.data[p.pos:i])
-			p.pos = i + 1
-			return s, nil
-		}
-		if c == '\\' || c < 0x20 {
-			break
-		}
-	}
-	var sb strings.Builder
-	for {
-		if p.pos >= len(p.data) {
-			return "", p.fail("EOF while parsing a string")
-		}
-		c := p.data[p.pos]
-		switch {
-		case c == '"':
-			p.pos++
-			return sb.String(), nil
-		case c < 0x20:
-			return "", p.fail("control character (\\u0000-\\u001F) found while parsing a string")
-		case c != '\\':
-			sb.WriteByte(c)
-			p.pos++
-			continue
-		}
-		p.pos++
-		if p.pos >= len(p.data) {
-			return "", p.fail("EOF while parsing a string")
-		}
-		esc := p.data[p.pos]
-		p.pos++
-		switch esc {
-		case '"', '\\', '/':
-			sb.WriteByte(esc)
-		case 'b':
-			sb.WriteByte('\b')
-		case 'f':
-			sb.WriteByte('\f')
-		case 'n':
-			sb.WriteByte('\n')
-		case 'r':
-			sb.WriteByte('\r')
-		case 't':
-			sb.WriteByte('\t')
-		case 'u':
-			r, err := p.unicodeEscape()
-			if err != nil {
-				return "", err
-			}
-			sb.WriteRune(r)
-		default:
-			return "", p.fail("invalid escape")
-		}
-	}
-}
-
-// unicodeEscape decodes the hex digits after `\u`, combining surrogate pairs. Like serde_json,
-// it rejects lone surrogates.
-func (p *documentParser) unicodeEscape() (rune, error) {
-	hex4 := func() (rune, error) {
-		if p.pos+4 > len(p.data) {
-			return 0, p.fail("EOF while parsing a string")
-		}
-		v, err := strconv.ParseUint(string(p.data[p.pos:p.pos+4]), 16, 32)
-		if err != nil {
-			return 0, p.fail("invalid escape")
-		}
-		p.pos += 4
-		return rune(v), nil
-	}
-	r, err := hex4()
-	if err != nil {
-		return 0, err
-	}
-	switch {
-	case r >= 0xDC00 && r <= 0xDFFF:
-		return 0, p.fail("lone leading surrogate in hex escape")
-	case r >= 0xD800 && r <= 0xDBFF:
-		if !bytes.HasPrefix(p.data[p.pos:], []byte(`\u`)) {
-			return 0, p.fail("unexpected end of hex escape")
-		}
-		p.pos += 2
-		lo, err := hex4()
-		if err != nil {
-			return 0, err
-		}
-		if lo < 0xDC00 || lo > 0xDFFF {
-			return 0, p.fail("lone leading surrogate in hex escape")
-		}
-		return 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00), nil
-	}
-	return r, nil
 }

@@ -92,81 +92,421 @@ function indexPath(path: string, i: number): string {
   return `${path}[${i}]`;
 }
 
-// maxDepth matches serde_json's default recursion limit.
-const maxDepth = 128;
+// wireMaxDepth is the nesting the wire codecs accept: 128 levels, one more than serde_json's
+// recursion limit lets through; as in the Go package.
+const wireMaxDepth = 128;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
- * parseJSON parses exactly one JSON document as the Go codec does: it rejects invalid UTF-8
- * (lone surrogates in a string argument), duplicate object keys at any depth, nesting beyond
- * 128 and trailing non-whitespace. Numbers whose lexeme a JS number cannot reproduce become
- * JsonNumber, so no precision and no formatting is lost.
+ * parseJSON parses exactly one JSON document as the Go codec does (serdejson.ParseDocument):
+ * syntax errors are serde_json's texts and positions ("expected `,` or `}` at line 1 column 20",
+ * columns counting UTF-8 bytes); on top of serde_json's grammar it rejects invalid UTF-8 (lone
+ * surrogates in a string argument), duplicate object keys at any depth and nesting beyond 128
+ * levels. Numbers whose lexeme a JS number cannot reproduce become JsonNumber, so no precision
+ * and no formatting is lost.
  */
 export function parseJSON(input: string | Uint8Array): JsonValue {
-  let text: string;
+  const p = new DocumentParser(utf8Bytes(input));
+  const v = p.value();
+  p.d.end();
+  return v;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+// utf8Bytes returns the UTF-8 bytes of a document, refusing what is not Unicode text.
+function utf8Bytes(input: string | Uint8Array): Uint8Array {
   if (typeof input === "string") {
     if (LONE_SURROGATE.test(input)) {
       throw errorAt("", "invalid unicode in JSON document");
     }
-    text = input;
+    return new TextEncoder().encode(input);
+  }
+  try {
+    utf8.decode(input);
+  } catch {
+    throw errorAt("", "invalid unicode in JSON document");
+  }
+  return input;
+}
+
+// The Display texts of serde_json's syntax error codes.
+const EOF_LIST = "EOF while parsing a list";
+const EOF_OBJECT = "EOF while parsing an object";
+const EOF_STRING = "EOF while parsing a string";
+const EOF_VALUE = "EOF while parsing a value";
+
+function isDigit(b: number): boolean {
+  return b >= 0x30 && b <= 0x39;
+}
+
+function hexValue(b: number): number {
+  if (isDigit(b)) {
+    return b - 0x30;
+  }
+  if (b >= 0x61 && b <= 0x66) {
+    return b - 0x61 + 10;
+  }
+  if (b >= 0x41 && b <= 0x46) {
+    return b - 0x41 + 10;
+  }
+  return -1;
+}
+
+// pushUTF8 appends the UTF-8 encoding of a Unicode scalar value.
+function pushUTF8(out: number[], cp: number): void {
+  if (cp < 0x80) {
+    out.push(cp);
+  } else if (cp < 0x800) {
+    out.push(0xc0 | (cp >> 6), 0x80 | (cp & 0x3f));
+  } else if (cp < 0x10000) {
+    out.push(0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f));
   } else {
-    try {
-      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(input);
-    } catch {
-      throw errorAt("", "invalid unicode in JSON document");
+    out.push(0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 0x3f), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f));
+  }
+}
+
+/**
+ * Deserializer is the TypeScript port of the Go package's Deserializer, the module's one JSON
+ * tokenizer: serde_json's primitives over UTF-8 bytes. err reports at the last byte consumed
+ * (serde_json's Read::position), peekErr at the byte about to be read (Read::peek_position);
+ * which one serde_json uses is part of its error text.
+ */
+class Deserializer {
+  index = 0;
+  remainingDepth = wireMaxDepth + 1;
+
+  constructor(readonly data: Uint8Array) {}
+
+  err(msg: string): WireDecodeError {
+    return this.errAt(msg, this.index);
+  }
+
+  peekErr(msg: string): WireDecodeError {
+    return this.errAt(msg, Math.min(this.data.length, this.index + 1));
+  }
+
+  // errAt reports msg at serde_json's line and column of a byte index: the column is the
+  // number of bytes since the last newline before it.
+  errAt(msg: string, index: number): WireDecodeError {
+    let line = 1;
+    let start = 0;
+    for (let i = 0; i < index; i++) {
+      if (this.data[i] === 0x0a) {
+        line++;
+        start = i + 1;
+      }
+    }
+    return errorAt("", `${msg} at line ${line} column ${index - start}`);
+  }
+
+  // peek returns the next byte without consuming it, or -1 at the end of the input.
+  peek(): number {
+    return this.index < this.data.length ? this.data[this.index] : -1;
+  }
+
+  next(): number {
+    const b = this.peek();
+    if (b >= 0) {
+      this.index++;
+    }
+    return b;
+  }
+
+  // skipWhitespace consumes JSON whitespace and returns the next byte without consuming it.
+  skipWhitespace(): number {
+    for (;;) {
+      const b = this.peek();
+      if (b !== 0x20 && b !== 0x0a && b !== 0x09 && b !== 0x0d) {
+        return b;
+      }
+      this.index++;
     }
   }
-  const p = new Parser(text);
-  const v = p.value(0);
-  p.skipSpace();
-  if (p.pos !== text.length) {
-    throw p.fail("trailing characters");
+
+  // end requires that only whitespace follows.
+  end(): void {
+    if (this.skipWhitespace() >= 0) {
+      throw this.peekErr("trailing characters");
+    }
   }
-  return v;
+
+  // enter is serde_json's recursion guard for the array or object whose opening byte is next.
+  enter(): void {
+    if (--this.remainingDepth === 0) {
+      throw this.peekErr("recursion limit exceeded");
+    }
+  }
+
+  leave(): void {
+    this.remainingDepth++;
+  }
+
+  // parseIdent consumes the rest of a literal whose first byte was consumed.
+  parseIdent(rest: string): void {
+    for (let i = 0; i < rest.length; i++) {
+      const b = this.next();
+      if (b < 0) {
+        throw this.err(EOF_VALUE);
+      }
+      if (b !== rest.charCodeAt(i)) {
+        throw this.err("expected ident");
+      }
+    }
+  }
+
+  // parseString reads a string body whose opening quote was consumed, through its closing quote.
+  parseString(): string {
+    for (let i = this.index; i < this.data.length; i++) {
+      const c = this.data[i];
+      if (c === 0x22) {
+        const s = utf8.decode(this.data.subarray(this.index, i));
+        this.index = i + 1;
+        return s;
+      }
+      if (c === 0x5c || c < 0x20) {
+        break;
+      }
+    }
+    const out: number[] = [];
+    for (;;) {
+      const b = this.next();
+      if (b < 0) {
+        throw this.err(EOF_STRING);
+      }
+      if (b === 0x22) {
+        return utf8.decode(Uint8Array.from(out));
+      }
+      if (b === 0x5c) {
+        this.parseEscape(out);
+      } else if (b < 0x20) {
+        throw this.err("control character (\\u0000-\\u001F) found while parsing a string");
+      } else {
+        out.push(b);
+      }
+    }
+  }
+
+  parseEscape(out: number[]): void {
+    const b = this.next();
+    switch (b) {
+      case -1:
+        throw this.err(EOF_STRING);
+      case 0x22: // "
+      case 0x5c: // \
+      case 0x2f: // /
+        out.push(b);
+        return;
+      case 0x62: // b
+        out.push(0x08);
+        return;
+      case 0x66: // f
+        out.push(0x0c);
+        return;
+      case 0x6e: // n
+        out.push(0x0a);
+        return;
+      case 0x72: // r
+        out.push(0x0d);
+        return;
+      case 0x74: // t
+        out.push(0x09);
+        return;
+      case 0x75: // u
+        this.parseUnicodeEscape(out);
+        return;
+    }
+    throw this.err("invalid escape");
+  }
+
+  // parseUnicodeEscape decodes the hex digits after `\u`, combining a surrogate pair. Like
+  // serde_json it rejects lone surrogates.
+  parseUnicodeEscape(out: number[]): void {
+    const n = this.decodeHexEscape();
+    if (n >= 0xdc00 && n <= 0xdfff) {
+      throw this.err("lone leading surrogate in hex escape");
+    }
+    if (n < 0xd800 || n > 0xdbff) {
+      pushUTF8(out, n);
+      return;
+    }
+    for (const want of [0x5c, 0x75]) {
+      const b = this.next();
+      if (b < 0) {
+        throw this.err(EOF_STRING);
+      }
+      if (b !== want) {
+        throw this.err("unexpected end of hex escape");
+      }
+    }
+    const n2 = this.decodeHexEscape();
+    if (n2 < 0xdc00 || n2 > 0xdfff) {
+      throw this.err("lone leading surrogate in hex escape");
+    }
+    pushUTF8(out, (((n - 0xd800) << 10) | (n2 - 0xdc00)) + 0x10000);
+  }
+
+  decodeHexEscape(): number {
+    if (this.data.length - this.index < 4) {
+      this.index = this.data.length;
+      throw this.err(EOF_STRING);
+    }
+    let n = 0;
+    for (let i = 0; i < 4; i++) {
+      const digit = hexValue(this.data[this.index++]);
+      if (digit < 0) {
+        throw this.err("invalid escape");
+      }
+      n = (n << 4) | digit;
+    }
+    return n;
+  }
+
+  // skipDigits consumes a run of ASCII digits and returns its length.
+  skipDigits(): number {
+    const start = this.index;
+    while (isDigit(this.peek())) {
+      this.index++;
+    }
+    return this.index - start;
+  }
+
+  // scanNumber reads a number whose first byte ('-' or a digit) is next, with serde_json's
+  // grammar checks and error positions, and returns its lexeme.
+  scanNumber(): string {
+    const start = this.index;
+    if (this.peek() === 0x2d) {
+      this.index++;
+    }
+    this.scanInteger();
+    if (this.peek() === 0x2e) {
+      this.index++;
+      this.scanFraction();
+    }
+    if (this.peek() === 0x65 || this.peek() === 0x45) {
+      this.index++;
+      this.scanExponent();
+    }
+    return utf8.decode(this.data.subarray(start, this.index)); // ASCII: digits, signs, ".", "e"
+  }
+
+  scanInteger(): void {
+    const b = this.next();
+    if (b < 0) {
+      throw this.err(EOF_VALUE);
+    }
+    if (b === 0x30) {
+      // serde_json rejects a leading zero at the digit that follows it.
+      if (isDigit(this.peek())) {
+        throw this.peekErr("invalid number");
+      }
+    } else if (isDigit(b)) {
+      this.skipDigits();
+    } else {
+      throw this.err("invalid number");
+    }
+  }
+
+  scanFraction(): void {
+    if (this.skipDigits() === 0) {
+      throw this.peekErr(this.peek() >= 0 ? "invalid number" : EOF_VALUE);
+    }
+  }
+
+  scanExponent(): void {
+    if (this.peek() === 0x2b || this.peek() === 0x2d) {
+      this.index++;
+    }
+    const b = this.next();
+    if (b < 0) {
+      throw this.err(EOF_VALUE);
+    }
+    if (!isDigit(b)) {
+      throw this.err("invalid number");
+    }
+    this.skipDigits();
+  }
+
+  // nextElement reads the separator before an array element (none before the first); false,
+  // with nothing consumed, at the closing ']'.
+  nextElement(first: boolean): boolean {
+    let b = this.skipWhitespace();
+    if (b < 0) {
+      throw this.peekErr(EOF_LIST);
+    }
+    if (b === 0x5d) {
+      return false;
+    }
+    if (first) {
+      return true;
+    }
+    if (b !== 0x2c) {
+      throw this.peekErr("expected `,` or `]`");
+    }
+    this.index++;
+    b = this.skipWhitespace();
+    if (b < 0) {
+      throw this.peekErr(EOF_VALUE);
+    }
+    if (b === 0x5d) {
+      throw this.peekErr("trailing comma");
+    }
+    return true;
+  }
+
+  // nextKey reads the separator before a key (none before the first) and the key; undefined,
+  // with nothing consumed, at the closing '}'. objectColon must follow.
+  nextKey(first: boolean): string | undefined {
+    let b = this.skipWhitespace();
+    if (b < 0) {
+      throw this.peekErr(EOF_OBJECT);
+    }
+    if (b === 0x7d) {
+      return undefined;
+    }
+    if (!first) {
+      if (b !== 0x2c) {
+        throw this.peekErr("expected `,` or `}`");
+      }
+      this.index++;
+      b = this.skipWhitespace();
+      if (b < 0) {
+        throw this.peekErr(EOF_VALUE);
+      }
+      if (b === 0x7d) {
+        throw this.peekErr("trailing comma");
+      }
+    }
+    if (b !== 0x22) {
+      throw this.peekErr("key must be a string");
+    }
+    this.index++;
+    return this.parseString();
+  }
+
+  objectColon(): void {
+    const b = this.skipWhitespace();
+    if (b < 0) {
+      throw this.peekErr(EOF_OBJECT);
+    }
+    if (b !== 0x3a) {
+      throw this.peekErr("expected `:`");
+    }
+    this.index++;
+  }
 }
 
-function utf8Length(s: string): number {
-  let n = 0;
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    n += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-  }
-  return n;
-}
-
-const HEX4 = /^[0-9a-fA-F]{4}$/;
-
-class Parser {
-  pos = 0;
+// DocumentParser drives the Deserializer into a JsonValue, as serdejson.ParseDocument drives it
+// into a Node tree.
+class DocumentParser {
+  readonly d: Deserializer;
   // trail holds the keys and indexes leading to the value being parsed; the path string is
   // only built for an error.
   readonly trail: (string | number)[] = [];
 
-  constructor(readonly text: string) {}
-
-  // fail reports msg at the current position; like the Go codec, the column counts UTF-8 bytes.
-  fail(msg: string): WireDecodeError {
-    let line = 1;
-    let lineStart = 0;
-    for (let i = 0; i < this.pos; i++) {
-      if (this.text.charCodeAt(i) === 0x0a) {
-        line++;
-        lineStart = i + 1;
-      }
-    }
-    const col = 1 + utf8Length(this.text.slice(lineStart, this.pos));
-    return errorAt("", `${msg} at line ${line} column ${col}`);
-  }
-
-  skipSpace(): void {
-    while (this.pos < this.text.length) {
-      const c = this.text.charCodeAt(this.pos);
-      if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) {
-        return;
-      }
-      this.pos++;
-    }
+  constructor(data: Uint8Array) {
+    this.d = new Deserializer(data);
   }
 
   path(): string {
@@ -177,243 +517,75 @@ class Parser {
     return path;
   }
 
-  value(depth: number): JsonValue {
-    this.skipSpace();
-    if (this.pos >= this.text.length) {
-      throw this.fail("EOF while parsing a value");
+  value(): JsonValue {
+    const d = this.d;
+    const b = d.skipWhitespace();
+    switch (b) {
+      case -1:
+        throw d.peekErr(EOF_VALUE);
+      case 0x6e: // n
+        d.index++;
+        d.parseIdent("ull");
+        return null;
+      case 0x74: // t
+        d.index++;
+        d.parseIdent("rue");
+        return true;
+      case 0x66: // f
+        d.index++;
+        d.parseIdent("alse");
+        return false;
+      case 0x22: // "
+        d.index++;
+        return d.parseString();
+      case 0x5b: // [
+        return this.nested(() => this.array());
+      case 0x7b: // {
+        return this.nested(() => this.object());
     }
-    const c = this.text[this.pos];
-    switch (c) {
-      case "{":
-        return this.object(depth + 1);
-      case "[":
-        return this.array(depth + 1);
-      case '"':
-        return this.str();
-      case "t":
-        return this.literal("true", true);
-      case "f":
-        return this.literal("false", false);
-      case "n":
-        return this.literal("null", null);
+    if (b === 0x2d || isDigit(b)) {
+      return numberFromLexeme(d.scanNumber());
     }
-    if (c === "-" || (c >= "0" && c <= "9")) {
-      return this.number();
-    }
-    throw this.fail("expected value");
+    throw d.peekErr("expected value");
   }
 
-  literal(word: string, v: JsonValue): JsonValue {
-    if (!this.text.startsWith(word, this.pos)) {
-      throw this.fail("expected ident");
-    }
-    this.pos += word.length;
+  nested(parse: () => JsonValue): JsonValue {
+    this.d.enter();
+    this.d.index++;
+    const v = parse();
+    this.d.leave();
     return v;
   }
 
-  object(depth: number): JsonValue {
-    if (depth > maxDepth) {
-      throw this.fail("recursion limit exceeded");
+  array(): JsonValue {
+    const out: JsonValue[] = [];
+    for (let first = true; ; first = false) {
+      if (!this.d.nextElement(first)) {
+        this.d.index++; // ']'
+        return out;
+      }
+      this.trail.push(out.length);
+      out.push(this.value());
+      this.trail.pop();
     }
-    this.pos++; // '{'
+  }
+
+  object(): JsonValue {
     const out: JsonObject = {};
-    this.skipSpace();
-    if (this.text[this.pos] === "}") {
-      this.pos++;
-      return out;
-    }
-    for (;;) {
-      this.skipSpace();
-      if (this.pos >= this.text.length) {
-        throw this.fail("EOF while parsing an object");
+    for (let first = true; ; first = false) {
+      const key = this.d.nextKey(first);
+      if (key === undefined) {
+        this.d.index++; // '}'
+        return out;
       }
-      if (this.text[this.pos] !== '"') {
-        throw this.fail("key must be a string");
-      }
-      const key = this.str();
       if (hasOwn(out, key)) {
         throw errorAt(this.path(), `duplicate field \`${key}\``);
       }
-      this.skipSpace();
-      if (this.text[this.pos] !== ":") {
-        throw this.fail("expected `:`");
-      }
-      this.pos++;
+      this.d.objectColon();
       this.trail.push(key);
-      setMember(out, key, this.value(depth));
+      setMember(out, key, this.value());
       this.trail.pop();
-      this.skipSpace();
-      if (this.pos >= this.text.length) {
-        throw this.fail("EOF while parsing an object");
-      }
-      const c = this.text[this.pos++];
-      if (c === "}") {
-        return out;
-      }
-      if (c !== ",") {
-        this.pos--;
-        throw this.fail("expected `,` or `}`");
-      }
     }
-  }
-
-  array(depth: number): JsonValue {
-    if (depth > maxDepth) {
-      throw this.fail("recursion limit exceeded");
-    }
-    this.pos++; // '['
-    const out: JsonValue[] = [];
-    this.skipSpace();
-    if (this.text[this.pos] === "]") {
-      this.pos++;
-      return out;
-    }
-    for (;;) {
-      this.trail.push(out.length);
-      out.push(this.value(depth));
-      this.trail.pop();
-      this.skipSpace();
-      if (this.pos >= this.text.length) {
-        throw this.fail("EOF while parsing a list");
-      }
-      const c = this.text[this.pos++];
-      if (c === "]") {
-        return out;
-      }
-      if (c !== ",") {
-        this.pos--;
-        throw this.fail("expected `,` or `]`");
-      }
-    }
-  }
-
-  digits(): number {
-    const start = this.pos;
-    while (this.pos < this.text.length) {
-      const c = this.text.charCodeAt(this.pos);
-      if (c < 0x30 || c > 0x39) {
-        break;
-      }
-      this.pos++;
-    }
-    return this.pos - start;
-  }
-
-  number(): JsonValue {
-    const start = this.pos;
-    if (this.text[this.pos] === "-") {
-      this.pos++;
-    }
-    const intStart = this.pos;
-    const n = this.digits();
-    if (n === 0 || (n > 1 && this.text[intStart] === "0")) {
-      throw this.fail("invalid number");
-    }
-    if (this.text[this.pos] === ".") {
-      this.pos++;
-      if (this.digits() === 0) {
-        throw this.fail("invalid number");
-      }
-    }
-    if (this.text[this.pos] === "e" || this.text[this.pos] === "E") {
-      this.pos++;
-      if (this.text[this.pos] === "+" || this.text[this.pos] === "-") {
-        this.pos++;
-      }
-      if (this.digits() === 0) {
-        throw this.fail("invalid number");
-      }
-    }
-    return numberFromLexeme(this.text.slice(start, this.pos));
-  }
-
-  str(): string {
-    this.pos++; // opening quote
-    let out = "";
-    let runStart = this.pos;
-    for (;;) {
-      if (this.pos >= this.text.length) {
-        throw this.fail("EOF while parsing a string");
-      }
-      const c = this.text.charCodeAt(this.pos);
-      if (c === 0x22) {
-        out += this.text.slice(runStart, this.pos);
-        this.pos++;
-        return out;
-      }
-      if (c < 0x20) {
-        throw this.fail("control character (\\u0000-\\u001F) found while parsing a string");
-      }
-      if (c !== 0x5c) {
-        this.pos++;
-        continue;
-      }
-      out += this.text.slice(runStart, this.pos);
-      this.pos++;
-      if (this.pos >= this.text.length) {
-        throw this.fail("EOF while parsing a string");
-      }
-      const esc = this.text[this.pos++];
-      switch (esc) {
-        case '"':
-        case "\\":
-        case "/":
-          out += esc;
-          break;
-        case "b":
-          out += "\b";
-          break;
-        case "f":
-          out += "\f";
-          break;
-        case "n":
-          out += "\n";
-          break;
-        case "r":
-          out += "\r";
-          break;
-        case "t":
-          out += "\t";
-          break;
-        case "u":
-          out += this.unicodeEscape();
-          break;
-        default:
-          throw this.fail("invalid escape");
-      }
-      runStart = this.pos;
-    }
-  }
-
-  hex4(): number {
-    const chunk = this.text.slice(this.pos, this.pos + 4);
-    if (!HEX4.test(chunk)) {
-      // The Go codec counts bytes: fewer than four bytes left is EOF, anything else invalid.
-      throw this.fail(utf8Length(this.text.slice(this.pos)) < 4 ? "EOF while parsing a string" : "invalid escape");
-    }
-    this.pos += 4;
-    return parseInt(chunk, 16);
-  }
-
-  // unicodeEscape decodes the hex digits after `\u`, combining surrogate pairs. Like serde_json
-  // it rejects lone surrogates.
-  unicodeEscape(): string {
-    const r = this.hex4();
-    if (r >= 0xdc00 && r <= 0xdfff) {
-      throw this.fail("lone leading surrogate in hex escape");
-    }
-    if (r < 0xd800 || r > 0xdbff) {
-      return String.fromCharCode(r);
-    }
-    if (!this.text.startsWith("\\u", this.pos)) {
-      throw this.fail("unexpected end of hex escape");
-    }
-    this.pos += 2;
-    const lo = this.hex4();
-    if (lo < 0xdc00 || lo > 0xdfff) {
-      throw this.fail("lone leading surrogate in hex escape");
-    }
-    return String.fromCharCode(r, lo);
   }
 }
 
