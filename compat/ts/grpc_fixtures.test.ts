@@ -17,7 +17,16 @@ const messages = new Map<string, DescMessage>(
 
 test("every message of codex.code_mode.v1 has fixtures, and every fixture a message", () => {
   const dirs = readdirSync(fixturesDir).sort();
+  assert.ok(messages.size > 0, "codex.code_mode.v1 declares no messages");
   assert.deepEqual(dirs, [...messages.keys()].sort());
+  // generators/grpcfixtures writes a minimal and a full case for every message, so a tree with
+  // empty directories cannot pass by registering no round-trip tests below.
+  for (const dir of dirs) {
+    const files = readdirSync(join(fixturesDir, dir));
+    for (const required of ["minimal.json", "full.json"]) {
+      assert.ok(files.includes(required), `${dir} has no ${required}`);
+    }
+  }
 });
 
 for (const dir of readdirSync(fixturesDir).sort()) {

@@ -239,14 +239,17 @@ test("objects inside free-form JSON values keep their key order, except integer-
   assert.equal(stringifyJSON(v.type === "tool/result" ? v.result : null), `{"2":4,"10":3,"b":1,"a":2}`);
 });
 
-test("the strict parser rejects what serde_json rejects", () => {
+test("the strict parser rejects what serde_json rejects, with serde_json's texts and positions", () => {
   rejects(() => parseJSON(`{"a":1} x`), "trailing characters at line 1 column 9");
-  rejects(() => parseJSON(`{`), "EOF while parsing an object at line 1 column 2");
-  rejects(() => parseJSON(`"\\udc00"`), "lone leading surrogate in hex escape at line 1 column 8");
+  rejects(() => parseJSON(`{`), "EOF while parsing an object at line 1 column 1");
+  rejects(() => parseJSON(`"\\udc00"`), "lone leading surrogate in hex escape at line 1 column 7");
   rejects(() => parseJSON(`"\\ud800x"`), "unexpected end of hex escape at line 1 column 8");
   rejects(() => parseJSON(`"a\u0001"`), "control character (\\u0000-\\u001F) found while parsing a string at line 1 column 3");
-  rejects(() => parseJSON(`01`), "invalid number at line 1 column 3");
-  rejects(() => parseJSON(`[1,]`), "expected value at line 1 column 4");
+  rejects(() => parseJSON(`01`), "invalid number at line 1 column 2");
+  rejects(() => parseJSON(`[1,]`), "trailing comma at line 1 column 4");
+  rejects(() => parseJSON(`["é" x]`), "expected `,` or `]` at line 1 column 7"); // columns count UTF-8 bytes
+  rejects(() => parseJSON(""), "EOF while parsing a value at line 1 column 0");
+  assert.ok(parseJSON("1".repeat(200000)) instanceof JsonNumber);
   rejects(() => parseJSON("[".repeat(129) + "]".repeat(129)), "recursion limit exceeded at line 1 column 129");
   parseJSON("[".repeat(128) + "]".repeat(128));
   rejects(() => parseJSON(new Uint8Array([0x22, 0xff, 0x22])), "invalid unicode in JSON document");

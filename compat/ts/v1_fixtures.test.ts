@@ -47,6 +47,13 @@ function readWrapper(dir: string, file: string): Wrapper {
   return parseJSON(readText(dir, file)) as unknown as Wrapper;
 }
 
+// FixtureDefs is the part of a schema document the fixture generator reads.
+interface FixtureDefs {
+  examples?: unknown[];
+  "x-noncanonical-examples"?: unknown[];
+  "x-invalid-examples"?: unknown[];
+}
+
 function listFixtures(dir: string): string[] {
   return readdirSync(join(fixturesDir, dir))
     .filter((f) => f.endsWith(".json"))
@@ -62,6 +69,26 @@ test("every fixture directory names a generated wire type", () => {
   for (const dir of typeDirs) {
     codecFor(dir);
   }
+});
+
+// The fixture tree must hold exactly the fixtures the schemas define (their examples,
+// x-noncanonical-examples and x-invalid-examples), so that an empty, partial or misplaced tree
+// fails here instead of registering no per-file tests below.
+test("the fixture tree holds every fixture the schemas define", () => {
+  let noncanonical = 0;
+  let invalid = 0;
+  for (const f of readdirSync(schemasDir).filter((f) => f.endsWith(".schema.json"))) {
+    const title = f.replace(/\.schema\.json$/, "");
+    const doc = JSON.parse(readFileSync(join(schemasDir, f), "utf8")) as FixtureDefs;
+    const examples = doc.examples?.length ?? 0;
+    const found = examples === 0 ? 0 : listFixtures(title).length;
+    assert.equal(found, examples, `${title}: ${found} valid fixtures, the schema has ${examples} examples`);
+    noncanonical += doc["x-noncanonical-examples"]?.length ?? 0;
+    invalid += doc["x-invalid-examples"]?.length ?? 0;
+  }
+  assert.ok(typeDirs.length > 0 && invalid > 0, "the schemas define no fixtures: wrong directory?");
+  assert.equal(listFixtures("noncanonical").length, noncanonical);
+  assert.equal(listFixtures("invalid").length, invalid);
 });
 
 test("every schema document has a generated codec", () => {

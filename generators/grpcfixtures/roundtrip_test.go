@@ -19,14 +19,19 @@ import (
 
 // TestFixturesRoundTrip decodes every committed fixture into its generated message (unknown
 // fields rejected), re-encodes it to the same JSON value, and checks that the binary encoding
-// round-trips to an equal message.
+// round-trips to an equal message. It requires as many fixtures as the descriptors yield, so an
+// empty or misplaced tree fails.
 func TestFixturesRoundTrip(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join(committedTree, "*", "*.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(paths) == 0 {
-		t.Fatalf("no fixtures under %s", committedTree)
+	fixtures, err := buildAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fixtures) == 0 || len(paths) != len(fixtures) {
+		t.Fatalf("%d fixtures under %s, the descriptors yield %d (run make generate)", len(paths), committedTree, len(fixtures))
 	}
 	for _, path := range paths {
 		name := filepath.Base(filepath.Dir(path)) + "/" + strings.TrimSuffix(filepath.Base(path), ".json")

@@ -3,17 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
+	"path"
 	"strings"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	code_modev1 "github.com/codemodehq/codemode/gen/go/pb/codex/code_mode/v1"
+	"github.com/codemodehq/codemode/generators/internal/emit"
 )
 
 // buildAll returns the fixtures of the codex.code_mode.v1 package.
@@ -22,50 +20,23 @@ func buildAll() ([]fixture, error) {
 }
 
 // writeTree replaces dir with the fixture tree: dir/<message>/<case>.json. Clearing dir first
-// drops the files of deleted messages and cases.
+// drops the files of deleted messages and cases; a dir holding anything but such files is
+// refused, so a mistyped -out cannot delete anything else.
 func writeTree(dir string, fixtures []fixture) error {
-	if err := clearTree(dir); err != nil {
-		return err
-	}
+	files := make(map[string][]byte, len(fixtures))
 	for _, f := range fixtures {
 		data, err := encodeFixture(f.value)
 		if err != nil {
 			return fmt.Errorf("encode %s/%s: %w", f.message, f.name, err)
 		}
-		path := filepath.Join(dir, f.message, f.name+".json")
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
+		files[f.message+"/"+f.name+".json"] = data
 	}
-	return nil
+	return emit.ReplaceTree(dir, files, isFixturePath, "a <message>/<case>.json fixture")
 }
 
-// clearTree deletes dir if it holds nothing but a fixture tree, so a mistyped -out cannot delete
-// anything else. A missing dir is fine.
-func clearTree(dir string) error {
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(dir, path)
-		if err != nil {
-			return err
-		}
-		if parts := strings.Split(filepath.ToSlash(rel), "/"); len(parts) != 2 || filepath.Ext(rel) != ".json" {
-			return fmt.Errorf("refusing to clear %s: %s is not a <message>/<case>.json fixture", dir, path)
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		return fmt.Errorf("clear %s: %w", dir, err)
-	}
-	return nil
+// isFixturePath tells whether a file under the tree root is a <message>/<case>.json fixture.
+func isFixturePath(rel string) bool {
+	return len(strings.Split(rel, "/")) == 2 && path.Ext(rel) == ".json"
 }
 
 // encodeFixture renders m as protojson (lowerCamelCase names, the default of both protojson and

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
+	"github.com/codemodehq/codemode/generators/wiregen"
+	"github.com/codemodehq/codemode/internal/testenv"
 )
 
 // The differential test runs the Go codec (gen/go/wirev1) and the generated TypeScript codec
@@ -25,7 +27,8 @@ const (
 	fixtures = "../../fixtures/v1"
 )
 
-// tsToolchain returns the tsc and node binaries, skipping the test when either is missing.
+// tsToolchain returns the tsc and node binaries. When either is missing the test is skipped,
+// or fails in CI (testenv.SkipUnlessCI).
 func tsToolchain(t *testing.T) (tsc, node string) {
 	t.Helper()
 	if testing.Short() {
@@ -33,28 +36,38 @@ func tsToolchain(t *testing.T) (tsc, node string) {
 	}
 	tsc, _ = filepath.Abs(filepath.Join(repoRoot, "node_modules/.bin/tsc"))
 	if _, err := os.Stat(tsc); err != nil {
-		t.Skip("node_modules/.bin/tsc missing (run tools/setup.sh)")
+		testenv.SkipUnlessCI(t, "node_modules/.bin/tsc missing (run tools/setup.sh)")
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("node not on PATH")
+		testenv.SkipUnlessCI(t, "node not on PATH")
 	}
 	return tsc, node
 }
 
-// compileTS compiles the module whose entry point is entry into outDir as ES modules, with the
-// compiler options of tsconfig.json that matter to generated code.
-func compileTS(t *testing.T, tsc, entry, outDir string) {
+// compileTS compiles the module whose entry point is entry, with the compiler options of
+// tsconfig.json that matter to generated code, into outDir as ES modules mirroring the tree
+// under rootDir; with outDir "" it only type-checks.
+func compileTS(t *testing.T, tsc, entry, rootDir, outDir string) {
 	t.Helper()
-	cmd := exec.Command(tsc, "--ignoreConfig", "--outDir", outDir, "--rootDir", filepath.Dir(entry), "--target", "ES2022",
+	args := []string{"--ignoreConfig", "--target", "ES2022",
 		"--lib", "ES2022,DOM", "--module", "NodeNext", "--moduleResolution", "NodeNext", "--types", "",
 		"--strict", "--noUnusedLocals", "--noUnusedParameters", "--noFallthroughCasesInSwitch",
-		"--verbatimModuleSyntax", entry)
+		"--verbatimModuleSyntax"}
+	if outDir == "" {
+		args = append(args, "--noEmit")
+	} else {
+		args = append(args, "--outDir", outDir, "--rootDir", rootDir)
+	}
+	cmd := exec.Command(tsc, append(args, entry)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		if len(out) > 4000 {
 			out = append(out[:4000], "…"...)
 		}
 		t.Fatalf("tsc %s: %v\n%s", entry, err, out)
+	}
+	if outDir == "" {
+		return
 	}
 	if err := os.WriteFile(filepath.Join(outDir, "package.json"), []byte(`{"type":"module"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -62,18 +75,23 @@ func compileTS(t *testing.T, tsc, entry, outDir string) {
 }
 
 // TestGoldenOutputCompiles type-checks the testdata output, which exercises shapes the V1
-// schemas do not use (lane rules through an external union, nested arrays, odd keys).
+// schemas do not use (lane rules through an external union, nested arrays, odd keys), together
+// with the runtime it imports.
 func TestGoldenOutputCompiles(t *testing.T) {
 	tsc, _ := tsToolchain(t)
+	runtime, err := filepath.Abs(runtimeModule)
+	if err != nil {
+		t.Fatal(err)
+	}
 	src := t.TempDir()
-	if err := Generate(Options{SchemaDir: testSchemas, OutDir: src}); err != nil {
+	if err := Generate(Options{SchemaDir: testSchemas, OutDir: src, RuntimeModule: runtime}); err != nil {
 		t.Fatal(err)
 	}
 	// Outside the repository no package.json says "ES module"; NodeNext needs one.
 	if err := os.WriteFile(filepath.Join(src, "package.json"), []byte(`{"type":"module"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	compileTS(t, tsc, filepath.Join(src, "index.ts"), t.TempDir())
+	compileTS(t, tsc, filepath.Join(src, "index.ts"), "", "")
 }
 
 // corpusCase is one input of the differential corpus.
@@ -90,7 +108,7 @@ type verdict struct {
 }
 
 const driver = `import { readFileSync } from "node:fs";
-import { wireCodecs } from "./index.js";
+import { wireCodecs } from "./gen/ts/wirev1/index.js";
 const cases = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const out = [];
 for (const c of cases) {
@@ -107,16 +125,17 @@ process.stdout.write(JSON.stringify(out));
 func TestGoAndTypeScriptCodecsAgree(t *testing.T) {
 	tsc, node := tsToolchain(t)
 	cases := buildCorpus(t)
-	if len(cases) < 1000 {
-		t.Fatalf("corpus has only %d cases", len(cases))
-	}
 
 	out := t.TempDir()
 	entry, err := filepath.Abs(filepath.Join(v1Output, "index.ts"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	compileTS(t, tsc, entry, out)
+	root, err := filepath.Abs(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compileTS(t, tsc, entry, root, out)
 	if err := os.WriteFile(filepath.Join(out, "driver.mjs"), []byte(driver), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +190,9 @@ func goVerdict(c corpusCase) verdict {
 }
 
 // buildCorpus returns every valid and non-canonical fixture, the raw text of every invalid
-// one, value mutations of the valid ones and truncations of their text.
+// one, value mutations of the valid ones and truncations of their text. It fails unless it read
+// exactly the fixtures the schemas define, so an empty or misplaced tree cannot make the
+// comparison vacuous.
 func buildCorpus(t *testing.T) []corpusCase {
 	t.Helper()
 	var out []corpusCase
@@ -179,13 +200,20 @@ func buildCorpus(t *testing.T) []corpusCase {
 	if err != nil {
 		t.Fatal(err)
 	}
+	read := 0
 	for _, d := range dirs {
 		if d.Name() == "invalid" || d.Name() == "noncanonical" {
-			out = append(out, wrapperCases(t, filepath.Join(fixtures, d.Name()))...)
+			wrapped := wrapperCases(t, filepath.Join(fixtures, d.Name()))
+			read += len(wrapped)
+			out = append(out, wrapped...)
 			continue
 		}
-		paths, _ := filepath.Glob(filepath.Join(fixtures, d.Name(), "*.json"))
+		paths, err := filepath.Glob(filepath.Join(fixtures, d.Name(), "*.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
 		sort.Strings(paths)
+		read += len(paths)
 		for _, p := range paths {
 			data, err := os.ReadFile(p)
 			if err != nil {
@@ -206,12 +234,33 @@ func buildCorpus(t *testing.T) []corpusCase {
 			out = append(out, corpusCase{d.Name(), " \n" + text + "\t\r\n"}, corpusCase{d.Name(), text + text})
 		}
 	}
+	if want := schemaFixtureCount(t); read != want {
+		t.Fatalf("read %d fixtures under %s, the schemas define %d (run make generate)", read, fixtures, want)
+	}
 	return out
+}
+
+// schemaFixtureCount is how many fixture files the V1 schemas define: every example,
+// non-canonical and invalid input.
+func schemaFixtureCount(t *testing.T) int {
+	t.Helper()
+	schemas, err := wiregen.Load(v1Schemas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, s := range schemas {
+		n += len(s.Examples) + len(s.NonCanonical) + len(s.Invalid)
+	}
+	return n
 }
 
 func wrapperCases(t *testing.T, dir string) []corpusCase {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	sort.Strings(paths)
 	var out []corpusCase
 	for _, p := range paths {

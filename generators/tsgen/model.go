@@ -17,11 +17,13 @@ type model struct {
 	byName  map[string]*wiregen.Schema
 	// variants maps a variant name to its union; names are unique across the set.
 	variants map[string]*wiregen.Schema
-	buf      bytes.Buffer
+	// runtime is the module specifier of the runtime in generated imports.
+	runtime string
+	buf     bytes.Buffer
 }
 
-func newModel(schemas []*wiregen.Schema) (*model, error) {
-	m := &model{schemas: schemas, byName: map[string]*wiregen.Schema{}, variants: map[string]*wiregen.Schema{}}
+func newModel(schemas []*wiregen.Schema, runtime string) (*model, error) {
+	m := &model{schemas: schemas, byName: map[string]*wiregen.Schema{}, variants: map[string]*wiregen.Schema{}, runtime: runtime}
 	taken := map[string]string{}
 	claim := func(name, what string) error {
 		if prev, ok := taken[name]; ok {

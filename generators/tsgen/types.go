@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/codemodehq/codemode/generators/internal/emit"
 	"github.com/codemodehq/codemode/generators/wiregen"
 )
 
-// runtimeExports lists the runtime.ts names generated modules may import; each module imports
-// the ones it uses (noUnusedLocals).
+// runtimeExports lists the runtime names generated modules may import; each module imports the
+// ones it uses (noUnusedLocals).
 var runtimeExports = []string{
 	"allowOnly", "decodeEnum", "decodeI32", "decodeI64", "decodeInteger", "decodeJSONValue",
 	"decodeList", "decodeNonBlank", "decodeString", "decodeU32", "decodeU64", "encodeInteger",
@@ -18,11 +19,11 @@ var runtimeExports = []string{
 	"validated", "WireDecodeError",
 }
 
-// runtimeTypes are the runtime.ts types generated modules may import.
+// runtimeTypes are the runtime types generated modules may import.
 var runtimeTypes = []string{"Int64", "JsonObject", "JsonValue"}
 
-// importLine imports from runtime.ts what body uses.
-func importLine(body string, extraTypes ...string) string {
+// importLine imports from the runtime module what body uses.
+func (m *model) importLine(body string, extraTypes ...string) string {
 	var names []string
 	names = append(names, usedNames(body, runtimeExports)...)
 	for _, t := range usedNames(body, append(runtimeTypes, extraTypes...)) {
@@ -31,7 +32,7 @@ func importLine(body string, extraTypes ...string) string {
 	if len(names) == 0 {
 		return ""
 	}
-	return "import { " + strings.Join(names, ", ") + " } from \"./runtime.js\";\n\n"
+	return "import { " + strings.Join(names, ", ") + " } from " + jsString(m.runtime) + ";\n\n"
 }
 
 // typesFile renders types.ts: declarations, decoders, encoders and the public codec functions
@@ -69,7 +70,7 @@ func (m *model) typesFile() ([]byte, error) {
 	out.WriteString(generatedHeader + "\n\n")
 	out.WriteString("// Types, strict decoders and canonical encoders of every V1 wire type, generated from\n")
 	out.WriteString("// schemas/jsonschema/v1 (see schemas/jsonschema/README.md for the dialect).\n\n")
-	out.WriteString(importLine(body))
+	out.WriteString(m.importLine(body))
 	out.WriteString(body)
 	return []byte(out.String()), nil
 }
@@ -175,15 +176,12 @@ func (m *model) fieldDecl(f wiregen.Field, subst map[string]string) string {
 
 // readFunc is an expression of type (n: unknown, path: string) => T for ft's non-none form.
 func (m *model) readFunc(ft wiregen.FieldType) string {
+	if name, ok := emit.RuntimeDecoder(ft.Kind, ft.Int); ok {
+		return emit.LowerFirst(name)
+	}
 	switch ft.Kind {
 	case "ref":
 		return "read" + ft.Ref
-	case "string":
-		return "decodeString"
-	case "int":
-		return "decode" + strings.ToUpper(ft.Int[:1]) + ft.Int[1:]
-	case "value":
-		return "decodeJSONValue"
 	case "enum":
 		return fmt.Sprintf("(n: unknown, path: string) => decodeEnum(n, path, %s as const)", jsStrings(ft.Enum))
 	case "array":

@@ -1,17 +1,19 @@
 package wiregen
 
 import (
-	"bytes"
-	_ "embed"
 	"fmt"
-	"os"
 	"path/filepath"
-	"sort"
+	"reflect"
 	"strings"
+
+	"github.com/codemodehq/codemode/generators/internal/emit"
+	"github.com/codemodehq/codemode/serdejson"
 )
 
-//go:embed wireruntime.go.tmpl
-var runtimeTemplate string
+// RuntimeImport is the import path of the hand-written runtime the generated code calls
+// (decode helpers, canonical encoder, the strict parser). It is read off the package itself, so
+// it cannot go stale.
+var RuntimeImport = reflect.TypeFor[serdejson.Node]().PkgPath()
 
 // generatedHeader marks files wiregen owns; stale files carrying it are deleted on regeneration,
 // hand-written files next to them are left alone.
@@ -41,7 +43,9 @@ func Files(opts Options) (goFiles, fixtures map[string][]byte, err error) {
 		goFiles[name] = src
 		return nil
 	}
-	goFiles["runtime.go"] = []byte(strings.Replace(runtimeTemplate, "package PACKAGE", "package "+opts.Package, 1))
+	if err := add(g.codecFile()); err != nil {
+		return nil, nil, err
+	}
 	if err := add(g.typesFile()); err != nil {
 		return nil, nil, err
 	}
@@ -57,7 +61,7 @@ func Files(opts Options) (goFiles, fixtures map[string][]byte, err error) {
 	}
 	fixtures = map[string][]byte{}
 	if opts.FixturesDir != "" {
-		rel, err := relativePath(opts.OutDir, opts.FixturesDir)
+		rel, err := emit.RelativePath(opts.OutDir, opts.FixturesDir)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -69,53 +73,27 @@ func Files(opts Options) (goFiles, fixtures map[string][]byte, err error) {
 	return goFiles, fixtures, nil
 }
 
-// Generate writes Files to disk, replacing earlier generated output.
+// Generate writes Files to disk, replacing earlier generated output: stale generated Go files
+// go, hand-written ones stay, and the fixture tree is rebuilt from scratch (it is entirely
+// derived).
 func Generate(opts Options) error {
 	goFiles, fixtures, err := Files(opts)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
-		return err
-	}
-	old, _ := filepath.Glob(filepath.Join(opts.OutDir, "*.go"))
-	for _, p := range old {
-		data, err := os.ReadFile(p)
-		if err == nil && bytes.HasPrefix(data, []byte(generatedHeader)) && goFiles[filepath.Base(p)] == nil {
-			if err := os.Remove(p); err != nil {
-				return err
-			}
-		}
-	}
-	if err := writeAll(opts.OutDir, goFiles); err != nil {
+	if err := emit.SyncDir(opts.OutDir, "*.go", generatedHeader, goFiles); err != nil {
 		return err
 	}
 	if opts.FixturesDir == "" {
 		return nil
 	}
-	// The fixture tree is entirely derived: rebuild it from scratch.
-	if err := os.RemoveAll(opts.FixturesDir); err != nil {
-		return err
-	}
-	return writeAll(opts.FixturesDir, fixtures)
+	return emit.ReplaceTree(opts.FixturesDir, fixtures, isFixturePath, "a wiregen fixture (<Type>/<case>.json, invalid/ or noncanonical/<Type>.<case>.json)")
 }
 
-func writeAll(root string, files map[string][]byte) error {
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		p := filepath.Join(root, filepath.FromSlash(n))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, files[n], 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", p, err)
-		}
-	}
-	return nil
+// isFixturePath tells whether a file under the fixture root is one renderFixtures lays out.
+func isFixturePath(rel string) bool {
+	dir, file, ok := strings.Cut(rel, "/")
+	return ok && dir != "" && !strings.Contains(file, "/") && strings.HasSuffix(file, ".json")
 }
 
 // renderFixtures lays out fixtures/<Type>/<case>.json (valid, canonical bytes),
@@ -163,17 +141,4 @@ func caseName(s *Schema, ex *node) string {
 		return strings.ToLower(ex.members[0].key)
 	}
 	return "example"
-}
-
-// relativePath is target relative to base; the generated tests find fixtures with it.
-func relativePath(base, target string) (string, error) {
-	absBase, err := filepath.Abs(base)
-	if err != nil {
-		return "", err
-	}
-	absTarget, err := filepath.Abs(target)
-	if err != nil {
-		return "", err
-	}
-	return filepath.Rel(absBase, absTarget)
 }

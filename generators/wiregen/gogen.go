@@ -7,6 +7,9 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/codemodehq/codemode/generators/internal/emit"
+	"github.com/codemodehq/codemode/serdejson"
 )
 
 // generator holds the schema set while Go source is written.
@@ -43,7 +46,11 @@ func (g *generator) file(name string, imports ...string) (string, []byte, error)
 	}
 	if len(used) > 0 {
 		head.WriteString("import (\n")
-		for _, im := range used {
+		for i, im := range used {
+			// The module's runtime goes in a group of its own, after the standard library.
+			if i > 0 && !isStdlib(im) && isStdlib(used[i-1]) {
+				head.WriteString("\n")
+			}
 			fmt.Fprintf(&head, "\t%q\n", im)
 		}
 		head.WriteString(")\n\n")
@@ -55,6 +62,12 @@ func (g *generator) file(name string, imports ...string) (string, []byte, error)
 		return name, head.Bytes(), fmt.Errorf("format %s: %w", name, err)
 	}
 	return name, src, nil
+}
+
+// isStdlib reports whether an import path names a standard library package.
+func isStdlib(importPath string) bool {
+	first, _, _ := strings.Cut(importPath, "/")
+	return !strings.Contains(first, ".")
 }
 
 func isUnion(s *Schema) bool {
@@ -90,24 +103,21 @@ func (g *generator) goType(ft FieldType) string {
 	return t
 }
 
-// decoderFunc is an expression of type func(*jsonNode, string) (T, error) for the non-null
+// decoderFunc is an expression of type func(*serdejson.Node, string) (T, error) for the non-null
 // form of ft.
 func (g *generator) decoderFunc(ft FieldType) string {
+	if name, ok := emit.RuntimeDecoder(ft.Kind, ft.Int); ok {
+		return "serdejson." + name
+	}
 	switch ft.Kind {
 	case "ref":
 		return "decode" + ft.Ref
-	case "string":
-		return "decodeString"
-	case "int":
-		return "decode" + strings.ToUpper(ft.Int[:1]) + ft.Int[1:]
-	case "value":
-		return "decodeJSONValue"
 	case "enum":
-		return fmt.Sprintf("func(n *jsonNode, path string) (string, error) { return decodeEnum(n, path, %s) }", stringSlice(ft.Enum))
+		return fmt.Sprintf("func(n *serdejson.Node, path string) (string, error) { return serdejson.DecodeEnum(n, path, %s) }", stringSlice(ft.Enum))
 	case "array":
 		item := *ft.Items
 		item.Nullable = false
-		return fmt.Sprintf("func(n *jsonNode, path string) (%s, error) { return decodeList(n, path, %s) }", g.goType(ft), g.decoderFunc(item))
+		return fmt.Sprintf("func(n *serdejson.Node, path string) (%s, error) { return serdejson.DecodeList(n, path, %s) }", g.goType(ft), g.decoderFunc(item))
 	}
 	panic("unknown field kind " + ft.Kind)
 }
@@ -125,11 +135,11 @@ func stringSlice(items []string) string {
 func (g *generator) decodeCall(ft FieldType, n, p string) string {
 	switch ft.Kind {
 	case "enum":
-		return fmt.Sprintf("decodeEnum(%s, %s, %s)", n, p, stringSlice(ft.Enum))
+		return fmt.Sprintf("serdejson.DecodeEnum(%s, %s, %s)", n, p, stringSlice(ft.Enum))
 	case "array":
 		item := *ft.Items
 		item.Nullable = false
-		return fmt.Sprintf("decodeList(%s, %s, %s)", n, p, g.decoderFunc(item))
+		return fmt.Sprintf("serdejson.DecodeList(%s, %s, %s)", n, p, g.decoderFunc(item))
 	}
 	return fmt.Sprintf("%s(%s, %s)", g.decoderFunc(ft), n, p)
 }
@@ -149,12 +159,12 @@ func (g *generator) appendStmt(ft FieldType, expr string, depth int) {
 	switch ft.Kind {
 	case "ref":
 		if isUnion(g.byName[ft.Ref]) {
-			g.p("b = appendMessage(b, %s)", expr)
+			g.p("b = serdejson.AppendMessage(b, %s)", expr)
 		} else {
 			g.p("b = %s.AppendJSON(b)", expr)
 		}
 	case "string", "enum":
-		g.p("b = appendString(b, %s)", expr)
+		g.p("b = serdejson.AppendString(b, %s)", expr)
 	case "int":
 		if ft.Int[0] == 'i' {
 			g.p("b = strconv.AppendInt(b, int64(%s), 10)", expr)
@@ -162,7 +172,7 @@ func (g *generator) appendStmt(ft FieldType, expr string, depth int) {
 			g.p("b = strconv.AppendUint(b, uint64(%s), 10)", expr)
 		}
 	case "value":
-		g.p("b = appendRaw(b, %s)", expr)
+		g.p("b = serdejson.AppendRaw(b, %s)", expr)
 	case "array":
 		it := fmt.Sprintf("it%d", depth)
 		idx := fmt.Sprintf("i%d", depth)
@@ -202,17 +212,17 @@ func (g *generator) structDecl(name, doc string, fields []Field) {
 // objectDecoder writes decode<name>(n, path) for an object whose fields are listed; tag, when
 // set, is the union tag member consumed before the fields.
 func (g *generator) objectDecoder(name, expecting, tag string, fields []Field, ignoreUnknown bool, disjoint *Disjoint) {
-	g.p("func decode%s(n *jsonNode, path string) (%s, error) {", name, name)
+	g.p("func decode%s(n *serdejson.Node, path string) (%s, error) {", name, name)
 	g.p("var v %s", name)
 	if len(fields) == 0 && ignoreUnknown {
 		// A unit variant: serde ignores its extra keys, only the shape is checked.
-		g.p("_, err := readObject(n, path, %q)", expecting)
+		g.p("_, err := serdejson.ReadObject(n, path, %q)", expecting)
 		g.p("return v, err")
 		g.p("}")
 		g.p("")
 		return
 	}
-	g.p("o, err := readObject(n, path, %q)", expecting)
+	g.p("o, err := serdejson.ReadObject(n, path, %q)", expecting)
 	g.p("if err != nil { return v, err }")
 	if !ignoreUnknown {
 		keys := []string{}
@@ -224,16 +234,16 @@ func (g *generator) objectDecoder(name, expecting, tag string, fields []Field, i
 		}
 		// Unknown keys are reported before missing ones, as serde's deny_unknown_fields does
 		// while it walks the members.
-		g.p("if err := o.allowOnly(%s); err != nil { return v, err }", stringSlice(keys))
+		g.p("if err := o.AllowOnly(%s); err != nil { return v, err }", stringSlice(keys))
 	}
 	for _, f := range fields {
-		g.p("if f := o.take(%q); f != nil {", f.JSON)
-		fp := fmt.Sprintf("joinPath(path, %q)", f.JSON)
+		g.p("if f := o.Take(%q); f != nil {", f.JSON)
+		fp := fmt.Sprintf("serdejson.JoinPath(path, %q)", f.JSON)
 		nullableIndirect := f.Type.Nullable && f.Type.Kind != "value" && !(f.Type.Kind == "ref" && isUnion(g.byName[f.Type.Ref]))
 		base := f.Type
 		base.Nullable = false
 		if f.Type.Nullable {
-			g.p("if f.kind != kindNull {")
+			g.p("if !f.IsNull() {")
 		}
 		g.p("x, err := %s", g.decodeCall(base, "f", fp))
 		g.p("if err != nil { return v, err }")
@@ -246,15 +256,15 @@ func (g *generator) objectDecoder(name, expecting, tag string, fields []Field, i
 			g.p("}")
 		}
 		if f.Required {
-			g.p("} else { return v, missingField(path, %q) }", f.JSON)
+			g.p("} else { return v, serdejson.MissingField(path, %q) }", f.JSON)
 		} else {
 			g.p("}")
 		}
 	}
 	if disjoint != nil {
 		a, b := goFieldName(disjoint.Fields[0]), goFieldName(disjoint.Fields[1])
-		g.p("if c, ok := firstCommon(v.%s, v.%s); ok {", a, b)
-		g.p("return v, errorAt(path, \"%%s\", formatTemplate(%q, c))", disjoint.Error)
+		g.p("if c, ok := serdejson.FirstCommon(v.%s, v.%s); ok {", a, b)
+		g.p("return v, serdejson.ErrorAt(path, \"%%s\", serdejson.FormatTemplate(%q, c))", disjoint.Error)
 		g.p("}")
 	}
 	g.p("return v, nil")
@@ -282,7 +292,7 @@ func (g *generator) objectEncoder(name, tag, tagValue, wrapKey string, fields []
 		if f.Absent == "omit" {
 			g.p("if %s != nil {", expr)
 		}
-		g.p("b = appendKey(b, start, %q)", f.JSON)
+		g.p("b = serdejson.AppendKey(b, start, %q)", f.JSON)
 		g.appendStmt(f.Type, expr, 0)
 		if f.Absent == "omit" {
 			g.p("}")
@@ -298,7 +308,30 @@ func (g *generator) objectEncoder(name, tag, tagValue, wrapKey string, fields []
 }
 
 func quoteKey(s string) string {
-	return string(appendSerdeString(nil, s))
+	return serdejson.Quote(s)
+}
+
+// codecFile writes the codec API of the package on top of the runtime, so that callers need not
+// import it: the Message and DecodeError types, Marshal and CanonicalJSON.
+func (g *generator) codecFile() (string, []byte, error) {
+	g.p("// Message is implemented by every generated type: it appends its canonical JSON encoding")
+	g.p("// (compact, declaration key order, serde_json string escaping) to b.")
+	g.p("type Message = serdejson.Message")
+	g.p("")
+	g.p("// DecodeError is returned by every decoder. Path names the offending value with dotted keys")
+	g.p("// and [index] steps (empty for the document root); Msg follows serde_json's wording where")
+	g.p("// Codex's peer produces a serde error.")
+	g.p("type DecodeError = serdejson.DecodeError")
+	g.p("")
+	g.p("// Marshal returns the canonical encoding of m. Encoding never fails: every value a decoder")
+	g.p("// accepts, and every value built in Go from the generated types, has a canonical form.")
+	g.p("func Marshal(m Message) []byte { return serdejson.Marshal(m) }")
+	g.p("")
+	g.p("// CanonicalJSON re-encodes any JSON document compactly with serde_json escaping, keeping key")
+	g.p("// order and number lexemes. It applies the same strictness as the decoders (duplicate keys,")
+	g.p("// UTF-8, depth).")
+	g.p("func CanonicalJSON(data []byte) ([]byte, error) { return serdejson.CanonicalJSON(data) }")
+	return g.file("codec.go", RuntimeImport)
 }
 
 func (g *generator) typesFile() (string, []byte, error) {
@@ -318,14 +351,14 @@ func (g *generator) typesFile() (string, []byte, error) {
 		}
 		g.p("// Decode%s decodes one JSON document strictly (see DecodeError).", s.Name)
 		g.p("func Decode%s(data []byte) (%s, error) {", s.Name, s.Name)
-		g.p("n, err := parseDocument(data)")
+		g.p("n, err := serdejson.ParseDocument(data)")
 		g.p("if err != nil { var zero %s; return zero, err }", s.Name)
 		g.p("return decode%s(n, \"\")", s.Name)
 		g.p("}")
 		g.p("")
 	}
 	g.registry()
-	return g.file("types.go", "encoding/json", "slices", "strconv")
+	return g.file("types.go", "encoding/json", "slices", "strconv", RuntimeImport)
 }
 
 func (g *generator) scalar(s *Schema) {
@@ -333,17 +366,17 @@ func (g *generator) scalar(s *Schema) {
 		g.docComment(s.Name, schemaDoc(s))
 		g.p("type %s string", s.Name)
 		g.p("")
-		g.p("func decode%s(n *jsonNode, path string) (%s, error) {", s.Name, s.Name)
+		g.p("func decode%s(n *serdejson.Node, path string) (%s, error) {", s.Name, s.Name)
 		if s.NonBlank != "" {
-			g.p("x, err := decodeNonBlank(n, path, %q)", s.NonBlank)
+			g.p("x, err := serdejson.DecodeNonBlank(n, path, %q)", s.NonBlank)
 		} else {
-			g.p("x, err := decodeString(n, path)")
+			g.p("x, err := serdejson.DecodeString(n, path)")
 		}
 		g.p("return %s(x), err", s.Name)
 		g.p("}")
 		g.p("")
 		g.p("// AppendJSON appends the canonical JSON encoding of v to b.")
-		g.p("func (v %s) AppendJSON(b []byte) []byte { return appendString(b, string(v)) }", s.Name)
+		g.p("func (v %s) AppendJSON(b []byte) []byte { return serdejson.AppendString(b, string(v)) }", s.Name)
 		g.p("")
 		return
 	}
@@ -351,16 +384,16 @@ func (g *generator) scalar(s *Schema) {
 	g.docComment(s.Name, schemaDoc(s))
 	g.p("type %s %s", s.Name, gt)
 	g.p("")
-	g.p("func decode%s(n *jsonNode, path string) (%s, error) {", s.Name, s.Name)
+	g.p("func decode%s(n *serdejson.Node, path string) (%s, error) {", s.Name, s.Name)
 	if s.Base[0] == 'i' {
-		g.p("x, err := decodeInt(n, path, %s, %s, %q)", s.Min, s.Max, s.Expecting)
+		g.p("x, err := serdejson.DecodeInt(n, path, %s, %s, %q)", s.Min, s.Max, s.Expecting)
 		g.p("return %s(x), err", s.Name)
 		g.p("}")
 		g.p("")
 		g.p("// AppendJSON appends the canonical JSON encoding of v to b.")
 		g.p("func (v %s) AppendJSON(b []byte) []byte { return strconv.AppendInt(b, int64(v), 10) }", s.Name)
 	} else {
-		g.p("x, err := decodeUint(n, path, %s, %s, %q)", s.Min, s.Max, s.Expecting)
+		g.p("x, err := serdejson.DecodeUint(n, path, %s, %s, %q)", s.Min, s.Max, s.Expecting)
 		g.p("return %s(x), err", s.Name)
 		g.p("}")
 		g.p("")
@@ -374,13 +407,13 @@ func (g *generator) set(s *Schema) {
 	g.docComment(s.Name, schemaDoc(s))
 	g.p("type %s []%s", s.Name, s.Item)
 	g.p("")
-	g.p("func decode%s(n *jsonNode, path string) (%s, error) {", s.Name, s.Name)
-	g.p("items, err := decodeList(n, path, decode%s)", s.Item)
+	g.p("func decode%s(n *serdejson.Node, path string) (%s, error) {", s.Name, s.Name)
+	g.p("items, err := serdejson.DecodeList(n, path, decode%s)", s.Item)
 	g.p("if err != nil { return nil, err }")
 	if s.MinItems {
-		g.p("if len(items) == 0 { return nil, errorAt(path, %q) }", s.EmptyError)
+		g.p("if len(items) == 0 { return nil, serdejson.ErrorAt(path, %q) }", s.EmptyError)
 	}
-	g.p("if d, dup := firstDuplicate(items); dup { return nil, errorAt(path, \"%%s\", formatTemplate(%q, d)) }", s.DuplicateErr)
+	g.p("if d, dup := serdejson.FirstDuplicate(items); dup { return nil, serdejson.ErrorAt(path, \"%%s\", serdejson.FormatTemplate(%q, d)) }", s.DuplicateErr)
 	g.p("return %s(items), nil", s.Name)
 	g.p("}")
 	g.p("")
@@ -424,28 +457,28 @@ func (g *generator) union(s *Schema) {
 	for i, v := range s.Variants {
 		tags[i] = v.TagValue
 	}
-	g.p("func decode%s(n *jsonNode, path string) (%s, error) {", s.Name, s.Name)
+	g.p("func decode%s(n *serdejson.Node, path string) (%s, error) {", s.Name, s.Name)
 	if s.Kind == KindInternalUnion {
-		g.p("tag, err := unionTag(n, path, %q, %q)", s.Tag, "internally tagged enum "+s.Name)
+		g.p("tag, err := serdejson.UnionTag(n, path, %q, %q)", s.Tag, "internally tagged enum "+s.Name)
 		g.p("if err != nil { return nil, err }")
 		g.p("switch tag {")
 		for _, v := range s.Variants {
 			g.p("case %q: return decode%s(n, path)", v.TagValue, v.Name)
 		}
 	} else {
-		g.p("key, value, err := externalVariant(n, path, %q)", s.Name)
+		g.p("key, value, err := serdejson.ExternalVariant(n, path, %q)", s.Name)
 		g.p("if err != nil { return nil, err }")
 		g.p("switch key {")
 		for _, v := range s.Variants {
-			g.p("case %q: return decode%s(value, joinPath(path, key))", v.TagValue, v.Name)
+			g.p("case %q: return decode%s(value, serdejson.JoinPath(path, key))", v.TagValue, v.Name)
 		}
 	}
 	g.p("}")
 	field := s.Tag
 	if s.Kind == KindExternalUnion {
-		g.p("return nil, unknownVariant(path, key, %s)", stringSlice(tags))
+		g.p("return nil, serdejson.UnknownVariant(path, key, %s)", stringSlice(tags))
 	} else {
-		g.p("return nil, unknownVariant(joinPath(path, %q), tag, %s)", field, stringSlice(tags))
+		g.p("return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, %q), tag, %s)", field, stringSlice(tags))
 	}
 	g.p("}")
 	g.p("")
@@ -479,7 +512,7 @@ func (g *generator) variant(s *Schema, v Variant) {
 		g.p("")
 		g.p("func (%s) is%s() {}", v.Name, s.Name)
 		g.p("")
-		g.p("func decode%s(n *jsonNode, path string) (%s, error) {", v.Name, v.Name)
+		g.p("func decode%s(n *serdejson.Node, path string) (%s, error) {", v.Name, v.Name)
 		g.p("x, err := decode%s(n, path)", v.Wrapped.Ref)
 		g.p("return %s{Value: x}, err", v.Name)
 		g.p("}")

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/codemodehq/codemode/generators/internal/emit"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from the current generator")
@@ -42,7 +44,7 @@ func TestGoldenOutput(t *testing.T) {
 		if err := os.RemoveAll(root); err != nil {
 			t.Fatal(err)
 		}
-		if err := writeAll(root, all); err != nil {
+		if err := emit.WriteFiles(root, all); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -114,11 +116,16 @@ func TestLoadRejectsMalformedSchemas(t *testing.T) {
 	}
 }
 
-// TestGoldenOutputCompilesAndPasses builds the golden package as a standalone module (generated
-// code imports only the standard library) and runs its generated fixture tests.
+// TestGoldenOutputCompilesAndPasses builds the golden package as a module of its own, in a
+// workspace with this repository (generated code imports the runtime package and nothing else
+// of it), vets it and runs its generated fixture tests.
 func TestGoldenOutputCompilesAndPasses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the go tool")
+	}
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	pkg := filepath.Join(dir, "gen")
@@ -128,10 +135,11 @@ func TestGoldenOutputCompilesAndPasses(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.test/testwire\n\ngo 1.26\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"vet", "./..."}, {"test", "-count=1", "./..."}} {
+	env := append(os.Environ(), "GOWORK="+filepath.Join(dir, "go.work"), "GOFLAGS=")
+	for _, args := range [][]string{{"work", "init", ".", repo}, {"vet", "./..."}, {"test", "-count=1", "./..."}} {
 		cmd := exec.Command("go", args...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+		cmd.Env = env
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("go %v: %v\n%s", args, err, out)
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/codemodehq/codemode/serdejson"
 )
 
 // node is a JSON value that keeps object members in document order. The generator needs that
@@ -112,8 +114,8 @@ func (n *node) isTrue(key string) bool {
 	return v != nil && v.kind == 'b' && v.boolean
 }
 
-// compact renders n like serde_json::to_vec: compact, keys in document order, only `"`, `\` and
-// control characters escaped.
+// compact renders n like serde_json::to_vec: compact, keys in document order, strings escaped
+// as serdejson.AppendString does.
 func (n *node) compact(b []byte) []byte {
 	switch n.kind {
 	case 'n':
@@ -123,7 +125,7 @@ func (n *node) compact(b []byte) []byte {
 	case '#':
 		return append(b, n.text...)
 	case 's':
-		return appendSerdeString(b, n.text)
+		return serdejson.AppendString(b, n.text)
 	case '[':
 		b = append(b, '[')
 		for i, it := range n.items {
@@ -139,36 +141,9 @@ func (n *node) compact(b []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendSerdeString(b, m.key)
+		b = serdejson.AppendString(b, m.key)
 		b = append(b, ':')
 		b = m.value.compact(b)
 	}
 	return append(b, '}')
-}
-
-func appendSerdeString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c == '\b':
-			b = append(b, '\\', 'b')
-		case c == '\f':
-			b = append(b, '\\', 'f')
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
 }

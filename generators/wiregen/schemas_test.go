@@ -17,7 +17,10 @@ const v1Schemas = "../../schemas/jsonschema/v1"
 // are plain JSON Schema (the x- keywords are annotations to it).
 func compileV1(t *testing.T) map[string]*jsonschema.Schema {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(v1Schemas, "*.schema.json"))
+	paths, err := filepath.Glob(filepath.Join(v1Schemas, "*.schema.json"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no schema documents under %s: %v", v1Schemas, err)
+	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(jsonschema.SchemeURLLoader{}) // no file or network access: everything is a resource

@@ -5,6 +5,7 @@ package wiregen
 func (g *generator) testsFile(fixtures string) (string, []byte, error) {
 	g.p("const fixtureRoot = %q", fixtures)
 	g.p("")
+	g.fixtureCounts()
 	g.buf.WriteString(fixtureTestBody)
 	for _, s := range g.schemas {
 		g.p("// FuzzDecode%s checks decode → encode → decode → encode is stable for %s.", s.Name, s.Name)
@@ -17,11 +18,27 @@ func (g *generator) testsFile(fixtures string) (string, []byte, error) {
 	return g.file("generated_test.go", "bytes", "encoding/json", "os", "path/filepath", "strings", "testing")
 }
 
+// fixtureCounts writes how many fixtures renderFixtures lays out per type, so that the fixture
+// tests fail on a missing, partial or stale tree instead of passing over whatever they find.
+func (g *generator) fixtureCounts() {
+	g.p("// fixtureCounts is, per type, how many valid, non-canonical and invalid fixtures the schemas")
+	g.p("// define: the fixture tests require exactly these files.")
+	g.p("var fixtureCounts = map[string]fixtureCount{")
+	for _, s := range g.schemas {
+		g.p("%q: {%d, %d, %d},", s.Name, len(s.Examples), len(s.NonCanonical), len(s.Invalid))
+	}
+	g.p("}")
+	g.p("")
+}
+
 const fixtureTestBody = `// TestValidFixturesRoundTripByteForByte decodes every valid fixture and requires the canonical
 // re-encoding to equal the file (compact, Codex key order, serde_json escaping).
 func TestValidFixturesRoundTripByteForByte(t *testing.T) {
 	for _, name := range TypeNames() {
-		paths, _ := filepath.Glob(filepath.Join(fixtureRoot, name, "*.json"))
+		paths := fixturePaths(t, name)
+		if want := fixtureCounts[name].valid; len(paths) != want {
+			t.Errorf("%s: %d valid fixtures under %s, the schema has %d examples", name, len(paths), fixtureRoot, want)
+		}
 		for _, p := range paths {
 			data, err := os.ReadFile(p)
 			if err != nil {
@@ -48,11 +65,28 @@ type fixtureWrapper struct {
 	Error     string          ` + "`json:\"error\"`" + `
 }
 
-func readWrappers(t *testing.T, dir string) map[string]fixtureWrapper {
+type fixtureCount struct{ valid, noncanonical, invalid int }
+
+func fixturePaths(t testing.TB, dir string) []string {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(fixtureRoot, dir, "*.json"))
-	if len(paths) == 0 {
-		t.Skipf("no fixtures under %s", dir)
+	paths, err := filepath.Glob(filepath.Join(fixtureRoot, dir, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return paths
+}
+
+// readWrappers reads the wrapper fixtures under dir and requires as many as the schemas define
+// (count picks the per-type number).
+func readWrappers(t *testing.T, dir string, count func(fixtureCount) int) map[string]fixtureWrapper {
+	t.Helper()
+	paths := fixturePaths(t, dir)
+	want := 0
+	for _, c := range fixtureCounts {
+		want += count(c)
+	}
+	if len(paths) != want {
+		t.Fatalf("%d fixtures under %s, the schemas define %d", len(paths), filepath.Join(fixtureRoot, dir), want)
 	}
 	out := map[string]fixtureWrapper{}
 	for _, p := range paths {
@@ -72,7 +106,8 @@ func readWrappers(t *testing.T, dir string) map[string]fixtureWrapper {
 // TestNonCanonicalFixturesReencodeCanonically covers accepted inputs whose encoding differs:
 // unsorted sets, absent optional-as-null fields, null for skipped fields, extra keys on a unit variant.
 func TestNonCanonicalFixturesReencodeCanonically(t *testing.T) {
-	for p, w := range readWrappers(t, "noncanonical") {
+	noncanonical := func(c fixtureCount) int { return c.noncanonical }
+	for p, w := range readWrappers(t, "noncanonical", noncanonical) {
 		m, ok, err := DecodeNamed(w.Type, w.JSON)
 		if !ok || err != nil {
 			t.Errorf("%s: decode: ok=%v err=%v", p, ok, err)
@@ -90,7 +125,8 @@ func TestNonCanonicalFixturesReencodeCanonically(t *testing.T) {
 
 // TestInvalidFixturesAreRejected requires every invalid fixture to fail with its expected text.
 func TestInvalidFixturesAreRejected(t *testing.T) {
-	for p, w := range readWrappers(t, "invalid") {
+	invalid := func(c fixtureCount) int { return c.invalid }
+	for p, w := range readWrappers(t, "invalid", invalid) {
 		input := []byte(w.JSON)
 		if w.Raw != nil {
 			input = []byte(*w.Raw)
@@ -110,8 +146,12 @@ func TestInvalidFixturesAreRejected(t *testing.T) {
 	}
 }
 
+// addSeeds seeds a fuzz target with the valid fixtures of name, all of them.
 func addSeeds(f *testing.F, name string) {
-	paths, _ := filepath.Glob(filepath.Join(fixtureRoot, name, "*.json"))
+	paths := fixturePaths(f, name)
+	if want := fixtureCounts[name].valid; len(paths) != want {
+		f.Fatalf("%s: %d seed fixtures, the schema has %d examples", name, len(paths), want)
+	}
 	for _, p := range paths {
 		if data, err := os.ReadFile(p); err == nil {
 			f.Add(data)

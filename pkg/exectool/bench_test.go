@@ -31,7 +31,7 @@ func BenchmarkRenderJSONSchemaToTypeScript(b *testing.B) {
 	schema := json.RawMessage(benchSchema)
 	b.SetBytes(int64(len(schema)))
 	for b.Loop() {
-		RenderJSONSchemaToTypeScript(schema)
+		renderJSONSchemaToTypeScript(schema)
 	}
 }
 

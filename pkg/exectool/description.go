@@ -5,61 +5,52 @@ import (
 	"strings"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/serdejson"
 )
 
-// ImageDetailVisibility says whether the model may pass image detail hints to image().
-type ImageDetailVisibility int
-
-const (
-	// ImageDetailVisible documents the `detail` parameters of image().
-	ImageDetailVisible ImageDetailVisibility = iota
-	// ImageDetailHidden describes image() without `detail` parameters, for models that cannot
-	// request a detail.
-	ImageDetailHidden
-)
-
-// ToolNamespaceDescription describes a namespace of nested tools (for example an MCP
+// toolNamespaceDescription describes a namespace of nested tools (for example an MCP
 // server) once, above the first of its tools in a code-mode-only description.
-type ToolNamespaceDescription struct {
+type toolNamespaceDescription struct {
 	// Name is shown as the section heading "## {Name}".
 	Name string
 	// Description is the section text; a blank description omits the section.
 	Description string
 }
 
-// ExecDescriptionOptions selects what the exec tool description contains.
-type ExecDescriptionOptions struct {
+// execDescriptionOptions selects what the exec tool description contains.
+type execDescriptionOptions struct {
 	// EnabledTools are the nested tools callable from the cell, in presentation order.
 	EnabledTools []codemode.ToolDefinition
 	// DeferredTools are callable tools left out of the description; any deferred tool adds
 	// a paragraph on finding tools through ALL_TOOLS.
 	DeferredTools []codemode.ToolDefinition
 	// Namespaces maps a ToolName namespace (for example "mcp__sample__") to its description.
-	Namespaces map[string]ToolNamespaceDescription
+	Namespaces map[string]toolNamespaceDescription
 	// DefaultExecYieldTimeMs is the yield default quoted to the model; zero selects
 	// codemode.DefaultExecYieldTimeMs.
 	DefaultExecYieldTimeMs uint64
 	// CodeModeOnly appends the per-tool declarations (and the shared MCP types), for
 	// sessions where nested tools are reachable only through exec.
 	CodeModeOnly bool
-	// ImageDetail chooses the image() bullet.
-	ImageDetail ImageDetailVisibility
+	// HideImageDetail describes image() without its `detail` parameters, for models that
+	// cannot request a detail; by default they are documented.
+	HideImageDetail bool
 }
 
-// BuildExecToolDescription returns the exec tool description exactly as Codex's
+// buildExecToolDescription returns the exec tool description exactly as Codex's
 // build_exec_tool_description composes it: the helper reference, then the deferred-tools
 // paragraph when deferred tools exist; in code-mode-only mode also "Shared MCP Types:" (once,
 // when any enabled or deferred tool has an MCP CallToolResult output schema) and one section
 // per enabled tool, each preceded by its namespace section the first time a namespace run
 // starts. Sections are separated by a blank line.
-func BuildExecToolDescription(opts ExecDescriptionOptions) string {
+func buildExecToolDescription(opts execDescriptionOptions) string {
 	yieldDefault := opts.DefaultExecYieldTimeMs
 	if yieldDefault == 0 {
 		yieldDefault = codemode.DefaultExecYieldTimeMs
 	}
 	base := strings.ReplaceAll(execDescriptionTemplate, execYieldDefaultSentence,
 		"Defaults to "+strconv.FormatUint(yieldDefault, 10)+" ms.")
-	if opts.ImageDetail == ImageDetailHidden {
+	if opts.HideImageDetail {
 		base = strings.ReplaceAll(base, imageHelperVisible, imageHelperHidden)
 	}
 	sections := []string{base}
@@ -79,11 +70,11 @@ func BuildExecToolDescription(opts ExecDescriptionOptions) string {
 }
 
 // nestedToolReference renders the per-tool sections of a code-mode-only description.
-func nestedToolReference(tools []codemode.ToolDefinition, namespaces map[string]ToolNamespaceDescription) string {
+func nestedToolReference(tools []codemode.ToolDefinition, namespaces map[string]toolNamespaceDescription) string {
 	var sections []string
 	var currentNamespace *string
 	for _, tool := range tools {
-		var namespace *ToolNamespaceDescription
+		var namespace *toolNamespaceDescription
 		if tool.ToolName.Namespace != nil {
 			if ns, ok := namespaces[*tool.ToolName.Namespace]; ok {
 				namespace = &ns
@@ -125,7 +116,7 @@ func toolHeading(globalName, rawName string) string {
 	return "### `" + globalName + "` (`" + rawName + "`)"
 }
 
-// AugmentToolDefinition appends the tool's TypeScript declaration to its description, as
+// augmentToolDefinition appends the tool's TypeScript declaration to its description, as
 // Codex's augment_tool_definition does for every tool but exec itself:
 //
 //	{description}
@@ -134,29 +125,29 @@ func toolHeading(globalName, rawName string) string {
 //	```ts
 //	declare const tools: { {id}(args: {Input}): Promise<{Output}>; };
 //	```
-func AugmentToolDefinition(def codemode.ToolDefinition) codemode.ToolDefinition {
+func augmentToolDefinition(def codemode.ToolDefinition) codemode.ToolDefinition {
 	if def.Name != codemode.PublicToolName {
 		def.Description = toolSample(def)
 	}
 	return def
 }
 
-// IsNestedTool reports whether a tool name can be exposed inside exec: every tool but exec
+// isNestedTool reports whether a tool name can be exposed inside exec: every tool but exec
 // and wait.
-func IsNestedTool(name string) bool {
+func isNestedTool(name string) bool {
 	return name != codemode.PublicToolName && name != codemode.WaitToolName
 }
 
-// ToolDeclaration returns the one-line TypeScript declaration of a nested tool, for example
+// toolDeclaration returns the one-line TypeScript declaration of a nested tool, for example
 // `weather(args: { city: string; }): Promise<unknown>;`. Function tools take `args` typed by
 // their input schema (unknown without one); freeform tools take `input: string`. MCP-shaped
 // output schemas render as CallToolResult<structured content>.
-func ToolDeclaration(def codemode.ToolDefinition) string {
+func toolDeclaration(def codemode.ToolDefinition) string {
 	inputName, inputType := "args", "unknown"
 	if def.Kind == codemode.ToolKindFreeform {
 		inputName, inputType = "input", "string"
 	} else if len(def.InputSchema) > 0 {
-		inputType = RenderJSONSchemaToTypeScript(def.InputSchema)
+		inputType = renderJSONSchemaToTypeScript(def.InputSchema)
 	}
 	return NormalizeIdentifier(def.Name) + "(" + inputName + ": " + inputType + "): Promise<" +
 		toolOutputType(def.OutputSchema) + ">;"
@@ -164,14 +155,14 @@ func ToolDeclaration(def codemode.ToolDefinition) string {
 
 func toolSample(def codemode.ToolDefinition) string {
 	return def.Description + "\n\nexec tool declaration:\n```ts\ndeclare const tools: { " +
-		ToolDeclaration(def) + " };\n```"
+		toolDeclaration(def) + " };\n```"
 }
 
 func toolOutputType(outputSchema []byte) string {
 	if len(outputSchema) == 0 {
 		return "unknown"
 	}
-	root, err := parseSerdeJSON(outputSchema, serdeRecursionLimit)
+	root, err := serdejson.Parse(outputSchema)
 	if err != nil {
 		return "unknown"
 	}
@@ -190,7 +181,7 @@ func anyMCPTool(tools []codemode.ToolDefinition) bool {
 		if len(tool.OutputSchema) == 0 {
 			continue
 		}
-		if root, err := parseSerdeJSON(tool.OutputSchema, serdeRecursionLimit); err == nil &&
+		if root, err := serdejson.Parse(tool.OutputSchema); err == nil &&
 			mcpStructuredContentSchema(root) != nil {
 			return true
 		}
@@ -201,32 +192,32 @@ func anyMCPTool(tools []codemode.ToolDefinition) bool {
 // mcpStructuredContentSchema recognizes an MCP CallToolResult output schema — properties
 // `content` (array of objects), `isError` (boolean) and `_meta` (object) — and returns its
 // structuredContent schema (`true` when absent), or nil for any other schema.
-func mcpStructuredContentSchema(outputSchema *jsonValue) *jsonValue {
-	properties := outputSchema.asObject().get("properties").asObject()
+func mcpStructuredContentSchema(outputSchema *serdejson.Value) *serdejson.Value {
+	properties := outputSchema.AsObject().Get("properties").AsObject()
 	if properties == nil {
 		return nil
 	}
-	content := properties.get("content").asObject()
+	content := properties.Get("content").AsObject()
 	if content == nil || !schemaTypeIs(content, "array") {
 		return nil
 	}
-	items := content.get("items").asObject()
+	items := content.Get("items").AsObject()
 	if items == nil || !schemaTypeIs(items, "object") {
 		return nil
 	}
-	if isError := properties.get("isError").asObject(); isError == nil || !schemaTypeIs(isError, "boolean") {
+	if isError := properties.Get("isError").AsObject(); isError == nil || !schemaTypeIs(isError, "boolean") {
 		return nil
 	}
-	if meta := properties.get("_meta").asObject(); meta == nil || !schemaTypeIs(meta, "object") {
+	if meta := properties.Get("_meta").AsObject(); meta == nil || !schemaTypeIs(meta, "object") {
 		return nil
 	}
-	if structured := properties.get("structuredContent"); structured != nil {
+	if structured := properties.Get("structuredContent"); structured != nil {
 		return structured
 	}
-	return &jsonValue{kind: jsonBool, boolean: true}
+	return serdejson.BoolValue(true)
 }
 
-func schemaTypeIs(schema *jsonMap, want string) bool {
-	got, ok := schema.get("type").asString()
+func schemaTypeIs(schema *serdejson.Map, want string) bool {
+	got, ok := schema.Get("type").AsString()
 	return ok && got == want
 }

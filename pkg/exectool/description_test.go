@@ -59,7 +59,7 @@ func TestNormalizeIdentifierRewritesInvalidCharacters(t *testing.T) {
 
 // Codex: description.rs augment_tool_definition_appends_typed_declaration.
 func TestAugmentToolDefinitionAppendsTypedDeclaration(t *testing.T) {
-	def := AugmentToolDefinition(codemode.ToolDefinition{
+	def := augmentToolDefinition(codemode.ToolDefinition{
 		Name:         "hidden_dynamic_tool",
 		ToolName:     plainName("hidden_dynamic_tool"),
 		Description:  "Test tool",
@@ -76,7 +76,7 @@ func TestAugmentToolDefinitionAppendsTypedDeclaration(t *testing.T) {
 
 // Codex: description.rs augment_tool_definition_includes_property_descriptions_as_comments.
 func TestAugmentToolDefinitionIncludesPropertyDescriptionsAsComments(t *testing.T) {
-	def := AugmentToolDefinition(codemode.ToolDefinition{
+	def := augmentToolDefinition(codemode.ToolDefinition{
 		Name:        "weather_tool",
 		ToolName:    plainName("weather_tool"),
 		Description: "Weather tool",
@@ -101,7 +101,7 @@ func TestAugmentToolDefinitionIncludesPropertyDescriptionsAsComments(t *testing.
 
 // Codex: description.rs code_mode_types_structured_content_result_refs.
 func TestCodeModeTypesStructuredContentResultRefs(t *testing.T) {
-	def := AugmentToolDefinition(codemode.ToolDefinition{
+	def := augmentToolDefinition(codemode.ToolDefinition{
 		Name:        "mcp__sample__search",
 		ToolName:    namespacedName("mcp__sample__", "search"),
 		Description: "Search",
@@ -126,7 +126,7 @@ func TestCodeModeTypesStructuredContentResultRefs(t *testing.T) {
 
 func TestAugmentToolDefinitionKinds(t *testing.T) {
 	exec := codemode.ToolDefinition{Name: "exec", Description: "unchanged", Kind: codemode.ToolKindFreeform}
-	if got := AugmentToolDefinition(exec).Description; got != "unchanged" {
+	if got := augmentToolDefinition(exec).Description; got != "unchanged" {
 		t.Errorf("exec itself was augmented: %q", got)
 	}
 	cases := []struct {
@@ -143,15 +143,15 @@ func TestAugmentToolDefinitionKinds(t *testing.T) {
 			"mcp_no_structured(args: unknown): Promise<CallToolResult>;"},
 	}
 	for _, tc := range cases {
-		if got := ToolDeclaration(tc.def); got != tc.want {
-			t.Errorf("ToolDeclaration(%s) = %q, want %q", tc.def.Name, got, tc.want)
+		if got := toolDeclaration(tc.def); got != tc.want {
+			t.Errorf("toolDeclaration(%s) = %q, want %q", tc.def.Name, got, tc.want)
 		}
 	}
 }
 
 // Codex: description.rs code_mode_only_description_includes_nested_tools.
 func TestCodeModeOnlyDescriptionIncludesNestedTools(t *testing.T) {
-	description := BuildExecToolDescription(ExecDescriptionOptions{
+	description := buildExecToolDescription(execDescriptionOptions{
 		EnabledTools: []codemode.ToolDefinition{{
 			Name: "foo", ToolName: plainName("foo"), Description: "bar", Kind: codemode.ToolKindFunction,
 		}},
@@ -169,7 +169,7 @@ func TestCodeModeOnlyDescriptionIncludesNestedTools(t *testing.T) {
 
 // Codex: description.rs exec_description_mentions_timeout_helpers.
 func TestExecDescriptionMentionsTimeoutHelpers(t *testing.T) {
-	description := BuildExecToolDescription(ExecDescriptionOptions{})
+	description := buildExecToolDescription(execDescriptionOptions{})
 	mustContain(t, description, "`audio(audioUrlOrItem:")
 	mustContain(t, description, "`setTimeout(callback: () => void, delayMs?: number)`")
 	mustContain(t, description, "`clearTimeout(timeoutId?: number)`")
@@ -184,9 +184,9 @@ func TestCodeModeOnlyDescriptionGroupsNamespaceInstructionsOnce(t *testing.T) {
 			InputSchema: json.RawMessage(emptyClosedObject), OutputSchema: mcpCallToolResultSchema(emptyClosedObject),
 		}
 	}
-	description := BuildExecToolDescription(ExecDescriptionOptions{
+	description := buildExecToolDescription(execDescriptionOptions{
 		EnabledTools: []codemode.ToolDefinition{tool("alpha", "First tool"), tool("beta", "Second tool")},
-		Namespaces: map[string]ToolNamespaceDescription{
+		Namespaces: map[string]toolNamespaceDescription{
 			"mcp__sample__": {Name: "mcp__sample", Description: "Shared namespace guidance."},
 		},
 		CodeModeOnly: true,
@@ -202,13 +202,13 @@ func TestCodeModeOnlyDescriptionGroupsNamespaceInstructionsOnce(t *testing.T) {
 
 // Codex: description.rs code_mode_only_description_omits_empty_namespace_sections.
 func TestCodeModeOnlyDescriptionOmitsEmptyNamespaceSections(t *testing.T) {
-	description := BuildExecToolDescription(ExecDescriptionOptions{
+	description := buildExecToolDescription(execDescriptionOptions{
 		EnabledTools: []codemode.ToolDefinition{{
 			Name: "mcp__sample__alpha", ToolName: namespacedName("mcp__sample__", "alpha"),
 			Description: "First tool", Kind: codemode.ToolKindFunction,
 			InputSchema: json.RawMessage(emptyClosedObject), OutputSchema: mcpCallToolResultSchema(emptyClosedObject),
 		}},
-		Namespaces:   map[string]ToolNamespaceDescription{"mcp__sample__": {Name: "mcp__sample", Description: "  "}},
+		Namespaces:   map[string]toolNamespaceDescription{"mcp__sample__": {Name: "mcp__sample", Description: "  "}},
 		CodeModeOnly: true,
 	})
 	if strings.Contains(description, "## mcp__sample") {
@@ -221,9 +221,9 @@ func TestCodeModeOnlyDescriptionRepeatsNamespaceAfterAnInterruption(t *testing.T
 	ns := func(name string) codemode.ToolDefinition {
 		return codemode.ToolDefinition{Name: "mcp__a__" + name, ToolName: namespacedName("mcp__a__", name), Description: name}
 	}
-	description := BuildExecToolDescription(ExecDescriptionOptions{
+	description := buildExecToolDescription(execDescriptionOptions{
 		EnabledTools: []codemode.ToolDefinition{ns("one"), {Name: "plain-tool", ToolName: plainName("plain-tool"), Description: "p"}, ns("two")},
-		Namespaces:   map[string]ToolNamespaceDescription{"mcp__a__": {Name: "mcp__a", Description: "A tools."}},
+		Namespaces:   map[string]toolNamespaceDescription{"mcp__a__": {Name: "mcp__a", Description: "A tools."}},
 		CodeModeOnly: true,
 	})
 	if n := strings.Count(description, "## mcp__a\nA tools."); n != 2 {
@@ -234,18 +234,18 @@ func TestCodeModeOnlyDescriptionRepeatsNamespaceAfterAnInterruption(t *testing.T
 
 // Codex: description.rs code_mode_only_description_renders_shared_mcp_types_once.
 func TestCodeModeOnlyDescriptionRendersSharedMCPTypesOnce(t *testing.T) {
-	first := AugmentToolDefinition(codemode.ToolDefinition{
+	first := augmentToolDefinition(codemode.ToolDefinition{
 		Name: "mcp__sample__alpha", ToolName: namespacedName("mcp__sample__", "alpha"), Description: "First tool",
 		Kind: codemode.ToolKindFunction, InputSchema: json.RawMessage(emptyClosedObject),
 		OutputSchema: mcpCallToolResultSchema(`{"type": "object", "properties": {"echo": {"type": "string"}}, "required": ["echo"], "additionalProperties": false}`),
 	})
-	second := AugmentToolDefinition(codemode.ToolDefinition{
+	second := augmentToolDefinition(codemode.ToolDefinition{
 		Name: "mcp__sample__beta", ToolName: namespacedName("mcp__sample__", "beta"), Description: "Second tool",
 		Kind: codemode.ToolKindFunction, InputSchema: json.RawMessage(emptyClosedObject),
 		OutputSchema: mcpCallToolResultSchema(`{"type": "object", "properties": {"count": {"type": "integer"}}, "required": ["count"], "additionalProperties": false}`),
 	})
 	first.Description, second.Description = "First tool", "Second tool"
-	description := BuildExecToolDescription(ExecDescriptionOptions{
+	description := buildExecToolDescription(execDescriptionOptions{
 		EnabledTools: []codemode.ToolDefinition{first, second},
 		CodeModeOnly: true,
 	})
@@ -262,7 +262,7 @@ func TestCodeModeOnlyDescriptionRendersSharedMCPTypesOnce(t *testing.T) {
 
 // Codex: description.rs code_mode_only_description_renders_shared_mcp_types_for_deferred_tools.
 func TestCodeModeOnlyDescriptionRendersSharedMCPTypesForDeferredTools(t *testing.T) {
-	description := BuildExecToolDescription(ExecDescriptionOptions{
+	description := buildExecToolDescription(execDescriptionOptions{
 		DeferredTools: []codemode.ToolDefinition{{
 			Name: "mcp__sample__alpha", ToolName: namespacedName("mcp__sample__", "alpha"), Description: "Deferred tool",
 			Kind: codemode.ToolKindFunction, InputSchema: json.RawMessage(emptyClosedObject),
@@ -279,7 +279,7 @@ func TestCodeModeOnlyDescriptionRendersSharedMCPTypesForDeferredTools(t *testing
 
 // Codex: description.rs exec_description_mentions_deferred_nested_tools_when_available.
 func TestExecDescriptionMentionsDeferredNestedToolsWhenAvailable(t *testing.T) {
-	description := BuildExecToolDescription(ExecDescriptionOptions{
+	description := buildExecToolDescription(execDescriptionOptions{
 		DeferredTools: []codemode.ToolDefinition{{
 			Name: "deferred_tool", ToolName: plainName("deferred_tool"), Description: "Deferred tool", Kind: codemode.ToolKindFunction,
 		}},
@@ -297,7 +297,7 @@ func TestExecDescriptionMentionsDeferredNestedToolsWhenAvailable(t *testing.T) {
 }
 
 func TestExecDescriptionDefaultsAndImageVisibility(t *testing.T) {
-	visible := BuildExecToolDescription(ExecDescriptionOptions{})
+	visible := buildExecToolDescription(execDescriptionOptions{})
 	if !strings.HasPrefix(visible, "Run JavaScript code to orchestrate/compose tool calls\n- Evaluates the provided JavaScript code in a fresh V8 isolate as an async module.\n") {
 		t.Errorf("unexpected start:\n%s", visible)
 	}
@@ -311,7 +311,7 @@ func TestExecDescriptionDefaultsAndImageVisibility(t *testing.T) {
 		t.Errorf("got %d bullets, want 23", n)
 	}
 
-	configured := BuildExecToolDescription(ExecDescriptionOptions{DefaultExecYieldTimeMs: 2500, ImageDetail: ImageDetailHidden})
+	configured := buildExecToolDescription(execDescriptionOptions{DefaultExecYieldTimeMs: 2500, HideImageDetail: true})
 	mustContain(t, configured, "yield early if the script is still running. Defaults to 2500 ms.\n")
 	mustContain(t, configured, "- `max_output_tokens` sets the token budget for direct `exec` results. Defaults to 10000 tokens.\n")
 	mustContain(t, configured, "\n- `image(imageUrlOrItem: string | { image_url: string } | ImageContent)`: Appends an image item. "+
@@ -322,5 +322,21 @@ func TestExecDescriptionDefaultsAndImageVisibility(t *testing.T) {
 	}
 	if strings.Contains(configured, "Shared MCP Types") || strings.Contains(configured, "###") {
 		t.Error("non-code-mode-only description has tool sections")
+	}
+}
+
+// TestAugmentToolDefinitionAppendsTheDeclaration: the description gains the TypeScript
+// declaration under which the model calls the tool, with the name normalized.
+func TestAugmentToolDefinitionAppendsTheDeclaration(t *testing.T) {
+	def := augmentToolDefinition(codemode.ToolDefinition{
+		Name:        "get-weather",
+		ToolName:    codemode.ToolName{Name: "get-weather"},
+		Description: "Look up the weather.",
+		Kind:        codemode.ToolKindFunction,
+		InputSchema: json.RawMessage(`{"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}`),
+	})
+	want := "Look up the weather.\n\nexec tool declaration:\n```ts\ndeclare const tools: { get_weather(args: { city: string; }): Promise<unknown>; };\n```"
+	if def.Description != want {
+		t.Errorf("got\n%s\nwant\n%s", def.Description, want)
 	}
 }

@@ -1,8 +1,8 @@
 package exectool_test
 
 import (
-	"encoding/json"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
@@ -29,49 +29,6 @@ func ExampleParseExecSource() {
 	// exec pragma must be valid JSON with supported fields `yield_time_ms` and `max_output_tokens`: trailing comma at line 1 column 22
 }
 
-func ExampleRenderJSONSchemaToTypeScript() {
-	schema := json.RawMessage(`{
-		"type": "object",
-		"properties": {
-			"city": {"type": "string", "description": "City name.\nUse English."},
-			"days": {"type": "integer"},
-			"units": {"$ref": "#/$defs/Units"}
-		},
-		"required": ["city"],
-		"additionalProperties": false,
-		"$defs": {"Units": {"enum": ["metric", "imperial"]}}
-	}`)
-	fmt.Println(exectool.RenderJSONSchemaToTypeScript(schema))
-	fmt.Println(exectool.RenderJSONSchemaToTypeScript(json.RawMessage(`{"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "number"}}]}`)))
-	// Output:
-	// {
-	//   // City name.
-	//   // Use English.
-	//   city: string;
-	//   days?: number;
-	//   units?: "metric" | "imperial";
-	// }
-	// string | Array<number>
-}
-
-func ExampleAugmentToolDefinition() {
-	def := exectool.AugmentToolDefinition(codemode.ToolDefinition{
-		Name:        "get-weather",
-		ToolName:    codemode.ToolName{Name: "get-weather"},
-		Description: "Look up the weather.",
-		Kind:        codemode.ToolKindFunction,
-		InputSchema: json.RawMessage(`{"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}`),
-	})
-	fmt.Println(def.Description)
-	// Output:
-	// Look up the weather.
-	//
-	// exec tool declaration:
-	// ```ts
-	// declare const tools: { get_weather(args: { city: string; }): Promise<unknown>; };
-	// ```
-}
-
 func ExampleFormatRuntimeResponse() {
 	boom := "Error: boom\n    at exec_main.mjs:2:7"
 	items := exectool.FormatRuntimeResponse(codemode.RuntimeResponse{
@@ -80,14 +37,14 @@ func ExampleFormatRuntimeResponse() {
 		ContentItems: []codemode.ContentItem{codemode.InputText{Text: "partial output"}},
 		ErrorText:    &boom,
 	}, 1340*time.Millisecond, codemode.DefaultMaxOutputTokensPerExecCall)
-	fmt.Print(exectool.RenderTerminal(items))
+	_ = exectool.WriteTerminal(os.Stdout, items)
 
 	items = exectool.FormatRuntimeResponse(codemode.RuntimeResponse{
 		Kind:         codemode.Yielded,
 		CellID:       "2",
 		ContentItems: []codemode.ContentItem{codemode.InputText{Text: "line one\nline two\nline three"}},
 	}, 10*time.Second, 4)
-	fmt.Print(exectool.RenderTerminal(items))
+	_ = exectool.WriteTerminal(os.Stdout, items)
 	// Output:
 	// Script failed
 	// Wall time 1.3 seconds

@@ -8,8 +8,8 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// FormatOptions tunes FormatRuntimeResponseWith.
-type FormatOptions struct {
+// formatOptions tunes formatRuntimeResponseWith.
+type formatOptions struct {
 	// MaxOutputTokens is the output budget (the exec pragma's max_output_tokens or wait's
 	// max_tokens); use ResolveMaxOutputTokens to apply Codex's default of 10 000.
 	MaxOutputTokens int
@@ -34,20 +34,20 @@ func ResolveMaxOutputTokens(requested *uint64) int {
 // FormatRuntimeResponse turns a runtime response into the exec/wait tool output the model
 // reads, as Codex core's handle_runtime_response does: images without a detail get "high";
 // a failed Result appends "Script error:\n{error_text}"; the items are truncated to
-// maxOutputTokens (see TruncateContentItems); and a header item is prepended:
+// maxOutputTokens (see truncateContentItems); and a header item is prepended:
 //
 //	{status}
 //	Wall time {seconds, one decimal} seconds
 //	Output:
 //
 // where status is "Script running with cell ID {id}", "Script terminated", "Script completed"
-// or "Script failed" (see ScriptStatus).
+// or "Script failed" (see scriptStatus).
 func FormatRuntimeResponse(resp codemode.RuntimeResponse, wallTime time.Duration, maxOutputTokens int) []codemode.ContentItem {
-	return FormatRuntimeResponseWith(resp, wallTime, FormatOptions{MaxOutputTokens: maxOutputTokens})
+	return formatRuntimeResponseWith(resp, wallTime, formatOptions{MaxOutputTokens: maxOutputTokens})
 }
 
-// FormatRuntimeResponseWith is FormatRuntimeResponse with options.
-func FormatRuntimeResponseWith(resp codemode.RuntimeResponse, wallTime time.Duration, opts FormatOptions) []codemode.ContentItem {
+// formatRuntimeResponseWith is FormatRuntimeResponse with options.
+func formatRuntimeResponseWith(resp codemode.RuntimeResponse, wallTime time.Duration, opts formatOptions) []codemode.ContentItem {
 	items := make([]codemode.ContentItem, 0, len(resp.ContentItems)+2)
 	for _, item := range resp.ContentItems {
 		items = append(items, modelContentItem(item, opts.HideOriginalImageDetail))
@@ -55,8 +55,8 @@ func FormatRuntimeResponseWith(resp codemode.RuntimeResponse, wallTime time.Dura
 	if resp.Kind == codemode.Result && resp.ErrorText != nil {
 		items = append(items, codemode.InputText{Text: "Script error:\n" + *resp.ErrorText})
 	}
-	items = TruncateContentItems(items, max(opts.MaxOutputTokens, 0))
-	header := codemode.InputText{Text: ScriptStatus(resp) + "\nWall time " + formatWallTime(wallTime) +
+	items = truncateContentItems(items, max(opts.MaxOutputTokens, 0))
+	header := codemode.InputText{Text: scriptStatus(resp) + "\nWall time " + formatWallTime(wallTime) +
 		" seconds\nOutput:\n"}
 	return append([]codemode.ContentItem{header}, items...)
 }
@@ -77,9 +77,9 @@ func modelContentItem(item codemode.ContentItem, hideOriginal bool) codemode.Con
 	return image
 }
 
-// ScriptStatus is the first line of a tool output: "Script running with cell ID {id}" for
+// scriptStatus is the first line of a tool output: "Script running with cell ID {id}" for
 // Yielded, "Script terminated", and "Script completed" or "Script failed" for a Result.
-func ScriptStatus(resp codemode.RuntimeResponse) string {
+func scriptStatus(resp codemode.RuntimeResponse) string {
 	switch {
 	case resp.Kind == codemode.Yielded:
 		return "Script running with cell ID " + resp.CellID.String()

@@ -63,7 +63,7 @@ func TestFormatRuntimeResponseItems(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %#v\nwant %#v", got, want)
 	}
-	hidden := FormatRuntimeResponseWith(resp, 2*time.Second, FormatOptions{MaxOutputTokens: 100, HideOriginalImageDetail: true})
+	hidden := formatRuntimeResponseWith(resp, 2*time.Second, formatOptions{MaxOutputTokens: 100, HideOriginalImageDetail: true})
 	if img := hidden[3].(codemode.InputImage); img.Detail != "" {
 		t.Errorf("original detail kept: %#v", img)
 	}
@@ -106,7 +106,7 @@ func TestResolveMaxOutputTokens(t *testing.T) {
 }
 
 func TestRenderTerminal(t *testing.T) {
-	got := RenderTerminal([]codemode.ContentItem{
+	got := renderTerminal([]codemode.ContentItem{
 		codemode.InputText{Text: "Script completed\nWall time 0.1 seconds\nOutput:\n"},
 		codemode.InputText{Text: "hello"},
 		codemode.InputImage{ImageURL: "data:image/png;base64,iVBORw0KGgo=", Detail: codemode.ImageDetailHigh},

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/codemodehq/codemode/serdejson"
 )
 
-// PragmaPrefix starts the optional first line of an exec input that carries options.
-const PragmaPrefix = "// @exec:"
+// pragmaPrefix starts the optional first line of an exec input that carries options.
+const pragmaPrefix = "// @exec:"
 
 // maxJSSafeInteger is Number.MAX_SAFE_INTEGER, the largest pragma value Codex accepts.
 const maxJSSafeInteger uint64 = 1<<53 - 1
@@ -27,19 +29,19 @@ const (
 	errTextPragmaUnsafeInteger = "exec pragma field `%s` must be a non-negative safe integer"
 )
 
-// ExecSourceError is a rejection of exec input by ParseExecSource. Its text is Codex's,
+// execSourceError is a rejection of exec input by ParseExecSource. Its text is Codex's,
 // meant to be returned to the model verbatim.
-type ExecSourceError struct {
+type execSourceError struct {
 	msg string
 }
 
 // Error returns the model-visible text.
-func (e *ExecSourceError) Error() string { return e.msg }
+func (e *execSourceError) Error() string { return e.msg }
 
-func sourceError(msg string) error { return &ExecSourceError{msg: msg} }
+func sourceError(msg string) error { return &execSourceError{msg: msg} }
 
 func sourceErrorf(format string, args ...any) error {
-	return &ExecSourceError{msg: fmt.Sprintf(format, args...)}
+	return &execSourceError{msg: fmt.Sprintf(format, args...)}
 }
 
 // ExecSource is the parsed input of the exec tool.
@@ -67,7 +69,7 @@ func ParseExecSource(input string) (ExecSource, error) {
 		return ExecSource{}, sourceError(errTextEmptySource)
 	}
 	firstLine, rest, _ := strings.Cut(input, "\n")
-	pragma, found := strings.CutPrefix(strings.TrimLeftFunc(firstLine, unicode.IsSpace), PragmaPrefix)
+	pragma, found := strings.CutPrefix(strings.TrimLeftFunc(firstLine, unicode.IsSpace), pragmaPrefix)
 	if !found {
 		return ExecSource{Code: input}, nil
 	}
@@ -78,25 +80,25 @@ func ParseExecSource(input string) (ExecSource, error) {
 	if directive == "" {
 		return ExecSource{}, sourceError(errTextPragmaNotObject)
 	}
-	value, err := parseSerdeJSON([]byte(directive), serdeRecursionLimit)
+	value, err := serdejson.Parse([]byte(directive))
 	if err != nil {
 		return ExecSource{}, sourceError(errTextPragmaInvalidJSON + err.Error())
 	}
-	object := value.asObject()
+	object := value.AsObject()
 	if object == nil {
 		return ExecSource{}, sourceError(errTextPragmaNotObject)
 	}
-	for _, key := range object.keys {
+	for _, key := range object.Keys() {
 		if key != "yield_time_ms" && key != "max_output_tokens" {
 			return ExecSource{}, sourceErrorf(errTextPragmaUnknownField, key)
 		}
 	}
 	// serde deserializes the struct fields in the map's (sorted) key order.
-	maxOutputTokens, err := optionalUnsigned(object.get("max_output_tokens"), "usize")
+	maxOutputTokens, err := optionalUnsigned(object.Get("max_output_tokens"), "usize")
 	if err != nil {
 		return ExecSource{}, sourceError(errTextPragmaNotIntegers + err.Error())
 	}
-	yieldTimeMs, err := optionalUnsigned(object.get("yield_time_ms"), "u64")
+	yieldTimeMs, err := optionalUnsigned(object.Get("yield_time_ms"), "u64")
 	if err != nil {
 		return ExecSource{}, sourceError(errTextPragmaNotIntegers + err.Error())
 	}
@@ -112,18 +114,15 @@ func ParseExecSource(input string) (ExecSource, error) {
 // optionalUnsigned converts an Option<u64>-typed field: absent or null is nil, a u64 number
 // is its value, anything else is serde's invalid type/value error for the Rust type named
 // by expected ("u64" or "usize", 64-bit).
-func optionalUnsigned(v *jsonValue, expected string) (*uint64, error) {
-	if v == nil || v.kind == jsonNull {
+func optionalUnsigned(v *serdejson.Value, expected string) (*uint64, error) {
+	if v == nil || v.Kind() == serdejson.Null {
 		return nil, nil
 	}
-	if v.kind == jsonNumber {
-		switch v.numKind {
-		case numberPosInt:
-			u := v.u
-			return &u, nil
-		case numberNegInt:
-			return nil, fmt.Errorf("invalid value: %s, expected %s", serdeUnexpected(v), expected)
-		}
+	if u, ok := v.AsU64(); ok {
+		return &u, nil
 	}
-	return nil, fmt.Errorf("invalid type: %s, expected %s", serdeUnexpected(v), expected)
+	if v.Kind() == serdejson.Number && v.NumberKind() == serdejson.NegInt {
+		return nil, fmt.Errorf("invalid value: %s, expected %s", v.Unexpected(), expected)
+	}
+	return nil, fmt.Errorf("invalid type: %s, expected %s", v.Unexpected(), expected)
 }

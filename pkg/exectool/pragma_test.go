@@ -116,9 +116,9 @@ func TestParseExecSourceErrors(t *testing.T) {
 
 func TestParseExecSourceErrorsAreExecSourceErrors(t *testing.T) {
 	_, err := ParseExecSource("// @exec: {\"x\": 1}\ntext(1)")
-	var sourceErr *ExecSourceError
+	var sourceErr *execSourceError
 	if !errors.As(err, &sourceErr) {
-		t.Fatalf("%T is not an *ExecSourceError", err)
+		t.Fatalf("%T is not an *execSourceError", err)
 	}
 }
 
@@ -129,7 +129,7 @@ func FuzzParseExecSource(f *testing.F) {
 	f.Fuzz(func(t *testing.T, input string) {
 		src, err := ParseExecSource(input)
 		if err != nil {
-			var sourceErr *ExecSourceError
+			var sourceErr *execSourceError
 			if !errors.As(err, &sourceErr) {
 				t.Fatalf("unexpected error type %T", err)
 			}

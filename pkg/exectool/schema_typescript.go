@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/codemodehq/codemode/serdejson"
 )
 
 // Bounds of the JSON Schema → TypeScript renderer, Codex's values. Every exhausted bound
@@ -15,11 +17,11 @@ const (
 	// maxTotalLocalRefExpansions bounds repeated refs and DAG fan-out separately from cycle
 	// depth, so one compact schema cannot expand into an arbitrarily large declaration.
 	maxTotalLocalRefExpansions = 32
-	// MaxRenderedSchemaBytes caps one rendered schema; a longer rendering becomes `unknown`.
-	MaxRenderedSchemaBytes = 16_000
+	// maxRenderedSchemaBytes caps one rendered schema; a longer rendering becomes `unknown`.
+	maxRenderedSchemaBytes = 16_000
 	// maxRenderWorkBytes charges intermediate strings as they are built, so repeated refs
 	// cannot allocate unbounded expanded copies before the final cap is checked.
-	maxRenderWorkBytes = MaxRenderedSchemaBytes * 4
+	maxRenderWorkBytes = maxRenderedSchemaBytes * 4
 )
 
 // renderableSchemaKeywords are the keywords that make $ref siblings worth rendering.
@@ -28,7 +30,7 @@ var renderableSchemaKeywords = []string{
 	"additionalProperties", "required", "items", "prefixItems",
 }
 
-// RenderJSONSchemaToTypeScript renders a JSON Schema as the TypeScript type shown to the
+// renderJSONSchemaToTypeScript renders a JSON Schema as the TypeScript type shown to the
 // model in nested tool declarations, as Codex's render_json_schema_to_typescript does:
 //
 //   - `true` → unknown, `false` → never; `const`/`enum` → JSON literals joined by " | ";
@@ -46,17 +48,17 @@ var renderableSchemaKeywords = []string{
 //
 // A schema that is not valid JSON, or nests deeper than serde_json's limit of 128, renders
 // as `unknown` (Codex never receives such a schema as a value).
-func RenderJSONSchemaToTypeScript(schema json.RawMessage) string {
-	root, err := parseSerdeJSON(schema, serdeRecursionLimit)
+func renderJSONSchemaToTypeScript(schema json.RawMessage) string {
+	root, err := serdejson.Parse(schema)
 	if err != nil {
 		return "unknown"
 	}
 	return renderSchema(root)
 }
 
-func renderSchema(root *jsonValue) string {
+func renderSchema(root *serdejson.Value) string {
 	rendered := newSchemaRenderer(root).render(root)
-	if len(rendered) > MaxRenderedSchemaBytes {
+	if len(rendered) > maxRenderedSchemaBytes {
 		return "unknown"
 	}
 	return rendered
@@ -64,7 +66,7 @@ func renderSchema(root *jsonValue) string {
 
 // schemaRenderer holds the budgets of one rendering.
 type schemaRenderer struct {
-	root                     *jsonValue
+	root                     *serdejson.Value
 	nestedSchemaResources    int
 	activeLocalRefExpansions map[string]int
 	remainingRefExpansions   int
@@ -72,7 +74,7 @@ type schemaRenderer struct {
 	workBudgetExhausted      bool
 }
 
-func newSchemaRenderer(root *jsonValue) *schemaRenderer {
+func newSchemaRenderer(root *serdejson.Value) *schemaRenderer {
 	return &schemaRenderer{
 		root:                     root,
 		activeLocalRefExpansions: map[string]int{},
@@ -81,26 +83,21 @@ func newSchemaRenderer(root *jsonValue) *schemaRenderer {
 	}
 }
 
-func (r *schemaRenderer) render(schema *jsonValue) string {
+func (r *schemaRenderer) render(schema *serdejson.Value) string {
 	if r.workBudgetExhausted {
 		return "unknown"
 	}
 	// A nested `$id` starts a new schema resource: fragment refs below it are scoped to
 	// that resource, not to the document root, so they cannot be resolved here.
-	entersResource := schema != r.root && schema.asObject().has("$id")
+	entersResource := schema != r.root && schema.AsObject().Has("$id")
 	if entersResource {
 		r.nestedSchemaResources++
 	}
-	var rendered string
-	switch {
-	case schema.kind == jsonBool && schema.boolean:
-		rendered = "unknown"
-	case schema.kind == jsonBool:
+	rendered := "unknown"
+	if b, ok := schema.AsBool(); ok && !b {
 		rendered = "never"
-	case schema.kind == jsonObject:
-		rendered = r.renderMap(schema.object)
-	default:
-		rendered = "unknown"
+	} else if m := schema.AsObject(); m != nil {
+		rendered = r.renderMap(m)
 	}
 	if entersResource {
 		r.nestedSchemaResources--
@@ -108,17 +105,17 @@ func (r *schemaRenderer) render(schema *jsonValue) string {
 	return r.finishRender(rendered)
 }
 
-func (r *schemaRenderer) renderMap(m *jsonMap) string {
+func (r *schemaRenderer) renderMap(m *serdejson.Map) string {
 	if r.workBudgetExhausted {
 		return "unknown"
 	}
-	if m.has("$ref") {
+	if m.Has("$ref") {
 		return r.renderRef(m)
 	}
-	if value := m.get("const"); value != nil {
+	if value := m.Get("const"); value != nil {
 		return r.renderLiteral(value)
 	}
-	if values, ok := m.get("enum").asArray(); ok {
+	if values, ok := m.Get("enum").AsArray(); ok {
 		rendered := make([]string, 0, len(values))
 		for _, value := range values {
 			literal := r.renderLiteral(value)
@@ -132,7 +129,7 @@ func (r *schemaRenderer) renderMap(m *jsonMap) string {
 		}
 	}
 	for _, key := range []string{"anyOf", "oneOf"} {
-		if variants, ok := m.get(key).asArray(); ok {
+		if variants, ok := m.Get(key).AsArray(); ok {
 			if rendered, ok := r.renderEach(variants, func(s string) string { return s }); !ok {
 				return "unknown"
 			} else if len(rendered) > 0 {
@@ -140,18 +137,18 @@ func (r *schemaRenderer) renderMap(m *jsonMap) string {
 			}
 		}
 	}
-	if variants, ok := m.get("allOf").asArray(); ok {
+	if variants, ok := m.Get("allOf").AsArray(); ok {
 		if rendered, ok := r.renderEach(variants, parenthesizeUnionForIntersection); !ok {
 			return "unknown"
 		} else if len(rendered) > 0 {
 			return strings.Join(rendered, " & ")
 		}
 	}
-	if schemaType := m.get("type"); schemaType != nil {
-		if types, ok := schemaType.asArray(); ok {
+	if schemaType := m.Get("type"); schemaType != nil {
+		if types, ok := schemaType.AsArray(); ok {
 			var rendered []string
 			for _, t := range types {
-				name, isString := t.asString()
+				name, isString := t.AsString()
 				if !isString {
 					continue
 				}
@@ -164,21 +161,21 @@ func (r *schemaRenderer) renderMap(m *jsonMap) string {
 				return strings.Join(rendered, " | ")
 			}
 		}
-		if name, ok := schemaType.asString(); ok {
+		if name, ok := schemaType.AsString(); ok {
 			return r.renderTypeKeyword(m, name)
 		}
 	}
-	if m.has("properties") || m.has("additionalProperties") || m.has("required") {
+	if m.Has("properties") || m.Has("additionalProperties") || m.Has("required") {
 		return r.renderObject(m)
 	}
-	if m.has("items") || m.has("prefixItems") {
+	if m.Has("items") || m.Has("prefixItems") {
 		return r.renderArray(m)
 	}
 	return "unknown"
 }
 
 // renderEach renders schemas in order, stopping (ok false) once the work budget is gone.
-func (r *schemaRenderer) renderEach(schemas []*jsonValue, wrap func(string) string) ([]string, bool) {
+func (r *schemaRenderer) renderEach(schemas []*serdejson.Value, wrap func(string) string) ([]string, bool) {
 	rendered := make([]string, 0, len(schemas))
 	for _, schema := range schemas {
 		if r.workBudgetExhausted {
@@ -189,10 +186,10 @@ func (r *schemaRenderer) renderEach(schemas []*jsonValue, wrap func(string) stri
 	return rendered, true
 }
 
-func (r *schemaRenderer) renderRef(m *jsonMap) string {
+func (r *schemaRenderer) renderRef(m *serdejson.Map) string {
 	referenced := "unknown"
 	if r.nestedSchemaResources == 0 {
-		if reference, ok := m.get("$ref").asString(); ok {
+		if reference, ok := m.Get("$ref").AsString(); ok {
 			if pointer, ok := localJSONPointer(reference); ok {
 				referenced = r.expandLocalRef(pointer)
 			}
@@ -201,10 +198,10 @@ func (r *schemaRenderer) renderRef(m *jsonMap) string {
 	if r.workBudgetExhausted {
 		return "unknown"
 	}
-	siblings := newJSONMap()
-	for _, key := range m.keys {
+	siblings := serdejson.NewMap()
+	for _, key := range m.Keys() {
 		if key != "$ref" && key != "$defs" && key != "definitions" {
-			siblings.set(key, m.values[key])
+			siblings.Set(key, m.Get(key))
 		}
 	}
 	if !hasRenderableSchemaKeywords(siblings) {
@@ -228,7 +225,7 @@ func (r *schemaRenderer) expandLocalRef(pointer string) string {
 	if active >= maxLocalRefExpansionsPerPath || r.remainingRefExpansions == 0 {
 		return "unknown"
 	}
-	target := r.root.pointer(pointer)
+	target := r.root.Pointer(pointer)
 	if target == nil {
 		return "unknown"
 	}
@@ -243,7 +240,7 @@ func (r *schemaRenderer) expandLocalRef(pointer string) string {
 	return rendered
 }
 
-func (r *schemaRenderer) renderTypeKeyword(m *jsonMap, schemaType string) string {
+func (r *schemaRenderer) renderTypeKeyword(m *serdejson.Map, schemaType string) string {
 	switch schemaType {
 	case "string":
 		return "string"
@@ -262,15 +259,15 @@ func (r *schemaRenderer) renderTypeKeyword(m *jsonMap, schemaType string) string
 	}
 }
 
-func (r *schemaRenderer) renderArray(m *jsonMap) string {
-	if items := m.get("items"); items != nil {
+func (r *schemaRenderer) renderArray(m *serdejson.Map) string {
+	if items := m.Get("items"); items != nil {
 		itemType := r.render(items)
 		if r.workBudgetExhausted {
 			return "unknown"
 		}
 		return "Array<" + itemType + ">"
 	}
-	if items, ok := m.get("prefixItems").asArray(); ok {
+	if items, ok := m.Get("prefixItems").AsArray(); ok {
 		itemTypes, ok := r.renderEach(items, func(s string) string { return s })
 		if !ok {
 			return "unknown"
@@ -282,22 +279,22 @@ func (r *schemaRenderer) renderArray(m *jsonMap) string {
 	return "unknown[]"
 }
 
-func (r *schemaRenderer) renderObject(m *jsonMap) string {
+func (r *schemaRenderer) renderObject(m *serdejson.Map) string {
 	var required []string
-	if names, ok := m.get("required").asArray(); ok {
+	if names, ok := m.Get("required").AsArray(); ok {
 		for _, name := range names {
-			if s, ok := name.asString(); ok {
+			if s, ok := name.AsString(); ok {
 				required = append(required, s)
 			}
 		}
 	}
-	properties := m.get("properties").asObject()
+	properties := m.Get("properties").AsObject()
 	if properties == nil {
-		properties = newJSONMap()
+		properties = serdejson.NewMap()
 	}
 	hasDescriptions := false
-	for _, name := range properties.keys {
-		if hasPropertyDescription(properties.values[name]) {
+	for _, name := range properties.Keys() {
+		if hasPropertyDescription(properties.Get(name)) {
 			hasDescriptions = true
 			break
 		}
@@ -306,8 +303,8 @@ func (r *schemaRenderer) renderObject(m *jsonMap) string {
 		return r.renderCommentedObject(m, properties, required)
 	}
 	var lines []string
-	for _, name := range properties.keys {
-		property := r.renderObjectProperty(name, properties.values[name], required)
+	for _, name := range properties.Keys() {
+		property := r.renderObjectProperty(name, properties.Get(name), required)
 		if r.workBudgetExhausted || !r.pushLine(&lines, property) {
 			return "unknown"
 		}
@@ -323,14 +320,14 @@ func (r *schemaRenderer) renderObject(m *jsonMap) string {
 
 // renderCommentedObject is the multi-line object form, used when a property has a
 // description: each description line becomes a `// comment` above its property.
-func (r *schemaRenderer) renderCommentedObject(m, properties *jsonMap, required []string) string {
+func (r *schemaRenderer) renderCommentedObject(m, properties *serdejson.Map, required []string) string {
 	var lines []string
 	if !r.pushLine(&lines, "{") {
 		return "unknown"
 	}
-	for _, name := range properties.keys {
-		value := properties.values[name]
-		if description, ok := value.asObject().get("description").asString(); ok {
+	for _, name := range properties.Keys() {
+		value := properties.Get(name)
+		if description, ok := value.AsObject().Get("description").AsString(); ok {
 			for _, line := range strings.Split(description, "\n") {
 				line = strings.TrimSpace(line)
 				if line == "" {
@@ -354,7 +351,7 @@ func (r *schemaRenderer) renderCommentedObject(m, properties *jsonMap, required 
 	return strings.Join(lines, "\n")
 }
 
-func (r *schemaRenderer) renderObjectProperty(name string, value *jsonValue, required []string) string {
+func (r *schemaRenderer) renderObjectProperty(name string, value *serdejson.Value, required []string) string {
 	if len(name) > r.remainingWorkBytes {
 		r.workBudgetExhausted = true
 		return "unknown"
@@ -377,17 +374,18 @@ func (r *schemaRenderer) renderObjectProperty(name string, value *jsonValue, req
 // appendIndexSignature adds `[key: string]: T;` for additionalProperties (true → unknown,
 // false → none, a schema → its type), or `unknown` when the object lists no properties and
 // says nothing about additional ones. It returns false when the work budget ran out.
-func (r *schemaRenderer) appendIndexSignature(lines *[]string, m, properties *jsonMap, prefix string) bool {
-	additional := m.get("additionalProperties")
+func (r *schemaRenderer) appendIndexSignature(lines *[]string, m, properties *serdejson.Map, prefix string) bool {
+	additional := m.Get("additionalProperties")
 	switch {
 	case additional == nil:
-		if properties.len() == 0 {
+		if properties.Len() == 0 {
 			return r.pushLine(lines, prefix+"[key: string]: unknown;")
 		}
 		return true
-	case additional.kind == jsonBool && !additional.boolean:
-		return true
-	case additional.kind == jsonBool:
+	case additional.Kind() == serdejson.Bool:
+		if allowed, _ := additional.AsBool(); !allowed {
+			return true
+		}
 		return r.pushLine(lines, prefix+"[key: string]: unknown;")
 	default:
 		return r.pushLine(lines, prefix+"[key: string]: "+r.render(additional)+";")
@@ -403,12 +401,12 @@ func (r *schemaRenderer) finishRender(rendered string) string {
 
 // renderLiteral serializes a const/enum value, refusing before serializing when even its
 // upper-bound size exceeds the remaining work budget.
-func (r *schemaRenderer) renderLiteral(value *jsonValue) string {
+func (r *schemaRenderer) renderLiteral(value *serdejson.Value) string {
 	if literalSizeUpperBound(value) > r.remainingWorkBytes {
 		r.workBudgetExhausted = true
 		return "unknown"
 	}
-	return serdeToString(value)
+	return value.String()
 }
 
 func (r *schemaRenderer) consumeWork(n int) bool {
@@ -486,17 +484,17 @@ func hexDigit(c byte) (byte, bool) {
 	}
 }
 
-func hasRenderableSchemaKeywords(m *jsonMap) bool {
+func hasRenderableSchemaKeywords(m *serdejson.Map) bool {
 	for _, key := range renderableSchemaKeywords {
-		if m.has(key) {
+		if m.Has(key) {
 			return true
 		}
 	}
 	return false
 }
 
-func hasPropertyDescription(value *jsonValue) bool {
-	description, ok := value.asObject().get("description").asString()
+func hasPropertyDescription(value *serdejson.Value) bool {
+	description, ok := value.AsObject().Get("description").AsString()
 	return ok && description != ""
 }
 
@@ -505,35 +503,31 @@ func renderPropertyName(name string) string {
 	if NormalizeIdentifier(name) == name {
 		return name
 	}
-	return serdeQuote(name)
+	return serdejson.Quote(name)
 }
 
 // literalSizeUpperBound bounds the serialized size of a JSON value without serializing it:
 // a string byte can expand to at most a six-byte \u escape.
-func literalSizeUpperBound(v *jsonValue) int {
-	switch v.kind {
-	case jsonNull:
-		return 4
-	case jsonBool:
-		if v.boolean {
-			return 4
-		}
-		return 5
-	case jsonNumber:
-		return len(serdeNumber(v))
-	case jsonString:
-		return saturatingAdd(saturatingMul(len(v.str), 6), 2)
-	case jsonArray:
+func literalSizeUpperBound(v *serdejson.Value) int {
+	switch v.Kind() {
+	case serdejson.Null, serdejson.Bool, serdejson.Number:
+		return len(v.String())
+	case serdejson.String:
+		s, _ := v.AsString()
+		return saturatingAdd(saturatingMul(len(s), 6), 2)
+	case serdejson.Array:
+		elems, _ := v.AsArray()
 		size := 2
-		for _, elem := range v.array {
+		for _, elem := range elems {
 			size = saturatingAdd(saturatingAdd(size, 1), literalSizeUpperBound(elem))
 		}
 		return size
 	default:
+		m := v.AsObject()
 		size := 2
-		for _, key := range v.object.keys {
+		for _, key := range m.Keys() {
 			size = saturatingAdd(saturatingAdd(size, 4), saturatingMul(len(key), 6))
-			size = saturatingAdd(size, literalSizeUpperBound(v.object.values[key]))
+			size = saturatingAdd(size, literalSizeUpperBound(m.Get(key)))
 		}
 		return size
 	}

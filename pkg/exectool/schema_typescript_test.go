@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/codemodehq/codemode/serdejson"
 )
 
 func render(t *testing.T, schema string) string {
@@ -12,12 +14,12 @@ func render(t *testing.T, schema string) string {
 	if !json.Valid([]byte(schema)) {
 		t.Fatalf("test schema is not JSON: %s", schema)
 	}
-	return RenderJSONSchemaToTypeScript(json.RawMessage(schema))
+	return renderJSONSchemaToTypeScript(json.RawMessage(schema))
 }
 
-func mustParse(t *testing.T, schema string) *jsonValue {
+func mustParse(t *testing.T, schema string) *serdejson.Value {
 	t.Helper()
-	v, err := parseSerdeJSON([]byte(schema), serdeRecursionLimit)
+	v, err := serdejson.Parse([]byte(schema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +126,7 @@ func TestRepeatedLargeRefExpansionsExhaustRenderWorkBudget(t *testing.T) {
 	repeated := refProperties("property_", maxTotalLocalRefExpansions, func(int) string { return "#/$defs/Item" })
 	schema := mustParse(t, `{"type": "object", "properties": {`+repeated+`}, "$defs": {"Item": {
 		"type": "object",
-		"properties": {"value": {"type": "string", "description": "`+strings.Repeat("x", MaxRenderedSchemaBytes/2)+`"}}
+		"properties": {"value": {"type": "string", "description": "`+strings.Repeat("x", maxRenderedSchemaBytes/2)+`"}}
 	}}}`)
 	r := newSchemaRenderer(schema)
 	if got := r.render(schema); got != "unknown" {
@@ -150,7 +152,7 @@ func TestOversizedRefLiteralExhaustsRenderWorkBudget(t *testing.T) {
 // Codex: json_schema_types_tests rendered_schema_has_a_hard_size_cap.
 func TestRenderedSchemaHasAHardSizeCap(t *testing.T) {
 	got := render(t, `{"type": "object", "properties": {"value": {"type": "string", "description": "`+
-		strings.Repeat("x", MaxRenderedSchemaBytes)+`"}}}`)
+		strings.Repeat("x", maxRenderedSchemaBytes)+`"}}}`)
 	if got != "unknown" {
 		t.Fatalf("got %.80s…, want unknown", got)
 	}
@@ -238,7 +240,7 @@ func TestRenderJSONSchemaToTypeScriptKeywords(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := RenderJSONSchemaToTypeScript(json.RawMessage(tc.schema)); got != tc.want {
+			if got := renderJSONSchemaToTypeScript(json.RawMessage(tc.schema)); got != tc.want {
 				t.Fatalf("got  %s\nwant %s", got, tc.want)
 			}
 		})
@@ -251,8 +253,31 @@ func FuzzRenderJSONSchemaToTypeScript(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, schema string) {
-		if got := RenderJSONSchemaToTypeScript(json.RawMessage(schema)); len(got) > MaxRenderedSchemaBytes {
+		if got := renderJSONSchemaToTypeScript(json.RawMessage(schema)); len(got) > maxRenderedSchemaBytes {
 			t.Fatalf("rendered %d bytes", len(got))
 		}
 	})
+}
+
+// TestRenderJSONSchemaToTypeScriptDocumentedExample is the example of the renderer's doc comment:
+// descriptions become comments, optional properties get `?`, local refs and enums are inlined.
+func TestRenderJSONSchemaToTypeScriptDocumentedExample(t *testing.T) {
+	schema := `{
+		"type": "object",
+		"properties": {
+			"city": {"type": "string", "description": "City name.\nUse English."},
+			"days": {"type": "integer"},
+			"units": {"$ref": "#/$defs/Units"}
+		},
+		"required": ["city"],
+		"additionalProperties": false,
+		"$defs": {"Units": {"enum": ["metric", "imperial"]}}
+	}`
+	want := "{\n  // City name.\n  // Use English.\n  city: string;\n  days?: number;\n  units?: \"metric\" | \"imperial\";\n}"
+	if got := render(t, schema); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if got := render(t, `{"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "number"}}]}`); got != "string | Array<number>" {
+		t.Errorf("anyOf: got %s", got)
+	}
 }

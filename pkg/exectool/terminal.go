@@ -8,11 +8,11 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// RenderTerminal renders tool output items as plain text for a terminal (used by
+// renderTerminal renders tool output items as plain text for a terminal (used by
 // `codemode run`): texts verbatim, media as one-line placeholders such as
 // "[image image/png, 68 bytes, detail high]" since a terminal cannot show them. Every item
 // ends on a line of its own.
-func RenderTerminal(items []codemode.ContentItem) string {
+func renderTerminal(items []codemode.ContentItem) string {
 	var b strings.Builder
 	for _, item := range items {
 		text := terminalText(item)
@@ -24,9 +24,9 @@ func RenderTerminal(items []codemode.ContentItem) string {
 	return b.String()
 }
 
-// WriteTerminal writes RenderTerminal(items) to w.
+// WriteTerminal writes renderTerminal(items) to w.
 func WriteTerminal(w io.Writer, items []codemode.ContentItem) error {
-	_, err := io.WriteString(w, RenderTerminal(items))
+	_, err := io.WriteString(w, renderTerminal(items))
 	return err
 }
 

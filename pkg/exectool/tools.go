@@ -6,16 +6,16 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// FreeformTool is a Responses API custom tool: its input is free text constrained by a
+// freeformTool is a Responses API custom tool: its input is free text constrained by a
 // grammar. It marshals as {"type":"custom","name",…,"format":{…}}.
-type FreeformTool struct {
+type freeformTool struct {
 	Name        string
 	Description string
-	Format      GrammarFormat
+	Format      grammarFormat
 }
 
-// GrammarFormat constrains a freeform tool's input.
-type GrammarFormat struct {
+// grammarFormat constrains a freeform tool's input.
+type grammarFormat struct {
 	// Type is "grammar".
 	Type string `json:"type"`
 	// Syntax is "lark".
@@ -25,18 +25,18 @@ type GrammarFormat struct {
 }
 
 // MarshalJSON encodes the Responses API shape of a custom tool.
-func (t FreeformTool) MarshalJSON() ([]byte, error) {
+func (t freeformTool) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type        string        `json:"type"`
 		Name        string        `json:"name"`
 		Description string        `json:"description"`
-		Format      GrammarFormat `json:"format"`
+		Format      grammarFormat `json:"format"`
 	}{"custom", t.Name, t.Description, t.Format})
 }
 
-// FunctionTool is a Responses API function tool with JSON parameters. It marshals as
+// functionTool is a Responses API function tool with JSON parameters. It marshals as
 // {"type":"function","name",…,"strict",…,"parameters":{…}}.
-type FunctionTool struct {
+type functionTool struct {
 	Name        string
 	Description string
 	Strict      bool
@@ -45,7 +45,7 @@ type FunctionTool struct {
 }
 
 // MarshalJSON encodes the Responses API shape of a function tool.
-func (t FunctionTool) MarshalJSON() ([]byte, error) {
+func (t functionTool) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type        string          `json:"type"`
 		Name        string          `json:"name"`
@@ -55,18 +55,15 @@ func (t FunctionTool) MarshalJSON() ([]byte, error) {
 	}{"function", t.Name, t.Description, t.Strict, t.Parameters})
 }
 
-// ExecTool returns the model-facing exec tool: a freeform tool named "exec" whose input is
+// execTool returns the model-facing exec tool: a freeform tool named "exec" whose input is
 // JavaScript, optionally preceded by a pragma line, constrained by Codex's Lark grammar.
-func ExecTool(opts ExecDescriptionOptions) FreeformTool {
-	return FreeformTool{
+func execTool(opts execDescriptionOptions) freeformTool {
+	return freeformTool{
 		Name:        codemode.PublicToolName,
-		Description: BuildExecToolDescription(opts),
-		Format:      GrammarFormat{Type: "grammar", Syntax: "lark", Definition: execFreeformGrammar},
+		Description: buildExecToolDescription(opts),
+		Format:      grammarFormat{Type: "grammar", Syntax: "lark", Definition: execFreeformGrammar},
 	}
 }
-
-// ExecGrammar returns the Lark grammar of the exec tool's input.
-func ExecGrammar() string { return execFreeformGrammar }
 
 // waitParameters is the JSON Schema of the wait arguments, with Codex's property texts.
 const waitParameters = `{"type":"object","properties":{` +
@@ -76,24 +73,24 @@ const waitParameters = `{"type":"object","properties":{` +
 	`"yield_time_ms":{"type":"number","description":"Wait before yielding more output. Defaults to 10000 ms."}` +
 	`},"required":["cell_id"],"additionalProperties":false}`
 
-// WaitToolDescription is the wait tool's description: Codex's first sentence followed by the
+// waitToolDescription is the wait tool's description: Codex's first sentence followed by the
 // bullets of build_wait_tool_description.
-const WaitToolDescription = "Waits on a yielded `exec` cell and returns new output or completion.\n" +
+const waitToolDescription = "Waits on a yielded `exec` cell and returns new output or completion.\n" +
 	waitDescriptionBullets
 
-// WaitTool returns the model-facing wait tool: a non-strict function tool named "wait" with
+// waitTool returns the model-facing wait tool: a non-strict function tool named "wait" with
 // the parameters cell_id (required), yield_time_ms, max_tokens and terminate, and no others.
-func WaitTool() FunctionTool {
-	return FunctionTool{
+func waitTool() functionTool {
+	return functionTool{
 		Name:        codemode.WaitToolName,
-		Description: WaitToolDescription,
+		Description: waitToolDescription,
 		Strict:      false,
 		Parameters:  json.RawMessage(waitParameters),
 	}
 }
 
-// WaitArguments are the decoded arguments of a wait call.
-type WaitArguments struct {
+// waitArguments are the decoded arguments of a wait call.
+type waitArguments struct {
 	// CellID is the cell to observe.
 	CellID string `json:"cell_id"`
 	// YieldTimeMs is how long to wait; nil means codemode.DefaultWaitYieldTimeMs.

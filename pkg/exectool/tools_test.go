@@ -9,7 +9,7 @@ import (
 
 // Codex: core wait_spec.rs create_wait_tool_matches_expected_spec.
 func TestWaitToolMatchesCodexSpec(t *testing.T) {
-	tool := WaitTool()
+	tool := waitTool()
 	wantDescription := "Waits on a yielded `exec` cell and returns new output or completion.\n" +
 		"- Use `wait` only after `exec` returns `Script running with cell ID ...`.\n" +
 		"- `cell_id` identifies the running `exec` cell to resume.\n" +
@@ -49,16 +49,16 @@ func mustMarshal(t *testing.T, v any) []byte {
 
 // Codex: core execute_spec.rs create_code_mode_tool_matches_expected_spec (format part).
 func TestExecToolIsAFreeformLarkTool(t *testing.T) {
-	tool := ExecTool(ExecDescriptionOptions{})
+	tool := execTool(execDescriptionOptions{})
 	if tool.Name != codemode.PublicToolName {
 		t.Errorf("name %q", tool.Name)
 	}
-	if tool.Description != BuildExecToolDescription(ExecDescriptionOptions{}) {
-		t.Error("description differs from BuildExecToolDescription")
+	if tool.Description != buildExecToolDescription(execDescriptionOptions{}) {
+		t.Error("description differs from buildExecToolDescription")
 	}
 	wantGrammar := "\nstart: pragma_source | plain_source\npragma_source: PRAGMA_LINE NEWLINE SOURCE\nplain_source: SOURCE\n\n" +
 		"PRAGMA_LINE: /[ \\t]*\\/\\/ @exec:[^\\r\\n]*/\nNEWLINE: /\\r?\\n/\nSOURCE: /[\\s\\S]+/\n"
-	if tool.Format != (GrammarFormat{Type: "grammar", Syntax: "lark", Definition: wantGrammar}) {
+	if tool.Format != (grammarFormat{Type: "grammar", Syntax: "lark", Definition: wantGrammar}) {
 		t.Errorf("format %+v", tool.Format)
 	}
 	raw, err := json.Marshal(tool)
@@ -76,8 +76,8 @@ func TestExecToolIsAFreeformLarkTool(t *testing.T) {
 
 func TestIsNestedTool(t *testing.T) {
 	for name, want := range map[string]bool{"exec": false, "wait": false, "exec_command": true, "": true} {
-		if got := IsNestedTool(name); got != want {
-			t.Errorf("IsNestedTool(%q) = %v", name, got)
+		if got := isNestedTool(name); got != want {
+			t.Errorf("isNestedTool(%q) = %v", name, got)
 		}
 	}
 }

@@ -11,9 +11,9 @@ import (
 // approxBytesPerToken is Codex's token estimate: one token per four bytes, rounded up.
 const approxBytesPerToken = 4
 
-// ApproxTokenCount estimates the tokens of a text as ceil(len/4) bytes, Codex's
+// approxTokenCount estimates the tokens of a text as ceil(len/4) bytes, Codex's
 // approx_token_count.
-func ApproxTokenCount(text string) int { return approxTokensFromBytes(len(text)) }
+func approxTokenCount(text string) int { return approxTokensFromBytes(len(text)) }
 
 func approxTokensFromBytes(n int) int {
 	return saturatingAdd(n, approxBytesPerToken-1) / approxBytesPerToken
@@ -21,12 +21,12 @@ func approxTokensFromBytes(n int) int {
 
 func approxBytesForTokens(tokens int) int { return saturatingMul(tokens, approxBytesPerToken) }
 
-// TruncateMiddle keeps the head and tail of text within maxTokens·4 bytes and replaces the
+// truncateMiddle keeps the head and tail of text within maxTokens·4 bytes and replaces the
 // middle with "…{n} tokens truncated…", where n estimates the tokens beyond the budget
 // (ceil((len−budget)/4)). The budget is split in half, each half cut back to a UTF-8
 // boundary. A zero budget leaves only the marker. This is Codex's
 // truncate_middle_with_token_budget.
-func TruncateMiddle(text string, maxTokens int) string {
+func truncateMiddle(text string, maxTokens int) string {
 	if text == "" {
 		return ""
 	}
@@ -71,19 +71,19 @@ func splitHeadTail(text string, headBytes, tailBytes int) (string, string) {
 	return text[:prefixEnd], text[suffixStart:]
 }
 
-// FormatTruncatedText returns text unchanged when it fits in maxTokens·4 bytes, and
+// formatTruncatedText returns text unchanged when it fits in maxTokens·4 bytes, and
 // otherwise Codex's formatted_truncate_text:
 //
 //	Warning: truncated output (original token count: {n})
 //	Total output lines: {lines}
 //
 //	{head}…{k} tokens truncated…{tail}
-func FormatTruncatedText(text string, maxTokens int) string {
+func formatTruncatedText(text string, maxTokens int) string {
 	if len(text) <= approxBytesForTokens(maxTokens) {
 		return text
 	}
-	return "Warning: truncated output (original token count: " + strconv.Itoa(ApproxTokenCount(text)) +
-		")\nTotal output lines: " + strconv.Itoa(rustLineCount(text)) + "\n\n" + TruncateMiddle(text, maxTokens)
+	return "Warning: truncated output (original token count: " + strconv.Itoa(approxTokenCount(text)) +
+		")\nTotal output lines: " + strconv.Itoa(rustLineCount(text)) + "\n\n" + truncateMiddle(text, maxTokens)
 }
 
 // rustLineCount counts lines like Rust's str::lines: split on "\n", without a final empty
@@ -95,13 +95,13 @@ func rustLineCount(text string) int {
 	return strings.Count(strings.TrimSuffix(text, "\n"), "\n") + 1
 }
 
-// TruncateContentItems applies Codex's code-mode output budget of maxTokens tokens. When
+// truncateContentItems applies Codex's code-mode output budget of maxTokens tokens. When
 // every item is text, the texts are joined with "\n" and, if over budget, replaced by one
-// FormatTruncatedText item. Otherwise items are taken greedily in order: empty texts are
+// formatTruncatedText item. Otherwise items are taken greedily in order: empty texts are
 // dropped, images always kept, audio kept when its estimate fits the remaining budget, the
 // first text that does not fit is middle-truncated to the remainder and later texts are
 // omitted; "[omitted N text items ...]" and "[omitted N audio items ...]" notes are appended.
-func TruncateContentItems(items []codemode.ContentItem, maxTokens int) []codemode.ContentItem {
+func truncateContentItems(items []codemode.ContentItem, maxTokens int) []codemode.ContentItem {
 	if allText(items) {
 		return truncateTextItems(items, maxTokens)
 	}
@@ -129,7 +129,7 @@ func truncateTextItems(items []codemode.ContentItem, maxTokens int) []codemode.C
 	if len(combined) <= approxBytesForTokens(maxTokens) {
 		return items
 	}
-	return []codemode.ContentItem{codemode.InputText{Text: FormatTruncatedText(combined, maxTokens)}}
+	return []codemode.ContentItem{codemode.InputText{Text: formatTruncatedText(combined, maxTokens)}}
 }
 
 func truncateMixedItems(items []codemode.ContentItem, maxTokens int) []codemode.ContentItem {
@@ -147,19 +147,19 @@ func truncateMixedItems(items []codemode.ContentItem, maxTokens int) []codemode.
 				omittedText++
 				continue
 			}
-			if cost := ApproxTokenCount(item.Text); cost <= remaining {
+			if cost := approxTokenCount(item.Text); cost <= remaining {
 				out = append(out, item)
 				remaining -= cost
 				continue
 			}
-			if snippet := TruncateMiddle(item.Text, remaining); snippet != "" {
+			if snippet := truncateMiddle(item.Text, remaining); snippet != "" {
 				out = append(out, codemode.InputText{Text: snippet})
 			} else {
 				omittedText++
 			}
 			remaining = 0
 		case codemode.InputAudio:
-			if cost := EstimateAudioTokens(item.AudioURL); cost <= remaining {
+			if cost := estimateAudioTokens(item.AudioURL); cost <= remaining {
 				out = append(out, item)
 				remaining -= cost
 			} else {
@@ -178,9 +178,9 @@ func truncateMixedItems(items []codemode.ContentItem, maxTokens int) []codemode.
 	return out
 }
 
-// EstimateAudioTokens estimates the tokens of an audio data URL. Codex builds with audio
+// estimateAudioTokens estimates the tokens of an audio data URL. Codex builds with audio
 // input decode the clip and charge 10 tokens per second; builds without it (and any clip
-// Codex cannot decode) fall back to ApproxTokenCount of the URL, which is what this
+// Codex cannot decode) fall back to approxTokenCount of the URL, which is what this
 // function does for every clip. Known divergence: decodable clips are usually charged
 // fewer tokens by Codex than here.
-func EstimateAudioTokens(audioURL string) int { return ApproxTokenCount(audioURL) }
+func estimateAudioTokens(audioURL string) int { return approxTokenCount(audioURL) }

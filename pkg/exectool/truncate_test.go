@@ -18,8 +18,8 @@ func texts(values ...string) []codemode.ContentItem {
 
 func TestApproxTokenCount(t *testing.T) {
 	for text, want := range map[string]int{"": 0, "a": 1, "abcd": 1, "abcde": 2, "😀": 1, "😀a": 2} {
-		if got := ApproxTokenCount(text); got != want {
-			t.Errorf("ApproxTokenCount(%q) = %d, want %d", text, got, want)
+		if got := approxTokenCount(text); got != want {
+			t.Errorf("approxTokenCount(%q) = %d, want %d", text, got, want)
 		}
 	}
 }
@@ -46,7 +46,7 @@ func TestFormatTruncatedText(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := FormatTruncatedText(tc.text, tc.maxTokens); got != tc.want {
+			if got := formatTruncatedText(tc.text, tc.maxTokens); got != tc.want {
 				t.Fatalf("got  %q\nwant %q", got, tc.want)
 			}
 		})
@@ -56,18 +56,18 @@ func TestFormatTruncatedText(t *testing.T) {
 func TestTruncateMiddleKeepsCharacterBoundaries(t *testing.T) {
 	s := "😀😀😀😀😀😀😀😀😀😀\nsecond line with text\n" // 62 bytes
 	// 5 tokens = 20 bytes: 10 for the head (two 4-byte emoji), 10 for the tail.
-	if got, want := TruncateMiddle(s, 5), "😀😀…11 tokens truncated…with text\n"; got != want {
+	if got, want := truncateMiddle(s, 5), "😀😀…11 tokens truncated…with text\n"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 	// A tail boundary inside a multi-byte character moves forward to the next character.
-	if got, want := TruncateMiddle("ab😀cd", 1), "ab…1 tokens truncated…cd"; got != want {
+	if got, want := truncateMiddle("ab😀cd", 1), "ab…1 tokens truncated…cd"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }
 
 // Codex: formatted_truncate_text_content_items_with_policy_merges_all_text_for_token_budget.
 func TestTruncateContentItemsMergesAllTextForTokenBudget(t *testing.T) {
-	got := TruncateContentItems(texts("abcdefgh", "ijklmnop"), 2)
+	got := truncateContentItems(texts("abcdefgh", "ijklmnop"), 2)
 	want := texts("Warning: truncated output (original token count: 5)\nTotal output lines: 2\n\nabcd…3 tokens truncated…mnop")
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %#v", got)
@@ -77,10 +77,10 @@ func TestTruncateContentItemsMergesAllTextForTokenBudget(t *testing.T) {
 // Codex: formatted_truncate_text_content_items_with_policy_returns_original_under_limit.
 func TestTruncateContentItemsReturnsOriginalUnderLimit(t *testing.T) {
 	items := texts("alpha", "", "beta")
-	if got := TruncateContentItems(items, 8); !reflect.DeepEqual(got, items) {
+	if got := truncateContentItems(items, 8); !reflect.DeepEqual(got, items) {
 		t.Fatalf("got %#v", got)
 	}
-	if got := TruncateContentItems(nil, 0); len(got) != 0 {
+	if got := truncateContentItems(nil, 0); len(got) != 0 {
 		t.Fatalf("got %#v", got)
 	}
 }
@@ -88,13 +88,13 @@ func TestTruncateContentItemsReturnsOriginalUnderLimit(t *testing.T) {
 // Codex: truncates_across_multiple_under_limit_texts_and_reports_omitted.
 func TestTruncateContentItemsGreedyAcrossMixedItems(t *testing.T) {
 	chunk := "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega.\n"
-	limit := ApproxTokenCount(chunk) * 3
+	limit := approxTokenCount(chunk) * 3
 	image := codemode.InputImage{ImageURL: "img:mid", Detail: codemode.ImageDetailHigh}
 	items := []codemode.ContentItem{
 		codemode.InputText{Text: chunk}, codemode.InputText{Text: chunk}, image,
 		codemode.InputText{Text: strings.Repeat(chunk, 10)}, codemode.InputText{Text: chunk}, codemode.InputText{Text: chunk},
 	}
-	got := TruncateContentItems(items, limit)
+	got := truncateContentItems(items, limit)
 	if len(got) != 5 {
 		t.Fatalf("got %d items: %#v", len(got), got)
 	}
@@ -102,7 +102,7 @@ func TestTruncateContentItemsGreedyAcrossMixedItems(t *testing.T) {
 		t.Fatalf("leading items changed: %#v", got[:3])
 	}
 	snippet := got[3].(codemode.InputText).Text
-	wantSnippet := TruncateMiddle(strings.Repeat(chunk, 10), limit-2*ApproxTokenCount(chunk))
+	wantSnippet := truncateMiddle(strings.Repeat(chunk, 10), limit-2*approxTokenCount(chunk))
 	if snippet != wantSnippet || !strings.Contains(snippet, "tokens truncated") {
 		t.Fatalf("snippet %q", snippet)
 	}
@@ -115,7 +115,7 @@ func TestTruncateContentItemsAudioAndEmptyText(t *testing.T) {
 	small := codemode.InputAudio{AudioURL: "data:audio/wav;base64,AAAA"} // 26 bytes → 7 tokens
 	large := codemode.InputAudio{AudioURL: "data:audio/wav;base64," + strings.Repeat("A", 400)}
 	image := codemode.InputImage{ImageURL: "data:image/png;base64,AA", Detail: codemode.ImageDetailLow}
-	got := TruncateContentItems([]codemode.ContentItem{
+	got := truncateContentItems([]codemode.ContentItem{
 		codemode.InputText{Text: ""}, small, large, image, codemode.InputText{Text: "0123456789abcdef"},
 	}, 10)
 	want := []codemode.ContentItem{
@@ -126,7 +126,7 @@ func TestTruncateContentItemsAudioAndEmptyText(t *testing.T) {
 		t.Fatalf("got  %#v\nwant %#v", got, want)
 	}
 	// With no budget left, texts are counted as omitted; images still pass.
-	got = TruncateContentItems([]codemode.ContentItem{image, codemode.InputText{Text: "x"}, codemode.InputText{Text: "y"}}, 0)
+	got = truncateContentItems([]codemode.ContentItem{image, codemode.InputText{Text: "x"}, codemode.InputText{Text: "y"}}, 0)
 	want = []codemode.ContentItem{image, codemode.InputText{Text: "[omitted 2 text items ...]"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %#v\nwant %#v", got, want)

@@ -47,7 +47,7 @@ func TestWireCheckAnswersEveryLineInOrder(t *testing.T) {
 		{`{"kind":"frame","hex":"0100"}`, `{"ok":false,"kind":"unexpected_eof","error":"code-mode IPC frame header is truncated: unexpected EOF"}`},
 		{`{"kind":"frame","hex":"030000007b"}`, `{"ok":false,"kind":"unexpected_eof","error":"code-mode IPC frame payload is truncated: unexpected EOF"}`},
 		{`{"kind":"frame","hex":"01000004"}`, `{"ok":false,"kind":"invalid_data","error":"code-mode IPC frame length 67108865 exceeds 67108864 bytes"}`},
-		{`{"kind":"frame","hex":"010000007b"}`, `{"ok":false,"kind":"invalid_data","error":"failed to decode code-mode IPC frame: EOF while parsing an object at line 1 column 2"}`},
+		{`{"kind":"frame","hex":"010000007b"}`, `{"ok":false,"kind":"invalid_data","error":"failed to decode code-mode IPC frame: EOF while parsing an object at line 1 column 1"}`},
 		{`{"kind":"frame","hex":"010000007b7d"}`, `{"ok":false,"kind":"invalid_data","error":"code-mode IPC frame declares 1 payload bytes but contains 2"}`},
 		// Malformed lines answer ok:false and do not stop the stream.
 		{`not json`, `{"ok":false,"error":"malformed input line: invalid character 'o' in literal null (expecting 'u')"}`},

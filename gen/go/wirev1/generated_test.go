@@ -13,11 +13,46 @@ import (
 
 const fixtureRoot = "../../../fixtures/v1"
 
+// fixtureCounts is, per type, how many valid, non-canonical and invalid fixtures the schemas
+// define: the fixture tests require exactly these files.
+var fixtureCounts = map[string]fixtureCount{
+	"Capability":                     {2, 0, 2},
+	"CapabilitySet":                  {2, 1, 2},
+	"ClientToHost":                   {11, 3, 26},
+	"DelegateRequest":                {2, 0, 1},
+	"DelegateRequestId":              {1, 0, 0},
+	"DelegateResponse":               {3, 1, 2},
+	"DelegateResponseResult":         {2, 0, 0},
+	"HandshakeRejectReason":          {3, 0, 1},
+	"HostRequest":                    {6, 1, 6},
+	"HostResponse":                   {4, 0, 2},
+	"HostResponseResult":             {2, 0, 2},
+	"HostToClient":                   {17, 1, 11},
+	"ProtocolVersion":                {1, 0, 3},
+	"RequestId":                      {2, 0, 3},
+	"RuntimeResponseResult":          {2, 0, 0},
+	"SessionId":                      {1, 0, 2},
+	"SupportedProtocolVersions":      {2, 1, 2},
+	"WireCellId":                     {2, 0, 0},
+	"WireContentItem":                {4, 2, 4},
+	"WireExecuteRequest":             {2, 1, 6},
+	"WireNestedToolCall":             {2, 0, 2},
+	"WireRuntimeResponse":            {4, 1, 7},
+	"WireSessionCellExecutionLimits": {3, 1, 2},
+	"WireToolDefinition":             {1, 0, 2},
+	"WireToolName":                   {2, 1, 3},
+	"WireWaitOutcome":                {2, 0, 3},
+	"WireWaitRequest":                {2, 0, 5},
+}
+
 // TestValidFixturesRoundTripByteForByte decodes every valid fixture and requires the canonical
 // re-encoding to equal the file (compact, Codex key order, serde_json escaping).
 func TestValidFixturesRoundTripByteForByte(t *testing.T) {
 	for _, name := range TypeNames() {
-		paths, _ := filepath.Glob(filepath.Join(fixtureRoot, name, "*.json"))
+		paths := fixturePaths(t, name)
+		if want := fixtureCounts[name].valid; len(paths) != want {
+			t.Errorf("%s: %d valid fixtures under %s, the schema has %d examples", name, len(paths), fixtureRoot, want)
+		}
 		for _, p := range paths {
 			data, err := os.ReadFile(p)
 			if err != nil {
@@ -44,11 +79,28 @@ type fixtureWrapper struct {
 	Error     string          `json:"error"`
 }
 
-func readWrappers(t *testing.T, dir string) map[string]fixtureWrapper {
+type fixtureCount struct{ valid, noncanonical, invalid int }
+
+func fixturePaths(t testing.TB, dir string) []string {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(fixtureRoot, dir, "*.json"))
-	if len(paths) == 0 {
-		t.Skipf("no fixtures under %s", dir)
+	paths, err := filepath.Glob(filepath.Join(fixtureRoot, dir, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return paths
+}
+
+// readWrappers reads the wrapper fixtures under dir and requires as many as the schemas define
+// (count picks the per-type number).
+func readWrappers(t *testing.T, dir string, count func(fixtureCount) int) map[string]fixtureWrapper {
+	t.Helper()
+	paths := fixturePaths(t, dir)
+	want := 0
+	for _, c := range fixtureCounts {
+		want += count(c)
+	}
+	if len(paths) != want {
+		t.Fatalf("%d fixtures under %s, the schemas define %d", len(paths), filepath.Join(fixtureRoot, dir), want)
 	}
 	out := map[string]fixtureWrapper{}
 	for _, p := range paths {
@@ -68,7 +120,8 @@ func readWrappers(t *testing.T, dir string) map[string]fixtureWrapper {
 // TestNonCanonicalFixturesReencodeCanonically covers accepted inputs whose encoding differs:
 // unsorted sets, absent optional-as-null fields, null for skipped fields, extra keys on a unit variant.
 func TestNonCanonicalFixturesReencodeCanonically(t *testing.T) {
-	for p, w := range readWrappers(t, "noncanonical") {
+	noncanonical := func(c fixtureCount) int { return c.noncanonical }
+	for p, w := range readWrappers(t, "noncanonical", noncanonical) {
 		m, ok, err := DecodeNamed(w.Type, w.JSON)
 		if !ok || err != nil {
 			t.Errorf("%s: decode: ok=%v err=%v", p, ok, err)
@@ -86,7 +139,8 @@ func TestNonCanonicalFixturesReencodeCanonically(t *testing.T) {
 
 // TestInvalidFixturesAreRejected requires every invalid fixture to fail with its expected text.
 func TestInvalidFixturesAreRejected(t *testing.T) {
-	for p, w := range readWrappers(t, "invalid") {
+	invalid := func(c fixtureCount) int { return c.invalid }
+	for p, w := range readWrappers(t, "invalid", invalid) {
 		input := []byte(w.JSON)
 		if w.Raw != nil {
 			input = []byte(*w.Raw)
@@ -106,8 +160,12 @@ func TestInvalidFixturesAreRejected(t *testing.T) {
 	}
 }
 
+// addSeeds seeds a fuzz target with the valid fixtures of name, all of them.
 func addSeeds(f *testing.F, name string) {
-	paths, _ := filepath.Glob(filepath.Join(fixtureRoot, name, "*.json"))
+	paths := fixturePaths(f, name)
+	if want := fixtureCounts[name].valid; len(paths) != want {
+		f.Fatalf("%s: %d seed fixtures, the schema has %d examples", name, len(paths), want)
+	}
 	for _, p := range paths {
 		if data, err := os.ReadFile(p); err == nil {
 			f.Add(data)

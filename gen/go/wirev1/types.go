@@ -6,22 +6,24 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+
+	"github.com/codemodehq/codemode/serdejson"
 )
 
 // Capability is defined by Capability.schema.json. A capability name: any string whose trimmed value is non-empty.
 type Capability string
 
-func decodeCapability(n *jsonNode, path string) (Capability, error) {
-	x, err := decodeNonBlank(n, path, "identifier must not be empty")
+func decodeCapability(n *serdejson.Node, path string) (Capability, error) {
+	x, err := serdejson.DecodeNonBlank(n, path, "identifier must not be empty")
 	return Capability(x), err
 }
 
 // AppendJSON appends the canonical JSON encoding of v to b.
-func (v Capability) AppendJSON(b []byte) []byte { return appendString(b, string(v)) }
+func (v Capability) AppendJSON(b []byte) []byte { return serdejson.AppendString(b, string(v)) }
 
 // DecodeCapability decodes one JSON document strictly (see DecodeError).
 func DecodeCapability(data []byte) (Capability, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero Capability
 		return zero, err
@@ -32,13 +34,13 @@ func DecodeCapability(data []byte) (Capability, error) {
 // CapabilitySet is defined by CapabilitySet.schema.json. Set of capabilities without duplicates; re-encodes sorted by byte order.
 type CapabilitySet []Capability
 
-func decodeCapabilitySet(n *jsonNode, path string) (CapabilitySet, error) {
-	items, err := decodeList(n, path, decodeCapability)
+func decodeCapabilitySet(n *serdejson.Node, path string) (CapabilitySet, error) {
+	items, err := serdejson.DecodeList(n, path, decodeCapability)
 	if err != nil {
 		return nil, err
 	}
-	if d, dup := firstDuplicate(items); dup {
-		return nil, errorAt(path, "%s", formatTemplate("duplicate capability `{}`", d))
+	if d, dup := serdejson.FirstDuplicate(items); dup {
+		return nil, serdejson.ErrorAt(path, "%s", serdejson.FormatTemplate("duplicate capability `{}`", d))
 	}
 	return CapabilitySet(items), nil
 }
@@ -59,7 +61,7 @@ func (v CapabilitySet) AppendJSON(b []byte) []byte {
 
 // DecodeCapabilitySet decodes one JSON document strictly (see DecodeError).
 func DecodeCapabilitySet(data []byte) (CapabilitySet, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero CapabilitySet
 		return zero, err
@@ -73,8 +75,8 @@ type ClientToHost interface {
 	isClientToHost()
 }
 
-func decodeClientToHost(n *jsonNode, path string) (ClientToHost, error) {
-	tag, err := unionTag(n, path, "type", "internally tagged enum ClientToHost")
+func decodeClientToHost(n *serdejson.Node, path string) (ClientToHost, error) {
+	tag, err := serdejson.UnionTag(n, path, "type", "internally tagged enum ClientToHost")
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +90,7 @@ func decodeClientToHost(n *jsonNode, path string) (ClientToHost, error) {
 	case "delegate/response":
 		return decodeDelegateResponseMessage(n, path)
 	}
-	return nil, unknownVariant(joinPath(path, "type"), tag, []string{"connection/hello", "operation/request", "operation/cancel", "delegate/response"})
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, []string{"connection/hello", "operation/request", "operation/cancel", "delegate/response"})
 }
 
 // ClientHello is the ClientToHost variant "connection/hello".
@@ -100,44 +102,44 @@ type ClientHello struct {
 
 func (ClientHello) isClientToHost() {}
 
-func decodeClientHello(n *jsonNode, path string) (ClientHello, error) {
+func decodeClientHello(n *serdejson.Node, path string) (ClientHello, error) {
 	var v ClientHello
-	o, err := readObject(n, path, "struct variant ClientToHost::ClientHello")
+	o, err := serdejson.ReadObject(n, path, "struct variant ClientToHost::ClientHello")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "supportedVersions", "requiredCapabilities", "optionalCapabilities"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "supportedVersions", "requiredCapabilities", "optionalCapabilities"}); err != nil {
 		return v, err
 	}
-	if f := o.take("supportedVersions"); f != nil {
-		x, err := decodeSupportedProtocolVersions(f, joinPath(path, "supportedVersions"))
+	if f := o.Take("supportedVersions"); f != nil {
+		x, err := decodeSupportedProtocolVersions(f, serdejson.JoinPath(path, "supportedVersions"))
 		if err != nil {
 			return v, err
 		}
 		v.SupportedVersions = x
 	} else {
-		return v, missingField(path, "supportedVersions")
+		return v, serdejson.MissingField(path, "supportedVersions")
 	}
-	if f := o.take("requiredCapabilities"); f != nil {
-		x, err := decodeCapabilitySet(f, joinPath(path, "requiredCapabilities"))
+	if f := o.Take("requiredCapabilities"); f != nil {
+		x, err := decodeCapabilitySet(f, serdejson.JoinPath(path, "requiredCapabilities"))
 		if err != nil {
 			return v, err
 		}
 		v.RequiredCapabilities = x
 	} else {
-		return v, missingField(path, "requiredCapabilities")
+		return v, serdejson.MissingField(path, "requiredCapabilities")
 	}
-	if f := o.take("optionalCapabilities"); f != nil {
-		x, err := decodeCapabilitySet(f, joinPath(path, "optionalCapabilities"))
+	if f := o.Take("optionalCapabilities"); f != nil {
+		x, err := decodeCapabilitySet(f, serdejson.JoinPath(path, "optionalCapabilities"))
 		if err != nil {
 			return v, err
 		}
 		v.OptionalCapabilities = x
 	} else {
-		return v, missingField(path, "optionalCapabilities")
+		return v, serdejson.MissingField(path, "optionalCapabilities")
 	}
-	if c, ok := firstCommon(v.RequiredCapabilities, v.OptionalCapabilities); ok {
-		return v, errorAt(path, "%s", formatTemplate("capability `{}` cannot be both required and optional", c))
+	if c, ok := serdejson.FirstCommon(v.RequiredCapabilities, v.OptionalCapabilities); ok {
+		return v, serdejson.ErrorAt(path, "%s", serdejson.FormatTemplate("capability `{}` cannot be both required and optional", c))
 	}
 	return v, nil
 }
@@ -147,11 +149,11 @@ func (v ClientHello) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"connection/hello\""...)
-	b = appendKey(b, start, "supportedVersions")
+	b = serdejson.AppendKey(b, start, "supportedVersions")
 	b = v.SupportedVersions.AppendJSON(b)
-	b = appendKey(b, start, "requiredCapabilities")
+	b = serdejson.AppendKey(b, start, "requiredCapabilities")
 	b = v.RequiredCapabilities.AppendJSON(b)
-	b = appendKey(b, start, "optionalCapabilities")
+	b = serdejson.AppendKey(b, start, "optionalCapabilities")
 	b = v.OptionalCapabilities.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -165,32 +167,32 @@ type OperationRequest struct {
 
 func (OperationRequest) isClientToHost() {}
 
-func decodeOperationRequest(n *jsonNode, path string) (OperationRequest, error) {
+func decodeOperationRequest(n *serdejson.Node, path string) (OperationRequest, error) {
 	var v OperationRequest
-	o, err := readObject(n, path, "struct variant ClientToHost::OperationRequest")
+	o, err := serdejson.ReadObject(n, path, "struct variant ClientToHost::OperationRequest")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "id", "request"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "id", "request"}); err != nil {
 		return v, err
 	}
-	if f := o.take("id"); f != nil {
-		x, err := decodeRequestId(f, joinPath(path, "id"))
+	if f := o.Take("id"); f != nil {
+		x, err := decodeRequestId(f, serdejson.JoinPath(path, "id"))
 		if err != nil {
 			return v, err
 		}
 		v.Id = x
 	} else {
-		return v, missingField(path, "id")
+		return v, serdejson.MissingField(path, "id")
 	}
-	if f := o.take("request"); f != nil {
-		x, err := decodeHostRequest(f, joinPath(path, "request"))
+	if f := o.Take("request"); f != nil {
+		x, err := decodeHostRequest(f, serdejson.JoinPath(path, "request"))
 		if err != nil {
 			return v, err
 		}
 		v.Request = x
 	} else {
-		return v, missingField(path, "request")
+		return v, serdejson.MissingField(path, "request")
 	}
 	return v, nil
 }
@@ -200,10 +202,10 @@ func (v OperationRequest) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"operation/request\""...)
-	b = appendKey(b, start, "id")
+	b = serdejson.AppendKey(b, start, "id")
 	b = v.Id.AppendJSON(b)
-	b = appendKey(b, start, "request")
-	b = appendMessage(b, v.Request)
+	b = serdejson.AppendKey(b, start, "request")
+	b = serdejson.AppendMessage(b, v.Request)
 	b = append(b, '}')
 	return b
 }
@@ -215,23 +217,23 @@ type OperationCancel struct {
 
 func (OperationCancel) isClientToHost() {}
 
-func decodeOperationCancel(n *jsonNode, path string) (OperationCancel, error) {
+func decodeOperationCancel(n *serdejson.Node, path string) (OperationCancel, error) {
 	var v OperationCancel
-	o, err := readObject(n, path, "struct variant ClientToHost::OperationCancel")
+	o, err := serdejson.ReadObject(n, path, "struct variant ClientToHost::OperationCancel")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "id"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "id"}); err != nil {
 		return v, err
 	}
-	if f := o.take("id"); f != nil {
-		x, err := decodeRequestId(f, joinPath(path, "id"))
+	if f := o.Take("id"); f != nil {
+		x, err := decodeRequestId(f, serdejson.JoinPath(path, "id"))
 		if err != nil {
 			return v, err
 		}
 		v.Id = x
 	} else {
-		return v, missingField(path, "id")
+		return v, serdejson.MissingField(path, "id")
 	}
 	return v, nil
 }
@@ -241,7 +243,7 @@ func (v OperationCancel) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"operation/cancel\""...)
-	b = appendKey(b, start, "id")
+	b = serdejson.AppendKey(b, start, "id")
 	b = v.Id.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -255,32 +257,32 @@ type DelegateResponseMessage struct {
 
 func (DelegateResponseMessage) isClientToHost() {}
 
-func decodeDelegateResponseMessage(n *jsonNode, path string) (DelegateResponseMessage, error) {
+func decodeDelegateResponseMessage(n *serdejson.Node, path string) (DelegateResponseMessage, error) {
 	var v DelegateResponseMessage
-	o, err := readObject(n, path, "struct variant ClientToHost::DelegateResponseMessage")
+	o, err := serdejson.ReadObject(n, path, "struct variant ClientToHost::DelegateResponseMessage")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "id", "result"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "id", "result"}); err != nil {
 		return v, err
 	}
-	if f := o.take("id"); f != nil {
-		x, err := decodeDelegateRequestId(f, joinPath(path, "id"))
+	if f := o.Take("id"); f != nil {
+		x, err := decodeDelegateRequestId(f, serdejson.JoinPath(path, "id"))
 		if err != nil {
 			return v, err
 		}
 		v.Id = x
 	} else {
-		return v, missingField(path, "id")
+		return v, serdejson.MissingField(path, "id")
 	}
-	if f := o.take("result"); f != nil {
-		x, err := decodeDelegateResponseResult(f, joinPath(path, "result"))
+	if f := o.Take("result"); f != nil {
+		x, err := decodeDelegateResponseResult(f, serdejson.JoinPath(path, "result"))
 		if err != nil {
 			return v, err
 		}
 		v.Result = x
 	} else {
-		return v, missingField(path, "result")
+		return v, serdejson.MissingField(path, "result")
 	}
 	return v, nil
 }
@@ -290,17 +292,17 @@ func (v DelegateResponseMessage) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"delegate/response\""...)
-	b = appendKey(b, start, "id")
+	b = serdejson.AppendKey(b, start, "id")
 	b = v.Id.AppendJSON(b)
-	b = appendKey(b, start, "result")
-	b = appendMessage(b, v.Result)
+	b = serdejson.AppendKey(b, start, "result")
+	b = serdejson.AppendMessage(b, v.Result)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeClientToHost decodes one JSON document strictly (see DecodeError).
 func DecodeClientToHost(data []byte) (ClientToHost, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero ClientToHost
 		return zero, err
@@ -314,8 +316,8 @@ type DelegateRequest interface {
 	isDelegateRequest()
 }
 
-func decodeDelegateRequest(n *jsonNode, path string) (DelegateRequest, error) {
-	tag, err := unionTag(n, path, "type", "internally tagged enum DelegateRequest")
+func decodeDelegateRequest(n *serdejson.Node, path string) (DelegateRequest, error) {
+	tag, err := serdejson.UnionTag(n, path, "type", "internally tagged enum DelegateRequest")
 	if err != nil {
 		return nil, err
 	}
@@ -325,7 +327,7 @@ func decodeDelegateRequest(n *jsonNode, path string) (DelegateRequest, error) {
 	case "notification/send":
 		return decodeNotificationSend(n, path)
 	}
-	return nil, unknownVariant(joinPath(path, "type"), tag, []string{"tool/invoke", "notification/send"})
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, []string{"tool/invoke", "notification/send"})
 }
 
 // ToolInvoke is the DelegateRequest variant "tool/invoke".
@@ -335,23 +337,23 @@ type ToolInvoke struct {
 
 func (ToolInvoke) isDelegateRequest() {}
 
-func decodeToolInvoke(n *jsonNode, path string) (ToolInvoke, error) {
+func decodeToolInvoke(n *serdejson.Node, path string) (ToolInvoke, error) {
 	var v ToolInvoke
-	o, err := readObject(n, path, "struct variant DelegateRequest::ToolInvoke")
+	o, err := serdejson.ReadObject(n, path, "struct variant DelegateRequest::ToolInvoke")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "invocation"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "invocation"}); err != nil {
 		return v, err
 	}
-	if f := o.take("invocation"); f != nil {
-		x, err := decodeWireNestedToolCall(f, joinPath(path, "invocation"))
+	if f := o.Take("invocation"); f != nil {
+		x, err := decodeWireNestedToolCall(f, serdejson.JoinPath(path, "invocation"))
 		if err != nil {
 			return v, err
 		}
 		v.Invocation = x
 	} else {
-		return v, missingField(path, "invocation")
+		return v, serdejson.MissingField(path, "invocation")
 	}
 	return v, nil
 }
@@ -361,7 +363,7 @@ func (v ToolInvoke) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"tool/invoke\""...)
-	b = appendKey(b, start, "invocation")
+	b = serdejson.AppendKey(b, start, "invocation")
 	b = v.Invocation.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -376,41 +378,41 @@ type NotificationSend struct {
 
 func (NotificationSend) isDelegateRequest() {}
 
-func decodeNotificationSend(n *jsonNode, path string) (NotificationSend, error) {
+func decodeNotificationSend(n *serdejson.Node, path string) (NotificationSend, error) {
 	var v NotificationSend
-	o, err := readObject(n, path, "struct variant DelegateRequest::NotificationSend")
+	o, err := serdejson.ReadObject(n, path, "struct variant DelegateRequest::NotificationSend")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "callId", "cellId", "text"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "callId", "cellId", "text"}); err != nil {
 		return v, err
 	}
-	if f := o.take("callId"); f != nil {
-		x, err := decodeString(f, joinPath(path, "callId"))
+	if f := o.Take("callId"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "callId"))
 		if err != nil {
 			return v, err
 		}
 		v.CallId = x
 	} else {
-		return v, missingField(path, "callId")
+		return v, serdejson.MissingField(path, "callId")
 	}
-	if f := o.take("cellId"); f != nil {
-		x, err := decodeWireCellId(f, joinPath(path, "cellId"))
+	if f := o.Take("cellId"); f != nil {
+		x, err := decodeWireCellId(f, serdejson.JoinPath(path, "cellId"))
 		if err != nil {
 			return v, err
 		}
 		v.CellId = x
 	} else {
-		return v, missingField(path, "cellId")
+		return v, serdejson.MissingField(path, "cellId")
 	}
-	if f := o.take("text"); f != nil {
-		x, err := decodeString(f, joinPath(path, "text"))
+	if f := o.Take("text"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "text"))
 		if err != nil {
 			return v, err
 		}
 		v.Text = x
 	} else {
-		return v, missingField(path, "text")
+		return v, serdejson.MissingField(path, "text")
 	}
 	return v, nil
 }
@@ -420,19 +422,19 @@ func (v NotificationSend) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"notification/send\""...)
-	b = appendKey(b, start, "callId")
-	b = appendString(b, v.CallId)
-	b = appendKey(b, start, "cellId")
+	b = serdejson.AppendKey(b, start, "callId")
+	b = serdejson.AppendString(b, v.CallId)
+	b = serdejson.AppendKey(b, start, "cellId")
 	b = v.CellId.AppendJSON(b)
-	b = appendKey(b, start, "text")
-	b = appendString(b, v.Text)
+	b = serdejson.AppendKey(b, start, "text")
+	b = serdejson.AppendString(b, v.Text)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeDelegateRequest decodes one JSON document strictly (see DecodeError).
 func DecodeDelegateRequest(data []byte) (DelegateRequest, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero DelegateRequest
 		return zero, err
@@ -443,8 +445,8 @@ func DecodeDelegateRequest(data []byte) (DelegateRequest, error) {
 // DelegateRequestId is defined by DelegateRequestId.schema.json. Host-chosen delegate request identifier (i64), per connection, starting at 1.
 type DelegateRequestId int64
 
-func decodeDelegateRequestId(n *jsonNode, path string) (DelegateRequestId, error) {
-	x, err := decodeInt(n, path, -9223372036854775808, 9223372036854775807, "i64")
+func decodeDelegateRequestId(n *serdejson.Node, path string) (DelegateRequestId, error) {
+	x, err := serdejson.DecodeInt(n, path, -9223372036854775808, 9223372036854775807, "i64")
 	return DelegateRequestId(x), err
 }
 
@@ -453,7 +455,7 @@ func (v DelegateRequestId) AppendJSON(b []byte) []byte { return strconv.AppendIn
 
 // DecodeDelegateRequestId decodes one JSON document strictly (see DecodeError).
 func DecodeDelegateRequestId(data []byte) (DelegateRequestId, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero DelegateRequestId
 		return zero, err
@@ -467,8 +469,8 @@ type DelegateResponse interface {
 	isDelegateResponse()
 }
 
-func decodeDelegateResponse(n *jsonNode, path string) (DelegateResponse, error) {
-	tag, err := unionTag(n, path, "type", "internally tagged enum DelegateResponse")
+func decodeDelegateResponse(n *serdejson.Node, path string) (DelegateResponse, error) {
+	tag, err := serdejson.UnionTag(n, path, "type", "internally tagged enum DelegateResponse")
 	if err != nil {
 		return nil, err
 	}
@@ -478,7 +480,7 @@ func decodeDelegateResponse(n *jsonNode, path string) (DelegateResponse, error) 
 	case "notification/delivered":
 		return decodeNotificationDelivered(n, path)
 	}
-	return nil, unknownVariant(joinPath(path, "type"), tag, []string{"tool/result", "notification/delivered"})
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, []string{"tool/result", "notification/delivered"})
 }
 
 // ToolResult is the DelegateResponse variant "tool/result".
@@ -488,23 +490,23 @@ type ToolResult struct {
 
 func (ToolResult) isDelegateResponse() {}
 
-func decodeToolResult(n *jsonNode, path string) (ToolResult, error) {
+func decodeToolResult(n *serdejson.Node, path string) (ToolResult, error) {
 	var v ToolResult
-	o, err := readObject(n, path, "struct variant DelegateResponse::ToolResult")
+	o, err := serdejson.ReadObject(n, path, "struct variant DelegateResponse::ToolResult")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "result"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "result"}); err != nil {
 		return v, err
 	}
-	if f := o.take("result"); f != nil {
-		x, err := decodeJSONValue(f, joinPath(path, "result"))
+	if f := o.Take("result"); f != nil {
+		x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "result"))
 		if err != nil {
 			return v, err
 		}
 		v.Result = x
 	} else {
-		return v, missingField(path, "result")
+		return v, serdejson.MissingField(path, "result")
 	}
 	return v, nil
 }
@@ -514,8 +516,8 @@ func (v ToolResult) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"tool/result\""...)
-	b = appendKey(b, start, "result")
-	b = appendRaw(b, v.Result)
+	b = serdejson.AppendKey(b, start, "result")
+	b = serdejson.AppendRaw(b, v.Result)
 	b = append(b, '}')
 	return b
 }
@@ -526,9 +528,9 @@ type NotificationDelivered struct {
 
 func (NotificationDelivered) isDelegateResponse() {}
 
-func decodeNotificationDelivered(n *jsonNode, path string) (NotificationDelivered, error) {
+func decodeNotificationDelivered(n *serdejson.Node, path string) (NotificationDelivered, error) {
 	var v NotificationDelivered
-	_, err := readObject(n, path, "struct variant DelegateResponse::NotificationDelivered")
+	_, err := serdejson.ReadObject(n, path, "struct variant DelegateResponse::NotificationDelivered")
 	return v, err
 }
 
@@ -542,7 +544,7 @@ func (v NotificationDelivered) AppendJSON(b []byte) []byte {
 
 // DecodeDelegateResponse decodes one JSON document strictly (see DecodeError).
 func DecodeDelegateResponse(data []byte) (DelegateResponse, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero DelegateResponse
 		return zero, err
@@ -556,8 +558,8 @@ type DelegateResponseResult interface {
 	isDelegateResponseResult()
 }
 
-func decodeDelegateResponseResult(n *jsonNode, path string) (DelegateResponseResult, error) {
-	tag, err := unionTag(n, path, "status", "internally tagged enum DelegateResponseResult")
+func decodeDelegateResponseResult(n *serdejson.Node, path string) (DelegateResponseResult, error) {
+	tag, err := serdejson.UnionTag(n, path, "status", "internally tagged enum DelegateResponseResult")
 	if err != nil {
 		return nil, err
 	}
@@ -567,7 +569,7 @@ func decodeDelegateResponseResult(n *jsonNode, path string) (DelegateResponseRes
 	case "error":
 		return decodeDelegateResponseError(n, path)
 	}
-	return nil, unknownVariant(joinPath(path, "status"), tag, []string{"ok", "error"})
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "status"), tag, []string{"ok", "error"})
 }
 
 // DelegateResponseOk is the DelegateResponseResult variant "ok".
@@ -577,23 +579,23 @@ type DelegateResponseOk struct {
 
 func (DelegateResponseOk) isDelegateResponseResult() {}
 
-func decodeDelegateResponseOk(n *jsonNode, path string) (DelegateResponseOk, error) {
+func decodeDelegateResponseOk(n *serdejson.Node, path string) (DelegateResponseOk, error) {
 	var v DelegateResponseOk
-	o, err := readObject(n, path, "struct variant DelegateResponseResult::DelegateResponseOk")
+	o, err := serdejson.ReadObject(n, path, "struct variant DelegateResponseResult::DelegateResponseOk")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"status", "value"}); err != nil {
+	if err := o.AllowOnly([]string{"status", "value"}); err != nil {
 		return v, err
 	}
-	if f := o.take("value"); f != nil {
-		x, err := decodeDelegateResponse(f, joinPath(path, "value"))
+	if f := o.Take("value"); f != nil {
+		x, err := decodeDelegateResponse(f, serdejson.JoinPath(path, "value"))
 		if err != nil {
 			return v, err
 		}
 		v.Value = x
 	} else {
-		return v, missingField(path, "value")
+		return v, serdejson.MissingField(path, "value")
 	}
 	return v, nil
 }
@@ -603,8 +605,8 @@ func (v DelegateResponseOk) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"status\":\"ok\""...)
-	b = appendKey(b, start, "value")
-	b = appendMessage(b, v.Value)
+	b = serdejson.AppendKey(b, start, "value")
+	b = serdejson.AppendMessage(b, v.Value)
 	b = append(b, '}')
 	return b
 }
@@ -616,23 +618,23 @@ type DelegateResponseError struct {
 
 func (DelegateResponseError) isDelegateResponseResult() {}
 
-func decodeDelegateResponseError(n *jsonNode, path string) (DelegateResponseError, error) {
+func decodeDelegateResponseError(n *serdejson.Node, path string) (DelegateResponseError, error) {
 	var v DelegateResponseError
-	o, err := readObject(n, path, "struct variant DelegateResponseResult::DelegateResponseError")
+	o, err := serdejson.ReadObject(n, path, "struct variant DelegateResponseResult::DelegateResponseError")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"status", "message"}); err != nil {
+	if err := o.AllowOnly([]string{"status", "message"}); err != nil {
 		return v, err
 	}
-	if f := o.take("message"); f != nil {
-		x, err := decodeString(f, joinPath(path, "message"))
+	if f := o.Take("message"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "message"))
 		if err != nil {
 			return v, err
 		}
 		v.Message = x
 	} else {
-		return v, missingField(path, "message")
+		return v, serdejson.MissingField(path, "message")
 	}
 	return v, nil
 }
@@ -642,15 +644,15 @@ func (v DelegateResponseError) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"status\":\"error\""...)
-	b = appendKey(b, start, "message")
-	b = appendString(b, v.Message)
+	b = serdejson.AppendKey(b, start, "message")
+	b = serdejson.AppendString(b, v.Message)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeDelegateResponseResult decodes one JSON document strictly (see DecodeError).
 func DecodeDelegateResponseResult(data []byte) (DelegateResponseResult, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero DelegateResponseResult
 		return zero, err
@@ -664,8 +666,8 @@ type HandshakeRejectReason interface {
 	isHandshakeRejectReason()
 }
 
-func decodeHandshakeRejectReason(n *jsonNode, path string) (HandshakeRejectReason, error) {
-	tag, err := unionTag(n, path, "type", "internally tagged enum HandshakeRejectReason")
+func decodeHandshakeRejectReason(n *serdejson.Node, path string) (HandshakeRejectReason, error) {
+	tag, err := serdejson.UnionTag(n, path, "type", "internally tagged enum HandshakeRejectReason")
 	if err != nil {
 		return nil, err
 	}
@@ -677,7 +679,7 @@ func decodeHandshakeRejectReason(n *jsonNode, path string) (HandshakeRejectReaso
 	case "invalidHello":
 		return decodeInvalidHello(n, path)
 	}
-	return nil, unknownVariant(joinPath(path, "type"), tag, []string{"noCompatibleVersion", "missingRequiredCapability", "invalidHello"})
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, []string{"noCompatibleVersion", "missingRequiredCapability", "invalidHello"})
 }
 
 // NoCompatibleVersion is the HandshakeRejectReason variant "noCompatibleVersion".
@@ -687,23 +689,23 @@ type NoCompatibleVersion struct {
 
 func (NoCompatibleVersion) isHandshakeRejectReason() {}
 
-func decodeNoCompatibleVersion(n *jsonNode, path string) (NoCompatibleVersion, error) {
+func decodeNoCompatibleVersion(n *serdejson.Node, path string) (NoCompatibleVersion, error) {
 	var v NoCompatibleVersion
-	o, err := readObject(n, path, "struct variant HandshakeRejectReason::NoCompatibleVersion")
+	o, err := serdejson.ReadObject(n, path, "struct variant HandshakeRejectReason::NoCompatibleVersion")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "supportedVersions"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "supportedVersions"}); err != nil {
 		return v, err
 	}
-	if f := o.take("supportedVersions"); f != nil {
-		x, err := decodeSupportedProtocolVersions(f, joinPath(path, "supportedVersions"))
+	if f := o.Take("supportedVersions"); f != nil {
+		x, err := decodeSupportedProtocolVersions(f, serdejson.JoinPath(path, "supportedVersions"))
 		if err != nil {
 			return v, err
 		}
 		v.SupportedVersions = x
 	} else {
-		return v, missingField(path, "supportedVersions")
+		return v, serdejson.MissingField(path, "supportedVersions")
 	}
 	return v, nil
 }
@@ -713,7 +715,7 @@ func (v NoCompatibleVersion) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"noCompatibleVersion\""...)
-	b = appendKey(b, start, "supportedVersions")
+	b = serdejson.AppendKey(b, start, "supportedVersions")
 	b = v.SupportedVersions.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -726,23 +728,23 @@ type MissingRequiredCapability struct {
 
 func (MissingRequiredCapability) isHandshakeRejectReason() {}
 
-func decodeMissingRequiredCapability(n *jsonNode, path string) (MissingRequiredCapability, error) {
+func decodeMissingRequiredCapability(n *serdejson.Node, path string) (MissingRequiredCapability, error) {
 	var v MissingRequiredCapability
-	o, err := readObject(n, path, "struct variant HandshakeRejectReason::MissingRequiredCapability")
+	o, err := serdejson.ReadObject(n, path, "struct variant HandshakeRejectReason::MissingRequiredCapability")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "capability"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "capability"}); err != nil {
 		return v, err
 	}
-	if f := o.take("capability"); f != nil {
-		x, err := decodeCapability(f, joinPath(path, "capability"))
+	if f := o.Take("capability"); f != nil {
+		x, err := decodeCapability(f, serdejson.JoinPath(path, "capability"))
 		if err != nil {
 			return v, err
 		}
 		v.Capability = x
 	} else {
-		return v, missingField(path, "capability")
+		return v, serdejson.MissingField(path, "capability")
 	}
 	return v, nil
 }
@@ -752,7 +754,7 @@ func (v MissingRequiredCapability) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"missingRequiredCapability\""...)
-	b = appendKey(b, start, "capability")
+	b = serdejson.AppendKey(b, start, "capability")
 	b = v.Capability.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -765,23 +767,23 @@ type InvalidHello struct {
 
 func (InvalidHello) isHandshakeRejectReason() {}
 
-func decodeInvalidHello(n *jsonNode, path string) (InvalidHello, error) {
+func decodeInvalidHello(n *serdejson.Node, path string) (InvalidHello, error) {
 	var v InvalidHello
-	o, err := readObject(n, path, "struct variant HandshakeRejectReason::InvalidHello")
+	o, err := serdejson.ReadObject(n, path, "struct variant HandshakeRejectReason::InvalidHello")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "message"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "message"}); err != nil {
 		return v, err
 	}
-	if f := o.take("message"); f != nil {
-		x, err := decodeString(f, joinPath(path, "message"))
+	if f := o.Take("message"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "message"))
 		if err != nil {
 			return v, err
 		}
 		v.Message = x
 	} else {
-		return v, missingField(path, "message")
+		return v, serdejson.MissingField(path, "message")
 	}
 	return v, nil
 }
@@ -791,15 +793,15 @@ func (v InvalidHello) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"invalidHello\""...)
-	b = appendKey(b, start, "message")
-	b = appendString(b, v.Message)
+	b = serdejson.AppendKey(b, start, "message")
+	b = serdejson.AppendString(b, v.Message)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeHandshakeRejectReason decodes one JSON document strictly (see DecodeError).
 func DecodeHandshakeRejectReason(data []byte) (HandshakeRejectReason, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero HandshakeRejectReason
 		return zero, err
@@ -813,8 +815,8 @@ type HostRequest interface {
 	isHostRequest()
 }
 
-func decodeHostRequest(n *jsonNode, path string) (HostRequest, error) {
-	tag, err := unionTag(n, path, "method", "internally tagged enum HostRequest")
+func decodeHostRequest(n *serdejson.Node, path string) (HostRequest, error) {
+	tag, err := serdejson.UnionTag(n, path, "method", "internally tagged enum HostRequest")
 	if err != nil {
 		return nil, err
 	}
@@ -830,7 +832,7 @@ func decodeHostRequest(n *jsonNode, path string) (HostRequest, error) {
 	case "session/shutdown":
 		return decodeShutdownSession(n, path)
 	}
-	return nil, unknownVariant(joinPath(path, "method"), tag, []string{"session/open", "session/execute", "session/wait", "session/terminate", "session/shutdown"})
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "method"), tag, []string{"session/open", "session/execute", "session/wait", "session/terminate", "session/shutdown"})
 }
 
 // OpenSession is the HostRequest variant "session/open".
@@ -841,27 +843,27 @@ type OpenSession struct {
 
 func (OpenSession) isHostRequest() {}
 
-func decodeOpenSession(n *jsonNode, path string) (OpenSession, error) {
+func decodeOpenSession(n *serdejson.Node, path string) (OpenSession, error) {
 	var v OpenSession
-	o, err := readObject(n, path, "struct variant HostRequest::OpenSession")
+	o, err := serdejson.ReadObject(n, path, "struct variant HostRequest::OpenSession")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"method", "sessionId", "cellExecutionLimits"}); err != nil {
+	if err := o.AllowOnly([]string{"method", "sessionId", "cellExecutionLimits"}); err != nil {
 		return v, err
 	}
-	if f := o.take("sessionId"); f != nil {
-		x, err := decodeSessionId(f, joinPath(path, "sessionId"))
+	if f := o.Take("sessionId"); f != nil {
+		x, err := decodeSessionId(f, serdejson.JoinPath(path, "sessionId"))
 		if err != nil {
 			return v, err
 		}
 		v.SessionId = x
 	} else {
-		return v, missingField(path, "sessionId")
+		return v, serdejson.MissingField(path, "sessionId")
 	}
-	if f := o.take("cellExecutionLimits"); f != nil {
-		if f.kind != kindNull {
-			x, err := decodeWireSessionCellExecutionLimits(f, joinPath(path, "cellExecutionLimits"))
+	if f := o.Take("cellExecutionLimits"); f != nil {
+		if !f.IsNull() {
+			x, err := decodeWireSessionCellExecutionLimits(f, serdejson.JoinPath(path, "cellExecutionLimits"))
 			if err != nil {
 				return v, err
 			}
@@ -876,10 +878,10 @@ func (v OpenSession) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"method\":\"session/open\""...)
-	b = appendKey(b, start, "sessionId")
+	b = serdejson.AppendKey(b, start, "sessionId")
 	b = v.SessionId.AppendJSON(b)
 	if v.CellExecutionLimits != nil {
-		b = appendKey(b, start, "cellExecutionLimits")
+		b = serdejson.AppendKey(b, start, "cellExecutionLimits")
 		if v.CellExecutionLimits == nil {
 			b = append(b, "null"...)
 		} else {
@@ -898,32 +900,32 @@ type Execute struct {
 
 func (Execute) isHostRequest() {}
 
-func decodeExecute(n *jsonNode, path string) (Execute, error) {
+func decodeExecute(n *serdejson.Node, path string) (Execute, error) {
 	var v Execute
-	o, err := readObject(n, path, "struct variant HostRequest::Execute")
+	o, err := serdejson.ReadObject(n, path, "struct variant HostRequest::Execute")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"method", "sessionId", "request"}); err != nil {
+	if err := o.AllowOnly([]string{"method", "sessionId", "request"}); err != nil {
 		return v, err
 	}
-	if f := o.take("sessionId"); f != nil {
-		x, err := decodeSessionId(f, joinPath(path, "sessionId"))
+	if f := o.Take("sessionId"); f != nil {
+		x, err := decodeSessionId(f, serdejson.JoinPath(path, "sessionId"))
 		if err != nil {
 			return v, err
 		}
 		v.SessionId = x
 	} else {
-		return v, missingField(path, "sessionId")
+		return v, serdejson.MissingField(path, "sessionId")
 	}
-	if f := o.take("request"); f != nil {
-		x, err := decodeWireExecuteRequest(f, joinPath(path, "request"))
+	if f := o.Take("request"); f != nil {
+		x, err := decodeWireExecuteRequest(f, serdejson.JoinPath(path, "request"))
 		if err != nil {
 			return v, err
 		}
 		v.Request = x
 	} else {
-		return v, missingField(path, "request")
+		return v, serdejson.MissingField(path, "request")
 	}
 	return v, nil
 }
@@ -933,9 +935,9 @@ func (v Execute) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"method\":\"session/execute\""...)
-	b = appendKey(b, start, "sessionId")
+	b = serdejson.AppendKey(b, start, "sessionId")
 	b = v.SessionId.AppendJSON(b)
-	b = appendKey(b, start, "request")
+	b = serdejson.AppendKey(b, start, "request")
 	b = v.Request.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -949,32 +951,32 @@ type Wait struct {
 
 func (Wait) isHostRequest() {}
 
-func decodeWait(n *jsonNode, path string) (Wait, error) {
+func decodeWait(n *serdejson.Node, path string) (Wait, error) {
 	var v Wait
-	o, err := readObject(n, path, "struct variant HostRequest::Wait")
+	o, err := serdejson.ReadObject(n, path, "struct variant HostRequest::Wait")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"method", "sessionId", "request"}); err != nil {
+	if err := o.AllowOnly([]string{"method", "sessionId", "request"}); err != nil {
 		return v, err
 	}
-	if f := o.take("sessionId"); f != nil {
-		x, err := decodeSessionId(f, joinPath(path, "sessionId"))
+	if f := o.Take("sessionId"); f != nil {
+		x, err := decodeSessionId(f, serdejson.JoinPath(path, "sessionId"))
 		if err != nil {
 			return v, err
 		}
 		v.SessionId = x
 	} else {
-		return v, missingField(path, "sessionId")
+		return v, serdejson.MissingField(path, "sessionId")
 	}
-	if f := o.take("request"); f != nil {
-		x, err := decodeWireWaitRequest(f, joinPath(path, "request"))
+	if f := o.Take("request"); f != nil {
+		x, err := decodeWireWaitRequest(f, serdejson.JoinPath(path, "request"))
 		if err != nil {
 			return v, err
 		}
 		v.Request = x
 	} else {
-		return v, missingField(path, "request")
+		return v, serdejson.MissingField(path, "request")
 	}
 	return v, nil
 }
@@ -984,9 +986,9 @@ func (v Wait) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"method\":\"session/wait\""...)
-	b = appendKey(b, start, "sessionId")
+	b = serdejson.AppendKey(b, start, "sessionId")
 	b = v.SessionId.AppendJSON(b)
-	b = appendKey(b, start, "request")
+	b = serdejson.AppendKey(b, start, "request")
 	b = v.Request.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -1000,32 +1002,32 @@ type Terminate struct {
 
 func (Terminate) isHostRequest() {}
 
-func decodeTerminate(n *jsonNode, path string) (Terminate, error) {
+func decodeTerminate(n *serdejson.Node, path string) (Terminate, error) {
 	var v Terminate
-	o, err := readObject(n, path, "struct variant HostRequest::Terminate")
+	o, err := serdejson.ReadObject(n, path, "struct variant HostRequest::Terminate")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"method", "sessionId", "cellId"}); err != nil {
+	if err := o.AllowOnly([]string{"method", "sessionId", "cellId"}); err != nil {
 		return v, err
 	}
-	if f := o.take("sessionId"); f != nil {
-		x, err := decodeSessionId(f, joinPath(path, "sessionId"))
+	if f := o.Take("sessionId"); f != nil {
+		x, err := decodeSessionId(f, serdejson.JoinPath(path, "sessionId"))
 		if err != nil {
 			return v, err
 		}
 		v.SessionId = x
 	} else {
-		return v, missingField(path, "sessionId")
+		return v, serdejson.MissingField(path, "sessionId")
 	}
-	if f := o.take("cellId"); f != nil {
-		x, err := decodeWireCellId(f, joinPath(path, "cellId"))
+	if f := o.Take("cellId"); f != nil {
+		x, err := decodeWireCellId(f, serdejson.JoinPath(path, "cellId"))
 		if err != nil {
 			return v, err
 		}
 		v.CellId = x
 	} else {
-		return v, missingField(path, "cellId")
+		return v, serdejson.MissingField(path, "cellId")
 	}
 	return v, nil
 }
@@ -1035,9 +1037,9 @@ func (v Terminate) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"method\":\"session/terminate\""...)
-	b = appendKey(b, start, "sessionId")
+	b = serdejson.AppendKey(b, start, "sessionId")
 	b = v.SessionId.AppendJSON(b)
-	b = appendKey(b, start, "cellId")
+	b = serdejson.AppendKey(b, start, "cellId")
 	b = v.CellId.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -1050,23 +1052,23 @@ type ShutdownSession struct {
 
 func (ShutdownSession) isHostRequest() {}
 
-func decodeShutdownSession(n *jsonNode, path string) (ShutdownSession, error) {
+func decodeShutdownSession(n *serdejson.Node, path string) (ShutdownSession, error) {
 	var v ShutdownSession
-	o, err := readObject(n, path, "struct variant HostRequest::ShutdownSession")
+	o, err := serdejson.ReadObject(n, path, "struct variant HostRequest::ShutdownSession")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"method", "sessionId"}); err != nil {
+	if err := o.AllowOnly([]string{"method", "sessionId"}); err != nil {
 		return v, err
 	}
-	if f := o.take("sessionId"); f != nil {
-		x, err := decodeSessionId(f, joinPath(path, "sessionId"))
+	if f := o.Take("sessionId"); f != nil {
+		x, err := decodeSessionId(f, serdejson.JoinPath(path, "sessionId"))
 		if err != nil {
 			return v, err
 		}
 		v.SessionId = x
 	} else {
-		return v, missingField(path, "sessionId")
+		return v, serdejson.MissingField(path, "sessionId")
 	}
 	return v, nil
 }
@@ -1076,7 +1078,7 @@ func (v ShutdownSession) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"method\":\"session/shutdown\""...)
-	b = appendKey(b, start, "sessionId")
+	b = serdejson.AppendKey(b, start, "sessionId")
 	b = v.SessionId.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -1084,7 +1086,7 @@ func (v ShutdownSession) AppendJSON(b []byte) []byte {
 
 // DecodeHostRequest decodes one JSON document strictly (see DecodeError).
 func DecodeHostRequest(data []byte) (HostRequest, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero HostRequest
 		return zero, err
@@ -1098,8 +1100,8 @@ type HostResponse interface {
 	isHostResponse()
 }
 
-func decodeHostResponse(n *jsonNode, path string) (HostResponse, error) {
-	tag, err := unionTag(n, path, "type", "internally tagged enum HostResponse")
+func decodeHostResponse(n *serdejson.Node, path string) (HostResponse, error) {
+	tag, err := serdejson.UnionTag(n, path, "type", "internally tagged enum HostResponse")
 	if err != nil {
 		return nil, err
 	}
@@ -1113,7 +1115,7 @@ func decodeHostResponse(n *jsonNode, path string) (HostResponse, error) {
 	case "session/closed":
 		return decodeSessionClosed(n, path)
 	}
-	return nil, unknownVariant(joinPath(path, "type"), tag, []string{"session/ready", "execution/started", "wait/completed", "session/closed"})
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, []string{"session/ready", "execution/started", "wait/completed", "session/closed"})
 }
 
 // SessionReady is the HostResponse variant "session/ready".
@@ -1123,23 +1125,23 @@ type SessionReady struct {
 
 func (SessionReady) isHostResponse() {}
 
-func decodeSessionReady(n *jsonNode, path string) (SessionReady, error) {
+func decodeSessionReady(n *serdejson.Node, path string) (SessionReady, error) {
 	var v SessionReady
-	o, err := readObject(n, path, "struct variant HostResponse::SessionReady")
+	o, err := serdejson.ReadObject(n, path, "struct variant HostResponse::SessionReady")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "sessionId"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "sessionId"}); err != nil {
 		return v, err
 	}
-	if f := o.take("sessionId"); f != nil {
-		x, err := decodeSessionId(f, joinPath(path, "sessionId"))
+	if f := o.Take("sessionId"); f != nil {
+		x, err := decodeSessionId(f, serdejson.JoinPath(path, "sessionId"))
 		if err != nil {
 			return v, err
 		}
 		v.SessionId = x
 	} else {
-		return v, missingField(path, "sessionId")
+		return v, serdejson.MissingField(path, "sessionId")
 	}
 	return v, nil
 }
@@ -1149,7 +1151,7 @@ func (v SessionReady) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"session/ready\""...)
-	b = appendKey(b, start, "sessionId")
+	b = serdejson.AppendKey(b, start, "sessionId")
 	b = v.SessionId.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -1162,23 +1164,23 @@ type ExecutionStarted struct {
 
 func (ExecutionStarted) isHostResponse() {}
 
-func decodeExecutionStarted(n *jsonNode, path string) (ExecutionStarted, error) {
+func decodeExecutionStarted(n *serdejson.Node, path string) (ExecutionStarted, error) {
 	var v ExecutionStarted
-	o, err := readObject(n, path, "struct variant HostResponse::ExecutionStarted")
+	o, err := serdejson.ReadObject(n, path, "struct variant HostResponse::ExecutionStarted")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "cellId"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "cellId"}); err != nil {
 		return v, err
 	}
-	if f := o.take("cellId"); f != nil {
-		x, err := decodeWireCellId(f, joinPath(path, "cellId"))
+	if f := o.Take("cellId"); f != nil {
+		x, err := decodeWireCellId(f, serdejson.JoinPath(path, "cellId"))
 		if err != nil {
 			return v, err
 		}
 		v.CellId = x
 	} else {
-		return v, missingField(path, "cellId")
+		return v, serdejson.MissingField(path, "cellId")
 	}
 	return v, nil
 }
@@ -1188,7 +1190,7 @@ func (v ExecutionStarted) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"execution/started\""...)
-	b = appendKey(b, start, "cellId")
+	b = serdejson.AppendKey(b, start, "cellId")
 	b = v.CellId.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -1201,23 +1203,23 @@ type WaitCompleted struct {
 
 func (WaitCompleted) isHostResponse() {}
 
-func decodeWaitCompleted(n *jsonNode, path string) (WaitCompleted, error) {
+func decodeWaitCompleted(n *serdejson.Node, path string) (WaitCompleted, error) {
 	var v WaitCompleted
-	o, err := readObject(n, path, "struct variant HostResponse::WaitCompleted")
+	o, err := serdejson.ReadObject(n, path, "struct variant HostResponse::WaitCompleted")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "outcome"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "outcome"}); err != nil {
 		return v, err
 	}
-	if f := o.take("outcome"); f != nil {
-		x, err := decodeWireWaitOutcome(f, joinPath(path, "outcome"))
+	if f := o.Take("outcome"); f != nil {
+		x, err := decodeWireWaitOutcome(f, serdejson.JoinPath(path, "outcome"))
 		if err != nil {
 			return v, err
 		}
 		v.Outcome = x
 	} else {
-		return v, missingField(path, "outcome")
+		return v, serdejson.MissingField(path, "outcome")
 	}
 	return v, nil
 }
@@ -1227,8 +1229,8 @@ func (v WaitCompleted) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"wait/completed\""...)
-	b = appendKey(b, start, "outcome")
-	b = appendMessage(b, v.Outcome)
+	b = serdejson.AppendKey(b, start, "outcome")
+	b = serdejson.AppendMessage(b, v.Outcome)
 	b = append(b, '}')
 	return b
 }
@@ -1240,23 +1242,23 @@ type SessionClosed struct {
 
 func (SessionClosed) isHostResponse() {}
 
-func decodeSessionClosed(n *jsonNode, path string) (SessionClosed, error) {
+func decodeSessionClosed(n *serdejson.Node, path string) (SessionClosed, error) {
 	var v SessionClosed
-	o, err := readObject(n, path, "struct variant HostResponse::SessionClosed")
+	o, err := serdejson.ReadObject(n, path, "struct variant HostResponse::SessionClosed")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "sessionId"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "sessionId"}); err != nil {
 		return v, err
 	}
-	if f := o.take("sessionId"); f != nil {
-		x, err := decodeSessionId(f, joinPath(path, "sessionId"))
+	if f := o.Take("sessionId"); f != nil {
+		x, err := decodeSessionId(f, serdejson.JoinPath(path, "sessionId"))
 		if err != nil {
 			return v, err
 		}
 		v.SessionId = x
 	} else {
-		return v, missingField(path, "sessionId")
+		return v, serdejson.MissingField(path, "sessionId")
 	}
 	return v, nil
 }
@@ -1266,7 +1268,7 @@ func (v SessionClosed) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"session/closed\""...)
-	b = appendKey(b, start, "sessionId")
+	b = serdejson.AppendKey(b, start, "sessionId")
 	b = v.SessionId.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -1274,7 +1276,7 @@ func (v SessionClosed) AppendJSON(b []byte) []byte {
 
 // DecodeHostResponse decodes one JSON document strictly (see DecodeError).
 func DecodeHostResponse(data []byte) (HostResponse, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero HostResponse
 		return zero, err
@@ -1288,8 +1290,8 @@ type HostResponseResult interface {
 	isHostResponseResult()
 }
 
-func decodeHostResponseResult(n *jsonNode, path string) (HostResponseResult, error) {
-	tag, err := unionTag(n, path, "status", "internally tagged enum HostResponseResult")
+func decodeHostResponseResult(n *serdejson.Node, path string) (HostResponseResult, error) {
+	tag, err := serdejson.UnionTag(n, path, "status", "internally tagged enum HostResponseResult")
 	if err != nil {
 		return nil, err
 	}
@@ -1299,7 +1301,7 @@ func decodeHostResponseResult(n *jsonNode, path string) (HostResponseResult, err
 	case "error":
 		return decodeHostResponseError(n, path)
 	}
-	return nil, unknownVariant(joinPath(path, "status"), tag, []string{"ok", "error"})
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "status"), tag, []string{"ok", "error"})
 }
 
 // HostResponseOk is the HostResponseResult variant "ok".
@@ -1309,23 +1311,23 @@ type HostResponseOk struct {
 
 func (HostResponseOk) isHostResponseResult() {}
 
-func decodeHostResponseOk(n *jsonNode, path string) (HostResponseOk, error) {
+func decodeHostResponseOk(n *serdejson.Node, path string) (HostResponseOk, error) {
 	var v HostResponseOk
-	o, err := readObject(n, path, "struct variant HostResponseResult::HostResponseOk")
+	o, err := serdejson.ReadObject(n, path, "struct variant HostResponseResult::HostResponseOk")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"status", "value"}); err != nil {
+	if err := o.AllowOnly([]string{"status", "value"}); err != nil {
 		return v, err
 	}
-	if f := o.take("value"); f != nil {
-		x, err := decodeHostResponse(f, joinPath(path, "value"))
+	if f := o.Take("value"); f != nil {
+		x, err := decodeHostResponse(f, serdejson.JoinPath(path, "value"))
 		if err != nil {
 			return v, err
 		}
 		v.Value = x
 	} else {
-		return v, missingField(path, "value")
+		return v, serdejson.MissingField(path, "value")
 	}
 	return v, nil
 }
@@ -1335,8 +1337,8 @@ func (v HostResponseOk) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"status\":\"ok\""...)
-	b = appendKey(b, start, "value")
-	b = appendMessage(b, v.Value)
+	b = serdejson.AppendKey(b, start, "value")
+	b = serdejson.AppendMessage(b, v.Value)
 	b = append(b, '}')
 	return b
 }
@@ -1348,23 +1350,23 @@ type HostResponseError struct {
 
 func (HostResponseError) isHostResponseResult() {}
 
-func decodeHostResponseError(n *jsonNode, path string) (HostResponseError, error) {
+func decodeHostResponseError(n *serdejson.Node, path string) (HostResponseError, error) {
 	var v HostResponseError
-	o, err := readObject(n, path, "struct variant HostResponseResult::HostResponseError")
+	o, err := serdejson.ReadObject(n, path, "struct variant HostResponseResult::HostResponseError")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"status", "message"}); err != nil {
+	if err := o.AllowOnly([]string{"status", "message"}); err != nil {
 		return v, err
 	}
-	if f := o.take("message"); f != nil {
-		x, err := decodeString(f, joinPath(path, "message"))
+	if f := o.Take("message"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "message"))
 		if err != nil {
 			return v, err
 		}
 		v.Message = x
 	} else {
-		return v, missingField(path, "message")
+		return v, serdejson.MissingField(path, "message")
 	}
 	return v, nil
 }
@@ -1374,15 +1376,15 @@ func (v HostResponseError) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"status\":\"error\""...)
-	b = appendKey(b, start, "message")
-	b = appendString(b, v.Message)
+	b = serdejson.AppendKey(b, start, "message")
+	b = serdejson.AppendString(b, v.Message)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeHostResponseResult decodes one JSON document strictly (see DecodeError).
 func DecodeHostResponseResult(data []byte) (HostResponseResult, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero HostResponseResult
 		return zero, err
@@ -1396,8 +1398,8 @@ type HostToClient interface {
 	isHostToClient()
 }
 
-func decodeHostToClient(n *jsonNode, path string) (HostToClient, error) {
-	tag, err := unionTag(n, path, "type", "internally tagged enum HostToClient")
+func decodeHostToClient(n *serdejson.Node, path string) (HostToClient, error) {
+	tag, err := serdejson.UnionTag(n, path, "type", "internally tagged enum HostToClient")
 	if err != nil {
 		return nil, err
 	}
@@ -1417,7 +1419,7 @@ func decodeHostToClient(n *jsonNode, path string) (HostToClient, error) {
 	case "cell/closed":
 		return decodeCellClosed(n, path)
 	}
-	return nil, unknownVariant(joinPath(path, "type"), tag, []string{"connection/ready", "connection/rejected", "operation/response", "execute/initialResponse", "delegate/request", "delegate/cancel", "cell/closed"})
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, []string{"connection/ready", "connection/rejected", "operation/response", "execute/initialResponse", "delegate/request", "delegate/cancel", "cell/closed"})
 }
 
 // HostHello is the HostToClient variant "connection/ready".
@@ -1429,36 +1431,36 @@ type HostHello struct {
 
 func (HostHello) isHostToClient() {}
 
-func decodeHostHello(n *jsonNode, path string) (HostHello, error) {
+func decodeHostHello(n *serdejson.Node, path string) (HostHello, error) {
 	var v HostHello
-	o, err := readObject(n, path, "struct variant HostToClient::HostHello")
+	o, err := serdejson.ReadObject(n, path, "struct variant HostToClient::HostHello")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "selectedVersion", "capabilities", "bulkConnectionToken"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "selectedVersion", "capabilities", "bulkConnectionToken"}); err != nil {
 		return v, err
 	}
-	if f := o.take("selectedVersion"); f != nil {
-		x, err := decodeProtocolVersion(f, joinPath(path, "selectedVersion"))
+	if f := o.Take("selectedVersion"); f != nil {
+		x, err := decodeProtocolVersion(f, serdejson.JoinPath(path, "selectedVersion"))
 		if err != nil {
 			return v, err
 		}
 		v.SelectedVersion = x
 	} else {
-		return v, missingField(path, "selectedVersion")
+		return v, serdejson.MissingField(path, "selectedVersion")
 	}
-	if f := o.take("capabilities"); f != nil {
-		x, err := decodeCapabilitySet(f, joinPath(path, "capabilities"))
+	if f := o.Take("capabilities"); f != nil {
+		x, err := decodeCapabilitySet(f, serdejson.JoinPath(path, "capabilities"))
 		if err != nil {
 			return v, err
 		}
 		v.Capabilities = x
 	} else {
-		return v, missingField(path, "capabilities")
+		return v, serdejson.MissingField(path, "capabilities")
 	}
-	if f := o.take("bulkConnectionToken"); f != nil {
-		if f.kind != kindNull {
-			x, err := decodeString(f, joinPath(path, "bulkConnectionToken"))
+	if f := o.Take("bulkConnectionToken"); f != nil {
+		if !f.IsNull() {
+			x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "bulkConnectionToken"))
 			if err != nil {
 				return v, err
 			}
@@ -1473,16 +1475,16 @@ func (v HostHello) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"connection/ready\""...)
-	b = appendKey(b, start, "selectedVersion")
+	b = serdejson.AppendKey(b, start, "selectedVersion")
 	b = v.SelectedVersion.AppendJSON(b)
-	b = appendKey(b, start, "capabilities")
+	b = serdejson.AppendKey(b, start, "capabilities")
 	b = v.Capabilities.AppendJSON(b)
 	if v.BulkConnectionToken != nil {
-		b = appendKey(b, start, "bulkConnectionToken")
+		b = serdejson.AppendKey(b, start, "bulkConnectionToken")
 		if v.BulkConnectionToken == nil {
 			b = append(b, "null"...)
 		} else {
-			b = appendString(b, (*v.BulkConnectionToken))
+			b = serdejson.AppendString(b, (*v.BulkConnectionToken))
 		}
 	}
 	b = append(b, '}')
@@ -1496,23 +1498,23 @@ type HandshakeRejected struct {
 
 func (HandshakeRejected) isHostToClient() {}
 
-func decodeHandshakeRejected(n *jsonNode, path string) (HandshakeRejected, error) {
+func decodeHandshakeRejected(n *serdejson.Node, path string) (HandshakeRejected, error) {
 	var v HandshakeRejected
-	o, err := readObject(n, path, "struct variant HostToClient::HandshakeRejected")
+	o, err := serdejson.ReadObject(n, path, "struct variant HostToClient::HandshakeRejected")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "reason"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "reason"}); err != nil {
 		return v, err
 	}
-	if f := o.take("reason"); f != nil {
-		x, err := decodeHandshakeRejectReason(f, joinPath(path, "reason"))
+	if f := o.Take("reason"); f != nil {
+		x, err := decodeHandshakeRejectReason(f, serdejson.JoinPath(path, "reason"))
 		if err != nil {
 			return v, err
 		}
 		v.Reason = x
 	} else {
-		return v, missingField(path, "reason")
+		return v, serdejson.MissingField(path, "reason")
 	}
 	return v, nil
 }
@@ -1522,8 +1524,8 @@ func (v HandshakeRejected) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"connection/rejected\""...)
-	b = appendKey(b, start, "reason")
-	b = appendMessage(b, v.Reason)
+	b = serdejson.AppendKey(b, start, "reason")
+	b = serdejson.AppendMessage(b, v.Reason)
 	b = append(b, '}')
 	return b
 }
@@ -1536,32 +1538,32 @@ type OperationResponse struct {
 
 func (OperationResponse) isHostToClient() {}
 
-func decodeOperationResponse(n *jsonNode, path string) (OperationResponse, error) {
+func decodeOperationResponse(n *serdejson.Node, path string) (OperationResponse, error) {
 	var v OperationResponse
-	o, err := readObject(n, path, "struct variant HostToClient::OperationResponse")
+	o, err := serdejson.ReadObject(n, path, "struct variant HostToClient::OperationResponse")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "id", "result"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "id", "result"}); err != nil {
 		return v, err
 	}
-	if f := o.take("id"); f != nil {
-		x, err := decodeRequestId(f, joinPath(path, "id"))
+	if f := o.Take("id"); f != nil {
+		x, err := decodeRequestId(f, serdejson.JoinPath(path, "id"))
 		if err != nil {
 			return v, err
 		}
 		v.Id = x
 	} else {
-		return v, missingField(path, "id")
+		return v, serdejson.MissingField(path, "id")
 	}
-	if f := o.take("result"); f != nil {
-		x, err := decodeHostResponseResult(f, joinPath(path, "result"))
+	if f := o.Take("result"); f != nil {
+		x, err := decodeHostResponseResult(f, serdejson.JoinPath(path, "result"))
 		if err != nil {
 			return v, err
 		}
 		v.Result = x
 	} else {
-		return v, missingField(path, "result")
+		return v, serdejson.MissingField(path, "result")
 	}
 	return v, nil
 }
@@ -1571,10 +1573,10 @@ func (v OperationResponse) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"operation/response\""...)
-	b = appendKey(b, start, "id")
+	b = serdejson.AppendKey(b, start, "id")
 	b = v.Id.AppendJSON(b)
-	b = appendKey(b, start, "result")
-	b = appendMessage(b, v.Result)
+	b = serdejson.AppendKey(b, start, "result")
+	b = serdejson.AppendMessage(b, v.Result)
 	b = append(b, '}')
 	return b
 }
@@ -1587,32 +1589,32 @@ type InitialResponse struct {
 
 func (InitialResponse) isHostToClient() {}
 
-func decodeInitialResponse(n *jsonNode, path string) (InitialResponse, error) {
+func decodeInitialResponse(n *serdejson.Node, path string) (InitialResponse, error) {
 	var v InitialResponse
-	o, err := readObject(n, path, "struct variant HostToClient::InitialResponse")
+	o, err := serdejson.ReadObject(n, path, "struct variant HostToClient::InitialResponse")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "id", "result"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "id", "result"}); err != nil {
 		return v, err
 	}
-	if f := o.take("id"); f != nil {
-		x, err := decodeRequestId(f, joinPath(path, "id"))
+	if f := o.Take("id"); f != nil {
+		x, err := decodeRequestId(f, serdejson.JoinPath(path, "id"))
 		if err != nil {
 			return v, err
 		}
 		v.Id = x
 	} else {
-		return v, missingField(path, "id")
+		return v, serdejson.MissingField(path, "id")
 	}
-	if f := o.take("result"); f != nil {
-		x, err := decodeRuntimeResponseResult(f, joinPath(path, "result"))
+	if f := o.Take("result"); f != nil {
+		x, err := decodeRuntimeResponseResult(f, serdejson.JoinPath(path, "result"))
 		if err != nil {
 			return v, err
 		}
 		v.Result = x
 	} else {
-		return v, missingField(path, "result")
+		return v, serdejson.MissingField(path, "result")
 	}
 	return v, nil
 }
@@ -1622,10 +1624,10 @@ func (v InitialResponse) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"execute/initialResponse\""...)
-	b = appendKey(b, start, "id")
+	b = serdejson.AppendKey(b, start, "id")
 	b = v.Id.AppendJSON(b)
-	b = appendKey(b, start, "result")
-	b = appendMessage(b, v.Result)
+	b = serdejson.AppendKey(b, start, "result")
+	b = serdejson.AppendMessage(b, v.Result)
 	b = append(b, '}')
 	return b
 }
@@ -1639,41 +1641,41 @@ type DelegateRequestMessage struct {
 
 func (DelegateRequestMessage) isHostToClient() {}
 
-func decodeDelegateRequestMessage(n *jsonNode, path string) (DelegateRequestMessage, error) {
+func decodeDelegateRequestMessage(n *serdejson.Node, path string) (DelegateRequestMessage, error) {
 	var v DelegateRequestMessage
-	o, err := readObject(n, path, "struct variant HostToClient::DelegateRequestMessage")
+	o, err := serdejson.ReadObject(n, path, "struct variant HostToClient::DelegateRequestMessage")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "id", "sessionId", "request"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "id", "sessionId", "request"}); err != nil {
 		return v, err
 	}
-	if f := o.take("id"); f != nil {
-		x, err := decodeDelegateRequestId(f, joinPath(path, "id"))
+	if f := o.Take("id"); f != nil {
+		x, err := decodeDelegateRequestId(f, serdejson.JoinPath(path, "id"))
 		if err != nil {
 			return v, err
 		}
 		v.Id = x
 	} else {
-		return v, missingField(path, "id")
+		return v, serdejson.MissingField(path, "id")
 	}
-	if f := o.take("sessionId"); f != nil {
-		x, err := decodeSessionId(f, joinPath(path, "sessionId"))
+	if f := o.Take("sessionId"); f != nil {
+		x, err := decodeSessionId(f, serdejson.JoinPath(path, "sessionId"))
 		if err != nil {
 			return v, err
 		}
 		v.SessionId = x
 	} else {
-		return v, missingField(path, "sessionId")
+		return v, serdejson.MissingField(path, "sessionId")
 	}
-	if f := o.take("request"); f != nil {
-		x, err := decodeDelegateRequest(f, joinPath(path, "request"))
+	if f := o.Take("request"); f != nil {
+		x, err := decodeDelegateRequest(f, serdejson.JoinPath(path, "request"))
 		if err != nil {
 			return v, err
 		}
 		v.Request = x
 	} else {
-		return v, missingField(path, "request")
+		return v, serdejson.MissingField(path, "request")
 	}
 	return v, nil
 }
@@ -1683,12 +1685,12 @@ func (v DelegateRequestMessage) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"delegate/request\""...)
-	b = appendKey(b, start, "id")
+	b = serdejson.AppendKey(b, start, "id")
 	b = v.Id.AppendJSON(b)
-	b = appendKey(b, start, "sessionId")
+	b = serdejson.AppendKey(b, start, "sessionId")
 	b = v.SessionId.AppendJSON(b)
-	b = appendKey(b, start, "request")
-	b = appendMessage(b, v.Request)
+	b = serdejson.AppendKey(b, start, "request")
+	b = serdejson.AppendMessage(b, v.Request)
 	b = append(b, '}')
 	return b
 }
@@ -1700,23 +1702,23 @@ type DelegateCancel struct {
 
 func (DelegateCancel) isHostToClient() {}
 
-func decodeDelegateCancel(n *jsonNode, path string) (DelegateCancel, error) {
+func decodeDelegateCancel(n *serdejson.Node, path string) (DelegateCancel, error) {
 	var v DelegateCancel
-	o, err := readObject(n, path, "struct variant HostToClient::DelegateCancel")
+	o, err := serdejson.ReadObject(n, path, "struct variant HostToClient::DelegateCancel")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "id"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "id"}); err != nil {
 		return v, err
 	}
-	if f := o.take("id"); f != nil {
-		x, err := decodeDelegateRequestId(f, joinPath(path, "id"))
+	if f := o.Take("id"); f != nil {
+		x, err := decodeDelegateRequestId(f, serdejson.JoinPath(path, "id"))
 		if err != nil {
 			return v, err
 		}
 		v.Id = x
 	} else {
-		return v, missingField(path, "id")
+		return v, serdejson.MissingField(path, "id")
 	}
 	return v, nil
 }
@@ -1726,7 +1728,7 @@ func (v DelegateCancel) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"delegate/cancel\""...)
-	b = appendKey(b, start, "id")
+	b = serdejson.AppendKey(b, start, "id")
 	b = v.Id.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -1740,32 +1742,32 @@ type CellClosed struct {
 
 func (CellClosed) isHostToClient() {}
 
-func decodeCellClosed(n *jsonNode, path string) (CellClosed, error) {
+func decodeCellClosed(n *serdejson.Node, path string) (CellClosed, error) {
 	var v CellClosed
-	o, err := readObject(n, path, "struct variant HostToClient::CellClosed")
+	o, err := serdejson.ReadObject(n, path, "struct variant HostToClient::CellClosed")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "sessionId", "cellId"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "sessionId", "cellId"}); err != nil {
 		return v, err
 	}
-	if f := o.take("sessionId"); f != nil {
-		x, err := decodeSessionId(f, joinPath(path, "sessionId"))
+	if f := o.Take("sessionId"); f != nil {
+		x, err := decodeSessionId(f, serdejson.JoinPath(path, "sessionId"))
 		if err != nil {
 			return v, err
 		}
 		v.SessionId = x
 	} else {
-		return v, missingField(path, "sessionId")
+		return v, serdejson.MissingField(path, "sessionId")
 	}
-	if f := o.take("cellId"); f != nil {
-		x, err := decodeWireCellId(f, joinPath(path, "cellId"))
+	if f := o.Take("cellId"); f != nil {
+		x, err := decodeWireCellId(f, serdejson.JoinPath(path, "cellId"))
 		if err != nil {
 			return v, err
 		}
 		v.CellId = x
 	} else {
-		return v, missingField(path, "cellId")
+		return v, serdejson.MissingField(path, "cellId")
 	}
 	return v, nil
 }
@@ -1775,9 +1777,9 @@ func (v CellClosed) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"cell/closed\""...)
-	b = appendKey(b, start, "sessionId")
+	b = serdejson.AppendKey(b, start, "sessionId")
 	b = v.SessionId.AppendJSON(b)
-	b = appendKey(b, start, "cellId")
+	b = serdejson.AppendKey(b, start, "cellId")
 	b = v.CellId.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -1785,7 +1787,7 @@ func (v CellClosed) AppendJSON(b []byte) []byte {
 
 // DecodeHostToClient decodes one JSON document strictly (see DecodeError).
 func DecodeHostToClient(data []byte) (HostToClient, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero HostToClient
 		return zero, err
@@ -1796,8 +1798,8 @@ func DecodeHostToClient(data []byte) (HostToClient, error) {
 // ProtocolVersion is defined by ProtocolVersion.schema.json. Protocol version: a non-zero u32. V1 = 1.
 type ProtocolVersion uint32
 
-func decodeProtocolVersion(n *jsonNode, path string) (ProtocolVersion, error) {
-	x, err := decodeUint(n, path, 1, 4294967295, "a non-zero u32")
+func decodeProtocolVersion(n *serdejson.Node, path string) (ProtocolVersion, error) {
+	x, err := serdejson.DecodeUint(n, path, 1, 4294967295, "a non-zero u32")
 	return ProtocolVersion(x), err
 }
 
@@ -1806,7 +1808,7 @@ func (v ProtocolVersion) AppendJSON(b []byte) []byte { return strconv.AppendUint
 
 // DecodeProtocolVersion decodes one JSON document strictly (see DecodeError).
 func DecodeProtocolVersion(data []byte) (ProtocolVersion, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero ProtocolVersion
 		return zero, err
@@ -1817,8 +1819,8 @@ func DecodeProtocolVersion(data []byte) (ProtocolVersion, error) {
 // RequestId is defined by RequestId.schema.json. Client-chosen request identifier (Rust RequestId, i64). Negative values are legal.
 type RequestId int64
 
-func decodeRequestId(n *jsonNode, path string) (RequestId, error) {
-	x, err := decodeInt(n, path, -9223372036854775808, 9223372036854775807, "i64")
+func decodeRequestId(n *serdejson.Node, path string) (RequestId, error) {
+	x, err := serdejson.DecodeInt(n, path, -9223372036854775808, 9223372036854775807, "i64")
 	return RequestId(x), err
 }
 
@@ -1827,7 +1829,7 @@ func (v RequestId) AppendJSON(b []byte) []byte { return strconv.AppendInt(b, int
 
 // DecodeRequestId decodes one JSON document strictly (see DecodeError).
 func DecodeRequestId(data []byte) (RequestId, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero RequestId
 		return zero, err
@@ -1841,8 +1843,8 @@ type RuntimeResponseResult interface {
 	isRuntimeResponseResult()
 }
 
-func decodeRuntimeResponseResult(n *jsonNode, path string) (RuntimeResponseResult, error) {
-	tag, err := unionTag(n, path, "status", "internally tagged enum RuntimeResponseResult")
+func decodeRuntimeResponseResult(n *serdejson.Node, path string) (RuntimeResponseResult, error) {
+	tag, err := serdejson.UnionTag(n, path, "status", "internally tagged enum RuntimeResponseResult")
 	if err != nil {
 		return nil, err
 	}
@@ -1852,7 +1854,7 @@ func decodeRuntimeResponseResult(n *jsonNode, path string) (RuntimeResponseResul
 	case "error":
 		return decodeRuntimeResponseError(n, path)
 	}
-	return nil, unknownVariant(joinPath(path, "status"), tag, []string{"ok", "error"})
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "status"), tag, []string{"ok", "error"})
 }
 
 // RuntimeResponseOk is the RuntimeResponseResult variant "ok".
@@ -1862,23 +1864,23 @@ type RuntimeResponseOk struct {
 
 func (RuntimeResponseOk) isRuntimeResponseResult() {}
 
-func decodeRuntimeResponseOk(n *jsonNode, path string) (RuntimeResponseOk, error) {
+func decodeRuntimeResponseOk(n *serdejson.Node, path string) (RuntimeResponseOk, error) {
 	var v RuntimeResponseOk
-	o, err := readObject(n, path, "struct variant RuntimeResponseResult::RuntimeResponseOk")
+	o, err := serdejson.ReadObject(n, path, "struct variant RuntimeResponseResult::RuntimeResponseOk")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"status", "value"}); err != nil {
+	if err := o.AllowOnly([]string{"status", "value"}); err != nil {
 		return v, err
 	}
-	if f := o.take("value"); f != nil {
-		x, err := decodeWireRuntimeResponse(f, joinPath(path, "value"))
+	if f := o.Take("value"); f != nil {
+		x, err := decodeWireRuntimeResponse(f, serdejson.JoinPath(path, "value"))
 		if err != nil {
 			return v, err
 		}
 		v.Value = x
 	} else {
-		return v, missingField(path, "value")
+		return v, serdejson.MissingField(path, "value")
 	}
 	return v, nil
 }
@@ -1888,8 +1890,8 @@ func (v RuntimeResponseOk) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"status\":\"ok\""...)
-	b = appendKey(b, start, "value")
-	b = appendMessage(b, v.Value)
+	b = serdejson.AppendKey(b, start, "value")
+	b = serdejson.AppendMessage(b, v.Value)
 	b = append(b, '}')
 	return b
 }
@@ -1901,23 +1903,23 @@ type RuntimeResponseError struct {
 
 func (RuntimeResponseError) isRuntimeResponseResult() {}
 
-func decodeRuntimeResponseError(n *jsonNode, path string) (RuntimeResponseError, error) {
+func decodeRuntimeResponseError(n *serdejson.Node, path string) (RuntimeResponseError, error) {
 	var v RuntimeResponseError
-	o, err := readObject(n, path, "struct variant RuntimeResponseResult::RuntimeResponseError")
+	o, err := serdejson.ReadObject(n, path, "struct variant RuntimeResponseResult::RuntimeResponseError")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"status", "message"}); err != nil {
+	if err := o.AllowOnly([]string{"status", "message"}); err != nil {
 		return v, err
 	}
-	if f := o.take("message"); f != nil {
-		x, err := decodeString(f, joinPath(path, "message"))
+	if f := o.Take("message"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "message"))
 		if err != nil {
 			return v, err
 		}
 		v.Message = x
 	} else {
-		return v, missingField(path, "message")
+		return v, serdejson.MissingField(path, "message")
 	}
 	return v, nil
 }
@@ -1927,15 +1929,15 @@ func (v RuntimeResponseError) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"status\":\"error\""...)
-	b = appendKey(b, start, "message")
-	b = appendString(b, v.Message)
+	b = serdejson.AppendKey(b, start, "message")
+	b = serdejson.AppendString(b, v.Message)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeRuntimeResponseResult decodes one JSON document strictly (see DecodeError).
 func DecodeRuntimeResponseResult(data []byte) (RuntimeResponseResult, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero RuntimeResponseResult
 		return zero, err
@@ -1946,17 +1948,17 @@ func DecodeRuntimeResponseResult(data []byte) (RuntimeResponseResult, error) {
 // SessionId is defined by SessionId.schema.json. Client-chosen session identifier; non-empty after trim.
 type SessionId string
 
-func decodeSessionId(n *jsonNode, path string) (SessionId, error) {
-	x, err := decodeNonBlank(n, path, "identifier must not be empty")
+func decodeSessionId(n *serdejson.Node, path string) (SessionId, error) {
+	x, err := serdejson.DecodeNonBlank(n, path, "identifier must not be empty")
 	return SessionId(x), err
 }
 
 // AppendJSON appends the canonical JSON encoding of v to b.
-func (v SessionId) AppendJSON(b []byte) []byte { return appendString(b, string(v)) }
+func (v SessionId) AppendJSON(b []byte) []byte { return serdejson.AppendString(b, string(v)) }
 
 // DecodeSessionId decodes one JSON document strictly (see DecodeError).
 func DecodeSessionId(data []byte) (SessionId, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero SessionId
 		return zero, err
@@ -1967,16 +1969,16 @@ func DecodeSessionId(data []byte) (SessionId, error) {
 // SupportedProtocolVersions is defined by SupportedProtocolVersions.schema.json. Non-empty set of protocol versions; re-encodes sorted ascending.
 type SupportedProtocolVersions []ProtocolVersion
 
-func decodeSupportedProtocolVersions(n *jsonNode, path string) (SupportedProtocolVersions, error) {
-	items, err := decodeList(n, path, decodeProtocolVersion)
+func decodeSupportedProtocolVersions(n *serdejson.Node, path string) (SupportedProtocolVersions, error) {
+	items, err := serdejson.DecodeList(n, path, decodeProtocolVersion)
 	if err != nil {
 		return nil, err
 	}
 	if len(items) == 0 {
-		return nil, errorAt(path, "at least one protocol version is required")
+		return nil, serdejson.ErrorAt(path, "at least one protocol version is required")
 	}
-	if d, dup := firstDuplicate(items); dup {
-		return nil, errorAt(path, "%s", formatTemplate("duplicate protocol version {}", d))
+	if d, dup := serdejson.FirstDuplicate(items); dup {
+		return nil, serdejson.ErrorAt(path, "%s", serdejson.FormatTemplate("duplicate protocol version {}", d))
 	}
 	return SupportedProtocolVersions(items), nil
 }
@@ -1997,7 +1999,7 @@ func (v SupportedProtocolVersions) AppendJSON(b []byte) []byte {
 
 // DecodeSupportedProtocolVersions decodes one JSON document strictly (see DecodeError).
 func DecodeSupportedProtocolVersions(data []byte) (SupportedProtocolVersions, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero SupportedProtocolVersions
 		return zero, err
@@ -2008,17 +2010,17 @@ func DecodeSupportedProtocolVersions(data []byte) (SupportedProtocolVersions, er
 // WireCellId is defined by WireCellId.schema.json. Host-assigned cell identifier; transparent, no validation.
 type WireCellId string
 
-func decodeWireCellId(n *jsonNode, path string) (WireCellId, error) {
-	x, err := decodeString(n, path)
+func decodeWireCellId(n *serdejson.Node, path string) (WireCellId, error) {
+	x, err := serdejson.DecodeString(n, path)
 	return WireCellId(x), err
 }
 
 // AppendJSON appends the canonical JSON encoding of v to b.
-func (v WireCellId) AppendJSON(b []byte) []byte { return appendString(b, string(v)) }
+func (v WireCellId) AppendJSON(b []byte) []byte { return serdejson.AppendString(b, string(v)) }
 
 // DecodeWireCellId decodes one JSON document strictly (see DecodeError).
 func DecodeWireCellId(data []byte) (WireCellId, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero WireCellId
 		return zero, err
@@ -2032,8 +2034,8 @@ type WireContentItem interface {
 	isWireContentItem()
 }
 
-func decodeWireContentItem(n *jsonNode, path string) (WireContentItem, error) {
-	tag, err := unionTag(n, path, "type", "internally tagged enum WireContentItem")
+func decodeWireContentItem(n *serdejson.Node, path string) (WireContentItem, error) {
+	tag, err := serdejson.UnionTag(n, path, "type", "internally tagged enum WireContentItem")
 	if err != nil {
 		return nil, err
 	}
@@ -2045,7 +2047,7 @@ func decodeWireContentItem(n *jsonNode, path string) (WireContentItem, error) {
 	case "input_audio":
 		return decodeInputAudio(n, path)
 	}
-	return nil, unknownVariant(joinPath(path, "type"), tag, []string{"input_text", "input_image", "input_audio"})
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, []string{"input_text", "input_image", "input_audio"})
 }
 
 // InputText is the WireContentItem variant "input_text".
@@ -2055,23 +2057,23 @@ type InputText struct {
 
 func (InputText) isWireContentItem() {}
 
-func decodeInputText(n *jsonNode, path string) (InputText, error) {
+func decodeInputText(n *serdejson.Node, path string) (InputText, error) {
 	var v InputText
-	o, err := readObject(n, path, "struct variant WireContentItem::InputText")
+	o, err := serdejson.ReadObject(n, path, "struct variant WireContentItem::InputText")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "text"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "text"}); err != nil {
 		return v, err
 	}
-	if f := o.take("text"); f != nil {
-		x, err := decodeString(f, joinPath(path, "text"))
+	if f := o.Take("text"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "text"))
 		if err != nil {
 			return v, err
 		}
 		v.Text = x
 	} else {
-		return v, missingField(path, "text")
+		return v, serdejson.MissingField(path, "text")
 	}
 	return v, nil
 }
@@ -2081,8 +2083,8 @@ func (v InputText) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"input_text\""...)
-	b = appendKey(b, start, "text")
-	b = appendString(b, v.Text)
+	b = serdejson.AppendKey(b, start, "text")
+	b = serdejson.AppendString(b, v.Text)
 	b = append(b, '}')
 	return b
 }
@@ -2095,27 +2097,27 @@ type InputImage struct {
 
 func (InputImage) isWireContentItem() {}
 
-func decodeInputImage(n *jsonNode, path string) (InputImage, error) {
+func decodeInputImage(n *serdejson.Node, path string) (InputImage, error) {
 	var v InputImage
-	o, err := readObject(n, path, "struct variant WireContentItem::InputImage")
+	o, err := serdejson.ReadObject(n, path, "struct variant WireContentItem::InputImage")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "image_url", "detail"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "image_url", "detail"}); err != nil {
 		return v, err
 	}
-	if f := o.take("image_url"); f != nil {
-		x, err := decodeString(f, joinPath(path, "image_url"))
+	if f := o.Take("image_url"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "image_url"))
 		if err != nil {
 			return v, err
 		}
 		v.ImageUrl = x
 	} else {
-		return v, missingField(path, "image_url")
+		return v, serdejson.MissingField(path, "image_url")
 	}
-	if f := o.take("detail"); f != nil {
-		if f.kind != kindNull {
-			x, err := decodeEnum(f, joinPath(path, "detail"), []string{"auto", "low", "high", "original"})
+	if f := o.Take("detail"); f != nil {
+		if !f.IsNull() {
+			x, err := serdejson.DecodeEnum(f, serdejson.JoinPath(path, "detail"), []string{"auto", "low", "high", "original"})
 			if err != nil {
 				return v, err
 			}
@@ -2130,14 +2132,14 @@ func (v InputImage) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"input_image\""...)
-	b = appendKey(b, start, "image_url")
-	b = appendString(b, v.ImageUrl)
+	b = serdejson.AppendKey(b, start, "image_url")
+	b = serdejson.AppendString(b, v.ImageUrl)
 	if v.Detail != nil {
-		b = appendKey(b, start, "detail")
+		b = serdejson.AppendKey(b, start, "detail")
 		if v.Detail == nil {
 			b = append(b, "null"...)
 		} else {
-			b = appendString(b, (*v.Detail))
+			b = serdejson.AppendString(b, (*v.Detail))
 		}
 	}
 	b = append(b, '}')
@@ -2151,23 +2153,23 @@ type InputAudio struct {
 
 func (InputAudio) isWireContentItem() {}
 
-func decodeInputAudio(n *jsonNode, path string) (InputAudio, error) {
+func decodeInputAudio(n *serdejson.Node, path string) (InputAudio, error) {
 	var v InputAudio
-	o, err := readObject(n, path, "struct variant WireContentItem::InputAudio")
+	o, err := serdejson.ReadObject(n, path, "struct variant WireContentItem::InputAudio")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"type", "audio_url"}); err != nil {
+	if err := o.AllowOnly([]string{"type", "audio_url"}); err != nil {
 		return v, err
 	}
-	if f := o.take("audio_url"); f != nil {
-		x, err := decodeString(f, joinPath(path, "audio_url"))
+	if f := o.Take("audio_url"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "audio_url"))
 		if err != nil {
 			return v, err
 		}
 		v.AudioUrl = x
 	} else {
-		return v, missingField(path, "audio_url")
+		return v, serdejson.MissingField(path, "audio_url")
 	}
 	return v, nil
 }
@@ -2177,15 +2179,15 @@ func (v InputAudio) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"input_audio\""...)
-	b = appendKey(b, start, "audio_url")
-	b = appendString(b, v.AudioUrl)
+	b = serdejson.AppendKey(b, start, "audio_url")
+	b = serdejson.AppendString(b, v.AudioUrl)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeWireContentItem decodes one JSON document strictly (see DecodeError).
 func DecodeWireContentItem(data []byte) (WireContentItem, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero WireContentItem
 		return zero, err
@@ -2202,54 +2204,54 @@ type WireExecuteRequest struct {
 	MaxOutputTokens *int32               // "max_output_tokens": optional; encoded as null when nil
 }
 
-func decodeWireExecuteRequest(n *jsonNode, path string) (WireExecuteRequest, error) {
+func decodeWireExecuteRequest(n *serdejson.Node, path string) (WireExecuteRequest, error) {
 	var v WireExecuteRequest
-	o, err := readObject(n, path, "struct WireExecuteRequest")
+	o, err := serdejson.ReadObject(n, path, "struct WireExecuteRequest")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"tool_call_id", "enabled_tools", "source", "yield_time_ms", "max_output_tokens"}); err != nil {
+	if err := o.AllowOnly([]string{"tool_call_id", "enabled_tools", "source", "yield_time_ms", "max_output_tokens"}); err != nil {
 		return v, err
 	}
-	if f := o.take("tool_call_id"); f != nil {
-		x, err := decodeString(f, joinPath(path, "tool_call_id"))
+	if f := o.Take("tool_call_id"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "tool_call_id"))
 		if err != nil {
 			return v, err
 		}
 		v.ToolCallId = x
 	} else {
-		return v, missingField(path, "tool_call_id")
+		return v, serdejson.MissingField(path, "tool_call_id")
 	}
-	if f := o.take("enabled_tools"); f != nil {
-		x, err := decodeList(f, joinPath(path, "enabled_tools"), decodeWireToolDefinition)
+	if f := o.Take("enabled_tools"); f != nil {
+		x, err := serdejson.DecodeList(f, serdejson.JoinPath(path, "enabled_tools"), decodeWireToolDefinition)
 		if err != nil {
 			return v, err
 		}
 		v.EnabledTools = x
 	} else {
-		return v, missingField(path, "enabled_tools")
+		return v, serdejson.MissingField(path, "enabled_tools")
 	}
-	if f := o.take("source"); f != nil {
-		x, err := decodeString(f, joinPath(path, "source"))
+	if f := o.Take("source"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "source"))
 		if err != nil {
 			return v, err
 		}
 		v.Source = x
 	} else {
-		return v, missingField(path, "source")
+		return v, serdejson.MissingField(path, "source")
 	}
-	if f := o.take("yield_time_ms"); f != nil {
-		if f.kind != kindNull {
-			x, err := decodeU64(f, joinPath(path, "yield_time_ms"))
+	if f := o.Take("yield_time_ms"); f != nil {
+		if !f.IsNull() {
+			x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "yield_time_ms"))
 			if err != nil {
 				return v, err
 			}
 			v.YieldTimeMs = &x
 		}
 	}
-	if f := o.take("max_output_tokens"); f != nil {
-		if f.kind != kindNull {
-			x, err := decodeI32(f, joinPath(path, "max_output_tokens"))
+	if f := o.Take("max_output_tokens"); f != nil {
+		if !f.IsNull() {
+			x, err := serdejson.DecodeI32(f, serdejson.JoinPath(path, "max_output_tokens"))
 			if err != nil {
 				return v, err
 			}
@@ -2263,9 +2265,9 @@ func decodeWireExecuteRequest(n *jsonNode, path string) (WireExecuteRequest, err
 func (v WireExecuteRequest) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = appendKey(b, start, "tool_call_id")
-	b = appendString(b, v.ToolCallId)
-	b = appendKey(b, start, "enabled_tools")
+	b = serdejson.AppendKey(b, start, "tool_call_id")
+	b = serdejson.AppendString(b, v.ToolCallId)
+	b = serdejson.AppendKey(b, start, "enabled_tools")
 	b = append(b, '[')
 	for i0, it0 := range v.EnabledTools {
 		if i0 > 0 {
@@ -2274,15 +2276,15 @@ func (v WireExecuteRequest) AppendJSON(b []byte) []byte {
 		b = it0.AppendJSON(b)
 	}
 	b = append(b, ']')
-	b = appendKey(b, start, "source")
-	b = appendString(b, v.Source)
-	b = appendKey(b, start, "yield_time_ms")
+	b = serdejson.AppendKey(b, start, "source")
+	b = serdejson.AppendString(b, v.Source)
+	b = serdejson.AppendKey(b, start, "yield_time_ms")
 	if v.YieldTimeMs == nil {
 		b = append(b, "null"...)
 	} else {
 		b = strconv.AppendUint(b, uint64((*v.YieldTimeMs)), 10)
 	}
-	b = appendKey(b, start, "max_output_tokens")
+	b = serdejson.AppendKey(b, start, "max_output_tokens")
 	if v.MaxOutputTokens == nil {
 		b = append(b, "null"...)
 	} else {
@@ -2302,7 +2304,7 @@ func (v WireExecuteRequest) CheckSemantics() error {
 
 // DecodeWireExecuteRequest decodes one JSON document strictly (see DecodeError).
 func DecodeWireExecuteRequest(data []byte) (WireExecuteRequest, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero WireExecuteRequest
 		return zero, err
@@ -2319,54 +2321,54 @@ type WireNestedToolCall struct {
 	Input             json.RawMessage // "input": optional; encoded as null when nil
 }
 
-func decodeWireNestedToolCall(n *jsonNode, path string) (WireNestedToolCall, error) {
+func decodeWireNestedToolCall(n *serdejson.Node, path string) (WireNestedToolCall, error) {
 	var v WireNestedToolCall
-	o, err := readObject(n, path, "struct WireNestedToolCall")
+	o, err := serdejson.ReadObject(n, path, "struct WireNestedToolCall")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"cell_id", "runtime_tool_call_id", "tool_name", "tool_kind", "input"}); err != nil {
+	if err := o.AllowOnly([]string{"cell_id", "runtime_tool_call_id", "tool_name", "tool_kind", "input"}); err != nil {
 		return v, err
 	}
-	if f := o.take("cell_id"); f != nil {
-		x, err := decodeWireCellId(f, joinPath(path, "cell_id"))
+	if f := o.Take("cell_id"); f != nil {
+		x, err := decodeWireCellId(f, serdejson.JoinPath(path, "cell_id"))
 		if err != nil {
 			return v, err
 		}
 		v.CellId = x
 	} else {
-		return v, missingField(path, "cell_id")
+		return v, serdejson.MissingField(path, "cell_id")
 	}
-	if f := o.take("runtime_tool_call_id"); f != nil {
-		x, err := decodeString(f, joinPath(path, "runtime_tool_call_id"))
+	if f := o.Take("runtime_tool_call_id"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "runtime_tool_call_id"))
 		if err != nil {
 			return v, err
 		}
 		v.RuntimeToolCallId = x
 	} else {
-		return v, missingField(path, "runtime_tool_call_id")
+		return v, serdejson.MissingField(path, "runtime_tool_call_id")
 	}
-	if f := o.take("tool_name"); f != nil {
-		x, err := decodeWireToolName(f, joinPath(path, "tool_name"))
+	if f := o.Take("tool_name"); f != nil {
+		x, err := decodeWireToolName(f, serdejson.JoinPath(path, "tool_name"))
 		if err != nil {
 			return v, err
 		}
 		v.ToolName = x
 	} else {
-		return v, missingField(path, "tool_name")
+		return v, serdejson.MissingField(path, "tool_name")
 	}
-	if f := o.take("tool_kind"); f != nil {
-		x, err := decodeEnum(f, joinPath(path, "tool_kind"), []string{"function", "freeform"})
+	if f := o.Take("tool_kind"); f != nil {
+		x, err := serdejson.DecodeEnum(f, serdejson.JoinPath(path, "tool_kind"), []string{"function", "freeform"})
 		if err != nil {
 			return v, err
 		}
 		v.ToolKind = x
 	} else {
-		return v, missingField(path, "tool_kind")
+		return v, serdejson.MissingField(path, "tool_kind")
 	}
-	if f := o.take("input"); f != nil {
-		if f.kind != kindNull {
-			x, err := decodeJSONValue(f, joinPath(path, "input"))
+	if f := o.Take("input"); f != nil {
+		if !f.IsNull() {
+			x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "input"))
 			if err != nil {
 				return v, err
 			}
@@ -2380,23 +2382,23 @@ func decodeWireNestedToolCall(n *jsonNode, path string) (WireNestedToolCall, err
 func (v WireNestedToolCall) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = appendKey(b, start, "cell_id")
+	b = serdejson.AppendKey(b, start, "cell_id")
 	b = v.CellId.AppendJSON(b)
-	b = appendKey(b, start, "runtime_tool_call_id")
-	b = appendString(b, v.RuntimeToolCallId)
-	b = appendKey(b, start, "tool_name")
+	b = serdejson.AppendKey(b, start, "runtime_tool_call_id")
+	b = serdejson.AppendString(b, v.RuntimeToolCallId)
+	b = serdejson.AppendKey(b, start, "tool_name")
 	b = v.ToolName.AppendJSON(b)
-	b = appendKey(b, start, "tool_kind")
-	b = appendString(b, v.ToolKind)
-	b = appendKey(b, start, "input")
-	b = appendRaw(b, v.Input)
+	b = serdejson.AppendKey(b, start, "tool_kind")
+	b = serdejson.AppendString(b, v.ToolKind)
+	b = serdejson.AppendKey(b, start, "input")
+	b = serdejson.AppendRaw(b, v.Input)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeWireNestedToolCall decodes one JSON document strictly (see DecodeError).
 func DecodeWireNestedToolCall(data []byte) (WireNestedToolCall, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero WireNestedToolCall
 		return zero, err
@@ -2410,20 +2412,20 @@ type WireRuntimeResponse interface {
 	isWireRuntimeResponse()
 }
 
-func decodeWireRuntimeResponse(n *jsonNode, path string) (WireRuntimeResponse, error) {
-	key, value, err := externalVariant(n, path, "WireRuntimeResponse")
+func decodeWireRuntimeResponse(n *serdejson.Node, path string) (WireRuntimeResponse, error) {
+	key, value, err := serdejson.ExternalVariant(n, path, "WireRuntimeResponse")
 	if err != nil {
 		return nil, err
 	}
 	switch key {
 	case "Yielded":
-		return decodeYielded(value, joinPath(path, key))
+		return decodeYielded(value, serdejson.JoinPath(path, key))
 	case "Terminated":
-		return decodeTerminated(value, joinPath(path, key))
+		return decodeTerminated(value, serdejson.JoinPath(path, key))
 	case "Result":
-		return decodeResult(value, joinPath(path, key))
+		return decodeResult(value, serdejson.JoinPath(path, key))
 	}
-	return nil, unknownVariant(path, key, []string{"Yielded", "Terminated", "Result"})
+	return nil, serdejson.UnknownVariant(path, key, []string{"Yielded", "Terminated", "Result"})
 }
 
 // Yielded is the WireRuntimeResponse variant {"Yielded": {…}}.
@@ -2434,32 +2436,32 @@ type Yielded struct {
 
 func (Yielded) isWireRuntimeResponse() {}
 
-func decodeYielded(n *jsonNode, path string) (Yielded, error) {
+func decodeYielded(n *serdejson.Node, path string) (Yielded, error) {
 	var v Yielded
-	o, err := readObject(n, path, "struct variant WireRuntimeResponse::Yielded")
+	o, err := serdejson.ReadObject(n, path, "struct variant WireRuntimeResponse::Yielded")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"cell_id", "content_items"}); err != nil {
+	if err := o.AllowOnly([]string{"cell_id", "content_items"}); err != nil {
 		return v, err
 	}
-	if f := o.take("cell_id"); f != nil {
-		x, err := decodeWireCellId(f, joinPath(path, "cell_id"))
+	if f := o.Take("cell_id"); f != nil {
+		x, err := decodeWireCellId(f, serdejson.JoinPath(path, "cell_id"))
 		if err != nil {
 			return v, err
 		}
 		v.CellId = x
 	} else {
-		return v, missingField(path, "cell_id")
+		return v, serdejson.MissingField(path, "cell_id")
 	}
-	if f := o.take("content_items"); f != nil {
-		x, err := decodeList(f, joinPath(path, "content_items"), decodeWireContentItem)
+	if f := o.Take("content_items"); f != nil {
+		x, err := serdejson.DecodeList(f, serdejson.JoinPath(path, "content_items"), decodeWireContentItem)
 		if err != nil {
 			return v, err
 		}
 		v.ContentItems = x
 	} else {
-		return v, missingField(path, "content_items")
+		return v, serdejson.MissingField(path, "content_items")
 	}
 	return v, nil
 }
@@ -2469,15 +2471,15 @@ func (v Yielded) AppendJSON(b []byte) []byte {
 	b = append(b, "{\"Yielded\":"...)
 	start := len(b)
 	b = append(b, '{')
-	b = appendKey(b, start, "cell_id")
+	b = serdejson.AppendKey(b, start, "cell_id")
 	b = v.CellId.AppendJSON(b)
-	b = appendKey(b, start, "content_items")
+	b = serdejson.AppendKey(b, start, "content_items")
 	b = append(b, '[')
 	for i0, it0 := range v.ContentItems {
 		if i0 > 0 {
 			b = append(b, ',')
 		}
-		b = appendMessage(b, it0)
+		b = serdejson.AppendMessage(b, it0)
 	}
 	b = append(b, ']')
 	b = append(b, '}')
@@ -2493,32 +2495,32 @@ type Terminated struct {
 
 func (Terminated) isWireRuntimeResponse() {}
 
-func decodeTerminated(n *jsonNode, path string) (Terminated, error) {
+func decodeTerminated(n *serdejson.Node, path string) (Terminated, error) {
 	var v Terminated
-	o, err := readObject(n, path, "struct variant WireRuntimeResponse::Terminated")
+	o, err := serdejson.ReadObject(n, path, "struct variant WireRuntimeResponse::Terminated")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"cell_id", "content_items"}); err != nil {
+	if err := o.AllowOnly([]string{"cell_id", "content_items"}); err != nil {
 		return v, err
 	}
-	if f := o.take("cell_id"); f != nil {
-		x, err := decodeWireCellId(f, joinPath(path, "cell_id"))
+	if f := o.Take("cell_id"); f != nil {
+		x, err := decodeWireCellId(f, serdejson.JoinPath(path, "cell_id"))
 		if err != nil {
 			return v, err
 		}
 		v.CellId = x
 	} else {
-		return v, missingField(path, "cell_id")
+		return v, serdejson.MissingField(path, "cell_id")
 	}
-	if f := o.take("content_items"); f != nil {
-		x, err := decodeList(f, joinPath(path, "content_items"), decodeWireContentItem)
+	if f := o.Take("content_items"); f != nil {
+		x, err := serdejson.DecodeList(f, serdejson.JoinPath(path, "content_items"), decodeWireContentItem)
 		if err != nil {
 			return v, err
 		}
 		v.ContentItems = x
 	} else {
-		return v, missingField(path, "content_items")
+		return v, serdejson.MissingField(path, "content_items")
 	}
 	return v, nil
 }
@@ -2528,15 +2530,15 @@ func (v Terminated) AppendJSON(b []byte) []byte {
 	b = append(b, "{\"Terminated\":"...)
 	start := len(b)
 	b = append(b, '{')
-	b = appendKey(b, start, "cell_id")
+	b = serdejson.AppendKey(b, start, "cell_id")
 	b = v.CellId.AppendJSON(b)
-	b = appendKey(b, start, "content_items")
+	b = serdejson.AppendKey(b, start, "content_items")
 	b = append(b, '[')
 	for i0, it0 := range v.ContentItems {
 		if i0 > 0 {
 			b = append(b, ',')
 		}
-		b = appendMessage(b, it0)
+		b = serdejson.AppendMessage(b, it0)
 	}
 	b = append(b, ']')
 	b = append(b, '}')
@@ -2553,36 +2555,36 @@ type Result struct {
 
 func (Result) isWireRuntimeResponse() {}
 
-func decodeResult(n *jsonNode, path string) (Result, error) {
+func decodeResult(n *serdejson.Node, path string) (Result, error) {
 	var v Result
-	o, err := readObject(n, path, "struct variant WireRuntimeResponse::Result")
+	o, err := serdejson.ReadObject(n, path, "struct variant WireRuntimeResponse::Result")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"cell_id", "content_items", "error_text"}); err != nil {
+	if err := o.AllowOnly([]string{"cell_id", "content_items", "error_text"}); err != nil {
 		return v, err
 	}
-	if f := o.take("cell_id"); f != nil {
-		x, err := decodeWireCellId(f, joinPath(path, "cell_id"))
+	if f := o.Take("cell_id"); f != nil {
+		x, err := decodeWireCellId(f, serdejson.JoinPath(path, "cell_id"))
 		if err != nil {
 			return v, err
 		}
 		v.CellId = x
 	} else {
-		return v, missingField(path, "cell_id")
+		return v, serdejson.MissingField(path, "cell_id")
 	}
-	if f := o.take("content_items"); f != nil {
-		x, err := decodeList(f, joinPath(path, "content_items"), decodeWireContentItem)
+	if f := o.Take("content_items"); f != nil {
+		x, err := serdejson.DecodeList(f, serdejson.JoinPath(path, "content_items"), decodeWireContentItem)
 		if err != nil {
 			return v, err
 		}
 		v.ContentItems = x
 	} else {
-		return v, missingField(path, "content_items")
+		return v, serdejson.MissingField(path, "content_items")
 	}
-	if f := o.take("error_text"); f != nil {
-		if f.kind != kindNull {
-			x, err := decodeString(f, joinPath(path, "error_text"))
+	if f := o.Take("error_text"); f != nil {
+		if !f.IsNull() {
+			x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "error_text"))
 			if err != nil {
 				return v, err
 			}
@@ -2597,22 +2599,22 @@ func (v Result) AppendJSON(b []byte) []byte {
 	b = append(b, "{\"Result\":"...)
 	start := len(b)
 	b = append(b, '{')
-	b = appendKey(b, start, "cell_id")
+	b = serdejson.AppendKey(b, start, "cell_id")
 	b = v.CellId.AppendJSON(b)
-	b = appendKey(b, start, "content_items")
+	b = serdejson.AppendKey(b, start, "content_items")
 	b = append(b, '[')
 	for i0, it0 := range v.ContentItems {
 		if i0 > 0 {
 			b = append(b, ',')
 		}
-		b = appendMessage(b, it0)
+		b = serdejson.AppendMessage(b, it0)
 	}
 	b = append(b, ']')
-	b = appendKey(b, start, "error_text")
+	b = serdejson.AppendKey(b, start, "error_text")
 	if v.ErrorText == nil {
 		b = append(b, "null"...)
 	} else {
-		b = appendString(b, (*v.ErrorText))
+		b = serdejson.AppendString(b, (*v.ErrorText))
 	}
 	b = append(b, '}')
 	b = append(b, '}')
@@ -2621,7 +2623,7 @@ func (v Result) AppendJSON(b []byte) []byte {
 
 // DecodeWireRuntimeResponse decodes one JSON document strictly (see DecodeError).
 func DecodeWireRuntimeResponse(data []byte) (WireRuntimeResponse, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero WireRuntimeResponse
 		return zero, err
@@ -2635,27 +2637,27 @@ type WireSessionCellExecutionLimits struct {
 	MaxHeapSizeBytes *uint64 // "maxHeapSizeBytes": optional; omitted when nil
 }
 
-func decodeWireSessionCellExecutionLimits(n *jsonNode, path string) (WireSessionCellExecutionLimits, error) {
+func decodeWireSessionCellExecutionLimits(n *serdejson.Node, path string) (WireSessionCellExecutionLimits, error) {
 	var v WireSessionCellExecutionLimits
-	o, err := readObject(n, path, "struct WireSessionCellExecutionLimits")
+	o, err := serdejson.ReadObject(n, path, "struct WireSessionCellExecutionLimits")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"maxYieldTimeMs", "maxHeapSizeBytes"}); err != nil {
+	if err := o.AllowOnly([]string{"maxYieldTimeMs", "maxHeapSizeBytes"}); err != nil {
 		return v, err
 	}
-	if f := o.take("maxYieldTimeMs"); f != nil {
-		if f.kind != kindNull {
-			x, err := decodeU64(f, joinPath(path, "maxYieldTimeMs"))
+	if f := o.Take("maxYieldTimeMs"); f != nil {
+		if !f.IsNull() {
+			x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "maxYieldTimeMs"))
 			if err != nil {
 				return v, err
 			}
 			v.MaxYieldTimeMs = &x
 		}
 	}
-	if f := o.take("maxHeapSizeBytes"); f != nil {
-		if f.kind != kindNull {
-			x, err := decodeU64(f, joinPath(path, "maxHeapSizeBytes"))
+	if f := o.Take("maxHeapSizeBytes"); f != nil {
+		if !f.IsNull() {
+			x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "maxHeapSizeBytes"))
 			if err != nil {
 				return v, err
 			}
@@ -2670,7 +2672,7 @@ func (v WireSessionCellExecutionLimits) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	if v.MaxYieldTimeMs != nil {
-		b = appendKey(b, start, "maxYieldTimeMs")
+		b = serdejson.AppendKey(b, start, "maxYieldTimeMs")
 		if v.MaxYieldTimeMs == nil {
 			b = append(b, "null"...)
 		} else {
@@ -2678,7 +2680,7 @@ func (v WireSessionCellExecutionLimits) AppendJSON(b []byte) []byte {
 		}
 	}
 	if v.MaxHeapSizeBytes != nil {
-		b = appendKey(b, start, "maxHeapSizeBytes")
+		b = serdejson.AppendKey(b, start, "maxHeapSizeBytes")
 		if v.MaxHeapSizeBytes == nil {
 			b = append(b, "null"...)
 		} else {
@@ -2691,7 +2693,7 @@ func (v WireSessionCellExecutionLimits) AppendJSON(b []byte) []byte {
 
 // DecodeWireSessionCellExecutionLimits decodes one JSON document strictly (see DecodeError).
 func DecodeWireSessionCellExecutionLimits(data []byte) (WireSessionCellExecutionLimits, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero WireSessionCellExecutionLimits
 		return zero, err
@@ -2709,63 +2711,63 @@ type WireToolDefinition struct {
 	OutputSchema json.RawMessage // "output_schema": optional; encoded as null when nil
 }
 
-func decodeWireToolDefinition(n *jsonNode, path string) (WireToolDefinition, error) {
+func decodeWireToolDefinition(n *serdejson.Node, path string) (WireToolDefinition, error) {
 	var v WireToolDefinition
-	o, err := readObject(n, path, "struct WireToolDefinition")
+	o, err := serdejson.ReadObject(n, path, "struct WireToolDefinition")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"name", "tool_name", "description", "kind", "input_schema", "output_schema"}); err != nil {
+	if err := o.AllowOnly([]string{"name", "tool_name", "description", "kind", "input_schema", "output_schema"}); err != nil {
 		return v, err
 	}
-	if f := o.take("name"); f != nil {
-		x, err := decodeString(f, joinPath(path, "name"))
+	if f := o.Take("name"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "name"))
 		if err != nil {
 			return v, err
 		}
 		v.Name = x
 	} else {
-		return v, missingField(path, "name")
+		return v, serdejson.MissingField(path, "name")
 	}
-	if f := o.take("tool_name"); f != nil {
-		x, err := decodeWireToolName(f, joinPath(path, "tool_name"))
+	if f := o.Take("tool_name"); f != nil {
+		x, err := decodeWireToolName(f, serdejson.JoinPath(path, "tool_name"))
 		if err != nil {
 			return v, err
 		}
 		v.ToolName = x
 	} else {
-		return v, missingField(path, "tool_name")
+		return v, serdejson.MissingField(path, "tool_name")
 	}
-	if f := o.take("description"); f != nil {
-		x, err := decodeString(f, joinPath(path, "description"))
+	if f := o.Take("description"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "description"))
 		if err != nil {
 			return v, err
 		}
 		v.Description = x
 	} else {
-		return v, missingField(path, "description")
+		return v, serdejson.MissingField(path, "description")
 	}
-	if f := o.take("kind"); f != nil {
-		x, err := decodeEnum(f, joinPath(path, "kind"), []string{"function", "freeform"})
+	if f := o.Take("kind"); f != nil {
+		x, err := serdejson.DecodeEnum(f, serdejson.JoinPath(path, "kind"), []string{"function", "freeform"})
 		if err != nil {
 			return v, err
 		}
 		v.Kind = x
 	} else {
-		return v, missingField(path, "kind")
+		return v, serdejson.MissingField(path, "kind")
 	}
-	if f := o.take("input_schema"); f != nil {
-		if f.kind != kindNull {
-			x, err := decodeJSONValue(f, joinPath(path, "input_schema"))
+	if f := o.Take("input_schema"); f != nil {
+		if !f.IsNull() {
+			x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "input_schema"))
 			if err != nil {
 				return v, err
 			}
 			v.InputSchema = x
 		}
 	}
-	if f := o.take("output_schema"); f != nil {
-		if f.kind != kindNull {
-			x, err := decodeJSONValue(f, joinPath(path, "output_schema"))
+	if f := o.Take("output_schema"); f != nil {
+		if !f.IsNull() {
+			x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "output_schema"))
 			if err != nil {
 				return v, err
 			}
@@ -2779,25 +2781,25 @@ func decodeWireToolDefinition(n *jsonNode, path string) (WireToolDefinition, err
 func (v WireToolDefinition) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = appendKey(b, start, "name")
-	b = appendString(b, v.Name)
-	b = appendKey(b, start, "tool_name")
+	b = serdejson.AppendKey(b, start, "name")
+	b = serdejson.AppendString(b, v.Name)
+	b = serdejson.AppendKey(b, start, "tool_name")
 	b = v.ToolName.AppendJSON(b)
-	b = appendKey(b, start, "description")
-	b = appendString(b, v.Description)
-	b = appendKey(b, start, "kind")
-	b = appendString(b, v.Kind)
-	b = appendKey(b, start, "input_schema")
-	b = appendRaw(b, v.InputSchema)
-	b = appendKey(b, start, "output_schema")
-	b = appendRaw(b, v.OutputSchema)
+	b = serdejson.AppendKey(b, start, "description")
+	b = serdejson.AppendString(b, v.Description)
+	b = serdejson.AppendKey(b, start, "kind")
+	b = serdejson.AppendString(b, v.Kind)
+	b = serdejson.AppendKey(b, start, "input_schema")
+	b = serdejson.AppendRaw(b, v.InputSchema)
+	b = serdejson.AppendKey(b, start, "output_schema")
+	b = serdejson.AppendRaw(b, v.OutputSchema)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeWireToolDefinition decodes one JSON document strictly (see DecodeError).
 func DecodeWireToolDefinition(data []byte) (WireToolDefinition, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero WireToolDefinition
 		return zero, err
@@ -2811,27 +2813,27 @@ type WireToolName struct {
 	Namespace *string // "namespace": optional; encoded as null when nil
 }
 
-func decodeWireToolName(n *jsonNode, path string) (WireToolName, error) {
+func decodeWireToolName(n *serdejson.Node, path string) (WireToolName, error) {
 	var v WireToolName
-	o, err := readObject(n, path, "struct WireToolName")
+	o, err := serdejson.ReadObject(n, path, "struct WireToolName")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"name", "namespace"}); err != nil {
+	if err := o.AllowOnly([]string{"name", "namespace"}); err != nil {
 		return v, err
 	}
-	if f := o.take("name"); f != nil {
-		x, err := decodeString(f, joinPath(path, "name"))
+	if f := o.Take("name"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "name"))
 		if err != nil {
 			return v, err
 		}
 		v.Name = x
 	} else {
-		return v, missingField(path, "name")
+		return v, serdejson.MissingField(path, "name")
 	}
-	if f := o.take("namespace"); f != nil {
-		if f.kind != kindNull {
-			x, err := decodeString(f, joinPath(path, "namespace"))
+	if f := o.Take("namespace"); f != nil {
+		if !f.IsNull() {
+			x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "namespace"))
 			if err != nil {
 				return v, err
 			}
@@ -2845,13 +2847,13 @@ func decodeWireToolName(n *jsonNode, path string) (WireToolName, error) {
 func (v WireToolName) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = appendKey(b, start, "name")
-	b = appendString(b, v.Name)
-	b = appendKey(b, start, "namespace")
+	b = serdejson.AppendKey(b, start, "name")
+	b = serdejson.AppendString(b, v.Name)
+	b = serdejson.AppendKey(b, start, "namespace")
 	if v.Namespace == nil {
 		b = append(b, "null"...)
 	} else {
-		b = appendString(b, (*v.Namespace))
+		b = serdejson.AppendString(b, (*v.Namespace))
 	}
 	b = append(b, '}')
 	return b
@@ -2859,7 +2861,7 @@ func (v WireToolName) AppendJSON(b []byte) []byte {
 
 // DecodeWireToolName decodes one JSON document strictly (see DecodeError).
 func DecodeWireToolName(data []byte) (WireToolName, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero WireToolName
 		return zero, err
@@ -2873,18 +2875,18 @@ type WireWaitOutcome interface {
 	isWireWaitOutcome()
 }
 
-func decodeWireWaitOutcome(n *jsonNode, path string) (WireWaitOutcome, error) {
-	key, value, err := externalVariant(n, path, "WireWaitOutcome")
+func decodeWireWaitOutcome(n *serdejson.Node, path string) (WireWaitOutcome, error) {
+	key, value, err := serdejson.ExternalVariant(n, path, "WireWaitOutcome")
 	if err != nil {
 		return nil, err
 	}
 	switch key {
 	case "LiveCell":
-		return decodeLiveCell(value, joinPath(path, key))
+		return decodeLiveCell(value, serdejson.JoinPath(path, key))
 	case "MissingCell":
-		return decodeMissingCell(value, joinPath(path, key))
+		return decodeMissingCell(value, serdejson.JoinPath(path, key))
 	}
-	return nil, unknownVariant(path, key, []string{"LiveCell", "MissingCell"})
+	return nil, serdejson.UnknownVariant(path, key, []string{"LiveCell", "MissingCell"})
 }
 
 // LiveCell is the WireWaitOutcome variant {"LiveCell": …}.
@@ -2894,7 +2896,7 @@ type LiveCell struct {
 
 func (LiveCell) isWireWaitOutcome() {}
 
-func decodeLiveCell(n *jsonNode, path string) (LiveCell, error) {
+func decodeLiveCell(n *serdejson.Node, path string) (LiveCell, error) {
 	x, err := decodeWireRuntimeResponse(n, path)
 	return LiveCell{Value: x}, err
 }
@@ -2902,7 +2904,7 @@ func decodeLiveCell(n *jsonNode, path string) (LiveCell, error) {
 // AppendJSON appends the canonical JSON encoding of v to b.
 func (v LiveCell) AppendJSON(b []byte) []byte {
 	b = append(b, "{\"LiveCell\":"...)
-	b = appendMessage(b, v.Value)
+	b = serdejson.AppendMessage(b, v.Value)
 	return append(b, '}')
 }
 
@@ -2913,7 +2915,7 @@ type MissingCell struct {
 
 func (MissingCell) isWireWaitOutcome() {}
 
-func decodeMissingCell(n *jsonNode, path string) (MissingCell, error) {
+func decodeMissingCell(n *serdejson.Node, path string) (MissingCell, error) {
 	x, err := decodeWireRuntimeResponse(n, path)
 	return MissingCell{Value: x}, err
 }
@@ -2921,13 +2923,13 @@ func decodeMissingCell(n *jsonNode, path string) (MissingCell, error) {
 // AppendJSON appends the canonical JSON encoding of v to b.
 func (v MissingCell) AppendJSON(b []byte) []byte {
 	b = append(b, "{\"MissingCell\":"...)
-	b = appendMessage(b, v.Value)
+	b = serdejson.AppendMessage(b, v.Value)
 	return append(b, '}')
 }
 
 // DecodeWireWaitOutcome decodes one JSON document strictly (see DecodeError).
 func DecodeWireWaitOutcome(data []byte) (WireWaitOutcome, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero WireWaitOutcome
 		return zero, err
@@ -2941,32 +2943,32 @@ type WireWaitRequest struct {
 	YieldTimeMs uint64     // "yield_time_ms": required
 }
 
-func decodeWireWaitRequest(n *jsonNode, path string) (WireWaitRequest, error) {
+func decodeWireWaitRequest(n *serdejson.Node, path string) (WireWaitRequest, error) {
 	var v WireWaitRequest
-	o, err := readObject(n, path, "struct WireWaitRequest")
+	o, err := serdejson.ReadObject(n, path, "struct WireWaitRequest")
 	if err != nil {
 		return v, err
 	}
-	if err := o.allowOnly([]string{"cell_id", "yield_time_ms"}); err != nil {
+	if err := o.AllowOnly([]string{"cell_id", "yield_time_ms"}); err != nil {
 		return v, err
 	}
-	if f := o.take("cell_id"); f != nil {
-		x, err := decodeWireCellId(f, joinPath(path, "cell_id"))
+	if f := o.Take("cell_id"); f != nil {
+		x, err := decodeWireCellId(f, serdejson.JoinPath(path, "cell_id"))
 		if err != nil {
 			return v, err
 		}
 		v.CellId = x
 	} else {
-		return v, missingField(path, "cell_id")
+		return v, serdejson.MissingField(path, "cell_id")
 	}
-	if f := o.take("yield_time_ms"); f != nil {
-		x, err := decodeU64(f, joinPath(path, "yield_time_ms"))
+	if f := o.Take("yield_time_ms"); f != nil {
+		x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "yield_time_ms"))
 		if err != nil {
 			return v, err
 		}
 		v.YieldTimeMs = x
 	} else {
-		return v, missingField(path, "yield_time_ms")
+		return v, serdejson.MissingField(path, "yield_time_ms")
 	}
 	return v, nil
 }
@@ -2975,9 +2977,9 @@ func decodeWireWaitRequest(n *jsonNode, path string) (WireWaitRequest, error) {
 func (v WireWaitRequest) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = appendKey(b, start, "cell_id")
+	b = serdejson.AppendKey(b, start, "cell_id")
 	b = v.CellId.AppendJSON(b)
-	b = appendKey(b, start, "yield_time_ms")
+	b = serdejson.AppendKey(b, start, "yield_time_ms")
 	b = strconv.AppendUint(b, uint64(v.YieldTimeMs), 10)
 	b = append(b, '}')
 	return b
@@ -2985,7 +2987,7 @@ func (v WireWaitRequest) AppendJSON(b []byte) []byte {
 
 // DecodeWireWaitRequest decodes one JSON document strictly (see DecodeError).
 func DecodeWireWaitRequest(data []byte) (WireWaitRequest, error) {
-	n, err := parseDocument(data)
+	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero WireWaitRequest
 		return zero, err

@@ -1,4 +1,4 @@
-package exectool
+package serdejson
 
 import (
 	"strings"
@@ -96,9 +96,9 @@ var serdeRoundTripCases = []struct{ input, want string }{
 	{"{\"b\":1,\"a\":[true,null,\"\\u2028<>&\\u007f\"]}", "{\"a\":[true,null,\"\u2028<>&\x7f\"],\"b\":1}"},
 }
 
-func TestParseSerdeJSONSyntaxErrorsMatchSerdeJSON(t *testing.T) {
+func TestParseSyntaxErrorsMatchSerdeJSON(t *testing.T) {
 	for _, tc := range serdeSyntaxErrorCases {
-		_, err := parseSerdeJSON([]byte(tc.input), serdeRecursionLimit)
+		_, err := Parse([]byte(tc.input))
 		if err == nil {
 			t.Errorf("parse %q: no error, want %q", tc.input, tc.want)
 			continue
@@ -109,20 +109,20 @@ func TestParseSerdeJSONSyntaxErrorsMatchSerdeJSON(t *testing.T) {
 	}
 }
 
-func TestSerdeToStringMatchesSerdeJSON(t *testing.T) {
+func TestStringMatchesSerdeJSONToString(t *testing.T) {
 	for _, tc := range serdeRoundTripCases {
-		v, err := parseSerdeJSON([]byte(tc.input), serdeRecursionLimit)
+		v, err := Parse([]byte(tc.input))
 		if err != nil {
 			t.Errorf("parse %q: %v", tc.input, err)
 			continue
 		}
-		if got := serdeToString(v); got != tc.want {
+		if got := v.String(); got != tc.want {
 			t.Errorf("to_string(%q):\n got %q\nwant %q", tc.input, got, tc.want)
 		}
 	}
 }
 
-func TestSerdeUnexpectedMatchesSerde(t *testing.T) {
+func TestUnexpectedMatchesSerde(t *testing.T) {
 	// Modern serde prints floats in Unexpected with a decimal point (WithDecimalPoint).
 	cases := []struct{ input, want string }{
 		{"null", "unit value"},
@@ -139,18 +139,18 @@ func TestSerdeUnexpectedMatchesSerde(t *testing.T) {
 		{"{}", "map"},
 	}
 	for _, tc := range cases {
-		v, err := parseSerdeJSON([]byte(tc.input), serdeRecursionLimit)
+		v, err := Parse([]byte(tc.input))
 		if err != nil {
 			t.Fatalf("parse %q: %v", tc.input, err)
 		}
-		if got := serdeUnexpected(v); got != tc.want {
+		if got := v.Unexpected(); got != tc.want {
 			t.Errorf("unexpected(%s) = %q, want %q", tc.input, got, tc.want)
 		}
 	}
 }
 
 func TestJSONPointerFollowsSerdeJSON(t *testing.T) {
-	doc, err := parseSerdeJSON([]byte(`{"a/b":{"m~n":[10,11]},"~1":1,"":{"":2}}`), serdeRecursionLimit)
+	doc, err := Parse([]byte(`{"a/b":{"m~n":[10,11]},"~1":1,"":{"":2}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,8 +169,8 @@ func TestJSONPointerFollowsSerdeJSON(t *testing.T) {
 	}
 	for _, tc := range cases {
 		got := ""
-		if v := doc.pointer(tc.pointer); v != nil {
-			got = serdeToString(v)
+		if v := doc.Pointer(tc.pointer); v != nil {
+			got = v.String()
 		}
 		if got != tc.want {
 			t.Errorf("pointer(%q) = %q, want %q", tc.pointer, got, tc.want)
@@ -178,7 +178,7 @@ func TestJSONPointerFollowsSerdeJSON(t *testing.T) {
 	}
 }
 
-func TestParseSerdeJSONExponentOverflow(t *testing.T) {
+func TestParseExponentOverflow(t *testing.T) {
 	// serde_json stops at the digit that overflows an i32 exponent.
 	for input, want := range map[string]string{
 		"-0e-9999999999":     "-0.0",
@@ -187,12 +187,12 @@ func TestParseSerdeJSONExponentOverflow(t *testing.T) {
 		"1.5e+99999999999":   "number out of range at line 1 column 15",
 		" 1e400184467440737": "number out of range at line 1 column 13",
 	} {
-		v, err := parseSerdeJSON([]byte(input), serdeRecursionLimit)
+		v, err := Parse([]byte(input))
 		got := ""
 		if err != nil {
 			got = err.Error()
 		} else {
-			got = serdeToString(v)
+			got = v.String()
 		}
 		if got != want {
 			t.Errorf("%q: got %q, want %q", input, got, want)
