@@ -14,7 +14,7 @@ import (
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
 	"github.com/codemodehq/codemode/generators/wiregen"
-	"github.com/codemodehq/codemode/internal/testenv"
+	"github.com/codemodehq/codemode/pkg/testenv"
 )
 
 // The differential test runs the Go codec (gen/go/wirev1) and the generated TypeScript codec

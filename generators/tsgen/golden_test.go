@@ -18,7 +18,7 @@ const (
 	v1Schemas   = "../../schemas/jsonschema/v1"
 	v1Output    = "../../gen/ts/wirev1"
 	// runtimeModule is the runtime the generated modules import, relative to this package.
-	runtimeModule = "../../serdejson/ts/serdejson.ts"
+	runtimeModule = "../../pkg/serdejson/ts/serdejson.ts"
 )
 
 func sortedNames(files map[string][]byte) []string {
@@ -35,7 +35,7 @@ func sortedNames(files map[string][]byte) []string {
 // lane rules through internal and external unions) and compares it with testdata/golden. The
 // output directory is placed as gen/ts/wirev1 is, so the runtime import reads as it does there.
 func TestGoldenOutput(t *testing.T) {
-	files, err := Files(Options{SchemaDir: testSchemas, OutDir: "gen/ts/testwire", RuntimeModule: "serdejson/ts/serdejson.ts"})
+	files, err := Files(Options{SchemaDir: testSchemas, OutDir: "gen/ts/testwire", RuntimeModule: "pkg/serdejson/ts/serdejson.ts"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/codemodehq/codemode/generators/internal/emit"
-	"github.com/codemodehq/codemode/serdejson"
+	"github.com/codemodehq/codemode/pkg/serdejson"
 )
 
 // RuntimeImport is the import path of the hand-written runtime the generated code calls

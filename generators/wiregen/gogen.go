@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/codemodehq/codemode/generators/internal/emit"
-	"github.com/codemodehq/codemode/serdejson"
+	"github.com/codemodehq/codemode/pkg/serdejson"
 )
 
 // generator holds the schema set while Go source is written.

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/codemodehq/codemode/serdejson"
+	"github.com/codemodehq/codemode/pkg/serdejson"
 )
 
 // node is a JSON value that keeps object members in document order. The generator needs that

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/serdejson"
+	"github.com/codemodehq/codemode/pkg/serdejson"
 )
 
 // toolNamespaceDescription describes a namespace of nested tools (for example an MCP

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/codemodehq/codemode/serdejson"
+	"github.com/codemodehq/codemode/pkg/serdejson"
 )
 
 // pragmaPrefix starts the optional first line of an exec input that carries options.

@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/serdejson"
+	"github.com/codemodehq/codemode/pkg/serdejson"
 )
 
 // waitArgsStruct is the Rust struct name serde quotes in wait argument errors.

@@ -3,7 +3,7 @@
 package wirev1
 
 import (
-	"github.com/codemodehq/codemode/serdejson"
+	"github.com/codemodehq/codemode/pkg/serdejson"
 )
 
 // Message is implemented by every generated type: it appends its canonical JSON encoding

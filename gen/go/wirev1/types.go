@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/codemodehq/codemode/serdejson"
+	"github.com/codemodehq/codemode/pkg/serdejson"
 )
 
 // Capability is defined by Capability.schema.json. A capability name: any string whose trimmed value is non-empty.

@@ -3,5 +3,5 @@
 // The V1 wire protocol in TypeScript, generated from schemas/jsonschema/v1.
 export * from "./types.js";
 export * from "./lanes.js";
-export { JsonNumber, WireDecodeError, WireEncodeError, parseJSON, stringifyJSON } from "../../../serdejson/ts/serdejson.js";
-export type { Int64, JsonObject, JsonValue } from "../../../serdejson/ts/serdejson.js";
+export { JsonNumber, WireDecodeError, WireEncodeError, parseJSON, stringifyJSON } from "../../../pkg/serdejson/ts/serdejson.js";
+export type { Int64, JsonObject, JsonValue } from "../../../pkg/serdejson/ts/serdejson.js";

@@ -3,7 +3,7 @@
 // Types, strict decoders and canonical encoders of every V1 wire type, generated from
 // schemas/jsonschema/v1 (see schemas/jsonschema/README.md for the dialect).
 
-import { WireDecodeError, allowOnly, decodeEnum, decodeI32, decodeInteger, decodeJSONValue, decodeList, decodeNonBlank, decodeString, decodeU64, encodeInteger, encodeList, encodeSet, errorAt, externalKey, externalVariant, firstCommon, firstDuplicate, formatTemplate, isObject, joinPath, optional, readObject, required, stringifyJSON, toInt64, unionTag, unknownVariant, unmarshal, validated, type Int64, type JsonObject, type JsonValue } from "../../../serdejson/ts/serdejson.js";
+import { WireDecodeError, allowOnly, decodeEnum, decodeI32, decodeInteger, decodeJSONValue, decodeList, decodeNonBlank, decodeString, decodeU64, encodeInteger, encodeList, encodeSet, errorAt, externalKey, externalVariant, firstCommon, firstDuplicate, formatTemplate, isObject, joinPath, optional, readObject, required, stringifyJSON, toInt64, unionTag, unknownVariant, unmarshal, validated, type Int64, type JsonObject, type JsonValue } from "../../../pkg/serdejson/ts/serdejson.js";
 
 // ---- Capability (Capability.schema.json) ----
 

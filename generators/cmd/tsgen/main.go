@@ -15,7 +15,7 @@ func main() {
 	var opts tsgen.Options
 	flag.StringVar(&opts.SchemaDir, "schemas", "schemas/jsonschema/v1", "directory of *.schema.json documents")
 	flag.StringVar(&opts.OutDir, "out", "gen/ts/wirev1", "output TypeScript module directory")
-	flag.StringVar(&opts.RuntimeModule, "runtime", "serdejson/ts/serdejson.ts", "the runtime module the generated modules import")
+	flag.StringVar(&opts.RuntimeModule, "runtime", "pkg/serdejson/ts/serdejson.ts", "the runtime module the generated modules import")
 	flag.Parse()
 	if err := tsgen.Generate(opts); err != nil {
 		fmt.Fprintln(os.Stderr, "tsgen:", err)
