@@ -1,0 +1,281 @@
+package pkg_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Edge constructors for fabricated import graphs.
+
+func own(from, to string) edge    { return edge{from: from, to: to, kind: ownPkg} }
+func stdlib(from, to string) edge { return edge{from: from, to: to, kind: stdPkg} }
+func ext(from, to, module string) edge {
+	return edge{from: from, to: to, kind: externalPkg, module: module}
+}
+
+// inTest marks e as made by _test.go files only.
+func inTest(e edge) edge {
+	e.test = true
+	return e
+}
+
+// plantedCase is a fabricated import graph and the violation keys it must produce.
+type plantedCase struct {
+	name  string
+	edges []edge
+	want  []string // "from → to [rule]", " (test)" after to for imports of _test.go files
+}
+
+// planted are fabricated import graphs, checked against the real rule table. Each lists the
+// violations it must produce, and nothing else: the allowed edges next to the planted ones
+// prove that a rule does not simply reject everything.
+var planted = []plantedCase{
+	// The three violations the previous layering test let pass (issue 8).
+	{
+		name: "issue 8: the domain package imports connect and protobuf",
+		edges: []edge{
+			stdlib("pkg/codemode", "context"),
+			ext("pkg/codemode", "connectrpc.com/connect/v2", connect),
+			ext("pkg/codemode", "google.golang.org/protobuf/proto", protobuf),
+		},
+		want: []string{
+			"pkg/codemode → connectrpc.com/connect/v2 [pkg/codemode]",
+			"pkg/codemode → google.golang.org/protobuf/proto [pkg/codemode]",
+		},
+	},
+	{
+		name:  "issue 8: exectool imports a generator",
+		edges: []edge{own("pkg/exectool", "pkg/codemode"), own("pkg/exectool", "generators/wiregen")},
+		want:  []string{"pkg/exectool → generators/wiregen [pkg/exectool/...]"},
+	},
+	{
+		name:  "issue 8: the conformance suite imports exectool",
+		edges: []edge{own("pkg/codemode/codemodetest", "pkg/codemode"), own("pkg/codemode/codemodetest", "pkg/exectool")},
+		want:  []string{"pkg/codemode/codemodetest → pkg/exectool [pkg/codemode/codemodetest]"},
+	},
+
+	// One or more per rule.
+	{
+		name:  "pkg/codemode: the domain imports another package of the module",
+		edges: []edge{inTest(own("pkg/codemode", "pkg/frame"))},
+		want:  []string{"pkg/codemode → pkg/frame (test) [pkg/codemode]"},
+	},
+	{
+		name:  "pkg/codemode/codemodetest: the conformance suite imports a runtime engine",
+		edges: []edge{ext("pkg/codemode/codemodetest", "github.com/fastschema/qjs", qjs)},
+		want:  []string{"pkg/codemode/codemodetest → github.com/fastschema/qjs [pkg/codemode/codemodetest]"},
+	},
+	{
+		name:  "pkg/exectool: a subpackage imports generated wire types",
+		edges: []edge{own("pkg/exectool/render", "pkg/serdejson"), own("pkg/exectool/render", "gen/go/wirev1")},
+		want:  []string{"pkg/exectool/render → gen/go/wirev1 [pkg/exectool/...]"},
+	},
+	{
+		name: "pkg/jsruntime: generated code, and the conformance suite outside tests",
+		edges: []edge{
+			ext("pkg/jsruntime", "github.com/tetratelabs/wazero/experimental", wazero),
+			own("pkg/jsruntime", "gen/go/wirev1"),
+			own("pkg/jsruntime", "pkg/codemode/codemodetest"),
+			inTest(own("pkg/jsruntime", "pkg/codemode/codemodetest")),
+			ext("pkg/jsruntime", "connectrpc.com/connect/v2", connect),
+		},
+		want: []string{
+			"pkg/jsruntime → gen/go/wirev1 [pkg/jsruntime/...]",
+			"pkg/jsruntime → pkg/codemode/codemodetest [pkg/jsruntime/...]",
+			"pkg/jsruntime → connectrpc.com/connect/v2 [pkg/jsruntime/...]",
+		},
+	},
+	{
+		name: "pkg/serdejson: the runtime below gen/ imports generated code or the domain",
+		edges: []edge{
+			stdlib("pkg/serdejson", "strconv"),
+			own("pkg/serdejson", "gen/go/wirev1"),
+			own("pkg/serdejson", "pkg/codemode"),
+		},
+		want: []string{
+			"pkg/serdejson → gen/go/wirev1 [pkg/serdejson]",
+			"pkg/serdejson → pkg/codemode [pkg/serdejson]",
+		},
+	},
+	{
+		name: "pkg/...: a library imports a binary, a service, generated code",
+		edges: []edge{
+			stdlib("pkg/frame", "encoding/binary"),
+			own("pkg/frame", "tools/codemode"),
+			own("pkg/frame", "services/host"),
+			own("pkg/newlib", "gen/go/wirev1"),
+		},
+		want: []string{
+			"pkg/frame → tools/codemode [pkg/...]",
+			"pkg/frame → services/host [pkg/...]",
+			"pkg/newlib → gen/go/wirev1 [pkg/...]",
+		},
+	},
+	{
+		name: "gen/...: generated code imports hand-written code",
+		edges: []edge{
+			own("gen/go/pb/codex/code_mode/v1/code_modev1connect", "gen/go/pb/codex/code_mode/v1"),
+			own("gen/go/wirev1", "pkg/serdejson"),
+			own("gen/go/wirev1", "pkg/codemode"),
+			own("gen/go/wirev1", "generators/wiregen"),
+		},
+		want: []string{
+			"gen/go/wirev1 → pkg/codemode [gen/...]",
+			"gen/go/wirev1 → generators/wiregen [gen/...]",
+		},
+	},
+	{
+		name: "generators/...: a generator imports its own output, or pkg",
+		edges: []edge{
+			own("generators/grpcfixtures", "gen/go/pb/codex/code_mode/v1"),
+			own("generators/wiregen", "pkg/serdejson"),
+			inTest(own("generators/tsgen", "gen/go/wirev1")),
+			inTest(own("generators/tsgen", "pkg/testenv")),
+			own("generators/wiregen", "gen/go/wirev1"),
+			own("generators/tsgen", "pkg/exectool"),
+			own("generators/tsgen", "pkg/testenv"),
+		},
+		want: []string{
+			"generators/wiregen → gen/go/wirev1 [generators/...]",
+			"generators/tsgen → pkg/exectool [generators/...]",
+			"generators/tsgen → pkg/testenv [generators/...]",
+		},
+	},
+	{
+		name: "compat/...: a gate loads generated code outside tests, or imports a binary",
+		edges: []edge{
+			inTest(own("compat/buf", "gen/go/pb/codex/code_mode/v1")),
+			own("compat/buf", "gen/go/pb/codex/code_mode/v1"),
+			inTest(own("compat/wirev1", "tools/codemode")),
+		},
+		want: []string{
+			"compat/buf → gen/go/pb/codex/code_mode/v1 [compat/...]",
+			"compat/wirev1 → tools/codemode (test) [compat/...]",
+		},
+	},
+	{
+		name: "tools/...: a binary imports a generator, a gate, a runtime library directly",
+		edges: []edge{
+			own("tools/codemode", "pkg/jsruntime"),
+			own("tools/codemode", "gen/go/wirev1"),
+			own("tools/codemode", "generators/wiregen"),
+			own("tools/codemode", "compat/buf"),
+			ext("tools/codemode", "github.com/fastschema/qjs", qjs),
+		},
+		want: []string{
+			"tools/codemode → generators/wiregen [tools/...]",
+			"tools/codemode → compat/buf [tools/...]",
+			"tools/codemode → github.com/fastschema/qjs [tools/...]",
+		},
+	},
+}
+
+// TestPlantedViolations feeds each fabricated graph to the same check TestLayering runs.
+func TestPlantedViolations(t *testing.T) {
+	for _, c := range planted {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			for _, v := range violations(layers, graph{edges: c.edges}) {
+				got = append(got, v.key())
+			}
+			slices.Sort(got)
+			want := slices.Sorted(slices.Values(c.want))
+			if !slices.Equal(got, want) {
+				t.Errorf("violations:\n  got  %q\n  want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestEveryRuleHasAPlantedViolation keeps the planted table complete: a rule added to layers
+// without a case that proves it can fail fails here.
+func TestEveryRuleHasAPlantedViolation(t *testing.T) {
+	for _, l := range layers {
+		proven := slices.ContainsFunc(planted, func(c plantedCase) bool {
+			return slices.ContainsFunc(c.want, func(k string) bool { return strings.HasSuffix(k, "["+l.pkgs+"]") })
+		})
+		if !proven {
+			t.Errorf("rule %q has no planted violation in pkg/layering_planted_test.go: add a case that it rejects", l.pkgs)
+		}
+	}
+}
+
+// TestViolationMessage pins what a failure says: the package, the import and its module, the
+// rule, what it allows and why.
+func TestViolationMessage(t *testing.T) {
+	vs := violations(layers, graph{edges: []edge{inTest(ext("pkg/codemode", "google.golang.org/protobuf/proto", protobuf))}})
+	if len(vs) != 1 {
+		t.Fatalf("got %d violations, want 1", len(vs))
+	}
+	want := `pkg/codemode (in _test.go files) imports google.golang.org/protobuf/proto (module google.golang.org/protobuf), which rule "pkg/codemode" does not allow (allowed: std): the domain contract`
+	if got := vs[0].String(); !strings.HasPrefix(got, want) {
+		t.Errorf("message:\n  got  %s\n  want %s…", got, want)
+	}
+}
+
+// TestTableProblems proves the checks on the table itself: a rule that governs nothing, a
+// package no rule governs, an allow entry that names nothing, a rule listed twice.
+func TestTableProblems(t *testing.T) {
+	pkgs := []string{"pkg/frame", "pkg/codemode"}
+	modules := []string{qjs}
+	cases := []struct {
+		name   string
+		layers []layer
+		pkgs   []string
+		want   []string // one problem must contain each
+	}{
+		{
+			name:   "a clean table",
+			layers: []layer{{pkgs: "pkg/...", allow: []string{std, "pkg/codemode", qjs}}},
+			pkgs:   pkgs,
+		},
+		{
+			name:   "a rule that matches no package",
+			layers: []layer{{pkgs: "pkg/..."}, {pkgs: "services/..."}},
+			pkgs:   pkgs,
+			want:   []string{`rule "services/..." governs no package`},
+		},
+		{
+			name:   "a rule shadowed by more specific ones",
+			layers: []layer{{pkgs: "pkg/frame/..."}, {pkgs: "pkg/frame"}, {pkgs: "pkg/..."}},
+			pkgs:   pkgs,
+			want:   []string{`rule "pkg/frame/..." governs no package`},
+		},
+		{
+			name:   "a package no rule governs",
+			layers: []layer{{pkgs: "pkg/..."}},
+			pkgs:   append(slices.Clone(pkgs), "services/host"),
+			want:   []string{"no layering rule governs package services/host"},
+		},
+		{
+			name:   "allow entries that name nothing",
+			layers: []layer{{pkgs: "pkg/...", allow: []string{"pkg/nosuch/...", "example.com/nosuch"}, allowInTests: []string{"pkg/frames"}}},
+			pkgs:   pkgs,
+			want: []string{
+				`rule "pkg/..." allows "pkg/nosuch/...", which names no package`,
+				`rule "pkg/..." allows "pkg/frames", which names no package`,
+				`rule "pkg/..." allows module "example.com/nosuch", which go.mod does not require`,
+			},
+		},
+		{
+			name:   "a rule listed twice",
+			layers: []layer{{pkgs: "pkg/..."}, {pkgs: "pkg/..."}},
+			pkgs:   pkgs,
+			want:   []string{`rule "pkg/..." appears twice`},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := tableProblems(c.layers, c.pkgs, modules)
+			if len(got) != len(c.want) {
+				t.Errorf("got %d problems, want %d:\n  %s", len(got), len(c.want), strings.Join(got, "\n  "))
+			}
+			for _, w := range c.want {
+				if !slices.ContainsFunc(got, func(p string) bool { return strings.Contains(p, w) }) {
+					t.Errorf("no problem says %q; got:\n  %s", w, strings.Join(got, "\n  "))
+				}
+			}
+		})
+	}
+}
