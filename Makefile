@@ -1,61 +1,80 @@
-# codemode — every gate CI runs is a target here. `make check` is the test command.
+# codemode — every gate CI runs is a target here. `make check` is the test command; a bare `make`
+# lists the targets. Each target is documented by a "## target: what it does" line, which
+# `make help` prints.
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 GO ?= go
 export GOFLAGS := -buildvcs=false
+.DEFAULT_GOAL := help
+# Phases print framed progress lines (tools/phase.sh); run in parallel they would interleave.
+.NOTPARALLEL:
 
-.PHONY: all setup run generate check test test-go test-race test-ts lint drift compat fuzz bench clean
+# Wall-clock start of this make run, for check's closing line.
+START := $(shell date +%s)
+PHASE := ./tools/phase.sh
 
-all: check
+.PHONY: help setup tools run generate check test test-go test-race test-ts lint drift compat fuzz bench clean
 
-## setup: install what the project needs (node packages, pinned Go tools); idempotent.
+## help: list the targets (what a bare `make` does).
+help:
+	@echo "usage: make <target>   (make check is the whole gate; CI runs it)"
+	@awk '/^## [a-z-]+: / { name = $$2; sub(/:$$/, "", name); sub(/^## [a-z-]+: /, ""); printf "  %-10s %s\n", name, $$0 }' $(firstword $(MAKEFILE_LIST))
+
+## setup: install what the project needs: node packages, Go modules (tools included); idempotent.
 setup:
-	./tools/setup.sh
+	@$(PHASE) setup "node packages (npm ci when package-lock.json changed), Go modules of go.mod and go.tools.mod" ./tools/setup.sh
 
-## run: set up and run the main job on the embedded default example.
+## tools: compile the pinned Go tools of go.tools.mod once (buf, staticcheck, protoc plugins).
+tools: setup
+	@$(PHASE) tools "pinned Go tools from go.tools.mod (compiled once, then cached)" ./tools/pinned-tools.sh
+
+## run: set up and run examples/hello.js as a cell.
 run: setup
 	$(GO) run ./tools/codemode run examples/hello.js
 
 ## generate: regenerate everything under gen/ and fixtures/ from schemas/.
-generate: setup
-	./tools/generate.sh
+generate: setup tools
+	@$(PHASE) generate "gen/ and fixtures/ from schemas/ (buf, grpcfixtures, wiregen, tsgen)" ./tools/generate.sh
 
-## check: the full gate CI runs: lint, drift, compat, Go (also under -race) and TS tests, brief fuzzing.
-check: setup lint drift compat test test-race fuzz
+## check: the whole gate CI runs: lint, drift, compat, Go (also -race) and TS tests, brief fuzzing.
+check: setup tools lint drift compat test test-race fuzz
+	@took=$$(( $$(date +%s) - $(START) )); printf '==> check: every phase passed in %dm%02ds\n' $$((took / 60)) $$((took % 60))
 
+## test: the Go and TypeScript tests.
 test: test-go test-ts
 
+## test-go: go test ./... (includes pkg/layering_test.go).
 test-go:
-	$(GO) test -count=1 ./...
+	@$(PHASE) test-go "go test ./..." $(GO) test -count=1 ./...
 
-## test-race: the concurrent packages under the race detector.
+## test-race: the pkg tests again under the race detector.
 test-race:
-	$(GO) test -count=1 -race ./pkg/...
+	@$(PHASE) test-race "go test -race ./pkg/..." $(GO) test -count=1 -race ./pkg/...
 
+## test-ts: TypeScript compat tests (tsc, node --test); quiet unless a test fails, VERBOSE=1 for all.
 test-ts: setup
-	./tools/test-ts.sh
+	@$(PHASE) test-ts "tsc, node --test compat/ts (TAP printed only on failure)" ./tools/test-ts.sh
 
-lint: setup
-	./tools/lint.sh
+## lint: gofmt, go vet, staticcheck, buf lint, buf format.
+lint: setup tools
+	@$(PHASE) lint "gofmt, go vet, staticcheck, buf lint, buf format" ./tools/lint.sh
 
-## drift: generated code must match the schemas exactly.
+## drift: regenerate, then fail if gen/ or fixtures/ changed.
 drift: generate
-	@if [ -n "$$(git status --porcelain --untracked-files=all -- gen fixtures)" ]; then \
-		echo "drift: 'make generate' changed generated files:"; git status --porcelain -- gen fixtures; \
-		git --no-pager diff --stat -- gen fixtures; \
-		echo "drift: commit the regenerated files, or fix the generator/schema that changed them"; exit 1; fi
+	@$(PHASE) drift "gen/ and fixtures/ must equal what the schemas generate" ./tools/drift.sh
 
 ## compat: breaking-change gates against the committed baselines in compat/.
-compat: setup
-	./tools/compat.sh
+compat: setup tools
+	@$(PHASE) compat "buf breaking and JSON Schema breaking against compat/ baselines" ./tools/compat.sh
 
-## fuzz: run every fuzz target briefly.
+## fuzz: run every fuzz target briefly (100000 executions each; FUZZTIME=30s for longer).
 fuzz:
-	./tools/fuzz.sh
+	@$(PHASE) fuzz "every fuzz target, one at a time" ./tools/fuzz.sh
 
-## bench: benchmarks with their baselines; results go to docs/benchmarks.md by hand.
+## bench: benchmarks with their node:vm baseline; paste the table into docs/benchmarks.md.
 bench: setup
 	./tools/bench.sh
 
+## clean: remove .cache (generated TS test output, tool stamp) and bin.
 clean:
 	rm -rf .cache bin

@@ -3,6 +3,10 @@
 # gen/ts/** (tsconfig.test.json, output in .cache/ts-test) and runs every compiled *.test.js
 # under compat/ts with node's built-in test runner. New compat/ts/*.test.ts files are picked up
 # without changes here. Expects `tools/setup.sh` to have run (make test-ts does).
+#
+# Quiet unless a test fails: the TAP report (~1,600 lines) goes to .cache/ts-test/report.tap and
+# only a one-line summary is printed; on failure the whole report is printed. VERBOSE=1 prints it
+# always.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,4 +22,23 @@ if [ "${#tests[@]}" -eq 0 ]; then
   echo "test-ts: no compat/ts/**/*.test.ts files found" >&2
   exit 1
 fi
-node --enable-source-maps --test "${tests[@]}"
+report=$out/report.tap
+# TAP explicitly: the summary below parses its trailing "# tests N" / "# pass N" lines.
+if node --enable-source-maps --test --test-reporter=tap "${tests[@]}" >"$report" 2>&1; then
+  status=0
+else
+  status=$?
+fi
+
+# count NAME prints the number on the report's "# NAME N" summary line.
+count() { sed -n "s/^# $1 \([0-9][0-9]*\)\$/\1/p" "$report" | tail -n 1; }
+
+if [ "$status" -ne 0 ] || [ "${VERBOSE:-0}" = 1 ]; then
+  cat "$report"
+fi
+if [ "$status" -ne 0 ]; then
+  failed=$(count fail)
+  echo "test-ts: FAILED: ${failed:-?} of $(count tests) tests failed in ${#tests[@]} files, node exited $status (TAP report above, also in $report)" >&2
+  exit "$status"
+fi
+echo "test-ts: $(count pass) of $(count tests) tests passed in ${#tests[@]} files ($(count skipped) skipped; TAP report in $report)"
