@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
-# Installs what the project needs on a fresh clone with only Go and Node: the Go modules (the
-# pinned tools buf, protoc-gen-go, protoc-gen-connect-go and staticcheck are go.mod tool
-# directives, so they come with them) and the node packages of package-lock.json.
+# Installs what the project needs on a fresh clone with only Go and Node: the Go modules of the
+# product (go.mod) and of the pinned tools (go.tools.mod: buf, protoc-gen-go,
+# protoc-gen-connect-go, staticcheck, run as `go tool -modfile=go.tools.mod <tool>`), and the node
+# packages of package-lock.json. Compiling the tools is a separate, announced step
+# (tools/pinned-tools.sh, make tools), so `make run` does not wait for it.
+#
+# Go versions: the product needs go.mod's `go` line, the tools go.tools.mod's, which is higher
+# (buf's minimum). The go command does not switch toolchains for -modfile, whatever GOTOOLCHAIN
+# says, so an older Go fails later with "go.tools.mod requires go >= …"; this script says so first.
 #
 # Idempotent and quiet: `npm ci` runs only when node_modules is missing or older than
 # package.json / package-lock.json (tracked by a stamp file inside node_modules), and
@@ -14,9 +20,21 @@ die() {
   exit 1
 }
 
-command -v go >/dev/null || die "go is not on PATH (go.mod needs $(sed -n 's/^go //p' go.mod))"
+# at_least HAVE NEED reports whether Go version HAVE (1.26.8) is NEED (1.26.7) or newer.
+at_least() { [ "$(printf '%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]; }
+
+command -v go >/dev/null || die "go is not on PATH (go.tools.mod needs Go $(sed -n 's/^go //p' go.tools.mod) or newer)"
 command -v node >/dev/null || die "node is not on PATH (Node 20 or newer is needed)"
 command -v npm >/dev/null || die "npm is not on PATH"
+
+go_have=$(go env GOVERSION)
+go_have=${go_have#go}
+for modfile in go.mod go.tools.mod; do
+  go_need=$(sed -n 's/^go //p' "$modfile")
+  at_least "$go_have" "$go_need" ||
+    die "Go $go_have is too old: $modfile needs Go $go_need or newer (go.tools.mod holds the pinned tools, see docs/decisions.md)"
+done
+
 node_major=$(node -p 'process.versions.node.split(".")[0]')
 [ "$node_major" -ge 20 ] || die "Node $(node --version) is too old; 20 or newer is needed"
 
