@@ -6,6 +6,10 @@
 # The default is an execution count, not a duration: with a duration, Go's fuzz coordinator can
 # fail a healthy target with "context deadline exceeded" when the deadline lands while a worker is
 # still minimizing a newly interesting input (seen in CI on a loaded 2-core machine).
+#
+# One line per target unless it fails: go test's progress lines (~6 per target) go to
+# .cache/fuzz/<target>.log and are printed only on failure, together with where go test saved the
+# failing input. VERBOSE=1 prints them always.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,9 +29,20 @@ if [ "${#targets[@]}" -eq 0 ]; then
   exit 0
 fi
 
+logs=.cache/fuzz
+mkdir -p "$logs"
 for target in "${targets[@]}"; do
   dir=${target% *}
   name=${target#* }
-  echo "fuzz: $name in $dir for $fuzztime"
-  go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" "$dir"
+  log=$logs/$name.log
+  start=$SECONDS
+  if go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" "$dir" >"$log" 2>&1; then
+    [ "${VERBOSE:-0}" = 1 ] && cat "$log"
+    echo "fuzz: $name in $dir: ok, $fuzztime ($((SECONDS - start))s)"
+  else
+    cat "$log"
+    echo "fuzz: $name in $dir FAILED (output above; go test keeps the failing input under $dir/testdata/fuzz/$name)" >&2
+    exit 1
+  fi
 done
+echo "fuzz: ${#targets[@]} targets passed"
