@@ -12,9 +12,10 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// waitWarm waits until the shared provider's pool is full again.
+// waitWarm waits until the shared provider's pool has its warm engines idle again.
 func waitWarm() {
-	for len(sharedProvider().pool.warm) < cap(sharedProvider().pool.warm) {
+	p := sharedProvider().pool
+	for len(p.idle) < p.warm {
 		time.Sleep(time.Millisecond)
 	}
 }
@@ -157,13 +158,24 @@ func BenchmarkTerminateWhileTrue(b *testing.B) {
 	}
 }
 
-// BenchmarkWasmCrossing is the floor of every qjs call: one Go→wasm call that does nothing
-// (qjs looks the exported function up each time, and wazero builds a call engine for it).
+// BenchmarkWasmCrossing is the floor of every call into the runtime: one Go→wasm call that does
+// nothing (free(NULL)) through an export resolved once.
 func BenchmarkWasmCrossing(b *testing.B) {
+	e := benchEngine(b)
+	for b.Loop() {
+		if _, err := e.w.call(exFree, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkQJSCrossing is the same crossing through qjs's own Call, which looks the export up by
+// name every time: what the engine avoids.
+func BenchmarkQJSCrossing(b *testing.B) {
 	e := benchEngine(b)
 	c := e.rt.Context()
 	for b.Loop() {
-		c.Call("JS_NewUndefined")
+		c.Call("free", 0)
 	}
 }
 
@@ -172,7 +184,7 @@ func BenchmarkWasmCrossing(b *testing.B) {
 func BenchmarkEngineTurn(b *testing.B) {
 	e := benchEngine(b)
 	for b.Loop() {
-		if _, err := e.turn(e.deliver, "[[1,1,null]]"); err != nil {
+		if _, err := e.turn(e.entry.deliver, "[[1,1,null]]"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -182,14 +194,14 @@ func BenchmarkEngineTurn(b *testing.B) {
 func BenchmarkEngineRunJobs(b *testing.B) {
 	e := benchEngine(b)
 	for b.Loop() {
-		if err := e.runJobsRaw(); err != nil {
+		if _, err := e.evalWith(e.jobsOpts); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func benchEngine(b *testing.B) *engine {
-	e, err := newEngine(sharedProvider().pool.cfg, 0)
+	e, err := newEngine(sharedProvider().pool.cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -40,18 +40,20 @@ type cell struct {
 	cancel context.CancelFunc
 
 	// guarded by session.mu
-	state      cellState
-	pending    []codemode.ContentItem
-	observer   *observer
-	result     *codemode.RuntimeResponse
-	terminator chan codemode.RuntimeResponse // explicit Terminate waiting for its response
-	closeOnce  sync.Once
+	state   cellState
+	pending []codemode.ContentItem
+	// pendingBytes is what pending counts against the provider's output limit.
+	pendingBytes int
+	observer     *observer
+	result       *codemode.RuntimeResponse
+	terminator   chan codemode.RuntimeResponse // explicit Terminate waiting for its response
+	closeOnce    sync.Once
 }
 
 // takePending returns the unobserved output (never nil, so responses carry an empty list).
 func (c *cell) takePending() []codemode.ContentItem {
 	items := c.pending
-	c.pending = nil
+	c.pending, c.pendingBytes = nil, 0
 	if items == nil {
 		items = []codemode.ContentItem{}
 	}

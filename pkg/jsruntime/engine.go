@@ -8,10 +8,13 @@ import (
 	"io"
 	"strings"
 	"sync"
-	"time"
+	"sync/atomic"
 
 	"github.com/fastschema/qjs"
+	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/codemodehq/codemode/gen/go/qjswasm"
 )
 
 //go:embed prelude.js
@@ -20,282 +23,621 @@ var preludeSource string
 // moduleName is the name under which a cell's source is registered and imported.
 const moduleName = "exec_main.mjs"
 
-// errEngineDead reports a runtime that trapped or was interrupted; it must not be called again.
-var errEngineDead = errors.New("javascript runtime is no longer usable")
+// preludeFile names the prelude in stack traces.
+const preludeFile = "codemode_prelude.js"
 
-// hostFunc receives the prelude's calls into Go: op names the request, payload carries its
-// argument. It runs on the goroutine that owns the engine, synchronously inside a wasm call, and
-// returns a string for JavaScript when ok.
-type hostFunc func(op byte, payload string) (result string, ok bool)
+// QuickJS eval flags (quickjs.h).
+const (
+	evalTypeGlobal  = 0
+	evalTypeModule  = 1
+	evalFlagStrict  = 1 << 3
+	evalCompileOnly = 1 << 5
+)
 
-// engine is one QuickJS runtime prepared with the prelude. It is owned by one goroutine at a time
-// (the pool's creator, then exactly one cell) and never reused after its cell.
-type engine struct {
-	rt        *qjs.Runtime
-	ctx       context.Context
-	cancel    context.CancelFunc
-	heapLimit uint64
+// errInterrupted reports a runtime whose call was interrupted: cancelling the call's context closed
+// the wasm module (qjs's CloseOnContextDone), so the runtime can never be called again.
+var errInterrupted = errors.New("javascript runtime was interrupted")
 
-	// host is the cell's handler for prelude calls; set before the cell's first call.
-	host hostFunc
-
-	// The prelude's entry points: begin, deliver and take (see prelude.js).
-	entryPoints          []*qjs.Value
-	begin, deliver, take uint64
-	// undefined is returned by host calls that have no result; undefined is not reference
-	// counted, so one value serves the runtime's whole life.
-	undefined *qjs.Value
-	wasm      wasmArea
-	dead      bool
+// hostHandler serves the bridge messages of the cell an engine is running.
+type hostHandler interface {
+	serve(m hostMessage) hostReply
+	// fault records a forged message; the cell fails with err.
+	fault(err error)
 }
 
 // engineConfig is what every runtime of a provider shares.
 type engineConfig struct {
 	cacheDir string
-	// rootDir is a path that does not exist: it is mounted as "/", so QuickJS's std/os modules,
-	// should code reach them, see no file system at all.
+	// rootDir is a path that does not exist: qjs mounts it as "/", so QuickJS's std/os modules,
+	// should code ever reach them, see no file system at all.
 	rootDir string
+	// reserve is the address space of each runtime's linear memory.
+	reserve uint64
+	// headroom is the free heap a runtime starts every cell with (see newEngine).
+	headroom uint32
 }
 
-// newEngine creates and prepares a runtime. heapLimit 0 means no limit.
-func newEngine(cfg engineConfig, heapLimit uint64) (e *engine, err error) {
-	ctx, cancel := context.WithCancel(context.Background())
-	e = &engine{ctx: ctx, cancel: cancel, heapLimit: heapLimit}
-	runtimeCtx := ctx
-	if heapLimit > 0 {
-		runtimeCtx = experimental.WithMemoryAllocator(ctx, cappedAllocator{max: heapLimit + engineOverheadBytes})
+// engine is one QuickJS runtime prepared with the prelude. One goroutine at a time owns it (the
+// pool's, then one cell's) and makes every call into it. After a cell it is reset to the memory
+// image taken when it was prepared (snapshot.go) and serves the next cell, unless that cell broke
+// it (interrupted it, or grew its memory too far).
+type engine struct {
+	rt   *qjs.Runtime
+	w    wasm
+	mem  *linearMemory
+	slot *proxySlot
+
+	jsctx  uint64 // the JSContext pointer
+	hostFn uint64 // the bridge function handed to the prelude
+	entry  struct{ begin, deliver, take, describe uint64 }
+
+	scratch  uint32 // scratchSize bytes for C strings
+	argv     uint32 // one JSValue: the argument of an entry point call
+	jobsOpts uint64 // QJSEvalOptions of the script whose evaluation runs the pending jobs
+	modOpts  uint64 // QJSEvalOptions of a module whose source sits in scratch
+	modFile  uint64 // moduleName as a C string
+
+	snap *snapshot
+	host hostHandler
+	dead bool
+}
+
+// scratchSize is the per-runtime buffer that carries strings into QuickJS without a malloc and a
+// free crossing each; larger strings get their own allocation.
+const scratchSize = 64 << 10
+
+// proxySlot connects qjs's proxy function, which qjs calls for every JavaScript call of the bridge,
+// to the engine that owns the runtime. The function outlives the engine (qjs never closes the wazero
+// runtime that holds it), so it reaches the engine only through this slot, which dispose empties.
+type proxySlot struct{ e atomic.Pointer[engine] }
+
+// proxy has the signature qjs requires of Option.ProxyFunction (qjs.JsFunctionProxy).
+func (s *proxySlot) proxy(_ context.Context, m api.Module, _ uint32, _ uint64, argc, argv uint32) uint64 {
+	e := s.e.Load()
+	if e == nil {
+		return jsUndefined
 	}
+	if e.w.mod == nil {
+		// The first call, made by newEngine, hands over the module.
+		if err := e.w.bind(m); err != nil {
+			e.w.mod = nil
+		}
+		return jsUndefined
+	}
+	return e.serveHost(argc, argv)
+}
+
+// newEngine creates a runtime, installs the prelude, grows the heap by cfg.headroom and takes the
+// snapshot every cell starts from. The headroom is allocated and freed once, so QuickJS's allocator
+// keeps it as free space: a cell that allocates less never grows the memory, and its runtime can be
+// reset and reused.
+func newEngine(cfg engineConfig) (e *engine, err error) {
+	e = &engine{mem: newLinearMemory(cfg.reserve), slot: &proxySlot{}}
+	e.slot.e.Store(e)
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("create javascript runtime: %v", r)
 		}
 		if err != nil {
-			cancel()
+			e.dispose()
 			e = nil
 		}
 	}()
-	limit := int(heapLimit)
-	if heapLimit > uint64(^uint32(0)) {
-		limit = int(^uint32(0)) // wasm32 cannot address more anyway
-	}
-	// Every runtime sets CloseOnContextDone: qjs caches the compiled module, with that setting,
-	// on the first qjs.New of the process, and only with it can a running script be stopped.
+	ctx := experimental.WithMemoryAllocator(context.Background(), e.mem.allocator())
+	// CloseOnContextDone: qjs compiles its module once per process with the setting of the first
+	// qjs.New, and only with it can a running script be stopped.
 	e.rt, err = qjs.New(qjs.Option{
-		Context:            runtimeCtx,
+		Context:            ctx,
 		CloseOnContextDone: true,
 		CWD:                cfg.rootDir,
 		CacheDir:           cfg.cacheDir,
-		MemoryLimit:        limit,
+		QuickJSWasmBytes:   qjswasm.Module,
+		ProxyFunction:      e.slot.proxy,
 		Stdout:             io.Discard,
 		Stderr:             io.Discard,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create javascript runtime: %w", err)
 	}
-	if err := e.installPrelude(); err != nil {
-		e.dispose()
+	e.w.ctx = context.Background()
+	if err := e.bind(); err != nil {
 		return nil, err
 	}
-	return e, nil
-}
-
-// preludeFile names the prelude in stack traces.
-const preludeFile = "codemode_prelude.js"
-
-// compiledPrelude is the prelude's bytecode, compiled by the first runtime and shared by all:
-// evaluating bytecode takes about 0.8 ms where compiling the source took about 5 ms of every
-// runtime's creation. Bytecode keeps the source text and line numbers, so function sources and
-// stack traces read the same.
-var compiledPrelude struct {
-	sync.Mutex
-	bytecode []byte
-}
-
-func preludeBytecode(c *qjs.Context) ([]byte, error) {
-	compiledPrelude.Lock()
-	defer compiledPrelude.Unlock()
-	if compiledPrelude.bytecode == nil {
-		bytecode, err := c.Compile(preludeFile, qjs.Code(preludeSource))
-		if err != nil {
-			return nil, fmt.Errorf("compile prelude: %w", err)
-		}
-		compiledPrelude.bytecode = bytecode
+	if err := e.install(); err != nil {
+		return nil, err
 	}
-	return compiledPrelude.bytecode, nil
+	if err := e.growHeap(cfg.headroom); err != nil {
+		return nil, err
+	}
+	e.snap, err = takeSnapshot(e)
+	return e, err
 }
 
-func (e *engine) installPrelude() error {
+// bind creates the bridge function with qjs's own calls and calls it once: qjs's proxy function
+// then receives the wasm module, whose exports the engine resolves (see wasm.go).
+func (e *engine) bind() error {
 	c := e.rt.Context()
-	e.undefined = c.NewUndefined()
-	area, err := prepareWasmArea(c, e.undefined.Raw())
-	if err != nil {
-		return err
+	e.jsctx = c.Raw()
+	e.hostFn = c.Call("QJS_CreateFunctionProxy", e.jsctx, 1, 1, 0).Raw()
+	c.Call("QJS_Call", e.jsctx, e.hostFn, jsUndefined, 0, 0)
+	if e.w.mod == nil {
+		return errors.New("create javascript runtime: the bridge did not reach the wasm module")
 	}
-	e.wasm = area
-	host := c.Function(e.serveHost)
-	defer host.Free()
-	bytecode, err := preludeBytecode(c)
-	if err != nil {
-		return err
-	}
-	prelude, err := c.Eval(preludeFile, qjs.Bytecode(bytecode))
-	if err != nil {
-		return fmt.Errorf("evaluate prelude: %w", err)
-	}
-	defer prelude.Free()
-	internals, err := c.Invoke(prelude, e.undefined, host)
-	if err != nil {
-		return fmt.Errorf("run prelude: %w", err)
-	}
-	defer internals.Free()
-	for _, name := range []string{"begin", "deliver", "take"} {
-		e.entryPoints = append(e.entryPoints, internals.GetPropertyStr(name))
-	}
-	e.begin, e.deliver, e.take = e.entryPoints[0].Raw(), e.entryPoints[1].Raw(), e.entryPoints[2].Raw()
 	return nil
 }
 
-// serveHost is the prelude's bridge into Go. Its one argument is an op character followed by
-// the payload, so a call reads one string.
-func (e *engine) serveHost(this *qjs.This) (*qjs.Value, error) {
-	args := this.Args()
-	if len(args) == 0 || e.host == nil {
-		return e.undefined, nil
+// install allocates the reusable buffers and runs the prelude.
+func (e *engine) install() error {
+	var err error
+	if e.scratch, err = e.malloc(scratchSize); err != nil {
+		return err
 	}
-	msg, err := e.readString(args[0].Raw())
-	if err != nil || msg == "" {
-		return e.undefined, err
+	if e.argv, err = e.malloc(8); err != nil {
+		return err
 	}
-	out, ok := e.host(msg[0], msg[1:])
-	if !ok {
-		return e.undefined, nil
+	if e.modFile, err = e.cString(moduleName); err != nil {
+		return err
 	}
-	c := this.Context()
-	return c.NewValue(qjs.NewHandle(e.rt, e.newString(out))), nil
+	if e.jobsOpts, err = e.bytecodeOptions("codemode_jobs.js", "void 0"); err != nil {
+		return err
+	}
+	if e.modOpts, err = e.w.call(exCreateEvalOption, uint64(e.scratch), 0, 0, e.modFile, evalTypeModule|evalFlagStrict); err != nil {
+		return err
+	}
+	prelude, err := e.evalBytecode(preludeFile, preludeSource)
+	if err != nil {
+		return fmt.Errorf("evaluate prelude: %w", err)
+	}
+	defer e.free(prelude)
+	internals, err := e.callValue(prelude, e.hostFn, operationsJSON())
+	if err != nil {
+		return fmt.Errorf("run prelude: %w", err)
+	}
+	defer e.free(internals)
+	return e.resolveEntries(internals)
 }
 
-// guard runs f, turning any qjs panic into an error and marking the engine dead: a trapped or
-// interrupted runtime panics on every later call, including Close.
-func (e *engine) guard(f func() error) (err error) {
-	if e.dead {
-		return errEngineDead
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			e.dead = true
-			err = fmt.Errorf("%w: %v", errEngineDead, r)
+// resolveEntries reads the prelude's entry points (kept for the runtime's life: never freed, so
+// the snapshot holds them).
+func (e *engine) resolveEntries(internals uint64) error {
+	for _, ep := range []struct {
+		name string
+		dst  *uint64
+	}{{"begin", &e.entry.begin}, {"deliver", &e.entry.deliver}, {"take", &e.entry.take}, {"describe", &e.entry.describe}} {
+		v, err := e.property(internals, ep.name)
+		if err != nil {
+			return fmt.Errorf("prelude entry point %s: %w", ep.name, err)
 		}
-	}()
-	err = f()
-	if err != nil && isFatalEngineError(err.Error()) {
-		e.dead = true
+		*ep.dst = v
+	}
+	return nil
+}
+
+// growHeap allocates and frees n bytes in JavaScript (see newEngine).
+func (e *engine) growHeap(n uint32) error {
+	if n == 0 {
+		return nil
+	}
+	v, err := e.evalSource("codemode_heap.js", fmt.Sprintf("void new ArrayBuffer(%d)", n))
+	if err == nil {
+		e.free(v)
 	}
 	return err
 }
 
-// isFatalEngineError recognises the errors that mean QuickJS's memory is corrupt: its 64 KiB C
-// stack overflowed into static data, or wasm trapped.
-func isFatalEngineError(msg string) bool {
-	for _, s := range []string{"invalid opcode", "out of bounds memory access", "stack overflow", "unreachable", "module closed"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
+// compiledScripts caches bytecode by source: every runtime compiles the same prelude and job
+// script, and evaluating bytecode is several times cheaper than compiling source.
+var compiledScripts sync.Map // source -> []byte
+
+// bytecodeOptions returns eval options that run src, compiled once per process.
+func (e *engine) bytecodeOptions(file, src string) (uint64, error) {
+	code, err := e.compile(file, src)
+	if err != nil {
+		return 0, err
 	}
-	return false
+	ptr, err := e.malloc(uint32(len(code)))
+	if err != nil {
+		return 0, err
+	}
+	b, err := e.w.view(ptr, uint32(len(code)))
+	if err != nil {
+		return 0, err
+	}
+	copy(b, code)
+	name, err := e.cString(file)
+	if err != nil {
+		return 0, err
+	}
+	return e.w.call(exCreateEvalOption, 0, uint64(ptr), uint64(len(code)), name, evalTypeGlobal|evalFlagStrict)
 }
 
-// turn is one turn of the cell's event loop: it calls entry (begin or deliver) with input, runs
-// the pending jobs, and returns the records JavaScript queued for Go, "" when nothing. It costs
-// 9 crossings.
-func (e *engine) turn(entry uint64, input string) (queued string, err error) {
-	err = e.guard(func() error {
-		arg := e.newString(input)
-		res := e.invoke(entry, arg, true)
-		e.free(arg)
-		if res != e.wasm.undefined {
-			e.free(res)
-			return e.pendingException("call prelude")
+// compile returns the bytecode of the global script src.
+func (e *engine) compile(file, src string) ([]byte, error) {
+	if code, ok := compiledScripts.Load(src); ok {
+		return code.([]byte), nil
+	}
+	c := e.rt.Context()
+	code, err := c.Compile(file, qjs.Code(src))
+	if err != nil {
+		return nil, fmt.Errorf("compile %s: %w", file, err)
+	}
+	compiledScripts.Store(src, code)
+	return code, nil
+}
+
+// evalBytecode evaluates the global script src from its cached bytecode and returns its value.
+func (e *engine) evalBytecode(file, src string) (uint64, error) {
+	opts, err := e.bytecodeOptions(file, src)
+	if err != nil {
+		return 0, err
+	}
+	defer e.w.call(exFree, opts)
+	return e.evalWith(opts)
+}
+
+// evalSource evaluates a short global script from source.
+func (e *engine) evalSource(file, src string) (uint64, error) {
+	name, err := e.cString(file)
+	if err != nil {
+		return 0, err
+	}
+	defer e.w.call(exFree, name)
+	if err := e.w.writeCString(e.scratch, src); err != nil {
+		return 0, err
+	}
+	opts, err := e.w.call(exCreateEvalOption, uint64(e.scratch), 0, 0, name, evalTypeGlobal|evalFlagStrict)
+	if err != nil {
+		return 0, err
+	}
+	defer e.w.call(exFree, opts)
+	return e.evalWith(opts)
+}
+
+func (e *engine) evalWith(opts uint64) (uint64, error) {
+	v, err := e.w.call(exEval, e.jsctx, opts)
+	if err != nil {
+		return 0, err
+	}
+	if valueTag(v) == tagException {
+		return 0, e.takeException()
+	}
+	return v, nil
+}
+
+// property reads obj[name].
+func (e *engine) property(obj uint64, name string) (uint64, error) {
+	if err := e.w.writeCString(e.scratch, name); err != nil {
+		return 0, err
+	}
+	c := e.rt.Context()
+	v := c.Call("JS_GetPropertyStr", e.jsctx, obj, uint64(e.scratch)).Raw()
+	if valueTag(v) == tagException {
+		return 0, e.takeException()
+	}
+	return v, nil
+}
+
+// callValue calls fn(arg0, text) during setup.
+func (e *engine) callValue(fn, arg0 uint64, text string) (uint64, error) {
+	s, err := e.newString(text)
+	if err != nil {
+		return 0, err
+	}
+	defer e.free(s)
+	argv, err := e.malloc(16)
+	if err != nil {
+		return 0, err
+	}
+	defer e.w.call(exFree, uint64(argv))
+	if err := e.w.writeU64(argv, arg0); err != nil {
+		return 0, err
+	}
+	if err := e.w.writeU64(argv+8, s); err != nil {
+		return 0, err
+	}
+	v, err := e.w.call(exCall, e.jsctx, fn, jsUndefined, 2, uint64(argv))
+	if err != nil {
+		return 0, err
+	}
+	if valueTag(v) == tagException {
+		return 0, e.takeException()
+	}
+	return v, nil
+}
+
+// malloc allocates n bytes of wasm memory.
+func (e *engine) malloc(n uint32) (uint32, error) {
+	p, err := e.w.call(exMalloc, uint64(n))
+	if err != nil {
+		return 0, err
+	}
+	if p == 0 {
+		return 0, errors.New("javascript runtime: out of memory")
+	}
+	return uint32(p), nil
+}
+
+// cString copies s into a new NUL-terminated allocation.
+func (e *engine) cString(s string) (uint64, error) {
+	p, err := e.malloc(uint32(len(s) + 1))
+	if err != nil {
+		return 0, err
+	}
+	return uint64(p), e.w.writeCString(p, s)
+}
+
+// free releases a JS value; undefined needs no release.
+func (e *engine) free(v uint64) {
+	if v != jsUndefined && v != 0 {
+		_, _ = e.w.call(exFreeValue, e.jsctx, v)
+	}
+}
+
+// newString makes a JS string of s, which must not contain NUL: QuickJS reads C strings. Every
+// string Go passes is JSON text or code printed by the source transform, which escape NUL.
+func (e *engine) newString(s string) (uint64, error) {
+	if strings.IndexByte(s, 0) >= 0 {
+		return 0, errors.New("javascript runtime: string with NUL crosses into QuickJS")
+	}
+	ptr := e.scratch
+	if len(s)+1 > scratchSize {
+		p, err := e.malloc(uint32(len(s) + 1))
+		if err != nil {
+			return 0, err
 		}
-		if err := e.runJobsRaw(); err != nil {
-			return err
+		defer e.w.call(exFree, uint64(p))
+		ptr = p
+	}
+	if err := e.w.writeCString(ptr, s); err != nil {
+		return 0, err
+	}
+	v, err := e.w.call(exNewString, e.jsctx, uint64(ptr))
+	if err == nil && valueTag(v) == tagException {
+		err = e.takeException()
+	}
+	return v, err
+}
+
+// readString returns the text of the JS string v and releases the C copy QuickJS made of it. It
+// does not free v. The prelude sends only JSON text, which has no NUL (QuickJS's C strings would
+// end there).
+func (e *engine) readString(v uint64) (string, error) {
+	packed, err := e.w.call(exToCString, e.jsctx, v)
+	if err != nil {
+		return "", err
+	}
+	if packed == 0 {
+		return "", e.takeException()
+	}
+	ptrLen, err := e.w.readU64(uint32(packed))
+	if err != nil {
+		return "", err
+	}
+	addr, n := uint32(ptrLen>>32), uint32(ptrLen)
+	b, err := e.w.view(addr, n)
+	if err != nil {
+		return "", err
+	}
+	s := string(b)
+	if _, err := e.w.call(exFreeCString, e.jsctx, uint64(addr)); err != nil {
+		return "", err
+	}
+	_, err = e.w.call(exFree, packed)
+	return s, err
+}
+
+// takeException takes the pending exception and renders it with the prelude's errorText.
+func (e *engine) takeException() error {
+	exc, err := e.w.call(exGetException, e.jsctx)
+	if err != nil {
+		return err
+	}
+	defer e.free(exc)
+	if e.entry.describe == 0 {
+		return errors.New("javascript exception during runtime setup")
+	}
+	if err := e.w.writeU64(e.argv, exc); err != nil {
+		return err
+	}
+	text, err := e.w.call(exCall, e.jsctx, e.entry.describe, jsUndefined, 1, uint64(e.argv))
+	if err != nil {
+		return err
+	}
+	defer e.free(text)
+	if valueTag(text) != tagString {
+		return errors.New("uncaught exception")
+	}
+	s, err := e.readString(text)
+	if err != nil {
+		return err
+	}
+	return &jsError{text: s}
+}
+
+// jsError is a JavaScript exception, as error text.
+type jsError struct{ text string }
+
+func (e *jsError) Error() string { return e.text }
+
+// turn is one turn of a cell's event loop: it calls entry (begin or deliver) with input, runs the
+// pending jobs, and returns the records JavaScript queued for Go ("" when none).
+func (e *engine) turn(entry uint64, input string) (string, error) {
+	arg, err := e.newString(input)
+	if err != nil {
+		return "", err
+	}
+	if err := e.w.writeU64(e.argv, arg); err != nil {
+		return "", err
+	}
+	res, err := e.w.call(exCall, e.jsctx, entry, jsUndefined, 1, uint64(e.argv))
+	e.free(arg)
+	if err != nil {
+		return "", err
+	}
+	if res != jsUndefined {
+		if valueTag(res) == tagException {
+			return "", e.takeException()
 		}
-		v := e.invoke(e.take, 0, false)
-		if v == e.wasm.undefined {
-			return nil
+		e.free(res)
+	}
+	if _, err := e.evalWith(e.jobsOpts); err != nil {
+		return "", err
+	}
+	return e.take()
+}
+
+// take calls the prelude's take and returns the queued records.
+func (e *engine) take() (string, error) {
+	v, err := e.w.call(exCall, e.jsctx, e.entry.take, jsUndefined, 0, 0)
+	if err != nil || v == jsUndefined {
+		return "", err
+	}
+	defer e.free(v)
+	if valueTag(v) != tagString {
+		if valueTag(v) == tagException {
+			return "", e.takeException()
 		}
-		defer e.free(v)
-		s, err := e.readString(v)
+		return "", forged("take returned a non-string")
+	}
+	return e.readString(v)
+}
+
+// loadModule registers and links the cell's module, whose source has no NUL, without running it.
+func (e *engine) loadModule(src string) error {
+	opts := e.modOpts
+	if len(src)+1 > scratchSize {
+		code, err := e.cString(src)
 		if err != nil {
 			return err
 		}
-		if !strings.HasPrefix(s, "0 ") && !strings.HasPrefix(s, "1 ") {
-			return e.pendingException("take queued calls")
+		defer e.w.call(exFree, code)
+		if opts, err = e.w.call(exCreateEvalOption, code, 0, 0, e.modFile, evalTypeModule|evalFlagStrict); err != nil {
+			return err
 		}
-		queued = s
-		return nil
-	})
-	return queued, err
+		defer e.w.call(exFree, opts)
+	} else if err := e.w.writeCString(e.scratch, src); err != nil {
+		return err
+	}
+	module, err := e.w.call(exLoad, e.jsctx, opts)
+	if err != nil {
+		return err
+	}
+	if valueTag(module) == tagException {
+		return e.takeException()
+	}
+	e.free(module)
+	return nil
 }
 
-// loadModule registers and links the cell's module without running it.
-func (e *engine) loadModule(src string) error {
-	return e.guard(func() error {
-		c := e.rt.Context()
-		opts := e.wasm.moduleOpts
-		if len(src)+1 > scratchSize {
-			code := c.Malloc(uint64(len(src) + 1))
-			defer c.FreeHandle(code)
-			writeCString(c, uint32(code), src)
-			opts = c.Call("QJS_CreateEvalOption", code, 0, 0, e.wasm.moduleFile, qjs.JsEvalTypeModule|qjs.JsEvalFlagStrict).Raw()
-			defer c.FreeHandle(opts)
-		} else {
-			writeCString(c, e.wasm.scratch, src)
+// serveHost answers one call of the bridge: argv holds qjs's four leading arguments and the
+// message (see the proxy factory in generators/qjswasm).
+func (e *engine) serveHost(argc, argv uint32) uint64 {
+	h := e.host
+	if h == nil {
+		return jsUndefined
+	}
+	msg, err := e.hostArgument(argc, argv)
+	if err == nil {
+		var m hostMessage
+		if m, err = decodeHostMessage(msg); err == nil {
+			return e.answer(h.serve(m))
 		}
-		module := c.Call("QJS_Load", c.Raw(), opts).Raw()
-		if c.HasException() {
-			return c.Exception()
-		}
-		e.free(module)
-		return nil
-	})
+	}
+	var f *errForged
+	if errors.As(err, &f) {
+		h.fault(err)
+		return e.throw(exThrowTypeError, forgedMessageText)
+	}
+	// A crossing failed: the module is closing or broken; the outer call reports it.
+	return jsUndefined
 }
 
-// dispose releases the runtime. A dead or interrupted runtime is only dropped: wazero closed its
-// module, and calling into it (Close included) would panic.
+// hostArgument reads the message argument of a bridge call.
+func (e *engine) hostArgument(argc, argv uint32) (string, error) {
+	if argc != 5 {
+		return "", forged("bridge called with %d arguments", argc)
+	}
+	v, err := e.w.readU64(argv + 4*8)
+	if err != nil {
+		return "", forged("bridge arguments out of range")
+	}
+	if valueTag(v) != tagString {
+		return "", forged("bridge called with a non-string message")
+	}
+	return e.readString(v)
+}
+
+// answer turns a reply into the bridge call's return value.
+func (e *engine) answer(r hostReply) uint64 {
+	switch r.kind {
+	case replyString:
+		v, err := e.newString(r.text)
+		if err != nil {
+			return e.throw(exThrowTypeError, err.Error())
+		}
+		return v
+	case replySyntaxError:
+		return e.throw(exThrowSyntaxError, r.text)
+	default:
+		return jsUndefined
+	}
+}
+
+// throw raises an error of the export's kind with message text in JavaScript and returns the
+// exception marker for the bridge call to return.
+func (e *engine) throw(kind export, text string) uint64 {
+	text = strings.ReplaceAll(text, "\x00", "\uFFFD")
+	if len(text)+1 > scratchSize {
+		text = text[:scratchSize-4]
+	}
+	if err := e.w.writeCString(e.scratch, text); err != nil {
+		return jsUndefined
+	}
+	v, err := e.w.call(kind, e.jsctx, uint64(e.scratch))
+	if err != nil {
+		return jsUndefined
+	}
+	return v
+}
+
+// interruptExitCode is the exit code of a module closed by interrupt.
+const interruptExitCode = 0xC0DE
+
+// interrupt stops a running script from any goroutine: it closes the wasm module, and wazero's
+// CloseOnContextDone instrumentation makes the running code return at its next loop header or call
+// (about a millisecond later). The engine is dead afterwards. Closing the module directly, rather
+// than cancelling a context passed to every call, spares each call the goroutine and allocation
+// that wazero spends watching a cancellable context.
+func (e *engine) interrupt() {
+	if mod := e.w.mod; mod != nil {
+		_ = mod.CloseWithExitCode(context.Background(), interruptExitCode)
+	}
+}
+
+// classify turns a crossing's error into what it means for the engine: an interrupt (dead), a
+// trap (QuickJS's memory may be corrupt; a reset repairs it), or a JavaScript error.
+func (e *engine) classify(err error) error {
+	var trap *errTrap
+	if !errors.As(err, &trap) {
+		return err
+	}
+	if e.w.mod.IsClosed() {
+		e.dead = true
+		return errInterrupted
+	}
+	return err
+}
+
+// dispose releases the runtime. A closed module is only dropped: qjs's Close would call into it.
 func (e *engine) dispose() {
-	if !e.dead && e.rt != nil && e.ctx.Err() == nil {
-		_ = e.guard(func() error {
-			for _, v := range e.entryPoints {
-				v.Free()
-			}
+	e.slot.e.Store(nil)
+	e.host = nil
+	if e.rt != nil && e.w.mod != nil && !e.w.mod.IsClosed() {
+		func() {
+			defer func() { _ = recover() }()
 			e.rt.Close()
-			return nil
-		})
+		}()
 	}
 	e.dead = true
-	e.cancel()
-}
-
-// errNotInterruptible reports that qjs compiled its module without CloseOnContextDone, because
-// some other code of the process created the first qjs runtime without it.
-var errNotInterruptible = errors.New("qjs runtimes of this process cannot be interrupted: the first qjs.New of the process did not set CloseOnContextDone")
-
-// checkInterruptible proves that cancelling the engine's context stops a running script. It
-// consumes the engine.
-func (e *engine) checkInterruptible() error {
-	timer := time.AfterFunc(5*time.Millisecond, e.cancel)
-	defer timer.Stop()
-	err := e.guard(func() error {
-		// About a second of work when it cannot be interrupted.
-		v, err := e.rt.Context().Eval("codemode_interrupt_check.js", qjs.Code("for (let i = 0; i < 1e7; i++) {} 0"))
-		if err == nil {
-			v.Free()
-		}
-		return err
-	})
-	e.dispose()
-	if err == nil {
-		return errNotInterruptible
-	}
-	return nil
+	e.mem.release()
 }

@@ -440,19 +440,3 @@ func isIdentStart(c byte) bool {
 }
 
 func isIdentPart(c byte) bool { return isIdentStart(c) || isDigit(c) }
-
-// loaderErrorSpecifier recognises QuickJS's module loader error, for an import the scan missed.
-func loaderErrorSpecifier(msg string) (string, bool) {
-	var spec string
-	i := strings.Index(msg, "could not load module filename '")
-	if i < 0 {
-		return "", false
-	}
-	rest := msg[i+len("could not load module filename '"):]
-	if j := strings.IndexByte(rest, '\''); j >= 0 {
-		spec = rest[:j]
-	} else {
-		return "", false
-	}
-	return spec, true
-}

@@ -1,43 +1,37 @@
 package jsruntime
 
 import (
-	"container/heap"
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/exectool"
 )
 
-// stackOverflowText is the error text of a cell whose JavaScript overflowed QuickJS's native stack
-// (deep recursion, deeply nested data). Only that cell fails; its runtime is discarded.
-const stackOverflowText = "RangeError: Maximum call stack size exceeded (the JavaScript engine's native stack overflowed; the cell's runtime was discarded)"
-
-// fatalText is the error text of a cell whose runtime broke: stackOverflowText when the message
-// shows QuickJS's native stack overflowing into its static data, else Codex's text for a vanished
-// runtime.
-func fatalText(msg string) string {
-	for _, s := range []string{"invalid opcode", "out of bounds memory access", "stack overflow"} {
-		if strings.Contains(msg, s) {
-			return stackOverflowText
-		}
-	}
-	return codemode.ErrRuntimeEnded.Error()
-}
+// Error texts of cells whose runtime failed underneath the script.
+const (
+	// stackOverflowText is the error of a cell whose JavaScript exhausted the engine's stack (deep
+	// recursion, deeply nested data). QuickJS cannot raise a catchable RangeError in this build, so
+	// the cell fails; its runtime is reset.
+	stackOverflowText = "RangeError: Maximum call stack size exceeded"
+	// outOfMemoryTextFormat is the error of a cell that needed more memory than its heap limit.
+	outOfMemoryTextFormat = "RangeError: Out of memory: the cell needed more than its heap limit of %d bytes"
+)
 
 // maxBatch bounds how many tool results one deliver crossing carries.
 const maxBatch = 1024
 
 // cellRun is the event loop of one cell. It runs on the goroutine that owns the cell's engine;
-// every qjs call of the cell happens there. Other goroutines (tool calls, timers) only send it
+// every call into the runtime happens there. Other goroutines (tool calls, timers) only send it
 // values over channels.
 type cellRun struct {
 	s   *session
@@ -45,20 +39,12 @@ type cellRun struct {
 	req codemode.ExecuteRequest
 	e   *engine
 
-	schemas []*jsonschema.Schema
-	stored  map[string]string // snapshot at start plus this cell's writes
-	writes  map[string]string
-
-	results     chan toolResult
-	ready       []toolResult
-	calls       sync.WaitGroup
-	callsCtx    context.Context
-	callsCancel context.CancelFunc
-	notes       notifier
-
-	timers     timerHeap
-	timerSeq   uint64
-	timerClock *time.Timer
+	heapLimit uint64
+	schemas   []*jsonschema.Schema
+	store     *cellStore
+	tools     toolCalls
+	notes     notifier
+	timers    timerQueue
 
 	settled bool
 	errText *string
@@ -66,7 +52,7 @@ type cellRun struct {
 	stats loopStats
 }
 
-// loopStats counts a cell's crossings into JavaScript per kind.
+// loopStats counts a cell's turns per kind.
 type loopStats struct {
 	turns, takes, deliveries, timerFires int // takes: turns that carried queued calls or timers
 }
@@ -76,16 +62,9 @@ type loopStats struct {
 var observeLoopStats func(loopStats)
 
 // runCell runs a cell to its end and hands the outcome to the session.
-func (s *session) runCell(c *cell, req codemode.ExecuteRequest, snapshot map[string]string) {
-	r := &cellRun{
-		s:       s,
-		c:       c,
-		req:     req,
-		stored:  snapshot,
-		writes:  map[string]string{},
-		results: make(chan toolResult, 256),
-	}
-	r.callsCtx, r.callsCancel = context.WithCancel(c.ctx)
+func (s *session) runCell(c *cell, req codemode.ExecuteRequest, snapshot storedValues) {
+	r := &cellRun{s: s, c: c, req: req, heapLimit: s.heapLimit(), store: newCellStore(snapshot, s.p.storeLimits)}
+	r.tools.init(r, c.ctx)
 	r.notes.send = r.sendNotification
 	r.schemas = make([]*jsonschema.Schema, len(req.EnabledTools))
 	for i, def := range req.EnabledTools {
@@ -99,21 +78,19 @@ func (s *session) runCell(c *cell, req codemode.ExecuteRequest, snapshot map[str
 
 	// Completion: cancel the tool calls nobody awaits any more and wait for them to return, then
 	// deliver the queued notifications (a terminate cancels those too), then publish.
-	r.callsCancel()
-	r.calls.Wait()
+	r.tools.cancelAndWait()
 	r.notes.wait()
-	s.finish(c, r.errText, r.writes)
-	// The runtime is released after the response: nobody waits for it. A stopped or trapped
-	// runtime is only dropped (see engine.dispose).
+	s.finish(c, r.errText, r.store.writes)
 	if r.e != nil {
-		// Let the observer the response just woke run first: disposing takes about 100 µs.
+		// Let the observer the response just woke run first: a reset takes tens of microseconds.
 		runtime.Gosched()
-		r.e.dispose()
+		r.e.host = nil
+		s.p.pool.put(r.e)
 	}
 }
 
-// runContained runs the cell, turning a panic that escaped the engine's guards into the cell's
-// failure: nothing a script does may take down the process or another cell.
+// runContained runs the cell, turning a panic into the cell's failure: nothing a script does may
+// take down the process or another cell.
 func (r *cellRun) runContained() {
 	defer func() {
 		if p := recover(); p != nil {
@@ -130,20 +107,22 @@ func (r *cellRun) run() {
 	if r.c.ctx.Err() != nil {
 		return
 	}
-	e, err := r.s.p.pool.get(r.s.heapLimit())
+	e, err := r.s.p.pool.get()
 	if err != nil {
 		r.fail(fmt.Sprintf("exec runtime unavailable: %v", err))
 		return
 	}
 	r.e = e
-	stop := context.AfterFunc(r.c.ctx, e.cancel)
+	e.host = r
+	e.mem.limit = uint64(e.snap.size) + r.heapLimit
+	// The script is interrupted when the cell is stopped, or at once when its heap is full.
+	stop := context.AfterFunc(r.c.ctx, e.interrupt)
+	e.mem.onRefuse = e.interrupt
 	defer func() {
 		stop()
-		if r.timerClock != nil {
-			r.timerClock.Stop()
-		}
+		e.mem.onRefuse = nil
+		r.timers.stop()
 	}()
-	e.host = r.host
 
 	src, spec, ok := prepareSource(r.req.Source)
 	if !ok {
@@ -151,14 +130,10 @@ func (r *cellRun) run() {
 		return
 	}
 	if err := e.loadModule(src + "\n"); err != nil {
-		if spec, ok := loaderErrorSpecifier(err.Error()); ok {
-			r.fail(unsupportedImportError(spec))
-			return
-		}
 		r.engineFailure(err)
 		return
 	}
-	if err := r.turn(e.begin, r.toolSpec()); err != nil {
+	if err := r.turn(e.entry.begin, r.beginSpec()); err != nil {
 		r.engineFailure(err)
 		return
 	}
@@ -170,18 +145,16 @@ func (r *cellRun) run() {
 func (r *cellRun) loop() {
 	for !r.settled && r.c.ctx.Err() == nil {
 		var err error
-		if len(r.ready) > 0 {
+		switch {
+		case r.tools.hasReady():
 			err = r.deliverReady()
-		} else if due, ok := r.dueTimer(); ok {
-			r.stats.timerFires++
-			err = r.turn(r.e.deliver, "[["+strconv.FormatInt(due, 10)+",2]]")
-		} else {
-			select {
-			case res := <-r.results:
-				r.ready = append(r.ready, res)
-			case <-r.timerC():
-			case <-r.c.ctx.Done():
+		default:
+			if id, ok := r.timers.due(); ok {
+				r.stats.timerFires++
+				err = r.turn(r.e.entry.deliver, "[["+strconv.FormatInt(id, 10)+",2]]")
+				break
 			}
+			r.wait()
 			continue
 		}
 		if err != nil {
@@ -191,27 +164,52 @@ func (r *cellRun) loop() {
 	}
 }
 
-// turn runs one turn in the engine and dispatches what JavaScript queued.
+// wait blocks until a tool result arrives, a timer is due or the cell is stopped.
+func (r *cellRun) wait() {
+	select {
+	case res := <-r.tools.results:
+		r.tools.accept(res)
+	case <-r.timers.clock():
+	case <-r.c.ctx.Done():
+	}
+}
+
+// turn runs one turn in the engine, checks what the turn did to memory and dispatches what
+// JavaScript queued.
 func (r *cellRun) turn(entry uint64, input string) error {
 	r.stats.turns++
 	queued, err := r.e.turn(entry, input)
+	if err != nil {
+		err = r.e.classify(err)
+	}
+	if r.outOfMemory() {
+		return nil
+	}
 	if err != nil || queued == "" {
 		return err
 	}
 	r.stats.takes++
-	// One record a line: "0 id toolIndex[ inputJSON]" or "1 id delayMs" (see prelude.js).
+	return r.dispatch(queued)
+}
+
+// dispatch starts what a turn queued: one record a line, "c id toolIndex[ inputJSON]" or
+// "t id delayMs" (see prelude.js). Records are checked like every bridge message.
+func (r *cellRun) dispatch(queued string) error {
 	for len(queued) > 0 {
 		var record string
 		record, queued, _ = strings.Cut(queued, "\n")
-		fields := strings.SplitN(record, " ", 4)
-		if len(fields) < 3 {
-			continue
-		}
-		switch fields[0] {
-		case "0":
-			r.startToolCall(fields[1:])
-		case "1":
-			r.addTimer(fields[1], fields[2])
+		kind, rest, _ := strings.Cut(record, " ")
+		switch kind {
+		case "c":
+			if err := r.tools.start(rest); err != nil {
+				return err
+			}
+		case "t":
+			if err := r.timers.add(rest); err != nil {
+				return err
+			}
+		default:
+			return forged("unknown queued record %.20q", record)
 		}
 	}
 	return nil
@@ -223,126 +221,90 @@ func (r *cellRun) deliverReady() error {
 	// Let tool goroutines that are about to finish hand in their results first, so a burst of
 	// results settles in one crossing rather than one each.
 	runtime.Gosched()
-	for len(r.ready) < maxBatch {
-		select {
-		case res := <-r.results:
-			r.ready = append(r.ready, res)
-			continue
-		default:
-		}
-		break
-	}
+	r.tools.collect(maxBatch)
 	r.stats.deliveries++
-	batch := encodeBatch(r.ready)
-	r.ready = r.ready[:0]
-	return r.turn(r.e.deliver, batch)
+	return r.turn(r.e.entry.deliver, r.tools.takeBatch(maxBatch))
 }
 
-func (r *cellRun) toolSpec() string {
-	spec := make([][2]string, len(r.req.EnabledTools))
+// beginSpec is the argument of the prelude's begin: the tools and a fresh seed for Math.random.
+func (r *cellRun) beginSpec() string {
+	tools := make([][2]string, len(r.req.EnabledTools))
 	for i, def := range r.req.EnabledTools {
-		spec[i] = [2]string{normalizeIdentifier(def.Name), def.Description}
+		tools[i] = [2]string{exectool.NormalizeIdentifier(def.Name), def.Description}
 	}
-	b, _ := json.Marshal(spec)
+	var seed [16]byte
+	_, _ = rand.Read(seed[:])
+	words := [4]int32{}
+	for i := range words {
+		words[i] = int32(binary.LittleEndian.Uint32(seed[4*i:]))
+	}
+	if words == [4]int32{} {
+		words[0] = 1 // xoshiro's state must not be all zero
+	}
+	limits := r.s.p.limits
+	b, _ := json.Marshal(struct {
+		Tools     [][2]string `json:"tools"`
+		Seed      [4]int32    `json:"seed"`
+		MaxTimers int         `json:"maxTimers"`
+		MaxCalls  int         `json:"maxCalls"`
+	}{tools, words, limits.maxPendingTimers, limits.maxPendingToolCalls})
 	return string(b)
 }
 
-// startToolCall dispatches a queued call: id, toolIndex and, when given, the input's JSON.
-func (r *cellRun) startToolCall(fields []string) {
-	id, _ := strconv.ParseInt(fields[0], 10, 64)
-	index, err := strconv.Atoi(fields[1])
-	if err != nil || index < 0 || index >= len(r.req.EnabledTools) {
-		r.ready = append(r.ready, toolResult{id: id, errMsg: "unknown tool"})
-		return
-	}
-	def := r.req.EnabledTools[index]
-	var input json.RawMessage
-	if len(fields) > 2 {
-		input = json.RawMessage(fields[2])
-	}
-	if def.ToolName.Name == codemode.PublicToolName && def.ToolName.IsDefaultNamespace() {
-		r.ready = append(r.ready, toolResult{id: id, errMsg: execCannotInvokeItself})
-		return
-	}
-	if msg := validateInput(def, r.schemas[index], input); msg != "" {
-		r.ready = append(r.ready, toolResult{id: id, errMsg: msg})
-		return
-	}
-	call := codemode.NestedToolCall{
-		CellID:            r.c.id,
-		RuntimeToolCallID: "tool-" + strconv.FormatInt(id, 10),
-		ToolName:          def.ToolName,
-		ToolKind:          def.Kind,
-		Input:             input,
-	}
-	r.calls.Add(1)
-	go r.invokeTool(id, call)
-}
-
-// invokeTool runs on its own goroutine: it calls the delegate and hands the result to the loop.
-func (r *cellRun) invokeTool(id int64, call codemode.NestedToolCall) {
-	defer r.calls.Done()
-	res := toolResult{id: id}
-	func() {
-		defer func() {
-			if p := recover(); p != nil {
-				res = toolResult{id: id, errMsg: fmt.Sprintf("tool call panicked: %v", p)}
-			}
-		}()
-		out, err := r.s.delegate.InvokeTool(r.callsCtx, call)
-		switch {
-		case err != nil:
-			res.errMsg = err.Error()
-		case len(out) == 0:
-			res.ok, res.value = true, json.RawMessage("null")
-		default:
-			if reason := checkToolResult(out, r.s.p.maxToolResultBytes); reason != "" {
-				res.errMsg = reason
-			} else {
-				res.ok, res.value = true, out
-			}
-		}
-	}()
-	select {
-	case r.results <- res:
-	case <-r.callsCtx.Done():
-	}
-}
-
-// host serves the prelude's synchronous calls into Go.
-func (r *cellRun) host(op byte, payload string) (string, bool) {
-	switch op {
-	case 'o': // out: JSON content items
+// serve answers one bridge message of the cell (engine.go calls it inside a wasm call).
+func (r *cellRun) serve(m hostMessage) hostReply {
+	switch m.op {
+	case opText:
+		return r.output(codemode.InputText{Text: m.text})
+	case opImage:
+		return r.output(codemode.InputImage{ImageURL: m.text, Detail: codemode.ImageDetail(m.detail)})
+	case opAudio:
+		return r.output(codemode.InputAudio{AudioURL: m.text})
+	case opNotify:
 		if !r.settled {
-			r.s.appendOutput(r.c, decodeItems(payload))
+			r.notes.push(m.text)
 		}
-	case 'n': // notify: the text
-		if !r.settled {
-			r.notes.push(payload)
-		}
-	case 'y': // yield
+	case opYield:
 		r.s.yieldControl(r.c)
-	case 's': // store: the value's JSON, a newline, the key
-		if v, k, ok := strings.Cut(payload, "\n"); ok {
-			r.stored[k] = v
-			r.writes[k] = v
+	case opStore:
+		if msg := r.store.put(m.key, m.value); msg != "" {
+			return replyText(msg)
 		}
-	case 'r': // rewrite: source built at run time
-		return rewriteGeneratedImports(payload), true
-	case 'l': // load: the key
-		v, ok := r.stored[payload]
-		return v, ok
-	case 'd': // done
+	case opLoad:
+		if v, ok := r.store.get(m.text); ok {
+			return replyText(string(v))
+		}
+	case opEval:
+		return replyText(rewriteGeneratedImports(m.text))
+	case opFunction:
+		return replyText(rewriteGeneratedImports(functionSource(m.kind, m.params, m.text)))
+	case opDone:
 		r.settle(nil)
-	case 'f': // fail: the error text
-		text := payload
-		if isFatalEngineError(text) {
-			r.e.dead = true
-			text = fatalText(text)
-		}
-		r.settle(&text)
+	case opFail:
+		r.fail(m.text)
 	}
-	return "", false
+	return replyNothing()
+}
+
+// output appends an item to the cell's unobserved output; a string reply is the error the helper
+// throws when the output limit would be exceeded.
+func (r *cellRun) output(item codemode.ContentItem) hostReply {
+	if r.settled {
+		return replyNothing()
+	}
+	if err := r.s.appendOutput(r.c, item); err != nil {
+		return replyText(err.Error())
+	}
+	return replyNothing()
+}
+
+// fault fails the cell for a forged bridge message.
+func (r *cellRun) fault(err error) { r.fail(err.Error()) }
+
+// functionSource assembles a function constructor's source as the specification does.
+func functionSource(kind int, params []string, body string) string {
+	prefix := [...]string{"function", "async function", "function*", "async function*"}[kind]
+	return "(" + prefix + " anonymous(" + strings.Join(params, ",") + "\n) {\n" + body + "\n})"
 }
 
 func (r *cellRun) settle(errText *string) {
@@ -354,20 +316,45 @@ func (r *cellRun) settle(errText *string) {
 
 func (r *cellRun) fail(text string) { r.settle(&text) }
 
-// engineFailure ends the cell after a failed crossing. A stopped cell needs no text: its
-// terminate response is built by the session.
+// outOfMemory ends the cell if its heap ran full during the turn, whatever the script did with
+// the error (it may have caught it), and reports whether it did.
+func (r *cellRun) outOfMemory() bool {
+	if !r.e.mem.takeRefused() {
+		return false
+	}
+	text := fmt.Sprintf(outOfMemoryTextFormat, r.heapLimit)
+	r.settled, r.errText = true, &text
+	return true
+}
+
+// engineFailure ends the cell after a failed turn. A stopped cell needs no text: its terminate
+// response is built by the session.
 func (r *cellRun) engineFailure(err error) {
-	if r.c.ctx.Err() != nil {
+	err = r.e.classify(err)
+	if r.outOfMemory() {
+		return
+	}
+	if r.c.ctx.Err() != nil || errors.Is(err, errInterrupted) {
 		r.settle(nil)
 		return
 	}
-	msg := err.Error()
+	var trap *errTrap
 	switch {
-	case isFatalEngineError(msg) || errors.Is(err, errEngineDead):
-		r.fail(fatalText(msg))
+	case errors.As(err, &trap):
+		r.fail(trapText(trap))
 	default:
-		r.fail(strings.TrimRight(msg, "\n"))
+		r.fail(strings.TrimRight(err.Error(), "\n"))
 	}
+}
+
+// trapText is the error text of a cell whose runtime trapped: a stack overflow, or Codex's text for
+// a runtime that ended unexpectedly.
+func trapText(t *errTrap) string {
+	msg := t.Error()
+	if strings.Contains(msg, "stack overflow") || strings.Contains(msg, "out of bounds memory access") {
+		return stackOverflowText
+	}
+	return codemode.ErrRuntimeEnded.Error()
 }
 
 // sendNotification delivers one notify() text; it runs on the notifier's goroutine.
@@ -377,135 +364,4 @@ func (r *cellRun) sendNotification(text string) {
 	}
 	defer func() { _ = recover() }()
 	_ = r.s.delegate.Notify(r.c.ctx, r.req.ToolCallID, r.c.id, text)
-}
-
-// wireItem is the JSON shape the prelude emits for content items.
-type wireItem struct {
-	Type     string `json:"type"`
-	Text     string `json:"text"`
-	ImageURL string `json:"image_url"`
-	Detail   string `json:"detail"`
-	AudioURL string `json:"audio_url"`
-}
-
-func decodeItems(s string) []codemode.ContentItem {
-	var wire []wireItem
-	if err := json.Unmarshal([]byte(s), &wire); err != nil {
-		return nil
-	}
-	items := make([]codemode.ContentItem, 0, len(wire))
-	for _, w := range wire {
-		switch w.Type {
-		case "input_text":
-			items = append(items, codemode.InputText{Text: w.Text})
-		case "input_image":
-			items = append(items, codemode.InputImage{ImageURL: w.ImageURL, Detail: codemode.ImageDetail(w.Detail)})
-		case "input_audio":
-			items = append(items, codemode.InputAudio{AudioURL: w.AudioURL})
-		}
-	}
-	return items
-}
-
-// notifier delivers a cell's notifications in order on one goroutine, started on demand.
-type notifier struct {
-	send    func(string)
-	mu      sync.Mutex
-	queue   []string
-	running bool
-	wg      sync.WaitGroup
-}
-
-func (n *notifier) push(text string) {
-	n.wg.Add(1)
-	n.mu.Lock()
-	n.queue = append(n.queue, text)
-	start := !n.running
-	n.running = true
-	n.mu.Unlock()
-	if start {
-		go n.drain()
-	}
-}
-
-func (n *notifier) drain() {
-	for {
-		n.mu.Lock()
-		if len(n.queue) == 0 {
-			n.running = false
-			n.mu.Unlock()
-			return
-		}
-		text := n.queue[0]
-		n.queue = n.queue[1:]
-		n.mu.Unlock()
-		n.send(text)
-		n.wg.Done()
-	}
-}
-
-func (n *notifier) wait() { n.wg.Wait() }
-
-// Timers: JavaScript keeps the callbacks, Go keeps the clock. One time.Timer is armed for the
-// earliest due timer; equal due times fire in creation order.
-
-type pendingTimer struct {
-	due time.Time
-	seq uint64
-	id  int64
-}
-
-type timerHeap []pendingTimer
-
-func (h timerHeap) Len() int { return len(h) }
-func (h timerHeap) Less(i, j int) bool {
-	if h[i].due.Equal(h[j].due) {
-		return h[i].seq < h[j].seq
-	}
-	return h[i].due.Before(h[j].due)
-}
-func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *timerHeap) Push(x any)   { *h = append(*h, x.(pendingTimer)) }
-func (h *timerHeap) Pop() any {
-	old := *h
-	t := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return t
-}
-
-// maxTimerDelay caps delays so that due times stay representable.
-const maxTimerDelay = 100 * 365 * 24 * time.Hour
-
-// addTimer schedules a queued timer: its id and delay in milliseconds.
-func (r *cellRun) addTimer(idText, delayText string) {
-	id, _ := strconv.ParseInt(idText, 10, 64)
-	ms, _ := strconv.ParseFloat(delayText, 64)
-	delay := maxTimerDelay
-	if ms < float64(maxTimerDelay/time.Millisecond) {
-		delay = time.Duration(ms) * time.Millisecond
-	}
-	r.timerSeq++
-	heap.Push(&r.timers, pendingTimer{due: time.Now().Add(delay), seq: r.timerSeq, id: id})
-}
-
-// dueTimer pops the earliest timer if it is due.
-func (r *cellRun) dueTimer() (int64, bool) {
-	if len(r.timers) == 0 || time.Now().Before(r.timers[0].due) {
-		return 0, false
-	}
-	return heap.Pop(&r.timers).(pendingTimer).id, true
-}
-
-// timerC arms the clock for the earliest timer; nil (never ready) without timers.
-func (r *cellRun) timerC() <-chan time.Time {
-	if len(r.timers) == 0 {
-		return nil
-	}
-	wait := time.Until(r.timers[0].due)
-	if r.timerClock == nil {
-		r.timerClock = time.NewTimer(wait)
-	} else {
-		r.timerClock.Reset(wait)
-	}
-	return r.timerClock.C
 }

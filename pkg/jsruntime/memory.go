@@ -1,50 +1,105 @@
 package jsruntime
 
 import (
+	"sync/atomic"
+
 	"github.com/tetratelabs/wazero/experimental"
 )
 
-// engineOverheadBytes is the linear memory a runtime needs besides the script's heap: the wasm
-// data and C stack, QuickJS's runtime and context, the prelude.
-const engineOverheadBytes = 4 << 20
-
-// Why a memory allocator: QuickJS's own limit (qjs Option.MemoryLimit, JS_SetMemoryLimit) only
-// refuses single allocations larger than the limit in this build; many smaller ones grow the heap
-// without bound (measured: fifty 1 MiB strings under a 16 MiB limit). The wasm linear memory is
-// the real heap, so it is capped where wazero grows it. A refused grow makes QuickJS's malloc fail,
-// which surfaces in JavaScript as "InternalError: out of memory".
-
-// cappedAllocator creates linear memories that never grow beyond max bytes.
-type cappedAllocator struct{ max uint64 }
-
-// Allocate implements experimental.MemoryAllocator.
-func (a cappedAllocator) Allocate(capacity, maximum uint64) experimental.LinearMemory {
-	limit := min(a.max, maximum)
-	return &cappedMemory{buf: make([]byte, 0, min(capacity, limit)), max: limit}
+// linearMemory backs one runtime's wasm linear memory, through wazero's experimental allocator
+// hook, so that the host, not the module, decides how large it may grow.
+//
+// Why: QuickJS's own limit (qjs Option.MemoryLimit) only refuses single allocations larger than
+// itself in this build, so a script could grow its heap without bound; and a memory that grows by
+// copying holds its old and new buffers at once, which made a cell peak at about twice its cap.
+// Where the platform allows (memory_linux.go), the whole reservation is mapped once, without
+// committing it: the memory grows in place, only pages a cell touches cost RAM, and a reset gives
+// pages back to the system. Elsewhere it grows by copying, as wazero's own memories do.
+//
+// A refused grow makes QuickJS's malloc fail; the engine also records it, and the cell fails with
+// an out-of-memory error at the end of the turn however the script handled the exception.
+type linearMemory struct {
+	buf    []byte // the memory: len is its current size
+	region []byte // the mapped reservation buf lives in; nil when growing by copying
+	// limit is the most bytes the module may use, hole excluded.
+	limit uint64
+	// hole is the part of the memory that a reset left outside the module's allocator: the
+	// allocator's state was restored to an earlier, smaller memory, and it never reuses what lay
+	// beyond. It is given back to the system, and not counted against the limit.
+	hole    uint64
+	refused atomic.Bool
+	// onRefuse, when set, is called on the first refused grow: the engine interrupts the cell, so
+	// a script that catches the out-of-memory error cannot keep running on a heap that is full.
+	onRefuse func()
 }
 
-// cappedMemory is a linear memory that refuses to grow past max.
-type cappedMemory struct {
-	buf []byte
-	max uint64
+// newLinearMemory returns a memory that can grow to reserve bytes; limit starts at reserve.
+func newLinearMemory(reserve uint64) *linearMemory {
+	m := &linearMemory{limit: reserve}
+	if region, err := reserveRegion(reserve); err == nil {
+		m.region = region
+	}
+	return m
 }
 
-// Reallocate implements experimental.LinearMemory. Memory only grows, and bytes past len(buf)
-// were never exposed, so a reslice within capacity is zeroed memory.
-func (m *cappedMemory) Reallocate(size uint64) []byte {
-	if size > m.max {
+// allocator hands m to wazero as the module's memory. It is called once, for the one memory of
+// the QuickJS module.
+func (m *linearMemory) allocator() experimental.MemoryAllocator {
+	return experimental.MemoryAllocatorFunc(func(_, _ uint64) experimental.LinearMemory { return m })
+}
+
+// Reallocate implements experimental.LinearMemory: it grows the memory to size bytes, or refuses
+// (nil) beyond the limit.
+func (m *linearMemory) Reallocate(size uint64) []byte {
+	if size < m.hole || size-m.hole > m.limit || (m.region != nil && size > uint64(len(m.region))) {
+		if !m.refused.Swap(true) && m.onRefuse != nil {
+			m.onRefuse()
+		}
 		return nil
 	}
-	if size <= uint64(cap(m.buf)) {
+	switch {
+	case m.region != nil:
+		m.buf = m.region[:size]
+	case size <= uint64(cap(m.buf)):
+		// Memory only grows, and bytes past len(buf) were never exposed, so they are still zero.
 		m.buf = m.buf[:size]
-		return m.buf
+	default:
+		next := min(max(size, 2*uint64(cap(m.buf))), m.hole+m.limit)
+		grown := make([]byte, size, next)
+		copy(grown, m.buf)
+		m.buf = grown
 	}
-	next := min(max(size, 2*uint64(cap(m.buf))), m.max)
-	grown := make([]byte, size, next)
-	copy(grown, m.buf)
-	m.buf = grown
 	return m.buf
 }
 
-// Free implements experimental.LinearMemory.
-func (m *cappedMemory) Free() { m.buf = nil }
+// Free implements experimental.LinearMemory. wazero calls it when the module closes, which an
+// interrupt does from another goroutine while wasm may still be running on the engine's: so it
+// releases nothing. The engine calls release once no wasm code of the runtime can run any more.
+func (m *linearMemory) Free() {}
+
+// release returns the reservation to the system.
+func (m *linearMemory) release() {
+	if m.region != nil {
+		releaseRegion(m.region)
+		m.region = nil
+	}
+	m.buf = nil
+}
+
+// zero clears buf[from:to] and, where the memory is mapped, gives its pages back to the system.
+func (m *linearMemory) zero(from, to uint32) {
+	if from >= to || int(to) > len(m.buf) {
+		return
+	}
+	if m.region != nil {
+		discardRegion(m.buf[from:to])
+		return
+	}
+	clear(m.buf[from:to])
+}
+
+// takeRefused reports whether a grow was refused since the last call, and clears the record.
+func (m *linearMemory) takeRefused() bool { return m.refused.Swap(false) }
+
+// mapped reports whether pages of memory are committed only when touched.
+func (m *linearMemory) mapped() bool { return m.region != nil }

@@ -4,87 +4,145 @@ import (
 	"sync"
 )
 
-// pool keeps warm engines with the default heap limit, refilled in the background. Engines are
-// handed out once and never come back.
+// pool holds the engines not serving a cell. An engine comes back after each cell and is reset
+// (snapshot.go); only one that its cell broke, or whose memory grew past maxHole, is replaced, by
+// a background goroutine that keeps warm engines ready.
 type pool struct {
-	cfg   engineConfig
-	warm  chan *engine
-	stop  chan struct{}
-	done  chan struct{}
-	once  sync.Once
-	limit uint64
+	cfg     engineConfig
+	idle    chan *engine
+	warm    int
+	maxHole uint64
+	refill  chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+	once    sync.Once
+	stats   poolStats
+	statsMu sync.Mutex
 }
 
-func newPool(cfg engineConfig, size int, defaultHeapLimit uint64) *pool {
+// poolStats counts what became of engines after their cells.
+type poolStats struct {
+	created, reused, replaced int
+}
+
+func newPool(cfg engineConfig, warm, capacity int, maxHole uint64) *pool {
 	p := &pool{
-		cfg:   cfg,
-		warm:  make(chan *engine, size),
-		stop:  make(chan struct{}),
-		done:  make(chan struct{}),
-		limit: defaultHeapLimit,
+		cfg:     cfg,
+		idle:    make(chan *engine, max(capacity, warm, 1)),
+		warm:    warm,
+		maxHole: maxHole,
+		refill:  make(chan struct{}, 1),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
 	}
-	if size > 0 {
-		go p.fill()
-	} else {
-		close(p.done)
-	}
+	go p.fill()
+	p.signalRefill()
 	return p
 }
 
-// fill keeps the warm channel full until the pool stops.
+// get returns an idle engine, or creates one.
+func (p *pool) get() (*engine, error) {
+	select {
+	case e := <-p.idle:
+		p.signalRefill()
+		return e, nil
+	default:
+	}
+	p.count(func(s *poolStats) { s.created++ })
+	return newEngine(p.cfg)
+}
+
+// observeReset, when set (by tests), sees every engine right after put reset it, with the
+// verdict, before it is handed to another cell.
+var observeReset func(e *engine, reusable bool)
+
+// put takes an engine back after its cell: reset and kept if it is still sound, disposed
+// otherwise. It runs on the goroutine that owned the engine.
+func (p *pool) put(e *engine) {
+	ok := p.reset(e)
+	if observeReset != nil {
+		observeReset(e, ok)
+	}
+	if !ok {
+		e.dispose()
+		p.count(func(s *poolStats) { s.replaced++ })
+		p.signalRefill()
+		return
+	}
+	p.count(func(s *poolStats) { s.reused++ })
+	select {
+	case p.idle <- e:
+	default:
+		e.dispose()
+	}
+}
+
+// reset restores e's memory image, reporting whether e can serve another cell.
+func (p *pool) reset(e *engine) (ok bool) {
+	if e.dead || e.w.mod.IsClosed() {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	e.snap.restore(e.mem)
+	e.mem.takeRefused()
+	if e.mem.hole > 0 && (!e.mem.mapped() || e.mem.hole > p.maxHole) {
+		return false
+	}
+	return true
+}
+
+func (p *pool) signalRefill() {
+	select {
+	case p.refill <- struct{}{}:
+	default:
+	}
+}
+
+// fill creates engines while fewer than warm are idle.
 func (p *pool) fill() {
 	defer close(p.done)
 	for {
 		select {
 		case <-p.stop:
 			return
-		default:
+		case <-p.refill:
 		}
-		e, err := newEngine(p.cfg, p.limit)
-		if err != nil {
-			// Creation failures surface on the cell that needs an engine; do not spin.
+		for len(p.idle) < p.warm {
+			e, err := newEngine(p.cfg)
+			if err != nil {
+				// Creation failures surface on the cell that needs an engine; do not spin.
+				break
+			}
+			p.count(func(s *poolStats) { s.created++ })
 			select {
+			case p.idle <- e:
 			case <-p.stop:
+				e.dispose()
 				return
-			case p.warm <- nil:
 			}
-			continue
-		}
-		select {
-		case p.warm <- e:
-		case <-p.stop:
-			e.dispose()
-			return
 		}
 	}
 }
 
-// get returns an engine for heapLimit (0 = the pool's default): a warm one when the limit is the
-// default, else a new one.
-func (p *pool) get(heapLimit uint64) (*engine, error) {
-	if heapLimit == p.limit {
-		select {
-		case e := <-p.warm:
-			if e != nil {
-				return e, nil
-			}
-		default:
-		}
-	}
-	return newEngine(p.cfg, heapLimit)
+func (p *pool) count(f func(*poolStats)) {
+	p.statsMu.Lock()
+	f(&p.stats)
+	p.statsMu.Unlock()
 }
 
-// close stops refilling and disposes the warm engines.
+// close stops refilling and disposes the idle engines.
 func (p *pool) close() {
 	p.once.Do(func() {
 		close(p.stop)
 		<-p.done
 		for {
 			select {
-			case e := <-p.warm:
-				if e != nil {
-					e.dispose()
-				}
+			case e := <-p.idle:
+				e.dispose()
 			default:
 				return
 			}

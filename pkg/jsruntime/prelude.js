@@ -1,35 +1,77 @@
-// The cell prelude. It is evaluated once per runtime, before any user code, as a global script whose
-// value is a function. Go calls that function with its host bridge and receives the internal entry
-// points (begin, deliver, take). Nothing here is reachable from user code except the
-// 13 helper globals it installs; the bridge stays captured in this closure.
-(function (host) {
+// The cell prelude. Go evaluates it once per runtime, before any cell code, as a global script
+// whose value is a function, and calls that function with the host bridge and the bridge's
+// operation table (bridge.go: the table is Go's, so the two sides cannot drift). It returns the
+// entry points Go calls (begin, deliver, take, describe). Nothing here is reachable from cell code
+// except the 13 helper globals it installs.
+//
+// The cell controls everything inside the wasm instance, so the prelude is written to keep working
+// whatever cell code does to the global environment: every intrinsic it uses is captured here,
+// before cell code runs, and called without looking anything up on a prototype (uncurried
+// methods, arrays with no prototype, JSON built from JSON.stringify of strings only). It is still
+// not trusted: Go validates every message it sends (bridge.go), because a cell that forges one can
+// only fail itself.
+(function (host, operations) {
   "use strict";
   const G = globalThis;
+  const ObjectCtor = Object;
+  const FunctionProto = Function.prototype;
+  const apply = Reflect.apply;
+  const uncurry = (fn) => apply(FunctionProto.bind, FunctionProto.call, [fn]);
   const jsonStringify = JSON.stringify;
   const jsonParse = JSON.parse;
   const PromiseCtor = Promise;
-  const PromiseReject = Promise.reject.bind(Promise);
+  const promiseReject = apply(FunctionProto.bind, Promise.reject, [Promise]);
   const StringCtor = String;
   const NumberCtor = Number;
+  const MapCtor = Map;
+  const SetCtor = Set;
+  const ErrorCtor = Error;
   const isFiniteNumber = Number.isFinite;
   const mathTrunc = Math.trunc;
-  const ErrorCtor = Error;
+  const imul = Math.imul;
+  const isArray = Array.isArray;
   const defineProperty = Object.defineProperty;
   const getOwnPropertyNames = Object.getOwnPropertyNames;
   const getOwnPropertySymbols = Object.getOwnPropertySymbols;
-  const apply = Reflect.apply;
-  const promiseThen = Promise.prototype.then;
-  const stringToLowerCase = String.prototype.toLowerCase;
-  const stringTrim = String.prototype.trim;
-  const stringStartsWith = String.prototype.startsWith;
-  const regexpExec = RegExp.prototype.exec;
+  const getPrototypeOf = Object.getPrototypeOf;
+  const setPrototypeOf = Object.setPrototypeOf;
+  const mapGet = uncurry(Map.prototype.get);
+  const mapSet = uncurry(Map.prototype.set);
+  const mapDelete = uncurry(Map.prototype.delete);
+  const setHas = uncurry(Set.prototype.has);
+  const arrayPush = uncurry(Array.prototype.push);
+  const arrayJoin = uncurry(Array.prototype.join);
+  const promiseThen = uncurry(Promise.prototype.then);
+  const stringToLowerCase = uncurry(String.prototype.toLowerCase);
+  const stringTrim = uncurry(String.prototype.trim);
+  const stringStartsWith = uncurry(String.prototype.startsWith);
+  const stringSlice = uncurry(String.prototype.slice);
+  const regexpExec = uncurry(RegExp.prototype.exec);
+  const objectToString = uncurry(Object.prototype.toString);
+  const originalEval = eval;
   const EXIT = "__codex_code_mode_exit__";
+  const OP = jsonParse(operations);
+
+  // list returns an array with no prototype: pushing to it can meet no setter that cell code put
+  // on Array.prototype, and it is filled with arrayPush and read with arrayJoin or indexing.
+  function list() {
+    const a = [];
+    setPrototypeOf(a, null);
+    return a;
+  }
+
+  // q quotes a string as JSON. JSON.stringify of a primitive string consults no toJSON, escapes
+  // NUL and lone surrogates, and never yields a raw newline, so messages survive the C strings
+  // they cross as.
+  function q(s) {
+    return jsonStringify(s);
+  }
 
   // Standard ECMAScript globals that stay. Everything else QuickJS or qjs defines goes (console,
   // print, std, os, bjson, gc, navigator, performance, scriptArgs, timers, queueMicrotask,
   // DOMException, InternalError, QJS_PROXY_VALUE), and so do the globals Codex removes from V8
   // (SharedArrayBuffer, Atomics, WebAssembly).
-  const keep = new Set([
+  const keep = new SetCtor([
     "Object", "Function", "Array", "Number", "parseFloat", "parseInt", "Infinity", "NaN",
     "undefined", "Boolean", "String", "Symbol", "Date", "Promise", "RegExp", "Error",
     "AggregateError", "EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError",
@@ -40,16 +82,23 @@
     "decodeURI", "decodeURIComponent", "encodeURI", "encodeURIComponent", "escape", "unescape",
     "eval", "isFinite", "isNaN", "Iterator", "Temporal",
   ]);
-  for (const name of getOwnPropertyNames(G)) {
-    if (!keep.has(name)) delete G[name];
+  const globalNames = getOwnPropertyNames(G);
+  for (let i = 0; i < globalNames.length; i++) {
+    if (!setHas(keep, globalNames[i])) delete G[globalNames[i]];
   }
-  for (const sym of getOwnPropertySymbols(G)) {
-    if (sym !== Symbol.toStringTag) delete G[sym];
+  const globalSymbols = getOwnPropertySymbols(G);
+  for (let i = 0; i < globalSymbols.length; i++) {
+    if (globalSymbols[i] !== Symbol.toStringTag) delete G[globalSymbols[i]];
   }
 
-  function define(name, value) {
-    defineProperty(G, name, { value, writable: true, configurable: true, enumerable: false });
+  function define(target, name, value) {
+    defineProperty(target, name, { value, writable: true, configurable: true, enumerable: false });
   }
+
+  // V8's stack-trace API, which QuickJS-ng implements, hands CallSite objects, and with them the
+  // functions on the stack, to Error.prepareStackTrace. Fixing it to undefined keeps prelude
+  // functions and the bridge out of reach of cell code.
+  defineProperty(ErrorCtor, "prepareStackTrace", { value: undefined, writable: false, configurable: false, enumerable: false });
 
   function isObject(v) {
     return v !== null && typeof v === "object";
@@ -74,25 +123,33 @@
         const stack = e.stack;
         // QuickJS's own stacks are bare frame lists ("    at f (file:1:2)\n"); a stack the
         // script assigned itself is kept as is.
-        if (e instanceof ErrorCtor && (stack === "" || apply(stringStartsWith, stack, ["    at "]))) {
+        if (e instanceof ErrorCtor && (stack === "" || stringStartsWith(stack, "    at "))) {
           const head = StringCtor(e);
-          return stack === "" ? head : head + "\n" + stack.replace(/\n$/, "");
+          if (stack === "") return head;
+          return head + "\n" + (stack[stack.length - 1] === "\n" ? stringSlice(stack, 0, -1) : stack);
         }
         return stack;
       }
       return StringCtor(e);
     } catch (_) {
       try {
-        return Object.prototype.toString.call(e);
+        return objectToString(e);
       } catch (_) {
         return "uncaught exception";
       }
     }
   }
 
+  // send passes one message to Go. A string reply from an output operation is an error to throw
+  // (a plain string, as every helper error is).
+  function send(message) {
+    const reply = host(message);
+    if (reply !== undefined) throw reply;
+  }
+
   function schemeOf(url) {
-    const m = apply(regexpExec, /^([A-Za-z][A-Za-z0-9+.\-]*):/, [url]);
-    return m ? apply(stringToLowerCase, m[1], []) : "";
+    const m = regexpExec(/^([A-Za-z][A-Za-z0-9+.\-]*):/, url);
+    return m ? stringToLowerCase(m[1]) : "";
   }
 
   function checkImageURL(url) {
@@ -104,12 +161,17 @@
     throw "Tool call failed: invalid image output. Pass a base64 data URI instead";
   }
 
-  const DETAILS = ["auto", "low", "high", "original"];
   function normalizeDetail(d) {
     if (typeof d !== "string") throw "image detail must be a string when provided";
-    const lower = apply(stringToLowerCase, d, []);
-    if (DETAILS.indexOf(lower) < 0) throw "image detail must be one of: auto, low, high, original";
-    return lower;
+    const lower = stringToLowerCase(d);
+    switch (lower) {
+      case "auto":
+      case "low":
+      case "high":
+      case "original":
+        return lower;
+    }
+    throw "image detail must be one of: auto, low, high, original";
   }
 
   function mcpDataURL(item) {
@@ -122,24 +184,28 @@
     return "data:" + mime + ";base64," + data;
   }
 
-  const IMAGE_SHAPE = "image expects a non-empty image URL string, an object with image_url and optional detail, or a raw MCP image block";
-
-  function emit(items) {
-    host("o" + jsonStringify(items));
+  function emitText(text) {
+    send(OP.text + q(text));
   }
+
+  function emitImage(url, detail) {
+    send(OP.image + "[" + q(url) + "," + q(detail) + "]");
+  }
+
+  const IMAGE_SHAPE = "image expects a non-empty image URL string, an object with image_url and optional detail, or a raw MCP image block";
 
   function image(item, detail) {
     let url;
     let hint;
     if (typeof item === "string") {
       url = item;
-    } else if (isObject(item) && !Array.isArray(item)) {
+    } else if (isObject(item) && !isArray(item)) {
       if (item.image_url !== undefined) {
         url = item.image_url;
         if (typeof url !== "string") throw IMAGE_SHAPE;
         hint = item.detail;
       } else if (item.type !== undefined) {
-        if (item.type !== "image") throw "image only accepts MCP image blocks, got " + jsonStringify(StringCtor(item.type));
+        if (item.type !== "image") throw "image only accepts MCP image blocks, got " + q(StringCtor(item.type));
         url = mcpDataURL(item);
         const meta = item._meta;
         if (isObject(meta)) hint = meta["codex/imageDetail"];
@@ -154,7 +220,7 @@
     let chosen = "high";
     if (detail !== undefined && detail !== null) chosen = normalizeDetail(detail);
     else if (hint !== undefined && hint !== null) chosen = normalizeDetail(hint);
-    emit([{ type: "input_image", image_url: url, detail: chosen }]);
+    emitImage(url, chosen);
     return undefined;
   }
 
@@ -163,12 +229,12 @@
     let url;
     if (typeof item === "string") {
       url = item;
-    } else if (isObject(item) && !Array.isArray(item)) {
+    } else if (isObject(item) && !isArray(item)) {
       if (item.audio_url !== undefined) {
         url = item.audio_url;
         if (typeof url !== "string") throw AUDIO_SHAPE;
       } else if (item.type !== undefined) {
-        if (item.type !== "audio") throw "audio only accepts MCP audio blocks, got " + jsonStringify(StringCtor(item.type));
+        if (item.type !== "audio") throw "audio only accepts MCP audio blocks, got " + q(StringCtor(item.type));
         url = mcpDataURL(item);
       } else {
         throw AUDIO_SHAPE;
@@ -178,35 +244,34 @@
     }
     if (url === "") throw AUDIO_SHAPE;
     if (schemeOf(url) !== "data") throw "Tool call failed: invalid audio output. Pass a base64 data URI instead";
-    emit([{ type: "input_audio", audio_url: url }]);
+    send(OP.audio + q(url));
     return undefined;
   }
 
   const GENERATED_SHAPE = "generatedImage expects an object with image_url and optional output_hint";
   function generatedImage(item) {
-    if (!isObject(item) || Array.isArray(item)) throw GENERATED_SHAPE;
+    if (!isObject(item) || isArray(item)) throw GENERATED_SHAPE;
     const url = item.image_url;
     if (typeof url !== "string" || url === "") throw GENERATED_SHAPE;
     checkImageURL(url);
     const hint = item.output_hint;
-    const items = [{ type: "input_image", image_url: url, detail: "high" }];
-    if (hint !== undefined && hint !== null) {
-      if (typeof hint !== "string") throw "generatedImage output_hint must be a string when provided";
-      items.push({ type: "input_text", text: hint });
+    if (hint !== undefined && hint !== null && typeof hint !== "string") {
+      throw "generatedImage output_hint must be a string when provided";
     }
-    emit(items);
+    emitImage(url, "high");
+    if (hint !== undefined && hint !== null) emitText(hint);
     return undefined;
   }
 
   function text(v) {
-    emit([{ type: "input_text", text: toText(v) }]);
+    emitText(toText(v));
     return undefined;
   }
 
   function notify(v) {
     const t = toText(v);
-    if (apply(stringTrim, t, []) === "") throw "notify expects non-empty text";
-    host("n" + t);
+    if (stringTrim(t) === "") throw "notify expects non-empty text";
+    send(OP.notify + q(t));
     return undefined;
   }
 
@@ -219,20 +284,19 @@
       json = undefined;
     }
     if (typeof json !== "string") {
-      throw "Unable to store " + jsonStringify(k) + ". Only plain serializable objects can be stored.";
+      throw "Unable to store " + q(k) + ". Only plain serializable objects can be stored.";
     }
-    // JSON text never holds a raw newline, so the first one ends it.
-    host("s" + json + "\n" + k);
+    send(OP.store + "[" + q(k) + "," + json + "]");
     return undefined;
   }
 
   function load(key) {
-    const json = host("l" + StringCtor(key));
+    const json = host(OP.load + q(StringCtor(key)));
     return json === undefined ? undefined : jsonParse(json);
   }
 
   function yield_control() {
-    host("y");
+    host(OP.yield);
     return undefined;
   }
 
@@ -240,23 +304,30 @@
     throw EXIT;
   }
 
+  // Work for Go queues here and Go takes it at the end of the turn, one record a line: "c id
+  // toolIndex[ inputJSON]" for a tool call, "t id delayMs" for a timer. Records go to an array
+  // joined once per turn: growing a string with += is quadratic in QuickJS.
+  let queue = list();
+
   // Timers live in Go: JS keeps the callbacks, Go keeps the clocks. A timer never keeps the cell
   // alive; the cell completes when the module's evaluation promise settles.
   let nextTimer = 0;
-  const timers = new Map();
-  // queue holds what Go takes at the end of the turn, one record a line (JSON text never holds a
-  // raw newline): "0 id toolIndex[ inputJSON]" for a tool call, "1 id delayMs" for a timer.
-  // Building a string is cheaper in QuickJS than stringifying arrays at take time.
-  let queue = "";
+  let pendingTimers = 0;
+  let maxPendingTimers = 0; // set by begin
+  const timers = new MapCtor();
 
   function setTimeout(callback, delay) {
     if (typeof callback !== "function") throw "setTimeout expects a function callback";
+    if (pendingTimers >= maxPendingTimers) {
+      throw "setTimeout: the cell already has its limit of " + maxPendingTimers + " pending timers";
+    }
     let ms = NumberCtor(delay);
     if (!isFiniteNumber(ms) || ms <= 0) ms = 0;
     ms = mathTrunc(ms);
     const id = ++nextTimer;
-    timers.set(id, callback);
-    queue += "1 " + id + " " + ms + "\n";
+    pendingTimers++;
+    mapSet(timers, id, callback);
+    arrayPush(queue, "t " + id + " " + ms);
     return id;
   }
 
@@ -264,12 +335,14 @@
     if (id === undefined || id === null) return undefined;
     const n = NumberCtor(id);
     if (!isFiniteNumber(n) || n <= 0) return undefined;
-    timers.delete(mathTrunc(n));
+    if (mapDelete(timers, mathTrunc(n))) pendingTimers--;
     return undefined;
   }
 
   let nextCall = 0;
-  const calls = new Map(); // id -> [resolve, reject]
+  let pendingCalls = 0;
+  let maxPendingCalls = 0; // set by begin
+  const calls = new MapCtor(); // id -> [resolve, reject]
   // One shared executor: a closure per call costs measurably in QuickJS.
   let capturedResolve, capturedReject;
   function captureSettlers(resolve, reject) {
@@ -280,128 +353,172 @@
   function makeTool(index, name) {
     const fn = function (input) {
       // A missing argument is undefined too; reading `arguments` would make QuickJS build an
-      // arguments object on every call (about 2 µs here).
+      // arguments object on every call.
+      if (pendingCalls >= maxPendingCalls) {
+        return promiseReject("tools." + name + ": the cell already has its limit of " + maxPendingCalls + " pending tool calls");
+      }
       let json = "";
       if (input !== undefined) {
         const s = jsonStringify(input);
         if (s !== undefined) json = " " + s;
       }
       const id = ++nextCall;
+      pendingCalls++;
       const promise = new PromiseCtor(captureSettlers);
-      calls.set(id, [capturedResolve, capturedReject]);
-      queue += "0 " + id + " " + index + json + "\n";
+      const settlers = list();
+      arrayPush(settlers, capturedResolve, capturedReject);
+      mapSet(calls, id, settlers);
+      arrayPush(queue, "c " + id + " " + index + json);
       return promise;
     };
     defineProperty(fn, "name", { value: name });
     return fn;
   }
 
-  // Code built at run time passes through Go, which rewrites its dynamic import() calls, so no
-  // path leads to QuickJS's own modules. The cost: eval is always indirect (global scope).
-  const originalEval = eval;
-  function safeSource(src) {
-    return host("r" + src);
-  }
+  // Code built at run time (eval and the four function constructors) goes through Go, which parses
+  // it, rejects or rewrites its imports and returns canonical code; only that code is evaluated.
+  // eval is therefore always indirect (global scope).
   function safeEval(src) {
     if (typeof src !== "string") return src;
-    return originalEval(safeSource(src));
+    return originalEval(host(OP.eval + q(src)));
   }
+  define(G, "eval", safeEval);
+
   const functionKinds = [
-    [Function, "function"],
-    [Object.getPrototypeOf(async function () {}).constructor, "async function"],
-    [Object.getPrototypeOf(function* () {}).constructor, "function*"],
-    [Object.getPrototypeOf(async function* () {}).constructor, "async function*"],
+    [Function, 0],
+    [getPrototypeOf(async function () {}).constructor, 1],
+    [getPrototypeOf(function* () {}).constructor, 2],
+    [getPrototypeOf(async function* () {}).constructor, 3],
   ];
   let safeFunction;
-  for (const [original, keyword] of functionKinds) {
+  for (let i = 0; i < functionKinds.length; i++) {
+    const original = functionKinds[i][0];
+    const kind = functionKinds[i][1];
     const wrapper = function (...args) {
-      const body = args.length > 0 ? StringCtor(args[args.length - 1]) : "";
-      const params = args.slice(0, -1).map(StringCtor).join(",");
-      return originalEval(safeSource("(" + keyword + " anonymous(" + params + "\n) {\n" + body + "\n})"));
+      const last = args.length - 1;
+      let params = "";
+      for (let j = 0; j < last; j++) params += (j > 0 ? "," : "") + q(StringCtor(args[j]));
+      const body = last >= 0 ? StringCtor(args[last]) : "";
+      return originalEval(host(OP.function + "[" + kind + ",[" + params + "]," + q(body) + "]"));
     };
     defineProperty(wrapper, "name", { value: original.name });
-    wrapper.prototype = original.prototype;
+    defineProperty(wrapper, "length", { value: 1 });
+    defineProperty(wrapper, "prototype", { value: original.prototype });
     defineProperty(original.prototype, "constructor", { value: wrapper, writable: true, configurable: true, enumerable: false });
-    Object.setPrototypeOf(wrapper, Object.getPrototypeOf(original));
-    if (original === Function) safeFunction = wrapper;
+    // The constructors other than Function inherit from Function: from the safe one, so that no
+    // prototype walk leads back to an original.
+    setPrototypeOf(wrapper, kind === 0 ? FunctionProto : safeFunction);
+    if (kind === 0) safeFunction = wrapper;
   }
-  define("eval", safeEval);
-  define("Function", safeFunction);
+  define(G, "Function", safeFunction);
 
-  define("text", text);
-  define("image", image);
-  define("audio", audio);
-  define("generatedImage", generatedImage);
-  define("notify", notify);
-  define("store", store);
-  define("load", load);
-  define("yield_control", yield_control);
-  define("exit", exit);
-  define("setTimeout", setTimeout);
-  define("clearTimeout", clearTimeout);
+  // Every runtime starts a cell from the same memory image, QuickJS's random state included, so
+  // Math.random is a generator (xoshiro128**) that Go seeds for each cell.
+  let s0 = 1, s1 = 2, s2 = 3, s3 = 4;
+  function next32() {
+    const result = imul(rotl(imul(s1, 5), 7), 9) >>> 0;
+    const t = s1 << 9;
+    s2 ^= s0;
+    s3 ^= s1;
+    s1 ^= s2;
+    s0 ^= s3;
+    s2 ^= t;
+    s3 = rotl(s3, 11);
+    return result;
+  }
+  function rotl(x, k) {
+    return (x << k) | (x >>> (32 - k));
+  }
+  define(Math, "random", function random() {
+    return ((next32() >>> 5) * 67108864 + (next32() >>> 6)) / 9007199254740992;
+  });
 
-  // setup installs the cell's tools. spec is JSON: [[normalizedName, description], ...].
+  define(G, "text", text);
+  define(G, "image", image);
+  define(G, "audio", audio);
+  define(G, "generatedImage", generatedImage);
+  define(G, "notify", notify);
+  define(G, "store", store);
+  define(G, "load", load);
+  define(G, "yield_control", yield_control);
+  define(G, "exit", exit);
+  define(G, "setTimeout", setTimeout);
+  define(G, "clearTimeout", clearTimeout);
+
+  // setup installs the cell's tools, its limits and seeds Math.random. spec is JSON: {"tools":
+  // [[name, description], ...], "seed": [a, b, c, d], "maxTimers": n, "maxCalls": n}.
   function setup(spec) {
-    const list = jsonParse(spec);
+    const parsed = jsonParse(spec);
+    const specTools = parsed.tools;
     const tools = {};
     const all = [];
-    for (let i = 0; i < list.length; i++) {
-      const name = list[i][0];
-      tools[name] = makeTool(i, name);
-      all.push({ name, description: list[i][1] });
+    for (let i = 0; i < specTools.length; i++) {
+      const name = specTools[i][0];
+      defineProperty(tools, name, { value: makeTool(i, name), writable: true, enumerable: true, configurable: true });
+      all[i] = { name, description: specTools[i][1] };
     }
-    define("tools", tools);
-    define("ALL_TOOLS", all);
+    define(G, "tools", tools);
+    define(G, "ALL_TOOLS", all);
+    maxPendingTimers = parsed.maxTimers;
+    maxPendingCalls = parsed.maxCalls;
+    s0 = parsed.seed[0] | 0;
+    s1 = parsed.seed[1] | 0;
+    s2 = parsed.seed[2] | 0;
+    s3 = parsed.seed[3] | 0;
   }
 
   // fire runs the timer callback id, if it was not cleared. A throwing callback fails the cell.
   function fire(id) {
-    const callback = timers.get(id);
+    const callback = mapGet(timers, id);
     if (callback === undefined) return;
-    timers.delete(id);
+    mapDelete(timers, id);
+    pendingTimers--;
     try {
       callback();
     } catch (e) {
-      host("f" + errorText(e));
+      host(OP.fail + q(errorText(e)));
     }
   }
 
-  // The entry points return undefined: Go relies on it to skip an exception check per call.
-  // Go runs the pending jobs after each begin or deliver and then calls take.
+  // The entry points return undefined: Go relies on it to skip an exception check per call. Go
+  // runs the pending jobs after each begin or deliver and then calls take.
   return {
     // begin installs the tools and imports the registered module; the module's settlement
     // completes the cell.
     begin(spec) {
       setup(spec);
-      const p = import("exec_main.mjs");
-      apply(promiseThen, p, [
-        () => host("d"),
-        (e) => (e === EXIT ? host("d") : host("f" + errorText(e))),
-      ]);
+      promiseThen(import("exec_main.mjs"),
+        () => host(OP.done),
+        (e) => (e === EXIT ? host(OP.done) : host(OP.fail + q(errorText(e)))));
     },
     // take hands Go everything queued since the last turn, in one crossing.
     take() {
-      if (queue === "") return undefined;
-      const q = queue;
-      queue = "";
-      return q;
+      if (queue.length === 0) return undefined;
+      const records = arrayJoin(queue, "\n");
+      queue = list();
+      return records;
     },
     // deliver settles tool promises and fires timers: batch is JSON [[id, 1, value],
     // [id, 0, errorString], [timerId, 2], ...].
     deliver(batch) {
-      const list = jsonParse(batch);
-      for (let i = 0; i < list.length; i++) {
-        const r = list[i];
+      const items = jsonParse(batch);
+      for (let i = 0; i < items.length; i++) {
+        const r = items[i];
         if (r[1] === 2) {
           fire(r[0]);
           continue;
         }
-        const settle = calls.get(r[0]);
+        const settle = mapGet(calls, r[0]);
         if (settle === undefined) continue;
-        calls.delete(r[0]);
+        mapDelete(calls, r[0]);
+        pendingCalls--;
         if (r[1] === 1) settle[0](r[2]);
         else settle[1](r[2]);
       }
+    },
+    // describe renders a thrown value as error text.
+    describe(e) {
+      return errorText(e);
     },
   };
 })

@@ -9,14 +9,16 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// Options configures a Provider.
+// Options configures a Provider. Every zero value means the documented default.
 type Options struct {
-	// PoolSize is the number of warm runtimes kept ready for cells with the default heap limit.
-	// Zero means DefaultPoolSize; a negative value disables the pool.
+	// PoolSize is the number of idle runtimes kept ready: runtimes are reset and reused after
+	// each cell, and this many are created ahead of demand. Zero means DefaultPoolSize; a
+	// negative value keeps none ready (cells then create runtimes as they need them).
 	PoolSize int
 	// CacheDir is wazero's compilation cache directory; "" means os.UserCacheDir()/codemode/wazero.
 	// Like qjs itself, only the first runtime created in the process decides it.
@@ -28,26 +30,67 @@ type Options struct {
 	// MaxToolResultBytes bounds a tool result delivered into JavaScript; zero means
 	// DefaultMaxToolResultBytes. Larger results reject the call's promise.
 	MaxToolResultBytes int
+	// MaxOutputBytes bounds a cell's output that no observer has taken yet (text bytes plus URL
+	// bytes); zero means DefaultMaxOutputBytes. Past it, text(), image() and audio() throw.
+	MaxOutputBytes int
+	// MaxStoredValues and MaxStoredBytes bound a session's stored values: their number, and the
+	// bytes of their keys and JSON. Zero means DefaultMaxStoredValues / DefaultMaxStoredBytes.
+	// Past them, store() throws.
+	MaxStoredValues, MaxStoredBytes int
+	// MaxPendingTimers and MaxPendingToolCalls bound what one cell has in flight. Zero means
+	// DefaultMaxPendingTimers / DefaultMaxPendingToolCalls. Past them, setTimeout throws and a
+	// tool call's promise is rejected.
+	MaxPendingTimers, MaxPendingToolCalls int
 }
 
-// DefaultHeapLimitBytes is the heap cap of cells when neither the session nor
-// Options.DefaultMaxHeapSizeBytes sets one.
-const DefaultHeapLimitBytes uint64 = 512 << 20
-
-// DefaultPoolSize is the number of warm runtimes when Options.PoolSize is zero.
-const DefaultPoolSize = 2
+// The defaults of Options.
+const (
+	// DefaultHeapLimitBytes is the heap cap of cells when neither the session nor
+	// Options.DefaultMaxHeapSizeBytes sets one.
+	DefaultHeapLimitBytes uint64 = 512 << 20
+	// DefaultPoolSize is the number of idle runtimes kept ready when Options.PoolSize is zero.
+	DefaultPoolSize = 2
+	// DefaultMaxOutputBytes is Codex's frame limit: more unobserved output could never be sent.
+	DefaultMaxOutputBytes = 64 << 20
+	// DefaultMaxStoredValues and DefaultMaxStoredBytes are newer Codex's store limits.
+	DefaultMaxStoredValues = 256
+	DefaultMaxStoredBytes  = 8 << 20
+	// DefaultMaxPendingTimers and DefaultMaxPendingToolCalls bound one cell's work in flight.
+	DefaultMaxPendingTimers    = 1 << 20
+	DefaultMaxPendingToolCalls = 1 << 17
+)
 
 // ErrProviderClosed is returned by a closed Provider.
 var ErrProviderClosed = errors.New("jsruntime: provider is closed")
 
-// Provider is the in-process Code Mode session provider: every cell runs on a fresh QuickJS
-// runtime (fastschema/qjs, pure Go through wazero) taken from a warm pool. It implements
-// codemode.SessionProvider and honours both resource limits.
+// ErrZeroHeapLimit refuses a session whose MaxHeapSizeBytes is zero: no cell could run in it.
+var ErrZeroHeapLimit = errors.New("code-mode session limit max_heap_size_bytes must be greater than zero")
+
+// wasm32Bytes is the most linear memory a runtime can have: its address space is reserved whole
+// where the platform allows (memory.go), so any heap limit fits.
+const wasm32Bytes = 4 << 30
+
+// maxHoleBytes bounds the memory a reused runtime may leave unusable (memory.go): beyond it the
+// runtime is replaced. On a mapped memory the hole costs address space only.
+const maxHoleBytes = 1 << 30
+
+// cellLimits are the per-cell bounds every session of a provider shares.
+type cellLimits struct {
+	maxOutputBytes      int
+	maxPendingTimers    int
+	maxPendingToolCalls int
+}
+
+// Provider is the in-process Code Mode session provider: cells run on QuickJS runtimes
+// (fastschema/qjs, pure Go through wazero) that are reset to a clean image after every cell. It
+// implements codemode.SessionProvider and honours both resource limits.
 type Provider struct {
 	pool               *pool
 	schemas            *schemaCache
 	defaultHeapLimit   uint64
 	maxToolResultBytes int
+	limits             cellLimits
+	storeLimits        storeLimits
 
 	mu       sync.Mutex
 	closed   bool
@@ -56,40 +99,29 @@ type Provider struct {
 
 var _ codemode.SessionProvider = (*Provider)(nil)
 
-// NewProvider starts a provider and its pool of warm runtimes.
+// NewProvider starts a provider and its pool of runtimes. It creates the first runtime itself, so
+// that a broken engine, or one that cannot be interrupted, fails here instead of in a cell.
 func NewProvider(opts Options) (*Provider, error) {
-	cacheDir := opts.CacheDir
-	if cacheDir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			base = os.TempDir()
-		}
-		cacheDir = filepath.Join(base, "codemode", "wazero")
-	}
-	if err := os.MkdirAll(cacheDir, 0o700); err != nil {
-		return nil, fmt.Errorf("jsruntime: create cache dir: %w", err)
-	}
-	root, err := voidRoot()
+	cfg, err := engineConfigFor(opts)
 	if err != nil {
 		return nil, err
-	}
-	cfg := engineConfig{cacheDir: cacheDir, rootDir: root}
-	size := opts.PoolSize
-	if size == 0 {
-		size = DefaultPoolSize
 	}
 	p := &Provider{
 		schemas:            newSchemaCache(),
 		defaultHeapLimit:   cmp.Or(opts.DefaultMaxHeapSizeBytes, DefaultHeapLimitBytes),
-		maxToolResultBytes: opts.MaxToolResultBytes,
-		sessions:           map[*session]struct{}{},
+		maxToolResultBytes: cmp.Or(max(opts.MaxToolResultBytes, 0), DefaultMaxToolResultBytes),
+		limits: cellLimits{
+			maxOutputBytes:      cmp.Or(max(opts.MaxOutputBytes, 0), DefaultMaxOutputBytes),
+			maxPendingTimers:    cmp.Or(max(opts.MaxPendingTimers, 0), DefaultMaxPendingTimers),
+			maxPendingToolCalls: cmp.Or(max(opts.MaxPendingToolCalls, 0), DefaultMaxPendingToolCalls),
+		},
+		storeLimits: storeLimits{
+			maxValues: cmp.Or(max(opts.MaxStoredValues, 0), DefaultMaxStoredValues),
+			maxBytes:  cmp.Or(max(opts.MaxStoredBytes, 0), DefaultMaxStoredBytes),
+		},
+		sessions: map[*session]struct{}{},
 	}
-	if p.maxToolResultBytes <= 0 {
-		p.maxToolResultBytes = DefaultMaxToolResultBytes
-	}
-	// The first runtime is created here, synchronously, so that a broken engine, or one that
-	// cannot be interrupted, fails NewProvider instead of its cells.
-	first, err := newEngine(cfg, p.defaultHeapLimit)
+	first, err := newEngine(cfg)
 	if err != nil {
 		if strings.Contains(err.Error(), "signature mismatch") {
 			// wazero v1.12 checks imports by store-local type IDs, which breaks qjs v0.0.6's
@@ -101,11 +133,51 @@ func NewProvider(opts Options) (*Provider, error) {
 	if err := first.checkInterruptible(); err != nil {
 		return nil, fmt.Errorf("jsruntime: %w", err)
 	}
-	if size < 0 {
-		size = 0
+	warm := opts.PoolSize
+	if warm == 0 {
+		warm = DefaultPoolSize
 	}
-	p.pool = newPool(cfg, size, p.defaultHeapLimit)
+	warm = max(warm, 0)
+	p.pool = newPool(cfg, warm, max(warm, 64), maxHoleBytes)
 	return p, nil
+}
+
+// engineConfigFor prepares the directories every runtime of a provider uses.
+func engineConfigFor(opts Options) (engineConfig, error) {
+	cacheDir := opts.CacheDir
+	if cacheDir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			base = os.TempDir()
+		}
+		cacheDir = filepath.Join(base, "codemode", "wazero")
+	}
+	if err := os.MkdirAll(cacheDir, 0o700); err != nil {
+		return engineConfig{}, fmt.Errorf("jsruntime: create cache dir: %w", err)
+	}
+	root, err := voidRoot()
+	if err != nil {
+		return engineConfig{}, err
+	}
+	return engineConfig{cacheDir: cacheDir, rootDir: root, reserve: wasm32Bytes}, nil
+}
+
+// errNotInterruptible reports that qjs compiled its module without CloseOnContextDone, because
+// some other code of the process created the first qjs runtime without it.
+var errNotInterruptible = errors.New("qjs runtimes of this process cannot be interrupted: the first qjs.New of the process did not set CloseOnContextDone")
+
+// checkInterruptible proves that interrupting an engine stops a running script. It consumes the
+// engine.
+func (e *engine) checkInterruptible() error {
+	defer e.dispose()
+	timer := time.AfterFunc(5*time.Millisecond, e.interrupt)
+	defer timer.Stop()
+	// About a second of work when it cannot be interrupted.
+	_, err := e.evalSource("codemode_interrupt_check.js", "for (let i = 0; i < 1e7; i++) {} 0")
+	if e.classify(err) != errInterrupted {
+		return errNotInterruptible
+	}
+	return nil
 }
 
 // Availability reports whether the provider can create sessions.
@@ -119,9 +191,12 @@ func (p *Provider) Availability() error {
 }
 
 // CreateSession opens a session. Both limits are honoured: MaxYieldTimeMs caps yields and
-// MaxHeapSizeBytes caps each cell's JavaScript heap (a cell that exceeds it fails with QuickJS's
-// "out of memory" error; the session lives on).
+// MaxHeapSizeBytes caps each cell's JavaScript heap (a cell that exceeds it fails with an
+// out-of-memory error; the session lives on). A zero MaxHeapSizeBytes is refused.
 func (p *Provider) CreateSession(_ context.Context, d codemode.Delegate, l codemode.SessionCellExecutionLimits) (codemode.Session, error) {
+	if l.MaxHeapSizeBytes != nil && *l.MaxHeapSizeBytes == 0 {
+		return nil, ErrZeroHeapLimit
+	}
 	if d == nil {
 		d = codemode.NoopDelegate{}
 	}
@@ -130,7 +205,7 @@ func (p *Provider) CreateSession(_ context.Context, d codemode.Delegate, l codem
 		delegate: d,
 		limits:   l,
 		cells:    map[codemode.CellID]*cell{},
-		stored:   map[string]string{},
+		stored:   storedValues{},
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -2,6 +2,7 @@ package jsruntime
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"sync"
 	"time"
@@ -20,8 +21,8 @@ type session struct {
 	ids          codemode.CellIDAllocator
 	cells        map[codemode.CellID]*cell
 	shuttingDown bool
-	stored       map[string]string // committed stored values, as JSON
-	open         sync.WaitGroup    // admitted cells not yet closed
+	stored       storedValues   // committed stored values, as JSON
+	open         sync.WaitGroup // admitted cells not yet closed
 }
 
 var _ codemode.Session = (*session)(nil)
@@ -54,6 +55,9 @@ func (s *session) Execute(_ context.Context, req codemode.ExecuteRequest) (*code
 	s.cells[id] = c
 	s.open.Add(1)
 	snapshot := maps.Clone(s.stored)
+	if snapshot == nil {
+		snapshot = storedValues{}
+	}
 	initial := make(chan codemode.InitialResult, 1)
 	s.observeLocked(c, &observer{
 		initial: true,
@@ -226,11 +230,35 @@ func (s *session) dropObserverLocked(c *cell) {
 	c.observer = nil
 }
 
+// outputLimitText is the error a helper throws when the cell's unobserved output would exceed
+// the provider's limit.
+const outputLimitText = "output exceeded the cell's limit of %d bytes not yet observed; wait for the cell or write less"
+
 // appendOutput records output of a running cell; it is visible to the next observation at once.
-func (s *session) appendOutput(c *cell, items []codemode.ContentItem) {
+// It refuses an item that would take the unobserved output past the provider's limit.
+func (s *session) appendOutput(c *cell, item codemode.ContentItem) error {
+	n := itemBytes(item)
 	s.mu.Lock()
-	c.pending = append(c.pending, items...)
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	if c.pendingBytes+n > s.p.limits.maxOutputBytes {
+		return fmt.Errorf(outputLimitText, s.p.limits.maxOutputBytes)
+	}
+	c.pending = append(c.pending, item)
+	c.pendingBytes += n
+	return nil
+}
+
+// itemBytes is what an item counts against the output limit.
+func itemBytes(item codemode.ContentItem) int {
+	switch it := item.(type) {
+	case codemode.InputText:
+		return len(it.Text)
+	case codemode.InputImage:
+		return len(it.ImageURL)
+	case codemode.InputAudio:
+		return len(it.AudioURL)
+	}
+	return 0
 }
 
 // yieldControl serves the current observer with the output so far; without one it does nothing.
@@ -244,12 +272,12 @@ func (s *session) yieldControl(c *cell) {
 
 // finish publishes the end of a cell's goroutine: a Result (committing stored values) unless a
 // terminate claimed the cell first, in which case the Terminated response.
-func (s *session) finish(c *cell, errText *string, writes map[string]string) {
+func (s *session) finish(c *cell, errText *string, writes storedValues) {
 	s.mu.Lock()
 	switch c.state {
 	case cellRunning:
-		for k, v := range writes {
-			s.stored[k] = v
+		if msg := s.p.storeLimits.commit(s.stored, writes); msg != "" && errText == nil {
+			errText = &msg
 		}
 		resp := codemode.RuntimeResponse{Kind: codemode.Result, CellID: c.id, ContentItems: c.takePending(), ErrorText: errText}
 		if c.observer == nil {

@@ -2,6 +2,7 @@ package jsruntime
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -33,6 +34,8 @@ type toolResult struct {
 	value  json.RawMessage // set when ok
 	errMsg string          // the rejection string otherwise
 	ok     bool
+	// fromDelegate is set on results of calls that occupied a slot.
+	fromDelegate bool
 }
 
 // checkToolResult applies the size and depth bounds; it returns the reason a result is refused.
@@ -73,6 +76,185 @@ func checkToolResult(v json.RawMessage, maxBytes int) string {
 		return "tool result is not valid JSON"
 	}
 	return ""
+}
+
+// maxConcurrentToolCalls bounds the delegate calls one cell has running at once; further calls
+// wait in a queue, in order. A goroutine per call would otherwise let one cell start hundreds of
+// thousands of them.
+const maxConcurrentToolCalls = 1024
+
+// toolCalls is a cell's nested tool calls: those queued for a slot, those running on their own
+// goroutines, and the results ready to be delivered. Everything but results belongs to the loop
+// goroutine.
+type toolCalls struct {
+	r       *cellRun
+	results chan toolResult
+	ready   []toolResult
+	waiting []pendingCall // queued for a slot, oldest first
+	head    int           // waiting[head:] are still queued
+	running int
+	lastID  int64
+	pending int // started by JavaScript and not yet delivered
+	wg      sync.WaitGroup
+	ctx     context.Context
+	cancel  context.CancelFunc
+}
+
+// pendingCall is a call waiting for a slot.
+type pendingCall struct {
+	id   int64
+	call codemode.NestedToolCall
+}
+
+func (t *toolCalls) init(r *cellRun, parent context.Context) {
+	t.r = r
+	t.results = make(chan toolResult, 256)
+	t.ctx, t.cancel = context.WithCancel(parent)
+}
+
+// start dispatches a record queued by a tools.<name>(input) call: "id toolIndex[ inputJSON]".
+// The prelude numbers calls from 1 without gaps; anything else is a forged record.
+func (t *toolCalls) start(record string) error {
+	idText, rest, _ := strings.Cut(record, " ")
+	indexText, input, hasInput := strings.Cut(rest, " ")
+	id, err := strconv.ParseInt(idText, 10, 64)
+	if err != nil || id != t.lastID+1 {
+		return forged("tool call id %q out of sequence", idText)
+	}
+	index, err := strconv.Atoi(indexText)
+	if err != nil || index < 0 || index >= len(t.r.req.EnabledTools) {
+		return forged("tool call of unknown tool %q", indexText)
+	}
+	if t.pending >= t.r.s.p.limits.maxPendingToolCalls {
+		return forged("more than %d pending tool calls", t.r.s.p.limits.maxPendingToolCalls)
+	}
+	t.lastID = id
+	t.pending++
+	var raw json.RawMessage
+	if hasInput {
+		if !json.Valid([]byte(input)) {
+			return forged("tool call input is not JSON")
+		}
+		raw = json.RawMessage(input)
+	}
+	t.dispatch(id, index, raw)
+	return nil
+}
+
+// dispatch checks a call and runs it, or queues it when the cell has no free slot.
+func (t *toolCalls) dispatch(id int64, index int, input json.RawMessage) {
+	def := t.r.req.EnabledTools[index]
+	if def.ToolName.Name == codemode.PublicToolName && def.ToolName.IsDefaultNamespace() {
+		t.ready = append(t.ready, toolResult{id: id, errMsg: execCannotInvokeItself})
+		return
+	}
+	if msg := validateInput(def, t.r.schemas[index], input); msg != "" {
+		t.ready = append(t.ready, toolResult{id: id, errMsg: msg})
+		return
+	}
+	call := codemode.NestedToolCall{
+		CellID:            t.r.c.id,
+		RuntimeToolCallID: "tool-" + strconv.FormatInt(id, 10),
+		ToolName:          def.ToolName,
+		ToolKind:          def.Kind,
+		Input:             input,
+	}
+	if t.running >= maxConcurrentToolCalls {
+		t.waiting = append(t.waiting, pendingCall{id: id, call: call})
+		return
+	}
+	t.launch(id, call)
+}
+
+func (t *toolCalls) launch(id int64, call codemode.NestedToolCall) {
+	t.running++
+	t.wg.Add(1)
+	go t.invoke(id, call)
+}
+
+// invoke runs on its own goroutine: it calls the delegate and hands the result to the loop.
+func (t *toolCalls) invoke(id int64, call codemode.NestedToolCall) {
+	defer t.wg.Done()
+	res := toolResult{id: id}
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				res = toolResult{id: id, errMsg: fmt.Sprintf("tool call panicked: %v", p)}
+			}
+		}()
+		out, err := t.r.s.delegate.InvokeTool(t.ctx, call)
+		switch {
+		case err != nil:
+			res.errMsg = err.Error()
+		case len(out) == 0:
+			res.ok, res.value = true, json.RawMessage("null")
+		default:
+			if reason := checkToolResult(out, t.r.s.p.maxToolResultBytes); reason != "" {
+				res.errMsg = reason
+			} else {
+				res.ok, res.value = true, out
+			}
+		}
+	}()
+	res.fromDelegate = true
+	select {
+	case t.results <- res:
+	case <-t.ctx.Done():
+	}
+}
+
+// hasReady reports whether results wait to be delivered.
+func (t *toolCalls) hasReady() bool { return len(t.ready) > 0 }
+
+// collect moves results that already arrived into ready, up to n, and fills the freed slots from
+// the queue.
+func (t *toolCalls) collect(n int) {
+	for len(t.ready) < n {
+		select {
+		case res := <-t.results:
+			t.accept(res)
+			continue
+		default:
+		}
+		break
+	}
+}
+
+// accept records a result the loop received, freeing its slot for the next queued call.
+func (t *toolCalls) accept(res toolResult) {
+	t.ready = append(t.ready, res)
+	if res.fromDelegate {
+		t.running--
+		t.startWaiting()
+	}
+}
+
+// takeBatch removes up to n ready results and renders them for the prelude's deliver.
+func (t *toolCalls) takeBatch(n int) string {
+	k := min(n, len(t.ready))
+	batch := encodeBatch(t.ready[:k])
+	t.pending -= k
+	t.ready = append(t.ready[:0], t.ready[k:]...)
+	return batch
+}
+
+// startWaiting launches queued calls while slots are free.
+func (t *toolCalls) startWaiting() {
+	for t.running < maxConcurrentToolCalls && t.head < len(t.waiting) {
+		p := t.waiting[t.head]
+		t.waiting[t.head] = pendingCall{}
+		t.head++
+		t.launch(p.id, p.call)
+	}
+	if t.head == len(t.waiting) {
+		t.waiting, t.head = t.waiting[:0], 0
+	}
+}
+
+// cancelAndWait cancels the calls nobody awaits any more and waits for their goroutines.
+func (t *toolCalls) cancelAndWait() {
+	t.cancel()
+	t.wg.Wait()
 }
 
 // encodeBatch renders results as the JSON the prelude's deliver expects.

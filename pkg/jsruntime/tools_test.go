@@ -175,15 +175,6 @@ func TestToolCallPanicRejectsThePromise(t *testing.T) {
 	}
 }
 
-func TestNormalizeIdentifier(t *testing.T) {
-	cases := map[string]string{"": "_", "a-b": "a_b", "9lives": "_lives", "ok_$1": "ok_$1", "héllo": "h_llo", "a.b c": "a_b_c"}
-	for in, want := range cases {
-		if got := normalizeIdentifier(in); got != want {
-			t.Errorf("normalizeIdentifier(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 var _ = time.Second
 
 func TestToolCallsCrossInBatches(t *testing.T) {

@@ -1,0 +1,251 @@
+package jsruntime
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// The bridge is how the prelude talks to Go: one host function taking one string, an operation
+// character followed by its payload. Payloads are JSON built by the prelude from JSON.stringify of
+// strings, which escapes NUL and lone surrogates, so no text is cut short or mangled on the way.
+//
+// The cell controls everything inside its wasm instance, the prelude and the bridge included, so
+// nothing that arrives here is trusted: every message is decoded strictly and checked against the
+// same rules the prelude's helpers apply. A message that fails is a forged one; it fails the cell
+// with forgedMessageText and is otherwise ignored.
+
+// hostOp is the first character of a bridge message.
+type hostOp byte
+
+// The operations. The prelude receives this table (operationsJSON) when it is installed, so the
+// two sides share one definition.
+const (
+	opText     hostOp = 't' // append input_text: a JSON string
+	opImage    hostOp = 'i' // append input_image: JSON [url, detail]
+	opAudio    hostOp = 'a' // append input_audio: a JSON string (the URL)
+	opNotify   hostOp = 'n' // deliver a notification: a JSON string
+	opYield    hostOp = 'y' // yield_control(): no payload
+	opStore    hostOp = 's' // store(): JSON [key, value]
+	opLoad     hostOp = 'l' // load(): a JSON string (the key); the reply is the value's JSON
+	opEval     hostOp = 'e' // eval(): a JSON string (the source); the reply is the code to run
+	opFunction hostOp = 'f' // a function constructor: JSON [kind, [params...], body]
+	opDone     hostOp = 'd' // the module's evaluation fulfilled: no payload
+	opFail     hostOp = 'x' // the cell failed: a JSON string (the error text)
+)
+
+// hostOperations names every operation for the prelude.
+var hostOperations = map[string]hostOp{
+	"text": opText, "image": opImage, "audio": opAudio, "notify": opNotify, "yield": opYield,
+	"store": opStore, "load": opLoad, "eval": opEval, "function": opFunction, "done": opDone,
+	"fail": opFail,
+}
+
+// operationsJSON is the table as the prelude receives it: {"text": "t", ...}.
+func operationsJSON() string {
+	table := make(map[string]string, len(hostOperations))
+	for name, op := range hostOperations {
+		table[name] = string(rune(op))
+	}
+	b, _ := json.Marshal(table)
+	return string(b)
+}
+
+// forgedMessageText starts the error text of a cell that sent a message the prelude would never
+// send.
+const forgedMessageText = "exec runtime received a malformed message from the cell's JavaScript environment"
+
+// errForged reports a forged message.
+type errForged struct{ reason string }
+
+func (e *errForged) Error() string { return forgedMessageText + ": " + e.reason }
+
+func forged(format string, args ...any) error {
+	return &errForged{reason: fmt.Sprintf(format, args...)}
+}
+
+// hostMessage is a decoded, validated bridge message.
+type hostMessage struct {
+	op   hostOp
+	text string // opText, opNotify, opFail, opLoad (key), opEval (source), opAudio (URL), opImage (URL)
+	// detail is the image detail of opImage.
+	detail string
+	// key and value are the stored value of opStore; value is valid JSON.
+	key   string
+	value json.RawMessage
+	// kind, params and body are the function constructor of opFunction.
+	kind   int
+	params []string
+}
+
+// decodeHostMessage parses and validates one message.
+func decodeHostMessage(msg string) (hostMessage, error) {
+	if msg == "" {
+		return hostMessage{}, forged("empty message")
+	}
+	m := hostMessage{op: hostOp(msg[0])}
+	payload := msg[1:]
+	var err error
+	switch m.op {
+	case opYield, opDone:
+		if payload != "" {
+			err = forged("operation %q takes no payload", m.op)
+		}
+	case opText, opFail, opLoad, opEval:
+		m.text, err = decodeJSONString(payload)
+	case opNotify:
+		m.text, err = decodeNotification(payload)
+	case opAudio:
+		m.text, err = decodeDataURL(payload, "audio")
+	case opImage:
+		m.text, m.detail, err = decodeImage(payload)
+	case opStore:
+		m.key, m.value, err = decodeStore(payload)
+	case opFunction:
+		m.kind, m.params, m.text, err = decodeFunction(payload)
+	default:
+		err = forged("unknown operation %q", m.op)
+	}
+	return m, err
+}
+
+// decodeJSONString reads a payload that must be exactly one JSON string. Lone surrogates become
+// U+FFFD, as V8's JSON.stringify output would when it reaches serde.
+func decodeJSONString(payload string) (string, error) {
+	if len(payload) < 2 || payload[0] != '"' {
+		return "", forged("expected a JSON string")
+	}
+	var s string
+	if err := json.Unmarshal([]byte(payload), &s); err != nil {
+		return "", forged("invalid JSON string: %v", err)
+	}
+	return s, nil
+}
+
+func decodeNotification(payload string) (string, error) {
+	s, err := decodeJSONString(payload)
+	if err == nil && isBlankJS(s) {
+		err = forged("notify with blank text")
+	}
+	return s, err
+}
+
+// decodeDataURL reads a JSON string that must be a data: URL.
+func decodeDataURL(payload, what string) (string, error) {
+	url, err := decodeJSONString(payload)
+	if err == nil && !hasDataScheme(url) {
+		err = forged("%s URL is not a data: URL", what)
+	}
+	return url, err
+}
+
+func decodeImage(payload string) (url, detail string, err error) {
+	parts, err := decodeArray(payload, 2)
+	if err != nil {
+		return "", "", err
+	}
+	if url, err = decodeDataURL(string(parts[0]), "image"); err != nil {
+		return "", "", err
+	}
+	if detail, err = decodeJSONString(string(parts[1])); err != nil {
+		return "", "", err
+	}
+	switch detail {
+	case "auto", "low", "high", "original":
+		return url, detail, nil
+	}
+	return "", "", forged("image detail %q", detail)
+}
+
+func decodeStore(payload string) (string, json.RawMessage, error) {
+	parts, err := decodeArray(payload, 2)
+	if err != nil {
+		return "", nil, err
+	}
+	key, err := decodeJSONString(string(parts[0]))
+	if err != nil {
+		return "", nil, err
+	}
+	return key, parts[1], nil
+}
+
+// Function constructor kinds, in the prelude's order.
+const (
+	kindFunction = iota
+	kindAsyncFunction
+	kindGeneratorFunction
+	kindAsyncGeneratorFunction
+)
+
+func decodeFunction(payload string) (kind int, params []string, body string, err error) {
+	parts, err := decodeArray(payload, 3)
+	if err != nil {
+		return 0, nil, "", err
+	}
+	if err := json.Unmarshal(parts[0], &kind); err != nil || kind < kindFunction || kind > kindAsyncGeneratorFunction {
+		return 0, nil, "", forged("function kind %s", parts[0])
+	}
+	if len(parts[1]) == 0 || parts[1][0] != '[' || json.Unmarshal(parts[1], &params) != nil {
+		return 0, nil, "", forged("function parameters are not a list of strings")
+	}
+	body, err = decodeJSONString(string(parts[2]))
+	return kind, params, body, err
+}
+
+// decodeArray reads a JSON array of exactly n elements.
+func decodeArray(payload string, n int) ([]json.RawMessage, error) {
+	if len(payload) == 0 || payload[0] != '[' {
+		return nil, forged("expected a JSON array")
+	}
+	var parts []json.RawMessage
+	if err := json.Unmarshal([]byte(payload), &parts); err != nil {
+		return nil, forged("invalid JSON array: %v", err)
+	}
+	if len(parts) != n {
+		return nil, forged("expected %d elements, got %d", n, len(parts))
+	}
+	for _, p := range parts {
+		if len(bytes.TrimSpace(p)) == 0 {
+			return nil, forged("empty array element")
+		}
+	}
+	return parts, nil
+}
+
+// hasDataScheme reports whether url starts with the data: scheme, in any case.
+func hasDataScheme(url string) bool {
+	return len(url) >= 5 && strings.EqualFold(url[:5], "data:")
+}
+
+// isBlankJS reports whether String.prototype.trim would leave s empty: JavaScript's white space
+// and line terminators, which differ from Go's unicode.IsSpace (U+FEFF is one, U+0085 is not).
+func isBlankJS(s string) bool {
+	for _, r := range s {
+		switch {
+		case r == '\t', r == '\n', r == '\v', r == '\f', r == '\r', r == ' ', r == 0xA0, r == 0xFEFF,
+			r == 0x1680, r >= 0x2000 && r <= 0x200A, r == 0x2028, r == 0x2029, r == 0x202F, r == 0x205F,
+			r == 0x3000:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// hostReply is the answer to a host call: undefined, a string, or an exception to throw.
+type hostReply struct {
+	kind replyKind
+	text string
+}
+
+type replyKind int
+
+const (
+	replyUndefined replyKind = iota
+	replyString
+	replySyntaxError // throw a SyntaxError with text as its message
+)
+
+func replyNothing() hostReply      { return hostReply{} }
+func replyText(s string) hostReply { return hostReply{kind: replyString, text: s} }

@@ -1,0 +1,16 @@
+//go:build !linux
+
+package jsruntime
+
+import "errors"
+
+var pageBytes = 4096
+
+// reserveRegion is not available here: memories grow by copying.
+func reserveRegion(uint64) ([]byte, error) {
+	return nil, errors.New("no address-space reservation on this platform")
+}
+
+func discardRegion(b []byte) { clear(b) }
+
+func releaseRegion([]byte) {}

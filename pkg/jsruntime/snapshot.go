@@ -1,0 +1,136 @@
+package jsruntime
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/codemodehq/codemode/gen/go/qjswasm"
+)
+
+// A runtime serves many cells. Creating one costs milliseconds of CPU, and every qjs.New leaves
+// about 23 KB behind for good (qjs never closes the wazero runtime it creates, whose host modules
+// stay registered in the process-wide compilation cache). So after a cell the engine is reset
+// instead: everything QuickJS knows lives in the module's linear memory and its one global, the
+// stack pointer, and both are put back exactly as they were when the engine was prepared. The
+// reset is proven by a test that compares the whole memory with the image after a cell that
+// changed everything it could.
+//
+// The image leaves out the stack region, whose content is dead whenever no call is running, and
+// every all-zero page: a reset copies the pages that held data and zeroes the rest, which on a
+// mapped memory gives those pages back to the system.
+
+// snapshotPage is the granularity of the image: the system page size on the platforms where the
+// memory is mapped, so zeroed ranges can be given back.
+const snapshotPage = 4096
+
+// snapshot is an engine's memory image and stack pointer.
+type snapshot struct {
+	size  uint32    // memory size when taken
+	runs  []pageRun // data pages, ascending and disjoint, outside the stack region
+	zeros []span    // the rest of [0, size), ascending: the stack region and all-zero pages
+	data  []byte    // the runs' bytes, concatenated
+	sp    api.MutableGlobal
+}
+
+// pageRun is a run of data pages in the image: memory[off:off+n] = data[at:at+n].
+type pageRun struct{ off, n, at uint32 }
+
+// span is a half-open byte range [from, to) of memory.
+type span struct{ from, to uint32 }
+
+// stackSpan is the derived module's stack region (see generators/qjswasm).
+var stackSpan = span{from: qjswasm.StackLow, to: qjswasm.InitialMemoryBytes}
+
+// takeSnapshot records e's memory. It runs while no call is in progress.
+func takeSnapshot(e *engine) (*snapshot, error) {
+	g, ok := e.w.mod.ExportedGlobal(qjswasm.StackPointerExport).(api.MutableGlobal)
+	if !ok {
+		return nil, errors.New("javascript runtime: the module does not export its stack pointer")
+	}
+	if g.Get() != qjswasm.StackTop {
+		return nil, fmt.Errorf("javascript runtime: stack pointer %d is not at its top %d between calls", g.Get(), qjswasm.StackTop)
+	}
+	mem := e.mem.buf
+	s := &snapshot{size: uint32(len(mem)), sp: g}
+	for off := uint32(0); off < s.size; off += snapshotPage {
+		end := min(off+snapshotPage, s.size)
+		if off >= stackSpan.from && off < stackSpan.to || allZero(mem[off:end]) {
+			s.addZero(off, end)
+			continue
+		}
+		s.addData(mem[off:end], off)
+	}
+	return s, nil
+}
+
+func (s *snapshot) addZero(from, to uint32) {
+	if n := len(s.zeros); n > 0 && s.zeros[n-1].to == from {
+		s.zeros[n-1].to = to
+		return
+	}
+	s.zeros = append(s.zeros, span{from, to})
+}
+
+func (s *snapshot) addData(page []byte, off uint32) {
+	if n := len(s.runs); n > 0 && s.runs[n-1].off+s.runs[n-1].n == off {
+		s.runs[n-1].n += uint32(len(page))
+	} else {
+		s.runs = append(s.runs, pageRun{off: off, n: uint32(len(page)), at: uint32(len(s.data))})
+	}
+	s.data = append(s.data, page...)
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// restore puts m back to the image: data pages copied, the rest of the image's range zeroed, and
+// whatever the memory grew beyond it zeroed and left outside the allocator (m.hole). It also
+// resets the stack pointer, which a trap leaves wherever the stack was.
+func (s *snapshot) restore(m *linearMemory) {
+	mem := m.buf
+	for _, r := range s.runs {
+		copy(mem[r.off:r.off+r.n], s.data[r.at:r.at+r.n])
+	}
+	for _, z := range s.zeros {
+		m.zero(z.from, z.to)
+	}
+	size := uint32(len(mem))
+	m.zero(s.size, size)
+	m.hole = uint64(size - s.size)
+	s.sp.Set(qjswasm.StackTop)
+}
+
+// matches reports whether m holds exactly the image (restore's postcondition), naming the first
+// difference otherwise. Tests use it to prove the reset.
+func (s *snapshot) matches(m *linearMemory) error {
+	mem := m.buf
+	if uint32(len(mem)) < s.size {
+		return fmt.Errorf("memory of %d bytes is smaller than the image's %d", len(mem), s.size)
+	}
+	for _, r := range s.runs {
+		for i := uint32(0); i < r.n; i++ {
+			if mem[r.off+i] != s.data[r.at+i] {
+				return fmt.Errorf("byte %d differs from the image", r.off+i)
+			}
+		}
+	}
+	for _, z := range append(s.zeros, span{s.size, uint32(len(mem))}) {
+		for i := z.from; i < z.to; i++ {
+			if mem[i] != 0 {
+				return fmt.Errorf("byte %d is not zero", i)
+			}
+		}
+	}
+	if sp := s.sp.Get(); sp != qjswasm.StackTop {
+		return fmt.Errorf("stack pointer is %d, not %d", sp, qjswasm.StackTop)
+	}
+	return nil
+}

@@ -1,0 +1,180 @@
+package jsruntime
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/tetratelabs/wazero/api"
+)
+
+// Crossings into wasm are the runtime's unit of cost. qjs looks an export up by name on every call
+// it makes, which builds a new wazero call engine each time (about 3 µs and 12 KB of garbage); the
+// engine instead resolves each export it uses once, from the api.Module that qjs hands to the
+// proxy function (Option.ProxyFunction), and keeps the resolved functions. A wazero function has
+// one call stack, and JavaScript calls back into Go, which calls into wasm again, so each export
+// keeps a small free list: a re-entrant call takes another instance. A crossing then costs well
+// under a microsecond and allocates nothing.
+
+// export names a wasm function the engine calls.
+type export int
+
+// The exports the engine uses (qjs's C API, see qjswasm/*.c in the qjs module).
+const (
+	exMalloc export = iota
+	exFree
+	exCall             // QJS_Call(ctx, fn, this, argc, argv) JSValue
+	exEval             // QJS_Eval(ctx, opts) JSValue: evaluates, then runs the pending jobs
+	exLoad             // QJS_Load(ctx, opts) JSValue: compiles and links a module
+	exCompile          // QJS_Compile(ctx, opts) packed(ptr, len) of bytecode
+	exCreateEvalOption // QJS_CreateEvalOption(buf, bytecode, len, file, flags) *opts
+	exNewString        // QJS_NewString(ctx, cstr) JSValue
+	exParseJSON        // QJS_ParseJSON(ctx, cstr) JSValue
+	exToCString        // QJS_ToCString(ctx, v) packed(ptr, len)
+	exFreeCString      // JS_FreeCString(ctx, ptr)
+	exFreeValue        // QJS_FreeValue(ctx, v)
+	exGetException     // JS_GetException(ctx) JSValue
+	exThrowSyntaxError // QJS_ThrowSyntaxError(ctx, cstr) JSValue (the exception marker)
+	exThrowTypeError   // QJS_ThrowTypeError(ctx, cstr) JSValue
+	exCreateProxy      // QJS_CreateFunctionProxy(ctx, fnID, ctxID, isAsync) JSValue
+	exportCount
+)
+
+var exportNames = [exportCount]string{
+	exMalloc:           "malloc",
+	exFree:             "free",
+	exCall:             "QJS_Call",
+	exEval:             "QJS_Eval",
+	exLoad:             "QJS_Load",
+	exCompile:          "QJS_Compile",
+	exCreateEvalOption: "QJS_CreateEvalOption",
+	exNewString:        "QJS_NewString",
+	exParseJSON:        "QJS_ParseJSON",
+	exToCString:        "QJS_ToCString",
+	exFreeCString:      "JS_FreeCString",
+	exFreeValue:        "QJS_FreeValue",
+	exGetException:     "JS_GetException",
+	exThrowSyntaxError: "QJS_ThrowSyntaxError",
+	exThrowTypeError:   "QJS_ThrowTypeError",
+	exCreateProxy:      "QJS_CreateFunctionProxy",
+}
+
+// JSValue tags of QuickJS's NaN-boxed 64-bit values (the tag is the high 32 bits).
+const (
+	tagString    = 0xFFFFFFF9 // JS_TAG_STRING (-7)
+	tagUndefined = 3          // JS_TAG_UNDEFINED
+	tagException = 6          // JS_TAG_EXCEPTION
+
+	jsUndefined = uint64(tagUndefined) << 32
+)
+
+func valueTag(v uint64) uint32 { return uint32(v >> 32) }
+
+// errTrap wraps the error of a wasm call that trapped or was interrupted.
+type errTrap struct{ err error }
+
+func (e *errTrap) Error() string { return e.err.Error() }
+func (e *errTrap) Unwrap() error { return e.err }
+
+// wasm is one runtime's resolved exports and memory. Every method runs on the goroutine that owns
+// the engine.
+type wasm struct {
+	mod    api.Module
+	mem    api.Memory
+	fns    [exportCount][]api.Function // free instances per export
+	ctx    context.Context             // the context of every call: cancelling it interrupts them
+	stacks [][]uint64                  // parameter/result buffers, one per nesting depth
+	depth  int
+}
+
+// bind resolves the exports of mod.
+func (w *wasm) bind(mod api.Module) error {
+	w.mod, w.mem = mod, mod.Memory()
+	for id, name := range exportNames {
+		fn := mod.ExportedFunction(name)
+		if fn == nil {
+			return fmt.Errorf("javascript runtime: wasm export %s not found", name)
+		}
+		w.fns[id] = append(w.fns[id], fn)
+	}
+	return nil
+}
+
+// call invokes export id with args and returns its first result. A trap, or a call interrupted by
+// cancelling w.ctx, returns an *errTrap.
+func (w *wasm) call(id export, args ...uint64) (uint64, error) {
+	fn := w.take(id)
+	stack := w.stack(len(args))
+	copy(stack, args)
+	w.depth++
+	err := fn.CallWithStack(w.ctx, stack)
+	w.depth--
+	w.fns[id] = append(w.fns[id], fn)
+	if err != nil {
+		return 0, &errTrap{err: err}
+	}
+	return stack[0], nil
+}
+
+// take returns a free instance of export id, resolving another one for a re-entrant call.
+func (w *wasm) take(id export) api.Function {
+	free := w.fns[id]
+	if n := len(free); n > 0 {
+		fn := free[n-1]
+		w.fns[id] = free[:n-1]
+		return fn
+	}
+	return w.mod.ExportedFunction(exportNames[id])
+}
+
+// stack returns the parameter/result buffer of the current nesting depth, with room for n values
+// and the result. Nested calls use deeper buffers, so an outer call's buffer is never overwritten
+// before it reads its result.
+func (w *wasm) stack(n int) []uint64 {
+	for len(w.stacks) <= w.depth {
+		w.stacks = append(w.stacks, make([]uint64, 8))
+	}
+	s := w.stacks[w.depth]
+	return s[:max(n, 1)]
+}
+
+// errBadAccess reports a read or write outside linear memory: a corrupt pointer from wasm.
+var errBadAccess = errors.New("javascript runtime: memory access out of range")
+
+// view returns n bytes of linear memory at addr (not a copy).
+func (w *wasm) view(addr, n uint32) ([]byte, error) {
+	b, ok := w.mem.Read(addr, n)
+	if !ok {
+		return nil, errBadAccess
+	}
+	return b, nil
+}
+
+func (w *wasm) readU64(addr uint32) (uint64, error) {
+	b, err := w.view(addr, 8)
+	if err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint64(b), nil
+}
+
+func (w *wasm) writeU64(addr uint32, v uint64) error {
+	b, err := w.view(addr, 8)
+	if err != nil {
+		return err
+	}
+	binary.LittleEndian.PutUint64(b, v)
+	return nil
+}
+
+// writeCString writes s and a terminating NUL at addr, which has room for both.
+func (w *wasm) writeCString(addr uint32, s string) error {
+	b, err := w.view(addr, uint32(len(s))+1)
+	if err != nil {
+		return err
+	}
+	copy(b, s)
+	b[len(s)] = 0
+	return nil
+}
