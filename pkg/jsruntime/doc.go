@@ -1,42 +1,59 @@
 // Package jsruntime is the in-process Code Mode runtime: a codemode.SessionProvider whose cells run
-// JavaScript on QuickJS (github.com/fastschema/qjs, QuickJS-ng compiled to wasm and run by wazero,
+// JavaScript on QuickJS (github.com/fastschema/qjs: QuickJS-ng compiled to wasm and run by wazero,
 // so pure Go, no cgo).
 //
-// Each cell gets a fresh runtime from a warm pool; a runtime is never reused after its cell, so no
-// global or prototype change leaks between cells or sessions. One goroutine owns each runtime and
-// makes every qjs call of it. That goroutine drives the cell's event loop from Go: the module
-// exec_main.mjs is registered with qjs's Load and started by the prelude's begin, which imports
-// it, so no qjs call busy-waits on a promise. Each turn of the loop (begin, a batch of tool
-// results, or a due timer) is one entry point call, one run of the pending jobs and one take of
-// the tool calls and timers JavaScript queued: 9 Go→wasm crossings, each about 3 µs because qjs
-// looks up the exported function on every call (see crossing.go). The cell completes when the
-// module's evaluation promise settles.
+// # Engines
+//
+// An engine (engine.go) is one QuickJS runtime, created with qjs.New from codemode's derived
+// module (gen/go/qjswasm: qjs's own qjs.wasm with an 8 MiB stack, an exported stack pointer and a
+// proxy factory cell code cannot intercept) and prepared with the prelude (prelude.js). One
+// goroutine at a time owns an engine and makes every call into it. The engine calls the wasm
+// exports itself, resolved once from the module qjs hands to its proxy function (wasm.go), which
+// makes a crossing cost well under a microsecond.
+//
+// After its cell an engine is reset to the memory image taken when it was prepared (snapshot.go)
+// and serves the next cell: everything QuickJS knows lives in the module's linear memory and its
+// stack pointer, and both are restored exactly. Only an engine whose cell interrupted it, or whose
+// memory grew too far, is replaced (pool.go). The linear memory (memory.go) is one mapped
+// reservation where the platform allows: it grows in place up to the cell's heap limit, exactly,
+// and a reset gives untouched pages back to the system.
+//
+// # Cells
+//
+// A cell's event loop (loop.go) is driven from Go: each turn calls a prelude entry point (begin,
+// deliver), runs QuickJS's pending jobs and takes what JavaScript queued (tool calls, timers) in one
+// string. Tool calls run on goroutines, at most maxConcurrentToolCalls at once per cell
+// (toolcalls.go); timers live in a heap in Go (timers.go); notifications are delivered in order on
+// their own goroutine (notifier.go); stored values are snapshotted at start and committed on
+// completion (store.go). The session (session.go, cell.go) owns observation: yields, waits,
+// termination and Codex's exact ordering rules.
+//
+// JavaScript reaches Go through one bridge function (bridge.go): an operation character and a JSON
+// payload. The threat model is that the cell controls everything inside its wasm instance, the
+// prelude included, so every message is decoded strictly and checked in Go; a forged one fails the
+// cell.
 //
 // The global object holds standard ECMAScript plus Codex's 13 globals (tools, ALL_TOOLS, text,
 // image, audio, generatedImage, store, load, notify, setTimeout, clearTimeout, yield_control,
-// exit), with Codex's argument rules and error strings. Imports fail with Codex's message: static
-// ones before the cell runs, dynamic ones as rejected promises. Code built at run time (eval and
-// the Function constructors) has its import() calls rewritten too, so QuickJS's own std/os modules
-// stay out of reach; as a consequence eval is always indirect (global scope). Should a script
-// reach those modules anyway, it finds no file system, no environment and no output stream.
+// exit), with Codex's argument rules and error strings. Imports fail with Codex's message.
 //
 // Beyond Codex:
 //   - a tool call whose input does not match the tool's input_schema is rejected in JavaScript
 //     with the validation errors and never reaches the delegate;
-//   - MaxHeapSizeBytes is enforced on the runtime's wasm linear memory (see memory.go);
+//   - MaxHeapSizeBytes is enforced on the linear memory; a cell that runs out fails with an
+//     out-of-memory error even if it catches the exception;
+//   - unobserved output, stored values, pending timers and pending tool calls are bounded
+//     (Options);
 //   - tool results deeper than MaxToolResultDepth or larger than Options.MaxToolResultBytes are
 //     rejected before JavaScript parses them;
-//   - QuickJS's native stack is 64 KiB (recursion of about 275 frames): deeper recursion or nesting
-//     corrupts the runtime. The runtime is then discarded and only its cell fails, with
-//     stackOverflowText. (qjs does not expose its embedded wasm, so the binary cannot be patched
-//     for a larger stack through its public API.)
+//   - recursion stops at wazero's call-depth limit (about 8,800 plain JavaScript frames): the cell
+//     fails with a RangeError text (QuickJS cannot raise a catchable one in this build) and its
+//     engine is reset.
 //
-// Interrupting a script (terminate, shutdown, abandon) cancels its runtime's context; with
-// CloseOnContextDone wazero then closes the module, the running call panics, and the panic is
-// contained to the cell. A cost of that setting is that tight loops run several times slower.
-// NewProvider checks that interruption works (it does not when other code of the process created
-// the first qjs runtime without CloseOnContextDone). A terminate that cannot finish cleaning up
-// within terminateGrace (a delegate ignoring cancellation) is reported and closed anyway.
+// Interrupting a script (terminate, shutdown, abandon, out of memory) closes its wasm module;
+// wazero's CloseOnContextDone instrumentation makes the running code stop within about a
+// millisecond. NewProvider checks that interruption works (it does not when other code of the
+// process created the first qjs runtime without CloseOnContextDone).
 //
 // qjs v0.0.6 needs github.com/tetratelabs/wazero v1.9.x: v1.12.0 rejects its host import
 // ("signature mismatch"), and NewProvider then fails saying so.
