@@ -5,28 +5,67 @@
 # numbers, are what compare across these noisy shared machines.
 #
 #   BENCHTIME=2s COUNT=1 ./tools/bench.sh
+#   BEFORE=<commit> ./tools/bench.sh    # also runs the table's benchmarks at <commit> (a temporary
+#                                       # worktree) and adds "before" and "now / before" columns
+#
+# The sustained benchmarks (100 concurrent sessions; 1,000 idle sessions and 100 live cells)
+# report process RSS, so they run in a go test process of their own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=.cache/bench
 mkdir -p "$out"
 benchtime=${BENCHTIME:-1s}
 
+# The rows of the table: OurName=BaselineName[@unit]; "-" means no node:vm counterpart.
+pairs=(
+  CellStartWarm=CellStartText
+  CellStartSustained=CellStartText
+  ToolRoundTrip=ToolRoundTrip
+  PromiseAll100=PromiseAll100
+  Loop1e6=Loop1e6
+  ToolResult1MiB=ToolResult1MiB
+  WasmCrossing=-
+  EngineTurn=-
+  TerminateWhileTrue=-
+  Memory=Memory@B/idle-session
+  Memory=Memory@B/live-cell
+  Sustained100Sessions=-@calls/s
+  Sustained100Sessions=-@p50-µs
+  Sustained100Sessions=-@p99-µs
+  Sustained100Sessions=-@peak-RSS-MiB
+  IdleAndLiveSessions=-@RSS-MiB
+)
+
+# bench_regexp is the -bench pattern of the table's own rows.
+bench_regexp() {
+  local names=() p
+  for p in "${pairs[@]}"; do names+=("${p%%=*}"); done
+  printf '^Benchmark(%s)$' "$(printf '%s\n' "${names[@]}" | sort -u | paste -sd'|')"
+}
+
 echo "== go test -bench (pkg/jsruntime, pkg/exectool), benchtime $benchtime" >&2
-go test -run '^$' -bench . -benchmem -benchtime "$benchtime" -count "${COUNT:-1}" \
+go test -run '^$' -bench . -skip 'Sustained|IdleAndLive' -benchmem -benchtime "$benchtime" -count "${COUNT:-1}" \
   ./pkg/jsruntime/ ./pkg/exectool/ | tee "$out/ours.txt" >&2
+echo "== sustained (own process: RSS)" >&2
+go test -run '^$' -bench 'Sustained100Sessions' -benchtime 50000x ./pkg/jsruntime/ | tee -a "$out/ours.txt" >&2
+go test -run '^$' -bench 'IdleAndLiveSessions' -benchtime 1x ./pkg/jsruntime/ | tee -a "$out/ours.txt" >&2
+
+before_flag=()
+if [ -n "${BEFORE:-}" ]; then
+  echo "== the same benchmarks at $BEFORE (temporary worktree)" >&2
+  tree="$out/before"
+  git worktree remove --force "$tree" 2>/dev/null || true
+  git worktree add --detach "$tree" "$BEFORE" >&2
+  (cd "$tree" && go test -run '^$' -bench "$(bench_regexp)" -benchmem -benchtime "$benchtime" ./pkg/jsruntime/) | tee "$out/before.txt" >&2 || true
+  git worktree remove --force "$tree"
+  before_flag=(-before "$out/before.txt")
+fi
 
 echo "== node:vm baseline" >&2
 ms=$(go run ./tools/bench/report -duration-ms "$benchtime")
 BENCHTIME_MS=$ms node --expose-gc tools/bench/nodevm.mjs | tee "$out/node.txt" >&2
 
 echo
-echo "Command: \`make bench\` (BENCHTIME=$benchtime), $(date -u +%Y-%m-%d), $(nproc) cores, $(go version | cut -d' ' -f3), node $(node --version)"
+echo "Command: \`make bench\` (BENCHTIME=$benchtime${BEFORE:+, BEFORE=$BEFORE}), $(date -u +%Y-%m-%d), $(nproc) cores, $(go version | cut -d' ' -f3), node $(node --version)"
 echo
-go run ./tools/bench/report -ours "$out/ours.txt" -base "$out/node.txt" \
-  CellStartWarm=CellStartText \
-  ToolRoundTrip=ToolRoundTrip \
-  PromiseAll100=PromiseAll100 \
-  Loop1e6=Loop1e6 \
-  ToolResult1MiB=ToolResult1MiB \
-  Memory=Memory@B/idle-session \
-  Memory=Memory@B/live-cell
+go run ./tools/bench/report -ours "$out/ours.txt" -base "$out/node.txt" "${before_flag[@]}" "${pairs[@]}"

@@ -2,8 +2,11 @@
 // same invocation and prints a Markdown table with ratios (ours / baseline), so noisy machines
 // still give comparable numbers.
 //
-// Usage: report -ours ours.txt -base node.txt Pair...   where Pair is OurName=BaselineName, or
-// OurName=BaselineName@unit to compare a reported metric (e.g. B/live-cell) instead of ns/op.
+// Usage: report -ours ours.txt -base node.txt [-before before.txt] Pair...   where Pair is
+// OurName=BaselineName, or OurName=BaselineName@unit to compare a reported metric (e.g.
+// B/live-cell) instead of ns/op; BaselineName "-" means the workload has no baseline. With
+// -before (our benchmarks at an earlier commit, run in the same invocation), the table also shows
+// the earlier numbers and the ratio now / before.
 // report -duration-ms 2s prints 2000 (tools/bench.sh passes -benchtime on to Node this way).
 package main
 
@@ -89,6 +92,7 @@ func human(v float64, unit string) string {
 func main() {
 	oursPath := flag.String("ours", "", "our go test -bench output")
 	basePath := flag.String("base", "", "baseline benchmark output")
+	beforePath := flag.String("before", "", "our benchmark output at an earlier commit (optional)")
 	durationMs := flag.String("duration-ms", "", "print a Go duration (e.g. 2s) in milliseconds and exit")
 	flag.Parse()
 	if *durationMs != "" {
@@ -102,9 +106,12 @@ func main() {
 	}
 	ours, err := readFile(*oursPath)
 	if err == nil {
-		var base map[string]result
-		if base, err = readFile(*basePath); err == nil {
-			err = printTable(os.Stdout, ours, base, flag.Args())
+		var base, before map[string]result
+		if base, err = readFile(*basePath); err == nil && *beforePath != "" {
+			before, err = readFile(*beforePath)
+		}
+		if err == nil {
+			err = printTable(os.Stdout, ours, base, before, flag.Args())
 		}
 	}
 	if err != nil {
@@ -113,9 +120,15 @@ func main() {
 	}
 }
 
-func printTable(w io.Writer, ours, base map[string]result, pairs []string) error {
-	fmt.Fprintln(w, "| workload | codemode (qjs) | node:vm baseline | ratio |")
-	fmt.Fprintln(w, "| --- | --- | --- | --- |")
+// printTable prints one row per pair. before may be nil.
+func printTable(w io.Writer, ours, base, before map[string]result, pairs []string) error {
+	if before != nil {
+		fmt.Fprintln(w, "| workload | before | codemode (qjs) | node:vm baseline | codemode / node | now / before |")
+		fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- |")
+	} else {
+		fmt.Fprintln(w, "| workload | codemode (qjs) | node:vm baseline | ratio |")
+		fmt.Fprintln(w, "| --- | --- | --- | --- |")
+	}
 	for _, p := range pairs {
 		on, bn, ok := strings.Cut(p, "=")
 		if !ok {
@@ -126,24 +139,49 @@ func printTable(w io.Writer, ours, base map[string]result, pairs []string) error
 		if unit != "" {
 			label += " (" + unit + ")"
 		}
-		o, okO := ours[on]
-		b, okB := base[bn]
-		ov, okO2 := value(o, unit)
-		bv, okB2 := value(b, unit)
-		if !okO || !okB || !okO2 || !okB2 {
-			fmt.Fprintf(w, "| %s | %s | %s | — |\n", label, presence(okO && okO2), presence(okB && okB2))
-			continue
-		}
 		if unit == "" {
 			unit = "ns/op"
 		}
-		ratio := "—"
-		if bv > 0 {
-			ratio = fmt.Sprintf("%.3g×", ov/bv)
+		cells := []string{label}
+		if before != nil {
+			cells = append(cells, cell(before, on, unit))
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", label, human(ov, unit), human(bv, unit), ratio)
+		cells = append(cells, cell(ours, on, unit), cell(base, bn, unit), ratio(ours, on, base, bn, unit))
+		if before != nil {
+			cells = append(cells, ratio(ours, on, before, on, unit))
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 	}
 	return nil
+}
+
+// cell renders results[name]'s value in unit, or says it is missing.
+func cell(results map[string]result, name, unit string) string {
+	if name == "-" {
+		return "—"
+	}
+	r, ok := results[name]
+	if !ok {
+		return presence(false)
+	}
+	v, ok := value(r, unit)
+	if !ok {
+		return presence(false)
+	}
+	return human(v, unit)
+}
+
+// ratio renders a[an] / b[bn] in unit, or "—" when either is missing.
+func ratio(a map[string]result, an string, b map[string]result, bn, unit string) string {
+	av, okA := value(a[an], unit)
+	bv, okB := value(b[bn], unit)
+	if _, ok := a[an]; !ok || !okA || !okB || bv <= 0 {
+		return "—"
+	}
+	if _, ok := b[bn]; !ok {
+		return "—"
+	}
+	return fmt.Sprintf("%.3g×", av/bv)
 }
 
 func presence(ok bool) string {
