@@ -171,7 +171,7 @@ func (d *blockingDelegate) InvokeTool(ctx context.Context, _ codemode.NestedTool
 }
 
 func (d *blockingDelegate) Notify(context.Context, string, codemode.CellID, string) error { return nil }
-func (d *blockingDelegate) CellClosed(codemode.CellID)                                   {}
+func (d *blockingDelegate) CellClosed(codemode.CellID)                                    {}
 
 // BenchmarkIdleAndLiveSessions opens 1,000 idle sessions and 100 more whose cells are live,
 // blocked on a tool call, and reports the process's RSS and the Go heap at that point.
