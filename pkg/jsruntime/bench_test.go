@@ -201,7 +201,7 @@ func BenchmarkEngineRunJobs(b *testing.B) {
 }
 
 func benchEngine(b *testing.B) *engine {
-	e, err := newEngine(sharedProvider().pool.cfg)
+	e, err := newEngine(sharedProvider().pool.cfg, sharedProvider().pool.img)
 	if err != nil {
 		b.Fatal(err)
 	}

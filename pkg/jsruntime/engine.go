@@ -66,7 +66,17 @@ type engine struct {
 	w    wasm
 	mem  *linearMemory
 	slot *proxySlot
+	layout
 
+	img  *image            // the memory image every cell starts from, shared by a provider's engines
+	sp   api.MutableGlobal // the module's stack pointer
+	host hostHandler
+	dead bool
+}
+
+// layout is what the Go side of an engine knows about its memory: addresses of values and
+// buffers the prelude's installation left there. Every engine made from an image shares it.
+type layout struct {
 	jsctx  uint64 // the JSContext pointer
 	hostFn uint64 // the bridge function handed to the prelude
 	entry  struct{ begin, deliver, take, describe uint64 }
@@ -76,10 +86,6 @@ type engine struct {
 	jobsOpts uint64 // QJSEvalOptions of the script whose evaluation runs the pending jobs
 	modOpts  uint64 // QJSEvalOptions of a module whose source sits in scratch
 	modFile  uint64 // moduleName as a C string
-
-	snap *snapshot
-	host hostHandler
-	dead bool
 }
 
 // scratchSize is the per-runtime buffer that carries strings into QuickJS without a malloc and a
@@ -107,11 +113,13 @@ func (s *proxySlot) proxy(_ context.Context, m api.Module, _ uint32, _ uint64, a
 	return e.serveHost(argc, argv)
 }
 
-// newEngine creates a runtime, installs the prelude, grows the heap by cfg.headroom and takes the
-// snapshot every cell starts from. The headroom is allocated and freed once, so QuickJS's allocator
-// keeps it as free space: a cell that allocates less never grows the memory, and its runtime can be
-// reset and reused.
-func newEngine(cfg engineConfig) (e *engine, err error) {
+// newEngine creates a runtime. With an image (taken from another engine of the provider), it
+// adopts that image instead of installing the prelude: qjs.New lays out a fresh runtime at the same
+// addresses every time, so the image, with its prelude, fits, and the engines share one copy of it.
+// Without one, it installs the prelude, grows the heap by cfg.headroom and takes the image. The
+// headroom is allocated and freed once, so QuickJS's allocator keeps it as free space: a cell that
+// allocates less never grows the memory.
+func newEngine(cfg engineConfig, img *image) (e *engine, err error) {
 	e = &engine{mem: newLinearMemory(cfg.reserve), slot: &proxySlot{}}
 	e.slot.e.Store(e)
 	defer func() {
@@ -143,13 +151,20 @@ func newEngine(cfg engineConfig) (e *engine, err error) {
 	if err := e.bind(); err != nil {
 		return nil, err
 	}
+	if e.sp, err = stackPointer(e.w.mod); err != nil {
+		return nil, err
+	}
+	if img != nil && img.fits(e) {
+		e.adopt(img)
+		return e, nil
+	}
 	if err := e.install(); err != nil {
 		return nil, err
 	}
 	if err := e.growHeap(cfg.headroom); err != nil {
 		return nil, err
 	}
-	e.snap, err = takeSnapshot(e)
+	e.img, err = takeImage(e)
 	return e, err
 }
 
@@ -164,6 +179,15 @@ func (e *engine) bind() error {
 		return errors.New("create javascript runtime: the bridge did not reach the wasm module")
 	}
 	return nil
+}
+
+// stackPointer returns the module's exported stack pointer (see generators/qjswasm).
+func stackPointer(mod api.Module) (api.MutableGlobal, error) {
+	g, ok := mod.ExportedGlobal(qjswasm.StackPointerExport).(api.MutableGlobal)
+	if !ok {
+		return nil, errors.New("javascript runtime: the module does not export its stack pointer")
+	}
+	return g, nil
 }
 
 // install allocates the reusable buffers and runs the prelude.

@@ -242,7 +242,7 @@ text(JSON.stringify([
 // modules, reached from Go without the prelude's guards, see no files and no environment.
 func TestEngineHasNoFileSystem(t *testing.T) {
 	p := sharedProvider()
-	e, err := newEngine(p.pool.cfg)
+	e, err := newEngine(p.pool.cfg, p.pool.img)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,7 +114,7 @@ func (r *cellRun) run() {
 	}
 	r.e = e
 	e.host = r
-	e.mem.limit = uint64(e.snap.size) + r.heapLimit
+	e.mem.limit = uint64(e.img.size) + r.heapLimit
 	// The script is interrupted when the cell is stopped, or at once when its heap is full.
 	stop := context.AfterFunc(r.c.ctx, e.interrupt)
 	e.mem.onRefuse = e.interrupt

@@ -9,6 +9,7 @@ import (
 // a background goroutine that keeps warm engines ready.
 type pool struct {
 	cfg     engineConfig
+	img     *image
 	idle    chan *engine
 	warm    int
 	maxHole uint64
@@ -25,9 +26,12 @@ type poolStats struct {
 	created, reused, replaced int
 }
 
-func newPool(cfg engineConfig, warm, capacity int, maxHole uint64) *pool {
+// newPool starts a pool whose engines adopt img; first, already made from it, is its first idle
+// engine.
+func newPool(cfg engineConfig, first *engine, warm, capacity int, maxHole uint64) *pool {
 	p := &pool{
 		cfg:     cfg,
+		img:     first.img,
 		idle:    make(chan *engine, max(capacity, warm, 1)),
 		warm:    warm,
 		maxHole: maxHole,
@@ -35,6 +39,7 @@ func newPool(cfg engineConfig, warm, capacity int, maxHole uint64) *pool {
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
 	}
+	p.idle <- first
 	go p.fill()
 	p.signalRefill()
 	return p
@@ -49,7 +54,7 @@ func (p *pool) get() (*engine, error) {
 	default:
 	}
 	p.count(func(s *poolStats) { s.created++ })
-	return newEngine(p.cfg)
+	return newEngine(p.cfg, p.img)
 }
 
 // observeReset, when set (by tests), sees every engine right after put reset it, with the
@@ -87,7 +92,7 @@ func (p *pool) reset(e *engine) (ok bool) {
 			ok = false
 		}
 	}()
-	e.snap.restore(e.mem)
+	e.img.restore(e.mem, e.sp)
 	e.mem.takeRefused()
 	if e.mem.hole > 0 && (!e.mem.mapped() || e.mem.hole > p.maxHole) {
 		return false
@@ -112,7 +117,7 @@ func (p *pool) fill() {
 		case <-p.refill:
 		}
 		for len(p.idle) < p.warm {
-			e, err := newEngine(p.cfg)
+			e, err := newEngine(p.cfg, p.img)
 			if err != nil {
 				// Creation failures surface on the cell that needs an engine; do not spin.
 				break

@@ -99,8 +99,9 @@ type Provider struct {
 
 var _ codemode.SessionProvider = (*Provider)(nil)
 
-// NewProvider starts a provider and its pool of runtimes. It creates the first runtime itself, so
-// that a broken engine, or one that cannot be interrupted, fails here instead of in a cell.
+// NewProvider starts a provider and its pool of runtimes. It prepares the first runtime itself,
+// whose memory image every later one adopts, and proves on a second one that a running script can
+// be interrupted, so that a broken engine fails here instead of in a cell.
 func NewProvider(opts Options) (*Provider, error) {
 	cfg, err := engineConfigFor(opts)
 	if err != nil {
@@ -121,7 +122,7 @@ func NewProvider(opts Options) (*Provider, error) {
 		},
 		sessions: map[*session]struct{}{},
 	}
-	first, err := newEngine(cfg)
+	first, err := newEngine(cfg, nil)
 	if err != nil {
 		if strings.Contains(err.Error(), "signature mismatch") {
 			// wazero v1.12 checks imports by store-local type IDs, which breaks qjs v0.0.6's
@@ -130,7 +131,13 @@ func NewProvider(opts Options) (*Provider, error) {
 		}
 		return nil, fmt.Errorf("jsruntime: %w", err)
 	}
-	if err := first.checkInterruptible(); err != nil {
+	probe, err := newEngine(cfg, first.img)
+	if err != nil {
+		first.dispose()
+		return nil, fmt.Errorf("jsruntime: %w", err)
+	}
+	if err := probe.checkInterruptible(); err != nil {
+		first.dispose()
 		return nil, fmt.Errorf("jsruntime: %w", err)
 	}
 	warm := opts.PoolSize
@@ -138,7 +145,7 @@ func NewProvider(opts Options) (*Provider, error) {
 		warm = DefaultPoolSize
 	}
 	warm = max(warm, 0)
-	p.pool = newPool(cfg, warm, max(warm, 64), maxHoleBytes)
+	p.pool = newPool(cfg, first, warm, max(warm, 64), maxHoleBytes)
 	return p, nil
 }
 

@@ -21,7 +21,7 @@ func watchResets(t *testing.T) <-chan resetVerdict {
 	observeReset = func(e *engine, ok bool) {
 		v := resetVerdict{reusable: ok, hole: e.mem.hole}
 		if ok {
-			v.err = e.snap.matches(e.mem)
+			v.err = e.img.matches(e.mem, e.sp)
 		}
 		seen <- v
 	}

@@ -1,7 +1,6 @@
 package jsruntime
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/tetratelabs/wazero/api"
@@ -25,13 +24,14 @@ import (
 // memory is mapped, so zeroed ranges can be given back.
 const snapshotPage = 4096
 
-// snapshot is an engine's memory image and stack pointer.
-type snapshot struct {
-	size  uint32    // memory size when taken
-	runs  []pageRun // data pages, ascending and disjoint, outside the stack region
-	zeros []span    // the rest of [0, size), ascending: the stack region and all-zero pages
-	data  []byte    // the runs' bytes, concatenated
-	sp    api.MutableGlobal
+// image is a prepared engine's memory and the Go side's knowledge of it. It is immutable once
+// taken, and shared by every engine of a provider.
+type image struct {
+	size   uint32    // memory size when taken
+	runs   []pageRun // data pages, ascending and disjoint, outside the stack region
+	zeros  []span    // the rest of [0, size), ascending: the stack region and all-zero pages
+	data   []byte    // the runs' bytes, concatenated
+	layout layout
 }
 
 // pageRun is a run of data pages in the image: memory[off:off+n] = data[at:at+n].
@@ -43,17 +43,13 @@ type span struct{ from, to uint32 }
 // stackSpan is the derived module's stack region (see generators/qjswasm).
 var stackSpan = span{from: qjswasm.StackLow, to: qjswasm.InitialMemoryBytes}
 
-// takeSnapshot records e's memory. It runs while no call is in progress.
-func takeSnapshot(e *engine) (*snapshot, error) {
-	g, ok := e.w.mod.ExportedGlobal(qjswasm.StackPointerExport).(api.MutableGlobal)
-	if !ok {
-		return nil, errors.New("javascript runtime: the module does not export its stack pointer")
-	}
-	if g.Get() != qjswasm.StackTop {
-		return nil, fmt.Errorf("javascript runtime: stack pointer %d is not at its top %d between calls", g.Get(), qjswasm.StackTop)
+// takeImage records e's memory and layout. It runs while no call is in progress.
+func takeImage(e *engine) (*image, error) {
+	if sp := e.sp.Get(); sp != qjswasm.StackTop {
+		return nil, fmt.Errorf("javascript runtime: stack pointer %d is not at its top %d between calls", sp, qjswasm.StackTop)
 	}
 	mem := e.mem.buf
-	s := &snapshot{size: uint32(len(mem)), sp: g}
+	s := &image{size: uint32(len(mem)), layout: e.layout}
 	for off := uint32(0); off < s.size; off += snapshotPage {
 		end := min(off+snapshotPage, s.size)
 		if off >= stackSpan.from && off < stackSpan.to || allZero(mem[off:end]) {
@@ -65,7 +61,7 @@ func takeSnapshot(e *engine) (*snapshot, error) {
 	return s, nil
 }
 
-func (s *snapshot) addZero(from, to uint32) {
+func (s *image) addZero(from, to uint32) {
 	if n := len(s.zeros); n > 0 && s.zeros[n-1].to == from {
 		s.zeros[n-1].to = to
 		return
@@ -73,7 +69,7 @@ func (s *snapshot) addZero(from, to uint32) {
 	s.zeros = append(s.zeros, span{from, to})
 }
 
-func (s *snapshot) addData(page []byte, off uint32) {
+func (s *image) addData(page []byte, off uint32) {
 	if n := len(s.runs); n > 0 && s.runs[n-1].off+s.runs[n-1].n == off {
 		s.runs[n-1].n += uint32(len(page))
 	} else {
@@ -91,10 +87,26 @@ func allZero(b []byte) bool {
 	return true
 }
 
+// fits reports whether e, freshly created and bound, can adopt the image: qjs.New placed its
+// runtime and context where the image's are.
+func (s *image) fits(e *engine) bool {
+	return e.jsctx == s.layout.jsctx && uint32(len(e.mem.buf)) <= s.size
+}
+
+// adopt makes a fresh engine the image's: its memory becomes the image, and its Go side the
+// image's layout.
+func (e *engine) adopt(s *image) {
+	if extra := s.size - uint32(len(e.mem.buf)); extra > 0 {
+		e.w.mem.Grow(extra / 65536)
+	}
+	e.img, e.layout = s, s.layout
+	s.restore(e.mem, e.sp)
+}
+
 // restore puts m back to the image: data pages copied, the rest of the image's range zeroed, and
 // whatever the memory grew beyond it zeroed and left outside the allocator (m.hole). It also
-// resets the stack pointer, which a trap leaves wherever the stack was.
-func (s *snapshot) restore(m *linearMemory) {
+// resets the stack pointer sp, which a trap leaves wherever the stack was.
+func (s *image) restore(m *linearMemory, sp api.MutableGlobal) {
 	mem := m.buf
 	for _, r := range s.runs {
 		copy(mem[r.off:r.off+r.n], s.data[r.at:r.at+r.n])
@@ -105,12 +117,12 @@ func (s *snapshot) restore(m *linearMemory) {
 	size := uint32(len(mem))
 	m.zero(s.size, size)
 	m.hole = uint64(size - s.size)
-	s.sp.Set(qjswasm.StackTop)
+	sp.Set(qjswasm.StackTop)
 }
 
 // matches reports whether m holds exactly the image (restore's postcondition), naming the first
 // difference otherwise. Tests use it to prove the reset.
-func (s *snapshot) matches(m *linearMemory) error {
+func (s *image) matches(m *linearMemory, sp api.MutableGlobal) error {
 	mem := m.buf
 	if uint32(len(mem)) < s.size {
 		return fmt.Errorf("memory of %d bytes is smaller than the image's %d", len(mem), s.size)
@@ -129,8 +141,8 @@ func (s *snapshot) matches(m *linearMemory) error {
 			}
 		}
 	}
-	if sp := s.sp.Get(); sp != qjswasm.StackTop {
-		return fmt.Errorf("stack pointer is %d, not %d", sp, qjswasm.StackTop)
+	if v := sp.Get(); v != qjswasm.StackTop {
+		return fmt.Errorf("stack pointer is %d, not %d", v, qjswasm.StackTop)
 	}
 	return nil
 }
