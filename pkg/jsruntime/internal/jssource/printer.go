@@ -1,0 +1,349 @@
+package jssource
+
+import (
+	"bytes"
+	"io"
+	"unicode/utf8"
+
+	"github.com/tdewolff/parse/v2"
+	"github.com/tdewolff/parse/v2/js"
+)
+
+// printer prints the tokens of a parsed source in canonical form. It lexes the source again
+// with the parser's own lexer and makes the same choices the parser made, taken from the AST
+// (facts), so it sees exactly the tokens the parser saw.
+//
+// Canonical form: whitespace becomes one ASCII space per code point, each line terminator
+// (LF, CR, CRLF, U+2028, U+2029) one "\n", a comment spaces and newlines of its own shape (a
+// line comment nothing: a line terminator or the end follows it), the hashbang nothing.
+// Literals are rewritten only where QuickJS could read them differently (see appendString,
+// appendTemplate), and a regular expression after a word or a closing bracket is put in
+// parentheses, so that no engine can take its slash for a division. Every other token is
+// copied, escapes and all, so each token keeps its line and, on most lines, its column.
+type printer struct {
+	src []byte
+	g   goal
+	f   *facts
+	fr  *frame
+	out []byte
+
+	ri, ii int          // the next regex and located import keyword in f
+	depth  int          // open (, [, { and template substitutions
+	prev   js.TokenType // the previous significant token; ErrorToken before the first
+	// expectParen is set after a rewritten import keyword: "(" must follow.
+	expectParen bool
+	// pending is the index in out of an `import` keyword outside every bracket that the AST
+	// does not locate, until the next significant token says what it is; -1 if none.
+	pending    int
+	pendingPos int
+	unplaced   int // unlocated import() calls rewritten
+}
+
+// print returns the canonical code of src.
+func print(src []byte, g goal, f *facts, fr *frame) (string, error) {
+	p := &printer{src: src, g: g, f: f, fr: fr, prev: js.ErrorToken, pending: -1}
+	p.out = make([]byte, 0, len(src)+len(src)/8+16)
+	if err := p.run(); err != nil {
+		return "", err
+	}
+	return string(p.out), nil
+}
+
+// run lexes the source and prints every token.
+func (p *printer) run() error {
+	start := hashbangEnd(p.src)
+	in := parse.NewInputBytes(p.src)
+	in.Move(start)
+	in.Skip()
+	lx := js.NewLexer(in)
+	pos := start
+	for {
+		tt, data := lx.Next()
+		if tt == js.ErrorToken {
+			if lx.Err() != io.EOF {
+				return internalError("lexer failed where the parser did not: %v", lx.Err())
+			}
+			break
+		}
+		if (tt == js.DivToken || tt == js.DivEqToken) && p.ri < len(p.f.regexes) && p.f.regexes[p.ri] == pos {
+			if tt, data = lx.RegExp(); tt != js.RegExpToken {
+				return internalError("no regular expression at offset %d", pos)
+			}
+			p.ri++
+		}
+		if err := p.token(tt, data, pos); err != nil {
+			return err
+		}
+		pos += len(data)
+	}
+	return p.finish(pos)
+}
+
+// finish checks that the print used every fact of the parse, so nothing was misread.
+func (p *printer) finish(pos int) error {
+	if err := p.resolvePending(js.ErrorToken); err != nil {
+		return err
+	}
+	switch {
+	case pos != len(p.src):
+		return internalError("lexed %d of %d bytes", pos, len(p.src))
+	case p.ri != len(p.f.regexes):
+		return internalError("met %d of %d regular expressions", p.ri, len(p.f.regexes))
+	case p.ii != len(p.f.imports) || p.unplaced != p.f.unplaced:
+		return internalError("rewrote %d+%d of %d+%d import() calls", p.ii, p.unplaced, len(p.f.imports), p.f.unplaced)
+	case p.expectParen:
+		return internalError("import keyword at the end")
+	case p.fr != nil && p.fr.next != len(p.fr.delims()):
+		return p.fr.unclosed(p)
+	}
+	return nil
+}
+
+// token prints one token that starts at pos.
+func (p *printer) token(tt js.TokenType, data []byte, pos int) error {
+	switch tt {
+	case js.WhitespaceToken:
+		p.spaces(utf8.RuneCount(data))
+		return nil
+	case js.LineTerminatorToken:
+		p.newlines(data)
+		return nil
+	case js.CommentToken, js.CommentLineTerminatorToken:
+		return p.comment(data, pos)
+	}
+	if p.expectParen && tt != js.OpenParenToken {
+		return internalError("import keyword without ( at offset %d", pos)
+	}
+	p.expectParen = false
+	if err := p.resolvePending(tt); err != nil {
+		return err
+	}
+	if p.fr != nil {
+		if err := p.fr.before(p, tt, data, pos); err != nil {
+			return err
+		}
+	}
+	if err := p.significant(tt, data, pos); err != nil {
+		return err
+	}
+	p.prev = tt
+	if p.fr != nil {
+		return p.fr.after(p, tt, data, pos)
+	}
+	return nil
+}
+
+// significant prints a token that is not whitespace, a line terminator or a comment.
+func (p *printer) significant(tt js.TokenType, data []byte, pos int) error {
+	switch tt {
+	case js.StringToken:
+		p.out = appendString(p.out, data)
+	case js.TemplateToken, js.TemplateMiddleToken:
+		p.out = appendTemplate(p.out, data)
+	case js.TemplateStartToken:
+		p.out = appendTemplate(p.out, data)
+		p.depth++
+	case js.TemplateEndToken:
+		p.out = appendTemplate(p.out, data)
+		p.depth--
+	case js.RegExpToken:
+		return p.regex(data, pos)
+	case js.ImportToken:
+		p.importKeyword(data, pos)
+	case js.ExportToken:
+		if p.g != goalModule && p.depth == 0 && !isDot(p.prev) {
+			return p.syntaxError(pos, "Unexpected token 'export'")
+		}
+		p.out = append(p.out, data...)
+	case js.OpenParenToken, js.OpenBracketToken, js.OpenBraceToken:
+		p.depth++
+		p.out = append(p.out, data...)
+	case js.CloseParenToken, js.CloseBracketToken, js.CloseBraceToken:
+		p.depth--
+		p.out = append(p.out, data...)
+	default:
+		p.out = append(p.out, data...)
+	}
+	return nil
+}
+
+// importKeyword prints the keyword `import`: rewritten where it calls import(), unchanged
+// where it names a property or starts import.meta.
+func (p *printer) importKeyword(data []byte, pos int) {
+	switch {
+	case isDot(p.prev):
+		// obj.import, obj?.import: a property name.
+	case p.ii < len(p.f.imports) && p.f.imports[p.ii] == pos:
+		p.ii++
+		p.out = append(p.out, RejectingImport...)
+		p.expectParen = true
+		return
+	case p.depth == 0:
+		p.pending, p.pendingPos = len(p.out), pos
+	}
+	// Inside brackets an import the AST does not locate is a property, method or field name
+	// ({import() {}} declares a method), or import.meta.
+	p.out = append(p.out, data...)
+}
+
+// resolvePending decides what the pending `import` keyword was, now that the next significant
+// token tt is known (ErrorToken at the end of the source).
+func (p *printer) resolvePending(tt js.TokenType) error {
+	if p.pending < 0 {
+		return nil
+	}
+	at := p.pending
+	p.pending = -1
+	switch {
+	case tt == js.OpenParenToken:
+		// A module-level statement that starts with import(…): rewrite the keyword.
+		tail := string(p.out[at+len("import"):])
+		p.out = append(append(p.out[:at], RejectingImport...), tail...)
+		p.unplaced++
+	case tt == js.DotToken:
+		// import.meta
+	case p.g != goalModule:
+		return p.syntaxError(p.pendingPos, "Cannot use import statement outside a module")
+	default:
+		// A module's static imports were reported before printing.
+		return internalError("static import at offset %d that the parse did not report", p.pendingPos)
+	}
+	return nil
+}
+
+// regex prints a regular expression literal.
+func (p *printer) regex(data []byte, pos int) error {
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		// QuickJS takes source as a C string; a NUL cannot be escaped here without changing
+		// the pattern's source text, so it is refused.
+		return p.syntaxError(pos+i, "NUL character in regular expression")
+	}
+	if regexNeedsParens(p.prev) {
+		p.out = append(p.out, '(')
+		p.out = append(p.out, data...)
+		p.out = append(p.out, ')')
+		return nil
+	}
+	p.out = append(p.out, data...)
+	return nil
+}
+
+// regexNeedsParens reports whether a regular expression after the token prev could be taken
+// for a division by a lexer that guesses: after a word (await is one in a script), a literal
+// or a closing bracket. After "(" every engine reads a regular expression, and the parentheses
+// change nothing: a regular expression can only stand where an expression starts.
+func regexNeedsParens(prev js.TokenType) bool {
+	switch prev {
+	case js.ErrorToken, js.TemplateStartToken, js.TemplateMiddleToken:
+		return false
+	case js.CloseParenToken, js.CloseBracketToken, js.CloseBraceToken, js.IncrToken, js.DecrToken:
+		return true
+	}
+	return !js.IsPunctuator(prev)
+}
+
+func isDot(tt js.TokenType) bool { return tt == js.DotToken || tt == js.OptChainToken }
+
+// comment prints a comment as the spaces and newlines it covers.
+func (p *printer) comment(data []byte, pos int) error {
+	switch {
+	case bytes.HasPrefix(data, []byte("//")):
+		// A line terminator or the end of the source follows.
+	case bytes.HasPrefix(data, []byte("/*")):
+		last := 0
+		for i := 0; i < len(data); {
+			if n := lineTerminatorLen(data[i:]); n > 0 {
+				p.out = append(p.out, '\n')
+				i += n
+				last = i
+				continue
+			}
+			i++
+		}
+		p.spaces(utf8.RuneCount(data[last:]))
+	default:
+		// <!-- and --> comments (Annex B) exist in scripts only; in a module QuickJS reads
+		// them as operators, which the parser cannot do.
+		if p.g == goalModule {
+			return p.syntaxError(pos, "HTML-like comments are not allowed in modules")
+		}
+	}
+	return nil
+}
+
+func (p *printer) spaces(n int) {
+	for range n {
+		p.out = append(p.out, ' ')
+	}
+}
+
+// newlines prints one "\n" per line terminator in data.
+func (p *printer) newlines(data []byte) {
+	for i := 0; i < len(data); {
+		n := lineTerminatorLen(data[i:])
+		if n == 0 {
+			n = 1 // cannot happen: the lexer returns line terminators only
+		}
+		p.out = append(p.out, '\n')
+		i += n
+	}
+}
+
+// syntaxError returns a *SyntaxError at the offset pos of the source.
+func (p *printer) syntaxError(pos int, msg string) error {
+	line, col := position(p.src, pos)
+	return &SyntaxError{Message: msg, File: p.g.file(), Line: line, Column: col}
+}
+
+// hashbangEnd returns the end of a "#!" comment on the first line, or 0. The parser skips it
+// the same way before lexing.
+func hashbangEnd(src []byte) int {
+	if !bytes.HasPrefix(src, []byte("#!")) {
+		return 0
+	}
+	for i := 2; i < len(src); i++ {
+		if lineTerminatorLen(src[i:]) > 0 {
+			return i
+		}
+	}
+	return len(src)
+}
+
+// lineTerminatorLen returns the length of the line terminator sequence at the start of b
+// (CRLF is one), or 0.
+func lineTerminatorLen(b []byte) int {
+	switch {
+	case len(b) == 0:
+		return 0
+	case b[0] == '\n':
+		return 1
+	case b[0] == '\r':
+		if len(b) > 1 && b[1] == '\n' {
+			return 2
+		}
+		return 1
+	case isLineSeparator(b):
+		return 3
+	}
+	return 0
+}
+
+// isLineSeparator reports whether b starts with U+2028 or U+2029 in UTF-8.
+func isLineSeparator(b []byte) bool {
+	return len(b) >= 3 && b[0] == 0xE2 && b[1] == 0x80 && (b[2] == 0xA8 || b[2] == 0xA9)
+}
+
+// position returns the line and column (from 1; columns in code points) of offset off.
+func position(src []byte, off int) (line, col int) {
+	line, start := 1, 0
+	for i := 0; i < off && i < len(src); {
+		if n := lineTerminatorLen(src[i:]); n > 0 {
+			i += n
+			line++
+			start = i
+			continue
+		}
+		i++
+	}
+	return line, utf8.RuneCount(src[start:min(off, len(src))]) + 1
+}
