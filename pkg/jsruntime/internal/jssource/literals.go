@@ -8,9 +8,11 @@ import (
 
 // appendString appends the string literal raw (quotes included) in canonical form. QuickJS
 // receives source as a C string, so a raw NUL would end the source there: it becomes \x00
-// (also after a backslash, where it stands for itself). A raw U+2028 or U+2029 becomes its
-// \u escape, and a line continuation (a backslash and a line terminator) a backslash and
-// "\n", so only "\n" ends a line in the printed code. The string's value does not change.
+// (also after a backslash, where it stands for itself). A line continuation (a backslash and
+// a line terminator) becomes a backslash and "\n", and a raw U+2028 or U+2029 its \u escape
+// followed by a line continuation: the value does not change, only "\n" ends a line in the
+// printed code, and the line count stays the one of the source (JavaScript, and V8's line
+// numbers, count U+2028 and U+2029 as line ends wherever they stand).
 func appendString(out, raw []byte) []byte {
 	for i := 0; i < len(raw); {
 		c := raw[i]
@@ -34,9 +36,9 @@ func appendString(out, raw []byte) []byte {
 			i++
 		case isLineSeparator(raw[i:]):
 			if raw[i+2] == 0xA8 {
-				out = append(out, `\u2028`...)
+				out = append(out, "\\u2028\\\n"...)
 			} else {
-				out = append(out, `\u2029`...)
+				out = append(out, "\\u2029\\\n"...)
 			}
 			i += 3
 		default:

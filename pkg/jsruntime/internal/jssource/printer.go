@@ -228,18 +228,24 @@ func (p *printer) regex(data []byte, pos int) error {
 	return nil
 }
 
-// regexNeedsParens reports whether a regular expression after the token prev could be taken
-// for a division by a lexer that guesses: after a word (await is one in a script), a literal
-// or a closing bracket. After "(" every engine reads a regular expression, and the parentheses
-// change nothing: a regular expression can only stand where an expression starts.
+// regexNeedsParens reports whether a regular expression after the token prev is put in
+// parentheses. A parser decides whether a slash starts a regular expression by the grammar,
+// and two parsers can disagree where a word is a keyword in one mode and a name in the other:
+// in a script `await /x; …/` is a division by QuickJS's reading and a regular expression by
+// ours (our parser knows one grammar for both). After a word, a literal or a closing
+// bracket, the parentheses make every reader see a regular expression; after a punctuator or
+// a keyword reserved in every mode (return, typeof, case …) there is no doubt and the
+// columns stay as they were. The parentheses change nothing else: a regular expression only
+// stands where an expression starts.
 func regexNeedsParens(prev js.TokenType) bool {
 	switch prev {
 	case js.ErrorToken, js.TemplateStartToken, js.TemplateMiddleToken:
 		return false
-	case js.CloseParenToken, js.CloseBracketToken, js.CloseBraceToken, js.IncrToken, js.DecrToken:
+	case js.CloseParenToken, js.CloseBracketToken, js.CloseBraceToken, js.IncrToken, js.DecrToken,
+		js.AwaitToken, js.YieldToken, js.ThisToken, js.SuperToken, js.NullToken, js.TrueToken, js.FalseToken:
 		return true
 	}
-	return !js.IsPunctuator(prev)
+	return !js.IsPunctuator(prev) && !js.IsReservedWord(prev)
 }
 
 func isDot(tt js.TokenType) bool { return tt == js.DotToken || tt == js.OptChainToken }
