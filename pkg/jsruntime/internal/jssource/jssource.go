@@ -30,8 +30,10 @@ const ImportErrorPrefix = "Unsupported import in exec: "
 // RejectingImport replaces the `import` keyword of every dynamic import() call: the call then
 // returns a promise rejected with Codex's message (a plain string, like every helper error),
 // after its argument expressions were evaluated. It is a closed expression that names no
-// global, so user code cannot redefine what it does.
-const RejectingImport = `(async (s) => { throw "` + ImportErrorPrefix + `" + s; })`
+// global, so user code cannot redefine what it does. The template literal converts the
+// specifier with ToString, as import() does: toString before valueOf, and a Symbol rejects
+// the promise with a TypeError.
+const RejectingImport = "(async (s) => { throw `" + ImportErrorPrefix + "${s}`; })"
 
 // Program is source prepared for QuickJS.
 type Program struct {
