@@ -167,6 +167,29 @@ var attacks = []attack{
 	{name: "import?.(…)", g: goalModule, src: "import?.('qjs:os')",
 		err: "SyntaxError: expected String, Identifier, *, or { instead of ?. in import statement\n    at exec_main.mjs:1:7"},
 
+	// The rewrite starts with "(": where automatic semicolon insertion ended the statement
+	// before an import() call, a ";" keeps the two apart.
+	{name: "import() after a call on the line before", g: goalModule,
+		src:  "let called = false;\nconst f = () => () => { called = true };\nf()\nimport('qjs:os')\nexport default called",
+		code: "let called = false;\nconst f = () => () => { called = true };\nf()\n;" + R + "('qjs:os')\nexport default called",
+		run:  "value: false"},
+	{name: "the same in a block", g: goalModule,
+		src:  "let called = false;\nconst f = () => () => { called = true };\n{\n  f()\n  import('qjs:os')\n}\nexport default called",
+		code: "let called = false;\nconst f = () => () => { called = true };\n{\n  f()\n  ;" + R + "('qjs:os')\n}\nexport default called",
+		run:  "value: false"},
+	{name: "import() after a function expression", g: goalModule, src: "let g = function () { return 1 }\nimport('qjs:os')\nexport default g()",
+		code: "let g = function () { return 1 }\n;" + R + "('qjs:os')\nexport default g()", run: "value: 1"},
+	{name: "import() as the body of an if", g: goalModule, src: "if (1) import('qjs:os')",
+		code: "if (1) " + R + "('qjs:os')", run: "value: undefined"},
+	{name: "import() after a block", g: goalModule, src: "for (;;) { break }\nimport('qjs:os')",
+		code: "for (;;) { break }\n;" + R + "('qjs:os')", run: "value: undefined"},
+	{name: "import() after a semicolon", g: goalModule, src: "let a = 1;\nimport('qjs:os')",
+		code: "let a = 1;\n" + R + "('qjs:os')", run: "value: undefined"},
+	{name: "the parser accepts a module-level import() without a separator before it", g: goalModule,
+		src: "export default 0 import('qjs:os')", code: "export default 0 ;" + R + "('qjs:os')", run: "value: 0"},
+	{name: "a module-level import() without a separator after it", g: goalModule, src: "import('qjs:os')0",
+		err: "SyntaxError: unexpected 0 in expression\n    at exec_main.mjs:1:71"},
+
 	// Static imports and re-exports: the first one in source order, before anything runs.
 	{name: "default import", g: goalModule, src: "import os from 'qjs:os'", err: "Unsupported import in exec: qjs:os"},
 	{name: "bare import", g: goalModule, src: "import 'qjs:std'", err: "Unsupported import in exec: qjs:std"},

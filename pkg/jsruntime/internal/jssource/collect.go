@@ -22,6 +22,9 @@ type facts struct {
 	// (tdewolff/parse v2.8.20, parseModule). The printer finds those by position: an `import`
 	// followed by "(" outside every bracket.
 	unplaced int
+	// statements are the offsets, among imports, of the import() calls that start an
+	// expression statement.
+	statements []int
 	// declarations is set when the top level holds an import or export declaration.
 	declarations bool
 }
@@ -46,6 +49,7 @@ func collect(tree *js.AST, base []byte) (facts, error) {
 	}
 	slices.Sort(c.f.regexes)
 	slices.Sort(c.f.imports)
+	slices.Sort(c.f.statements)
 	return c.f, c.err
 }
 
@@ -83,6 +87,47 @@ func (c *collector) literal(n *js.LiteralExpr) {
 	}
 }
 
+// statementStart records an import() call that starts the expression statement e.
+func (c *collector) statementStart(e js.IExpr) {
+	if lit, ok := leftmost(e).(*js.LiteralExpr); ok && lit.TokenType == js.ImportToken {
+		if off, ok := c.offset(lit.Data); ok {
+			c.f.statements = append(c.f.statements, off)
+		}
+	}
+}
+
+// leftmost returns the expression whose first token is e's first token.
+func leftmost(e js.IExpr) js.IExpr {
+	for {
+		switch n := e.(type) {
+		case *js.CallExpr:
+			e = n.X
+		case *js.DotExpr:
+			e = n.X
+		case *js.IndexExpr:
+			e = n.X
+		case *js.BinaryExpr:
+			e = n.X
+		case *js.CondExpr:
+			e = n.Cond
+		case *js.CommaExpr:
+			e = n.List[0]
+		case *js.TemplateExpr:
+			if n.Tag == nil {
+				return e
+			}
+			e = n.Tag
+		case *js.UnaryExpr:
+			if n.Op != js.PostIncrToken && n.Op != js.PostDecrToken {
+				return e
+			}
+			e = n.X
+		default:
+			return e
+		}
+	}
+}
+
 func (c *collector) fail(format string, args ...any) {
 	if c.err == nil {
 		c.err = fmt.Errorf(format, args...)
@@ -111,6 +156,7 @@ func (c *collector) node(n js.INode) {
 			nodes(c, n.List)
 		}
 	case *js.ExprStmt:
+		c.statementStart(n.Value)
 		c.node(n.Value)
 	case *js.IfStmt:
 		c.node(n.Cond)

@@ -60,7 +60,27 @@ func prepare(src string, g goal, fr *frame) (prog Program, err error) {
 	if err != nil {
 		return Program{}, err
 	}
+	if f.unplaced > 0 {
+		if err := checkSeparators(code, g); err != nil {
+			return Program{}, err
+		}
+	}
 	return Program{Code: code}, nil
+}
+
+// checkSeparators works around a leniency of the parser (tdewolff/parse v2.8.20): a
+// module-level statement that starts with import(…) needs no ";" or line break after it
+// (`import()0` parses as two statements). The rewrite turns it into an ordinary expression
+// statement, which the parser checks, so parsing the printed code again finds the error, on
+// the source's line (its column is in the printed code). Only sources with such a statement
+// pay for the second parse.
+func checkSeparators(code string, g goal) error {
+	buf := make([]byte, len(code)+1)
+	copy(buf, code)
+	if _, err := parseProgram(buf[:len(code)]); err != nil {
+		return toSyntaxError(err, g.file())
+	}
+	return nil
 }
 
 // parseProgram parses buf with the module grammar (which also serves scripts: it is the

@@ -34,9 +34,17 @@ type printer struct {
 	expectParen bool
 	// pending is the index in out of an `import` keyword outside every bracket that the AST
 	// does not locate, until the next significant token says what it is; -1 if none.
-	pending    int
-	pendingPos int
-	unplaced   int // unlocated import() calls rewritten
+	pending     int
+	pendingPos  int
+	pendingSemi bool // the pending keyword needs a ";" before its rewrite
+	unplaced    int  // unlocated import() calls rewritten
+	si          int  // the next statement start in f
+
+	// headers holds, per open "(", whether it opens the head of an if, while, for or with;
+	// headerClosed is set when the previous token closed one.
+	headers      []bool
+	headerClosed bool
+	afterFor     bool // the previous token was `for`
 }
 
 // print returns the canonical code of src.
@@ -123,9 +131,14 @@ func (p *printer) token(tt js.TokenType, data []byte, pos int) error {
 			return err
 		}
 	}
+	closed := p.headerClosed
 	if err := p.significant(tt, data, pos); err != nil {
 		return err
 	}
+	if closed {
+		p.headerClosed = false
+	}
+	p.afterFor = tt == js.ForToken
 	p.prev = tt
 	if p.fr != nil {
 		return p.fr.after(p, tt, data, pos)
@@ -155,10 +168,22 @@ func (p *printer) significant(tt js.TokenType, data []byte, pos int) error {
 			return p.syntaxError(pos, "Unexpected token 'export'")
 		}
 		p.out = append(p.out, data...)
-	case js.OpenParenToken, js.OpenBracketToken, js.OpenBraceToken:
+	case js.OpenParenToken:
+		p.headers = append(p.headers, p.prev == js.IfToken || p.prev == js.WhileToken || p.prev == js.ForToken ||
+			p.prev == js.WithToken || p.prev == js.AwaitToken && p.afterFor)
 		p.depth++
 		p.out = append(p.out, data...)
-	case js.CloseParenToken, js.CloseBracketToken, js.CloseBraceToken:
+	case js.CloseParenToken:
+		if n := len(p.headers); n > 0 {
+			p.headerClosed = p.headers[n-1]
+			p.headers = p.headers[:n-1]
+		}
+		p.depth--
+		p.out = append(p.out, data...)
+	case js.OpenBracketToken, js.OpenBraceToken:
+		p.depth++
+		p.out = append(p.out, data...)
+	case js.CloseBracketToken, js.CloseBraceToken:
 		p.depth--
 		p.out = append(p.out, data...)
 	default:
@@ -175,15 +200,46 @@ func (p *printer) importKeyword(data []byte, pos int) {
 		// obj.import, obj?.import: a property name.
 	case p.ii < len(p.f.imports) && p.f.imports[p.ii] == pos:
 		p.ii++
+		if p.si < len(p.f.statements) && p.f.statements[p.si] == pos {
+			p.si++
+			p.separate()
+		}
 		p.out = append(p.out, RejectingImport...)
 		p.expectParen = true
 		return
 	case p.depth == 0:
-		p.pending, p.pendingPos = len(p.out), pos
+		p.pending, p.pendingPos, p.pendingSemi = len(p.out), pos, p.needsSemicolon()
 	}
 	// Inside brackets an import the AST does not locate is a property, method or field name
 	// ({import() {}} declares a method), or import.meta.
 	p.out = append(p.out, data...)
+}
+
+// separate puts a ";" before the rewrite of an import() call that starts a statement, where
+// the token before could end an expression: the rewrite starts with "(", which would
+// otherwise call what precedes it (`f()\nimport(x)` is two statements by automatic
+// semicolon insertion, `f()\n(…)(x)` one call).
+func (p *printer) separate() {
+	if p.needsSemicolon() {
+		p.out = append(p.out, ';')
+	}
+}
+
+// needsSemicolon reports whether the previous token could end an expression, so that a
+// statement starting with "(" after it needs a ";". After the ")" of an if, while, for or
+// with head a statement follows and ";" would be an empty body; after a "}" it is at worst
+// an empty statement.
+func (p *printer) needsSemicolon() bool {
+	switch p.prev {
+	case js.ErrorToken:
+		return false
+	case js.CloseParenToken:
+		return !p.headerClosed
+	case js.CloseBracketToken, js.CloseBraceToken, js.IncrToken, js.DecrToken, js.AwaitToken, js.YieldToken,
+		js.ThisToken, js.SuperToken, js.NullToken, js.TrueToken, js.FalseToken:
+		return true
+	}
+	return !js.IsPunctuator(p.prev) && !js.IsReservedWord(p.prev)
 }
 
 // resolvePending decides what the pending `import` keyword was, now that the next significant
@@ -198,7 +254,11 @@ func (p *printer) resolvePending(tt js.TokenType) error {
 	case tt == js.OpenParenToken:
 		// A module-level statement that starts with import(…): rewrite the keyword.
 		tail := string(p.out[at+len("import"):])
-		p.out = append(append(p.out[:at], RejectingImport...), tail...)
+		p.out = p.out[:at]
+		if p.pendingSemi {
+			p.out = append(p.out, ';')
+		}
+		p.out = append(append(p.out, RejectingImport...), tail...)
 		p.unplaced++
 	case tt == js.DotToken:
 		// import.meta
