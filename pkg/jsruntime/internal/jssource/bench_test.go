@@ -3,6 +3,9 @@ package jssource
 import (
 	"os"
 	"testing"
+
+	"github.com/tdewolff/parse/v2"
+	"github.com/tdewolff/parse/v2/js"
 )
 
 // cell2k is a typical model-written cell of about 2 KB: tool calls, awaits, loops, template
@@ -45,4 +48,45 @@ func BenchmarkFunctionSmall(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkModule2KBStages splits BenchmarkModule2KB into its stages, for profiles: the
+// parser's parse, its lexer alone (the printer lexes once more), the AST walk and the print.
+func BenchmarkModule2KBStages(b *testing.B) {
+	src := cell2k(b)
+	buf := sourceBuffer(src)
+	tree, err := parseProgram(buf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := collect(tree, buf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("parse", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = parseProgram(buf)
+		}
+	})
+	b.Run("lex", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			lx := js.NewLexer(parse.NewInputBytes(buf))
+			for tt, _ := lx.Next(); tt != js.ErrorToken; tt, _ = lx.Next() {
+			}
+		}
+	})
+	b.Run("collect", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = collect(tree, buf)
+		}
+	})
+	b.Run("print", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = print(buf, goalModule, f.regexes, nil)
+		}
+	})
 }

@@ -29,9 +29,7 @@ var (
 
 // parseForTest parses src with the parser this package uses.
 func parseForTest(src string) (*js.AST, error) {
-	buf := make([]byte, len(src)+1)
-	copy(buf, src)
-	return parseProgram(buf[:len(src)])
+	return parseProgram(sourceBuffer(src))
 }
 
 // findImports returns a description of every import declaration, re-export and dynamic

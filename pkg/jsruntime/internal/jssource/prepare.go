@@ -28,12 +28,8 @@ func (g goal) file() string {
 
 // prepare parses src, applies the import rules of goal g and prints the canonical code. fr
 // is set for goalFunction only.
-func prepare(src string, g goal, fr *frame) (prog Program, err error) {
-	// The parser's input needs one spare byte past the end (it writes a NUL there); giving it
-	// one keeps every AST slice inside buf, where collect finds its offset.
-	buf := make([]byte, len(src)+1)
-	copy(buf, src)
-	buf = buf[:len(src)]
+func prepare(src string, g goal, fr *frame) (Program, error) {
+	buf := sourceBuffer(src)
 	if off, ok := invalidUTF8(buf); ok {
 		line, col := position(buf, off)
 		return Program{}, &SyntaxError{Message: "invalid UTF-8 sequence", File: g.file(), Line: line, Column: col}
@@ -56,7 +52,11 @@ func prepare(src string, g goal, fr *frame) (prog Program, err error) {
 	if err != nil {
 		return Program{}, internalError("%v", err)
 	}
-	code, err := print(buf, g, &f, fr)
+	pr, err := print(buf, g, f.regexes, fr)
+	if err != nil {
+		return Program{}, err
+	}
+	code, err := resolve(pr, &f, g, buf)
 	if err != nil {
 		return Program{}, err
 	}
@@ -68,6 +68,15 @@ func prepare(src string, g goal, fr *frame) (prog Program, err error) {
 	return Program{Code: code}, nil
 }
 
+// sourceBuffer copies src into a buffer with one spare byte past the end: the parser's input
+// writes a NUL there, and with room for it every AST slice stays inside the buffer, where
+// collect finds its offset.
+func sourceBuffer(src string) []byte {
+	buf := make([]byte, len(src)+1)
+	copy(buf, src)
+	return buf[:len(src)]
+}
+
 // checkSeparators works around a leniency of the parser (tdewolff/parse v2.8.20): a
 // module-level statement that starts with import(…) needs no ";" or line break after it
 // (`import()0` parses as two statements). The rewrite turns it into an ordinary expression
@@ -75,9 +84,7 @@ func prepare(src string, g goal, fr *frame) (prog Program, err error) {
 // the source's line (its column is in the printed code). Only sources with such a statement
 // pay for the second parse.
 func checkSeparators(code string, g goal) error {
-	buf := make([]byte, len(code)+1)
-	copy(buf, code)
-	if _, err := parseProgram(buf[:len(code)]); err != nil {
+	if _, err := parseProgram(sourceBuffer(code)); err != nil {
 		return toSyntaxError(err, g.file())
 	}
 	return nil
@@ -134,9 +141,7 @@ func importWithAttributes(buf []byte, parseErr error) (string, bool) {
 		return "", false
 	}
 	for _, off := range attributeCandidates(buf) {
-		prefix := make([]byte, off+1)
-		copy(prefix, buf[:off])
-		tree, err := parseProgram(prefix[:off])
+		tree, err := parseProgram(sourceBuffer(string(buf[:off])))
 		if err != nil || len(tree.List) == 0 {
 			continue
 		}

@@ -3,6 +3,7 @@ package jssource
 import (
 	"bytes"
 	"io"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/tdewolff/parse/v2"
@@ -10,8 +11,9 @@ import (
 )
 
 // printer prints the tokens of a parsed source in canonical form. It lexes the source again
-// with the parser's own lexer and makes the same choices the parser made, taken from the AST
-// (facts), so it sees exactly the tokens the parser saw.
+// with the parser's own lexer; whether a slash starts a regular expression is the one choice
+// the lexer cannot make alone, and the printer makes the parser's choices, taken from the AST
+// (facts.regexes), so it sees exactly the tokens the parser saw.
 //
 // Canonical form: whitespace becomes one ASCII space per code point, each line terminator
 // (LF, CR, CRLF, U+2028, U+2029) one "\n", a comment spaces and newlines of its own shape (a
@@ -20,25 +22,21 @@ import (
 // appendTemplate), and a regular expression after a word or a closing bracket is put in
 // parentheses, so that no engine can take its slash for a division. Every other token is
 // copied, escapes and all, so each token keeps its line and, on most lines, its column.
+//
+// The `import` keywords are printed as they are and recorded as sites; resolve then rewrites
+// those that call import(), using the parser's facts.
 type printer struct {
 	src []byte
 	g   goal
-	f   *facts
 	fr  *frame
 	out []byte
 
-	ri, ii int          // the next regex and located import keyword in f
-	depth  int          // open (, [, { and template substitutions
-	prev   js.TokenType // the previous significant token; ErrorToken before the first
-	// expectParen is set after a rewritten import keyword: "(" must follow.
-	expectParen bool
-	// pending is the index in out of an `import` keyword outside every bracket that the AST
-	// does not locate, until the next significant token says what it is; -1 if none.
-	pending     int
-	pendingPos  int
-	pendingSemi bool // the pending keyword needs a ";" before its rewrite
-	unplaced    int  // unlocated import() calls rewritten
-	si          int  // the next statement start in f
+	regexes []int // the offsets of the regular expressions, from the parser
+	ri      int   // the next one
+
+	sites []importSite
+	depth int          // open (, [, { and template substitutions
+	prev  js.TokenType // the previous significant token; ErrorToken before the first
 
 	// headers holds, per open "(", whether it opens the head of an if, while, for or with;
 	// headerClosed is set when the previous token closed one.
@@ -47,14 +45,29 @@ type printer struct {
 	afterFor     bool // the previous token was `for`
 }
 
-// print returns the canonical code of src.
-func print(src []byte, g goal, f *facts, fr *frame) (string, error) {
-	p := &printer{src: src, g: g, f: f, fr: fr, prev: js.ErrorToken, pending: -1}
+// importSite is an `import` keyword in the printed code.
+type importSite struct {
+	out, src int          // its offsets in the printed code and in the source
+	depth    int          // the bracket depth around it
+	dot      bool         // it follows "." or "?.": a property name
+	semi     bool         // a statement starting here would need a ";" before "(" (see needsSemicolon)
+	next     js.TokenType // the next significant token (ErrorToken at the end)
+}
+
+// printed is the printer's result before the import() calls are rewritten.
+type printed struct {
+	out   []byte
+	sites []importSite
+}
+
+// print prints src, lexing a regular expression at each offset in regexes.
+func print(src []byte, g goal, regexes []int, fr *frame) (printed, error) {
+	p := &printer{src: src, g: g, fr: fr, regexes: regexes, prev: js.ErrorToken}
 	p.out = make([]byte, 0, len(src)+len(src)/8+16)
 	if err := p.run(); err != nil {
-		return "", err
+		return printed{}, err
 	}
-	return string(p.out), nil
+	return printed{out: p.out, sites: p.sites}, nil
 }
 
 // run lexes the source and prints every token.
@@ -73,7 +86,7 @@ func (p *printer) run() error {
 			}
 			break
 		}
-		if (tt == js.DivToken || tt == js.DivEqToken) && p.ri < len(p.f.regexes) && p.f.regexes[p.ri] == pos {
+		if (tt == js.DivToken || tt == js.DivEqToken) && p.ri < len(p.regexes) && p.regexes[p.ri] == pos {
 			if tt, data = lx.RegExp(); tt != js.RegExpToken {
 				return internalError("no regular expression at offset %d", pos)
 			}
@@ -84,24 +97,13 @@ func (p *printer) run() error {
 		}
 		pos += len(data)
 	}
-	return p.finish(pos)
-}
-
-// finish checks that the print used every fact of the parse, so nothing was misread.
-func (p *printer) finish(pos int) error {
-	if err := p.resolvePending(js.ErrorToken); err != nil {
-		return err
-	}
-	switch {
-	case pos != len(p.src):
+	if pos != len(p.src) {
 		return internalError("lexed %d of %d bytes", pos, len(p.src))
-	case p.ri != len(p.f.regexes):
-		return internalError("met %d of %d regular expressions", p.ri, len(p.f.regexes))
-	case p.ii != len(p.f.imports) || p.unplaced != p.f.unplaced:
-		return internalError("rewrote %d+%d of %d+%d import() calls", p.ii, p.unplaced, len(p.f.imports), p.f.unplaced)
-	case p.expectParen:
-		return internalError("import keyword at the end")
-	case p.fr != nil && p.fr.next != len(p.fr.delims()):
+	}
+	if p.ri != len(p.regexes) {
+		return internalError("met %d of %d regular expressions", p.ri, len(p.regexes))
+	}
+	if p.fr != nil && p.fr.next != len(p.fr.delims()) {
 		return p.fr.unclosed(p)
 	}
 	return nil
@@ -111,7 +113,11 @@ func (p *printer) finish(pos int) error {
 func (p *printer) token(tt js.TokenType, data []byte, pos int) error {
 	switch tt {
 	case js.WhitespaceToken:
-		p.spaces(utf8.RuneCount(data))
+		if len(data) == 1 {
+			p.out = append(p.out, ' ')
+		} else {
+			p.spaces(utf8.RuneCount(data))
+		}
 		return nil
 	case js.LineTerminatorToken:
 		p.newlines(data)
@@ -119,12 +125,8 @@ func (p *printer) token(tt js.TokenType, data []byte, pos int) error {
 	case js.CommentToken, js.CommentLineTerminatorToken:
 		return p.comment(data, pos)
 	}
-	if p.expectParen && tt != js.OpenParenToken {
-		return internalError("import keyword without ( at offset %d", pos)
-	}
-	p.expectParen = false
-	if err := p.resolvePending(tt); err != nil {
-		return err
+	if n := len(p.sites); n > 0 && p.sites[n-1].next == js.ErrorToken {
+		p.sites[n-1].next = tt
 	}
 	if p.fr != nil {
 		if err := p.fr.before(p, tt, data, pos); err != nil {
@@ -192,37 +194,69 @@ func (p *printer) significant(tt js.TokenType, data []byte, pos int) error {
 	return nil
 }
 
-// importKeyword prints the keyword `import`: rewritten where it calls import(), unchanged
-// where it names a property or starts import.meta.
+// importKeyword prints the keyword `import` and records it as a site for resolve.
 func (p *printer) importKeyword(data []byte, pos int) {
-	switch {
-	case isDot(p.prev):
-		// obj.import, obj?.import: a property name.
-	case p.ii < len(p.f.imports) && p.f.imports[p.ii] == pos:
-		p.ii++
-		if p.si < len(p.f.statements) && p.f.statements[p.si] == pos {
-			p.si++
-			p.separate()
-		}
-		p.out = append(p.out, RejectingImport...)
-		p.expectParen = true
-		return
-	case p.depth == 0:
-		p.pending, p.pendingPos, p.pendingSemi = len(p.out), pos, p.needsSemicolon()
-	}
-	// Inside brackets an import the AST does not locate is a property, method or field name
-	// ({import() {}} declares a method), or import.meta.
+	p.sites = append(p.sites, importSite{
+		out: len(p.out), src: pos, depth: p.depth, dot: isDot(p.prev), semi: p.needsSemicolon(), next: js.ErrorToken,
+	})
 	p.out = append(p.out, data...)
 }
 
-// separate puts a ";" before the rewrite of an import() call that starts a statement, where
-// the token before could end an expression: the rewrite starts with "(", which would
-// otherwise call what precedes it (`f()\nimport(x)` is two statements by automatic
-// semicolon insertion, `f()\n(…)(x)` one call).
-func (p *printer) separate() {
-	if p.needsSemicolon() {
-		p.out = append(p.out, ';')
+// resolve rewrites the import() calls among the sites, with the parser's facts, and returns
+// the final code. A keyword the AST locates calls import(); one it does not locate calls
+// import() if it stands outside every bracket before "(" (a module-level statement, see
+// facts.unplaced); any other is a property, method or field name ({import() {}} declares a
+// method), or import.meta. Every located keyword must be met, so nothing was misread.
+func resolve(pr printed, f *facts, g goal, src []byte) (string, error) {
+	var b strings.Builder
+	last, ii, si, unplaced := 0, 0, 0, 0
+	for _, s := range pr.sites {
+		var semi bool
+		switch {
+		case s.dot:
+			continue
+		case ii < len(f.imports) && f.imports[ii] == s.src:
+			ii++
+			if s.next != js.OpenParenToken {
+				return "", internalError("import keyword without ( at offset %d", s.src)
+			}
+			if si < len(f.statements) && f.statements[si] == s.src {
+				si++
+				semi = s.semi
+			}
+		case s.depth == 0 && s.next == js.OpenParenToken:
+			unplaced++
+			semi = s.semi
+		case s.depth == 0 && s.next != js.DotToken && g != goalModule:
+			line, col := position(src, s.src)
+			return "", &SyntaxError{Message: "Cannot use import statement outside a module", File: g.file(), Line: line, Column: col}
+		case s.depth == 0 && s.next != js.DotToken:
+			// A module's static imports were reported before printing.
+			return "", internalError("static import at offset %d that the parse did not report", s.src)
+		default:
+			continue
+		}
+		if b.Len() == 0 {
+			b.Grow(len(pr.out) + 4*len(RejectingImport))
+		}
+		b.Write(pr.out[last:s.out])
+		if semi {
+			// See needsSemicolon: the rewrite starts with "(", which would otherwise call
+			// what precedes it (`f()\nimport(x)` is two statements by automatic semicolon
+			// insertion, `f()\n(…)(x)` one call).
+			b.WriteByte(';')
+		}
+		b.WriteString(RejectingImport)
+		last = s.out + len("import")
 	}
+	if ii != len(f.imports) || unplaced != f.unplaced {
+		return "", internalError("rewrote %d+%d of %d+%d import() calls", ii, unplaced, len(f.imports), f.unplaced)
+	}
+	if last == 0 {
+		return string(pr.out), nil
+	}
+	b.Write(pr.out[last:])
+	return b.String(), nil
 }
 
 // needsSemicolon reports whether the previous token could end an expression, so that a
@@ -240,35 +274,6 @@ func (p *printer) needsSemicolon() bool {
 		return true
 	}
 	return !js.IsPunctuator(p.prev) && !js.IsReservedWord(p.prev)
-}
-
-// resolvePending decides what the pending `import` keyword was, now that the next significant
-// token tt is known (ErrorToken at the end of the source).
-func (p *printer) resolvePending(tt js.TokenType) error {
-	if p.pending < 0 {
-		return nil
-	}
-	at := p.pending
-	p.pending = -1
-	switch {
-	case tt == js.OpenParenToken:
-		// A module-level statement that starts with import(…): rewrite the keyword.
-		tail := string(p.out[at+len("import"):])
-		p.out = p.out[:at]
-		if p.pendingSemi {
-			p.out = append(p.out, ';')
-		}
-		p.out = append(append(p.out, RejectingImport...), tail...)
-		p.unplaced++
-	case tt == js.DotToken:
-		// import.meta
-	case p.g != goalModule:
-		return p.syntaxError(p.pendingPos, "Cannot use import statement outside a module")
-	default:
-		// A module's static imports were reported before printing.
-		return internalError("static import at offset %d that the parse did not report", p.pendingPos)
-	}
-	return nil
 }
 
 // regex prints a regular expression literal.
