@@ -229,6 +229,141 @@ export default [named, later, typeof fn, typeof K];`,
 	"export default 1\t+\v2\f+ 3;",
 	"const s = 'a\u2028b\u2029c'; export default [s.length, s.charCodeAt(1)];",
 	"const \\u{62}c = 1; export default \\u0062c + bc;",
+	// More regex and division edge cases.
+	`let a = 4, b = 2, g = 1; a
+/b/g
+export default a;`,
+	`function f() {}
+/x/.test("x")
+export default f.name;`,
+	`class K {}
+/y/.test("y")
+export default K.name;`,
+	`const o = {}
+/2/.source
+export default o;`,
+	`let x = 1; if (x) { x++ } else /z/.test("z")
+export default x;`,
+	`let n = 0; do /a/.test("a") && n++; while (n < 2)
+export default n;`,
+	`let t = typeof /x/, v = void /x/, d = delete /x/.y, i = "source" in /x/;
+export default [t, v, d, i];`,
+	"let s = `${/a/.source}${1 / 2}${`${/b}/.source}`}`;\nexport default s;",
+	`const r = [/a/, /b/g].map((x) => x.flags); const q = x => /c/;
+export default [r, q().source, ((a) => a / 2)(8)];`,
+	`label: /x/.test("x");
+export default "labelled regex";`,
+	`const v = 1 ? /yes/ : /no/; const w = 0 || /or/; const z = null ?? /nul/;
+export default [v.source, w.source, z.source];`,
+	`export default [/{/.test("{"), /]/.test("]"), /a{,2}/.test("a{,2}"), /\1(a)/.test("a"), /[\w-]/.test("-")];`,
+	`export default [/(?<year>\d{4})-(?<m>\d\d)/.exec("2024-05").groups, /a.c/s.test("a\nc"), /^b/m.test("a\nb"), "aBc".replace(/b/i, "x")];`,
+	`export default ["x/y".split(/\//), "a+b".replace(/\+/, "-"), /[/\]]/.test("]")];`,
+	`let x = 10, y = 2; x /= y; x /=1; export default x;`,
+	`let q = 8 /* c */ /2/ 2; export default q;`,
+	// ASI and restricted productions.
+	`let i = 0
+i
+++
+i
+export default i`,
+	`function g() { let a = 1
+  return (
+    a + 1
+  )
+}
+export default g()`,
+	`async function h() { return await
+  Promise.resolve(5) }
+export default await h()`,
+	`const x = [1, 2]
+const y = x
+[0]
+export default y`,
+	`var a = 1, b = 2
+a
++b
+export default a`,
+	`let c = 0
+const f = () => c++
+f()
+f()
+export default c`,
+	// Getters, setters and keywords as names.
+	`const o = { get: 1, set: 2, static: 3, async: 4, await: 5, yield: 6, let: 7, of: 8, new: 9, class: 10, function: 11, if: 12, import: 13, export: 14, default: 15 };
+export default Object.values(o).reduce((a, b) => a + b);`,
+	`class N { get() { return "g" } set() { return "s" } static() { return "st" } async() { return "a" } }
+const n = new N(); export default [n.get(), n.set(), n.static(), n.async()];`,
+	`const async = (x) => x * 2; const of = 3; const get = 4; let yieldv = 1;
+export default [async(of), get, yieldv];`,
+	`for (const of of [1, 2]) globalThis.last = of;
+export default last;`,
+	// Numbers and strings in odd spellings.
+	`export default [1e3, 1E-3, 0B11, 0O17, 0XfF, 1_0.0_1, .1_1, 0.0, 00 === undefined ? 0 : 1];`,
+	`export default ['\x41\u0042\u{43}\103'.length === 4 ? "ok" : "no"];`,
+	`export default ["\0", "\08".length, "\u{10FFFF}".length, "\uD83D\uDE00".codePointAt(0)];`,
+	"export default [`\\``, `\\\\`, `a\\\nb`, `\\u{61}`];",
+	// Deep nesting and long lines.
+	`export default [[[[[[[[[[1]]]]]]]]]].flat(Infinity).concat(((((((((2))))))))));`,
+	`const o = {a:{b:{c:{d:{e:{f:{g:1}}}}}}}; export default o?.a?.b?.c?.d?.e?.f?.g;`,
+	// More of what models write.
+	`const m = new Map([["a", 1], ["b", 2]]); const out = [];
+for (const [k, v] of m) out.push(k + v);
+try { JSON.parse("{") } catch ({ name, message }) { out.push(name) }
+try { null.x } catch { out.push("optional binding") }
+export default out;`,
+	`function f({ a = 1, b: { c } = { c: 2 }, ...rest } = {}, [d, e = 5] = []) { return [a, c, rest, d, e]; }
+export default [f(), f({ a: 3, b: { c: 4 }, z: 9 }, [7])];`,
+	`const mk = () => ({ v: 1 }); const id = (x) => x; const add = (a, b = 2, ...c) => a + b + c.length;
+export default [mk(), id({}), add(1), add(1, 1, 1, 1)];`,
+	`const x = { a: [{ y: 1 }] };
+export default [x?.a?.[0]?.y, x.b?.[0].y, (null ?? 0) || 3, 1 && (0 ?? 2)];`,
+	`class Q { static #count = 0; #id; constructor() { this.#id = ++Q.#count; } #secret() { return this.#id } reveal() { return this.#secret() } static get count() { return Q.#count } }
+new Q(); const q2 = new Q();
+export default [q2.reveal(), Q.count];`,
+	`class S { static async *[Symbol.asyncIterator]() { yield 1; yield 2 } }
+const got = []; for await (const v of S) got.push(v);
+export default got;`,
+	`const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const t0 = Date.now(); await sleep(2);
+export default Date.now() - t0 >= 0;`,
+	`let out = ""; switch (3) { case 1: { out = "one"; break } case 3: { out = "three" } case 4: out += "+four"; break; default: out = "d" }
+export default out;`,
+	`const pages = []; let page = 1, more = true;
+while (more) { pages.push(page); more = page++ < 3; }
+export default pages;`,
+	`const items = [{ n: "b", v: 2 }, { n: "a", v: 1 }];
+export default items.toSorted((x, y) => x.n.localeCompare(y.n)).map(({ n, v }) => ` + "`${n}=${v}`" + `).join("&");`,
+	`const text = "Line one\nLine two\n\nLine four";
+export default text.split(/\n+/).filter(Boolean).map((l, i) => ` + "`${i + 1}. ${l}`" + `);`,
+	`const data = { users: [{ id: 1, tags: ["x"] }, { id: 2, tags: [] }] };
+const summary = data.users.reduce((acc, { id, tags }) => ({ ...acc, [id]: tags.length > 0 ? tags.join(",") : "(none)" }), {});
+export default summary;`,
+	`const fmt = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1 });
+export default typeof fmt.format(1234.56);`,
+	`export default await Promise.race([new Promise((r) => setTimeout(() => r("slow"), 5)), Promise.resolve("fast")]);`,
+	`const counts = {}; for (const w of "a b a c b a".split(" ")) counts[w] = (counts[w] ?? 0) + 1;
+export default Object.entries(counts).sort(([, a], [, b]) => b - a);`,
+	`let s = 0; for (let i = 0, j = 10; i < j; i += 2, j--) s += i * j;
+export default s;`,
+	`const arr = Array.from({ length: 5 }, (_, i) => i); const [first, , third, ...others] = arr;
+export default { first, third, others, last: arr.at(-1), has: arr.includes(3), idx: arr.findLast((x) => x % 2) };`,
+	`function* take(it, n) { for (const x of it) { if (n-- <= 0) return; yield x; } }
+function* nat() { let i = 0; while (true) yield i++; }
+export default [...take(nat(), 4)];`,
+	`const p = new Proxy({}, { get: (_, k) => k.toString().toUpperCase() });
+export default [p.abc, Reflect.ownKeys({ a: 1, [Symbol.iterator]: 2 }).length];`,
+	`const re = /(\w+)@(\w+)\.com/g; const found = [...'a@b.com c@d.com'.matchAll(re)].map((m) => m[2]);
+export default found;`,
+	`const date = "2024-03-05T10:20:30Z"; const [y, mo, d] = date.slice(0, 10).split("-").map(Number);
+export default { y, mo, d, iso: new Date(date).toISOString() };`,
+	`export default (() => { try { return "try" } finally { globalThis.fin = "ran" } })() + fin;`,
+	`const big = 2n ** 64n; export default [big.toString(), BigInt(Number.MAX_SAFE_INTEGER) + 2n > 0n, typeof (5n * 2n)];`,
+	`const wr = new WeakRef({}); const reg = new FinalizationRegistry(() => {});
+export default [typeof wr.deref, typeof reg.register];`,
+	`const json = JSON.stringify({ a: 1, b: [1, 2] }, null, 2);
+export default json.split("\n").length;`,
+	`export default [[1, [2, [3]]].flat(2), "a-b_c".split(/[-_]/), Object.assign({}, { a: 1 }, null, { b: 2 })];`,
+	`const enc = encodeURIComponent("a b&c"); export default [enc, decodeURIComponent(enc), escape === undefined];`,
 	// Syntax errors: the same error, at the same place.
 	`let x = ;`,
 	`

@@ -92,4 +92,10 @@ func TestKnownGaps(t *testing.T) {
 	if _, err := Function(PlainFunction, []string{"a", "a"}, ""); err == nil {
 		t.Error("duplicate parameters: accepted")
 	}
+	// The parser does not end an arrow function's block body by automatic semicolon
+	// insertion before a regular expression on the next line (V8 and QuickJS do).
+	const arrow = "const f = (x) => {}\n/re/g.test('re')"
+	if _, err := Module(arrow); err == nil || err.Error() != "SyntaxError: unexpected / in expression\n    at exec_main.mjs:2:1" {
+		t.Errorf("%q: %v", arrow, err)
+	}
 }
