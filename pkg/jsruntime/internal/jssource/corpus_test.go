@@ -260,6 +260,8 @@ export default [v.source, w.source, z.source];`,
 	`export default ["x/y".split(/\//), "a+b".replace(/\+/, "-"), /[/\]]/.test("]")];`,
 	`let x = 10, y = 2; x /= y; x /=1; export default x;`,
 	`let q = 8 /* c */ /2/ 2; export default q;`,
+	`let x = 0; do x++; while (x < 2) /x/.test('x') && x++;
+export default x;`,
 	// ASI and restricted productions.
 	`let i = 0
 i

@@ -84,6 +84,8 @@ func TestKnownGaps(t *testing.T) {
 			"SyntaxError: unexpected function in statement\n    at <input>:1:11"},
 		{"duplicate parameters in a sloppy function", "function h(a, a) {}",
 			"SyntaxError: identifier a has already been declared\n    at <input>:1:15"},
+		{"--> after a one-line block comment at the start of a line", "/* */--> 1\n2",
+			"SyntaxError: unexpected > in expression\n    at <input>:1:8"},
 	} {
 		if _, err := Script(c.src); err == nil || err.Error() != c.err {
 			t.Errorf("%s: %v, want %q", c.name, err, c.err)

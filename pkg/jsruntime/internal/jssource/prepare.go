@@ -28,7 +28,13 @@ func (g goal) file() string {
 
 // prepare parses src, applies the import rules of goal g and prints the canonical code. fr
 // is set for goalFunction only.
-func prepare(src string, g goal, fr *frame) (Program, error) {
+func prepare(src string, g goal, fr *frame) (prog Program, err error) {
+	defer func() {
+		// A bug here must refuse the source, not take the caller down.
+		if r := recover(); r != nil {
+			prog, err = Program{}, internalError("panic: %v", r)
+		}
+	}()
 	buf := sourceBuffer(src)
 	if off, ok := invalidUTF8(buf); ok {
 		line, col := position(buf, off)
