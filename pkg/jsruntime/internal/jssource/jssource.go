@@ -1,16 +1,3 @@
-// Package jssource prepares the JavaScript that a cell runs, so that QuickJS only ever parses
-// code our own parser understood and cleared of imports.
-//
-// Every entry point parses its source with a real JavaScript parser
-// (github.com/tdewolff/parse/v2/js), rejects or rewrites imports on what the parser saw, and
-// prints the code again token by token in a canonical spelling: comments become spaces,
-// exotic whitespace becomes ASCII spaces, every line terminator becomes "\n", string literals
-// carry no raw NUL or line separator. Each token keeps its line, and its column unless a
-// rewrite on the same line shifts it, so the line numbers in QuickJS's stack traces are the
-// user's.
-//
-// Three kinds of source go through it: a cell (Module), code given to eval (Script) and the
-// parameters and body given to the four function constructors (Function).
 package jssource
 
 import (
