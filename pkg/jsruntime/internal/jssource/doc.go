@@ -32,10 +32,10 @@
 // # Line numbers
 //
 // Every token stays on its line: whitespace and comments become spaces and newlines of the
-// same shape, every line terminator one "\n", a line continuation in a string a backslash and "\n". The
-// line numbers in QuickJS's stack traces are the ones an engine that counts every line
-// terminator gives (V8, so Codex). Columns stay too, except after a rewritten import() or a
-// regular expression put in parentheses on the same line.
+// same shape, every line terminator one "\n", a line continuation in a string a backslash
+// and "\n". The line numbers in QuickJS's stack traces are the ones an engine that counts
+// every line terminator gives (V8, so Codex). Columns stay too, except after a rewritten
+// import() or a regular expression put in parentheses on the same line.
 //
 // # Using it (for the runtime)
 //
