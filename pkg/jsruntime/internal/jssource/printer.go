@@ -37,12 +37,13 @@ type printer struct {
 	sites []importSite
 	depth int          // open (, [, { and template substitutions
 	prev  js.TokenType // the previous significant token; ErrorToken before the first
+	prev2 js.TokenType // the one before it
 
 	// headers holds, per open "(", whether it opens the head of an if, while, for or with;
 	// headerClosed is set when the previous token closed one.
 	headers      []bool
+	poppedHeader bool // the ")" being printed closes a head
 	headerClosed bool
-	afterFor     bool // the previous token was `for`
 }
 
 // importSite is an `import` keyword in the printed code.
@@ -62,7 +63,7 @@ type printed struct {
 
 // print prints src, lexing a regular expression at each offset in regexes.
 func print(src []byte, g goal, regexes []int, fr *frame) (printed, error) {
-	p := &printer{src: src, g: g, fr: fr, regexes: regexes, prev: js.ErrorToken}
+	p := &printer{src: src, g: g, fr: fr, regexes: regexes, prev: js.ErrorToken, prev2: js.ErrorToken}
 	p.out = make([]byte, 0, len(src)+len(src)/8+16)
 	if err := p.run(); err != nil {
 		return printed{}, err
@@ -133,15 +134,11 @@ func (p *printer) token(tt js.TokenType, data []byte, pos int) error {
 			return err
 		}
 	}
-	closed := p.headerClosed
 	if err := p.significant(tt, data, pos); err != nil {
 		return err
 	}
-	if closed {
-		p.headerClosed = false
-	}
-	p.afterFor = tt == js.ForToken
-	p.prev = tt
+	p.headerClosed = tt == js.CloseParenToken && p.poppedHeader
+	p.prev2, p.prev = p.prev, tt
 	if p.fr != nil {
 		return p.fr.after(p, tt, data, pos)
 	}
@@ -171,13 +168,13 @@ func (p *printer) significant(tt js.TokenType, data []byte, pos int) error {
 		}
 		p.out = append(p.out, data...)
 	case js.OpenParenToken:
-		p.headers = append(p.headers, p.prev == js.IfToken || p.prev == js.WhileToken || p.prev == js.ForToken ||
-			p.prev == js.WithToken || p.prev == js.AwaitToken && p.afterFor)
+		p.headers = append(p.headers, p.opensHeader())
 		p.depth++
 		p.out = append(p.out, data...)
 	case js.CloseParenToken:
+		p.poppedHeader = false
 		if n := len(p.headers); n > 0 {
-			p.headerClosed = p.headers[n-1]
+			p.poppedHeader = p.headers[n-1]
 			p.headers = p.headers[:n-1]
 		}
 		p.depth--
@@ -192,6 +189,18 @@ func (p *printer) significant(tt js.TokenType, data []byte, pos int) error {
 		p.out = append(p.out, data...)
 	}
 	return nil
+}
+
+// opensHeader reports whether a "(" now opens the head of an if, while, for (await) or with
+// statement, after which a statement follows: the keyword is not a property name (o.if()).
+func (p *printer) opensHeader() bool {
+	switch p.prev {
+	case js.IfToken, js.WhileToken, js.ForToken, js.WithToken:
+		return !isDot(p.prev2)
+	case js.AwaitToken:
+		return p.prev2 == js.ForToken
+	}
+	return false
 }
 
 // importKeyword prints the keyword `import` and records it as a site for resolve.
