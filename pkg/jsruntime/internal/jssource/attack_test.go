@@ -203,6 +203,12 @@ var attacks = []attack{
 		code: "let a = 1;\n" + R + "('qjs:os')", run: "value: undefined"},
 	{name: "the parser accepts a module-level import() without a separator before it", g: goalModule,
 		src: "export default 0 import('qjs:os')", code: "export default 0 ;" + R + "('qjs:os')", run: "value: 0"},
+	{name: "array elements without a comma (the parser allows it)", g: goalModule, src: "export default [0 import('qjs:os')]",
+		err: "SyntaxError: Unexpected token 'import'\n    at exec_main.mjs:1:19"},
+	{name: "import() after of", g: goalModule, src: "for (const p of import('qjs:os')) ;",
+		code: "for (const p of " + R + "('qjs:os')) ;", run: "error: TypeError: value is not iterable\n    at <anonymous> (exec_main.mjs:1:74)"},
+	{name: "import() after yield", g: goalModule, src: "function* g() { yield import('qjs:os') }\nexport default await g().next().value" + then,
+		code: "function* g() { yield " + R + "('qjs:os') }\nexport default await g().next().value" + then, run: rejected},
 	{name: "a module-level import() without a separator after it", g: goalModule, src: "import('qjs:os')0",
 		err: "SyntaxError: unexpected 0 in expression\n    at exec_main.mjs:1:71"},
 

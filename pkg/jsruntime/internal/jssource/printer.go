@@ -52,6 +52,7 @@ type importSite struct {
 	depth    int          // the bracket depth around it
 	dot      bool         // it follows "." or "?.": a property name
 	semi     bool         // a statement starting here would need a ";" before "(" (see needsSemicolon)
+	prev     js.TokenType // the previous significant token
 	next     js.TokenType // the next significant token (ErrorToken at the end)
 }
 
@@ -206,7 +207,8 @@ func (p *printer) opensHeader() bool {
 // importKeyword prints the keyword `import` and records it as a site for resolve.
 func (p *printer) importKeyword(data []byte, pos int) {
 	p.sites = append(p.sites, importSite{
-		out: len(p.out), src: pos, depth: p.depth, dot: isDot(p.prev), semi: p.needsSemicolon(), next: js.ErrorToken,
+		out: len(p.out), src: pos, depth: p.depth, dot: isDot(p.prev), semi: p.needsSemicolon(), prev: p.prev,
+		next: js.ErrorToken,
 	})
 	p.out = append(p.out, data...)
 }
@@ -232,6 +234,11 @@ func resolve(pr printed, f *facts, g goal, src []byte) (string, error) {
 			if si < len(f.statements) && f.statements[si] == s.src {
 				si++
 				semi = s.semi
+			} else if s.semi && !takesOperand(s.prev) {
+				// Two expressions side by side, `[a import(x)]`: the parser lets an array
+				// literal's elements go without commas, and "(" would make a call of it.
+				line, col := position(src, s.src)
+				return "", &SyntaxError{Message: "Unexpected token 'import'", File: g.file(), Line: line, Column: col}
 			}
 		case s.depth == 0 && s.next == js.OpenParenToken:
 			unplaced++
@@ -266,6 +273,12 @@ func resolve(pr printed, f *facts, g goal, src []byte) (string, error) {
 	}
 	b.Write(pr.out[last:])
 	return b.String(), nil
+}
+
+// takesOperand reports whether an expression may follow the token tt although
+// needsSemicolon holds for it: await, yield and the of of for-of.
+func takesOperand(tt js.TokenType) bool {
+	return tt == js.AwaitToken || tt == js.YieldToken || tt == js.OfToken
 }
 
 // needsSemicolon reports whether the previous token could end an expression, so that a
