@@ -69,6 +69,9 @@
 //     import (importWithAttributes).
 //   - It accepts a module-level statement starting with import(…) without a separator after
 //     it; the printed code is parsed again in that case (checkSeparators).
+//   - It accepts array elements without commas (`[a b]`) and class fields without ";" on one
+//     line. The printed code keeps the tokens, so QuickJS refuses it, except where the
+//     rewrite of an import() would join the two into a call: that is refused here.
 //   - Its js.Walk skips computed class member names, so collect has its own walker that
 //     names every node type and fails on an unknown one.
 //   - AST slices have their capacity cut to their length, so collect finds their offsets by
