@@ -84,7 +84,7 @@ func appendTemplate(out, raw []byte) []byte {
 }
 
 // stringValue returns the value of the string literal raw (quotes included), for module
-// specifiers. Lone surrogates become U+FFFD.
+// specifiers. A lone surrogate written as an escape becomes U+FFFD.
 func stringValue(raw []byte) string {
 	if len(raw) < 2 {
 		return ""
@@ -103,10 +103,10 @@ func stringValue(raw []byte) string {
 	}
 	for i := 0; i < len(body); {
 		if body[i] != '\\' || i+1 >= len(body) {
+			// Raw text is copied byte for byte (a lone surrogate from QuickJS is WTF-8).
 			flush()
-			r, n := utf8.DecodeRuneInString(body[i:])
-			b.WriteRune(r)
-			i += n
+			b.WriteByte(body[i])
+			i++
 			continue
 		}
 		r, n := escapeValue(body[i+1:])
