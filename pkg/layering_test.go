@@ -21,6 +21,7 @@ const (
 	wazero     = "github.com/tetratelabs/wazero"
 	jsonschema = "github.com/santhosh-tekuri/jsonschema/v6"
 	xtext      = "golang.org/x/text"
+	tdewolff   = "github.com/tdewolff/parse/v2"
 	uuid       = "github.com/google/uuid"
 )
 
@@ -55,7 +56,7 @@ var layers = []layer{
 	// hands to qjs (generators/qjswasm).
 	{
 		pkgs:         "pkg/jsruntime/...",
-		allow:        []string{std, "pkg/codemode", "pkg/exectool/...", "pkg/jsruntime/...", "gen/go/qjswasm", qjs, wazero, jsonschema, xtext},
+		allow:        []string{std, "pkg/codemode", "pkg/exectool/...", "pkg/jsruntime/...", "gen/go/qjswasm", qjs, wazero, jsonschema, xtext, tdewolff},
 		allowInTests: []string{"pkg/codemode/codemodetest"},
 		why:          "the QuickJS runtime implements the domain contract; it is no adapter, so it never touches generated wire types, and the conformance suite is linked into its tests only",
 	},

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/codemodehq/codemode/pkg/jsruntime/internal/jssource"
 )
 
 // The bridge is how the prelude talks to Go: one host function taking one string, an operation
@@ -74,7 +76,8 @@ type hostMessage struct {
 	// key and value are the stored value of opStore; value is valid JSON.
 	key   string
 	value json.RawMessage
-	// kind, params and body are the function constructor of opFunction.
+	// kind, params and body are the function constructor of opFunction; kind is a
+	// jssource.FunctionKind, in the order the prelude lists the constructors.
 	kind   int
 	params []string
 }
@@ -170,20 +173,12 @@ func decodeStore(payload string) (string, json.RawMessage, error) {
 	return key, parts[1], nil
 }
 
-// Function constructor kinds, in the prelude's order.
-const (
-	kindFunction = iota
-	kindAsyncFunction
-	kindGeneratorFunction
-	kindAsyncGeneratorFunction
-)
-
 func decodeFunction(payload string) (kind int, params []string, body string, err error) {
 	parts, err := decodeArray(payload, 3)
 	if err != nil {
 		return 0, nil, "", err
 	}
-	if err := json.Unmarshal(parts[0], &kind); err != nil || kind < kindFunction || kind > kindAsyncGeneratorFunction {
+	if err := json.Unmarshal(parts[0], &kind); err != nil || kind < int(jssource.PlainFunction) || kind > int(jssource.AsyncGeneratorFunction) {
 		return 0, nil, "", forged("function kind %s", parts[0])
 	}
 	if len(parts[1]) == 0 || parts[1][0] != '[' || json.Unmarshal(parts[1], &params) != nil {
@@ -247,5 +242,6 @@ const (
 	replySyntaxError // throw a SyntaxError with text as its message
 )
 
-func replyNothing() hostReply      { return hostReply{} }
-func replyText(s string) hostReply { return hostReply{kind: replyString, text: s} }
+func replyNothing() hostReply          { return hostReply{} }
+func replyText(s string) hostReply     { return hostReply{kind: replyString, text: s} }
+func replySyntax(msg string) hostReply { return hostReply{kind: replySyntaxError, text: msg} }

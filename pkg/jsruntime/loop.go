@@ -15,6 +15,7 @@ import (
 
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/exectool"
+	"github.com/codemodehq/codemode/pkg/jsruntime/internal/jssource"
 )
 
 // Error texts of cells whose runtime failed underneath the script.
@@ -124,12 +125,13 @@ func (r *cellRun) run() {
 		r.timers.stop()
 	}()
 
-	src, spec, ok := prepareSource(r.req.Source)
-	if !ok {
-		r.fail(unsupportedImportError(spec))
+	// QuickJS runs only code our parser printed, cleared of imports (internal/jssource).
+	prog, err := jssource.Module(r.req.Source)
+	if err != nil {
+		r.fail(sourceRefusal(err))
 		return
 	}
-	if err := e.loadModule(src + "\n"); err != nil {
+	if err := e.loadModule(prog.Code + "\n"); err != nil {
 		r.engineFailure(err)
 		return
 	}
@@ -275,9 +277,9 @@ func (r *cellRun) serve(m hostMessage) hostReply {
 			return replyText(string(v))
 		}
 	case opEval:
-		return replyText(rewriteGeneratedImports(m.text))
+		return compiled(jssource.Script(m.text))
 	case opFunction:
-		return replyText(rewriteGeneratedImports(functionSource(m.kind, m.params, m.text)))
+		return compiled(jssource.Function(jssource.FunctionKind(m.kind), m.params, m.text))
 	case opDone:
 		r.settle(nil)
 	case opFail:
@@ -301,10 +303,29 @@ func (r *cellRun) output(item codemode.ContentItem) hostReply {
 // fault fails the cell for a forged bridge message.
 func (r *cellRun) fault(err error) { r.fail(err.Error()) }
 
-// functionSource assembles a function constructor's source as the specification does.
-func functionSource(kind int, params []string, body string) string {
-	prefix := [...]string{"function", "async function", "function*", "async function*"}[kind]
-	return "(" + prefix + " anonymous(" + strings.Join(params, ",") + "\n) {\n" + body + "\n})"
+// sourceRefusal is the error text of a cell whose source cannot run: Codex's import error, a
+// syntax error that reads like QuickJS's own, or the transform's internal refusal.
+func sourceRefusal(err error) string {
+	var imp *jssource.ImportError
+	var syn *jssource.SyntaxError
+	if errors.As(err, &imp) || errors.As(err, &syn) {
+		return err.Error()
+	}
+	return "exec source refused: " + err.Error()
+}
+
+// compiled answers eval and the function constructors: the printed code to evaluate, or the
+// SyntaxError to throw.
+func compiled(p jssource.Program, err error) hostReply {
+	var syn *jssource.SyntaxError
+	switch {
+	case err == nil:
+		return replyText(p.Code)
+	case errors.As(err, &syn):
+		return replySyntax(syn.ThrowMessage())
+	default:
+		return replySyntax(err.Error())
+	}
 }
 
 func (r *cellRun) settle(errText *string) {

@@ -1,6 +1,7 @@
 package jsruntime
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -14,11 +15,15 @@ type resetVerdict struct {
 	hole     uint64
 }
 
-// watchResets records the reset of every engine put back while the test runs.
-func watchResets(t *testing.T) <-chan resetVerdict {
+// watchResets records the reset of every engine of p put back while the test runs (engines of
+// other providers, such as late cells of earlier tests, are ignored).
+func watchResets(t *testing.T, p *Provider) <-chan resetVerdict {
 	t.Helper()
 	seen := make(chan resetVerdict, 64)
 	observeReset = func(e *engine, ok bool) {
+		if e.img != p.pool.img {
+			return
+		}
 		v := resetVerdict{reusable: ok, hole: e.mem.hole}
 		if ok {
 			v.err = e.img.matches(e.mem, e.sp)
@@ -35,9 +40,16 @@ func watchResets(t *testing.T) <-chan resetVerdict {
 // when it was prepared, byte for byte, and its stack pointer is back at the top. The next cell on
 // it sees none of the changes.
 func TestResetRestoresTheImage(t *testing.T) {
-	seen := watchResets(t)
-	d := newRecorder(nil)
-	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	p, err := NewProvider(Options{PoolSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	seen := watchResets(t, p)
+	s, err := p.CreateSession(context.Background(), newRecorder(nil), codemode.SessionCellExecutionLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, src := range []string{
 		`globalThis.leak = 1; Object.prototype.polluted = "yes"; Array.prototype.push = () => 0;
 		 JSON.parse = () => "hijacked"; Math.random = () => 4; store("k", {a: 1});
@@ -52,7 +64,7 @@ func TestResetRestoresTheImage(t *testing.T) {
 		}
 		v := <-seen
 		if !v.reusable || v.err != nil {
-			t.Fatalf("after %.40q: reusable=%v image: %v", src, v.reusable, v.err)
+			t.Fatalf("after %.40q (%s %q): reusable=%v image: %v", src, errorTextOf(r), textsOf(r.ContentItems), v.reusable, v.err)
 		}
 	}
 	r := executeCell(t, s, `text([typeof leak, ({}).polluted, [].push(1), JSON.parse("1"), typeof Math.random()].join())`)
