@@ -318,12 +318,15 @@
 
   function setTimeout(callback, delay) {
     if (typeof callback !== "function") throw "setTimeout expects a function callback";
-    if (pendingTimers >= maxPendingTimers) {
-      throw "setTimeout: the cell already has its limit of " + maxPendingTimers + " pending timers";
-    }
+    // Converting the delay may run cell code (valueOf), which may call setTimeout itself: the
+    // limit is checked after it, so that no such call takes the last place between the check and
+    // its use.
     let ms = NumberCtor(delay);
     if (!isFiniteNumber(ms) || ms <= 0) ms = 0;
     ms = mathTrunc(ms);
+    if (pendingTimers >= maxPendingTimers) {
+      throw "setTimeout: the cell already has its limit of " + maxPendingTimers + " pending timers";
+    }
     const id = ++nextTimer;
     pendingTimers++;
     mapSet(timers, id, callback);
@@ -353,22 +356,28 @@
   function makeTool(index, name) {
     const fn = function (input) {
       // A missing argument is undefined too; reading `arguments` would make QuickJS build an
-      // arguments object on every call.
-      if (pendingCalls >= maxPendingCalls) {
-        return promiseReject("tools." + name + ": the cell already has its limit of " + maxPendingCalls + " pending tool calls");
-      }
+      // arguments object on every call. Serializing the input may run cell code (toJSON,
+      // getters, proxies), which may call tools itself: the limit is checked after it, so that no
+      // such call takes the last place between the check and its use. The call's record is
+      // built before its id is taken: a string too long to build throws with no id skipped (Go
+      // expects them without gaps).
       let json = "";
       if (input !== undefined) {
         const s = jsonStringify(input);
         if (s !== undefined) json = " " + s;
       }
-      const id = ++nextCall;
+      if (pendingCalls >= maxPendingCalls) {
+        return promiseReject("tools." + name + ": the cell already has its limit of " + maxPendingCalls + " pending tool calls");
+      }
+      const id = nextCall + 1;
+      const record = "c " + id + " " + index + json;
+      nextCall = id;
       pendingCalls++;
       const promise = new PromiseCtor(captureSettlers);
       const settlers = list();
       arrayPush(settlers, capturedResolve, capturedReject);
       mapSet(calls, id, settlers);
-      arrayPush(queue, "c " + id + " " + index + json);
+      arrayPush(queue, record);
       return promise;
     };
     defineProperty(fn, "name", { value: name });
