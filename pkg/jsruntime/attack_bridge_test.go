@@ -1,11 +1,13 @@
 package jsruntime
 
 import (
+	"container/heap"
 	"context"
 	"encoding/json"
 	"errors"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -349,5 +351,87 @@ text(JSON.stringify(await tools.echo(5)));`, []string{
 	slices.Sort(got) // the delegate runs calls concurrently
 	if want := []string{"tool-1 1", "tool-2 2", "tool-3 3", "tool-4 5"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("delegate saw %q, want %q", got, want)
+	}
+}
+
+// A cleared timer gives its place back, in JavaScript and in Go: Go drops it when the cell clears
+// it, instead of keeping it until it comes due (a cell that set and cleared long timers in a loop
+// grew Go's heap without bound: 80 MB after two million), and Go holds the cell to the limit too.
+func TestAttackClearedTimersGiveTheirPlaceBack(t *testing.T) {
+	s := newLimitedSession(t, newRecorder(echoTool))
+	expectTexts(t, s, `
+const f = () => text("a cleared timer fired");
+for (let round = 0; round < 5; round++) {
+  for (let i = 0; i < 3; i++) clearTimeout(setTimeout(f, 1e9));
+  await tools.echo(round);
+}
+const ids = [setTimeout(f, 1e9), setTimeout(f, 1e9)];
+await tools.echo("turn");
+clearTimeout(ids[0]);
+clearTimeout(ids[0]);
+clearTimeout(ids[1] + 1000);
+const fired = [];
+await new Promise((resolve) => { setTimeout(() => fired.push(1), 1); setTimeout(() => { fired.push(2); resolve() }, 2) });
+ids.push(setTimeout(f, 1e9), setTimeout(f, 1e9));
+try { setTimeout(f, 1e9) } catch (e) { text(e) }
+await tools.echo("turn");
+text(JSON.stringify([ids, fired]));`, []string{
+		"setTimeout: the cell already has its limit of 3 pending timers",
+		"[[16,17,20,21],[1,2]]",
+	}, testTool("echo"))
+}
+
+// Go's timer queue drops a cleared timer wherever it sits in the heap, keeps the others in due
+// order and holds the cell to its limit; a record that does not match its state is a forgery.
+func TestAttackTimerRecordsAreChecked(t *testing.T) {
+	var q timerQueue
+	for i, delay := range []string{"50", "10", "30", "20", "40"} {
+		if err := q.add(strconv.Itoa(i+1)+" "+delay, 5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		err    error
+		reason string
+	}{
+		{q.add("6 1", 5), "more than 5 pending timers"},
+		{q.add("7 1", 9), `timer id "7" out of sequence`},
+		{q.add("6 -1", 9), `timer delay "-1"`},
+		{q.add("6 NaN", 9), `timer delay "NaN"`},
+		{q.add("6 +Inf", 9), `timer delay "+Inf"`},
+		{q.add("6 1.5", 9), `timer delay "1.5"`},
+		{q.add("6 0x10", 9), `timer delay "0x10"`},
+		{q.clear("2"), ""},
+		{q.clear("2"), `cleared timer "2" is not pending`},
+		{q.clear("4"), ""},
+		{q.clear("9"), `cleared timer "9" is not pending`},
+		{q.clear("x"), `cleared timer "x" is not pending`},
+		{q.clear(""), `cleared timer "" is not pending`},
+		{q.add("6 0", 5), ""},
+		{q.add("7 0", 5), ""},
+		{q.add("8 0", 5), "more than 5 pending timers"},
+	} {
+		var f *errForged
+		if c.reason == "" && c.err != nil || c.reason != "" && (!errors.As(c.err, &f) || c.err.Error() != forgedMessageText+": "+c.reason) {
+			t.Errorf("%v, want %q", c.err, c.reason)
+		}
+	}
+	var order []int64
+	for q.heap.Len() > 0 {
+		order = append(order, heap.Pop(&q.heap).(pendingTimer).id)
+	}
+	if want := []int64{6, 7, 3, 5, 1}; !reflect.DeepEqual(order, want) || len(q.heap.at) != 0 {
+		t.Fatalf("due order %v, want %v; index %v", order, want, q.heap.at)
+	}
+	for id := 8; id < 10_008; id++ {
+		if err := q.add(strconv.Itoa(id)+" 1e9", 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.clear(strconv.Itoa(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if q.heap.Len() != 0 || len(q.heap.at) != 0 {
+		t.Fatalf("%d timers and %d index entries kept after their clears", q.heap.Len(), len(q.heap.at))
 	}
 }

@@ -194,8 +194,9 @@ func (r *cellRun) turn(entry uint64, input string) error {
 	return r.dispatch(queued)
 }
 
-// dispatch starts what a turn queued: one record a line, "c id toolIndex[ inputJSON]" or
-// "t id delayMs" (see prelude.js). Records are checked like every bridge message.
+// dispatch starts what a turn queued: one record a line, "c id toolIndex[ inputJSON]", "t id
+// delayMs" or "k id" for a cleared timer (see prelude.js). Records are checked like every bridge
+// message.
 func (r *cellRun) dispatch(queued string) error {
 	for len(queued) > 0 {
 		var record string
@@ -207,7 +208,11 @@ func (r *cellRun) dispatch(queued string) error {
 				return err
 			}
 		case "t":
-			if err := r.timers.add(rest); err != nil {
+			if err := r.timers.add(rest, r.s.p.limits.maxPendingTimers); err != nil {
+				return err
+			}
+		case "k":
+			if err := r.timers.clear(rest); err != nil {
 				return err
 			}
 		default:
