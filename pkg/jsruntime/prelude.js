@@ -398,6 +398,8 @@
     if (typeof src !== "string") return src;
     return originalEval(host(OP.eval + q(src)));
   }
+  // It is eval to cell code: its name is the global's, not the prelude's.
+  defineProperty(safeEval, "name", { value: "eval" });
   define(G, "eval", safeEval);
 
   const functionKinds = [
