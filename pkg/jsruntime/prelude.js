@@ -305,9 +305,9 @@
   }
 
   // Work for Go queues here and Go takes it at the end of the turn, one record a line: "c id
-  // toolIndex[ inputJSON]" for a tool call, "t id delayMs" for a timer, "k id" for a pending timer
-  // cleared. Records go to an array joined once per turn: growing a string with += is quadratic
-  // in QuickJS.
+  // toolIndex[ inputJSON]" for a tool call, "t id delayMs" for a timer, "k id" for a cleared
+  // timer. Records go to an array joined once per turn: growing a string with += is quadratic in
+  // QuickJS.
   let queue = list();
 
   // Timers live in Go: JS keeps the callbacks, Go keeps the clocks. A timer never keeps the cell
@@ -339,12 +339,10 @@
     if (id === undefined || id === null) return undefined;
     const n = NumberCtor(id);
     if (!isFiniteNumber(n) || n <= 0) return undefined;
-    const t = mathTrunc(n);
-    if (mapDelete(timers, t)) {
+    const key = mathTrunc(n);
+    if (mapDelete(timers, key)) {
       pendingTimers--;
-      // Go drops its clock too: a cleared timer holds no place there either, until it would
-      // have come due.
-      arrayPush(queue, "k " + t);
+      arrayPush(queue, "k " + key);
     }
     return undefined;
   }

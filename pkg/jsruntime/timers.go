@@ -2,15 +2,16 @@ package jsruntime
 
 import (
 	"container/heap"
-	"math"
 	"strconv"
 	"strings"
 	"time"
 )
 
 // Timers: JavaScript keeps the callbacks, Go keeps the clock. One time.Timer is armed for the
-// earliest due timer; a heap orders them, so scheduling and firing cost O(log n) however many are
-// pending, and equal due times fire in creation order.
+// earliest due timer; a heap orders them, so scheduling, clearing and firing cost O(log n) however
+// many are pending, and equal due times fire in creation order. A cleared timer leaves the heap at
+// once: a cell that sets and clears timers in a loop (a timeout raced against each call) must not
+// pile up timers that will never fire.
 
 // maxTimerDelay caps delays so that due times stay representable.
 const maxTimerDelay = 100 * 365 * 24 * time.Hour
@@ -20,7 +21,10 @@ type timerQueue struct {
 	heap   timerHeap
 	seq    uint64
 	lastID int64
-	alarm  *time.Timer
+	// limit bounds the pending timers (0: unbounded); the prelude enforces the same limit, so
+	// only a forged record exceeds it.
+	limit int
+	alarm *time.Timer
 }
 
 type pendingTimer struct {
@@ -29,56 +33,55 @@ type pendingTimer struct {
 	id  int64
 }
 
-// timerHeap orders the pending timers by due time and knows where each one is, so a cleared
-// timer leaves at once instead of holding its place until it comes due.
+// timerHeap is a min-heap of timers by due time, with each pending id's position so that a
+// cleared timer can be removed.
 type timerHeap struct {
 	items []pendingTimer
-	at    map[int64]int // timer id -> index in items
+	index map[int64]int // id -> position in items
 }
 
 func (h *timerHeap) Len() int { return len(h.items) }
 func (h *timerHeap) Less(i, j int) bool {
-	if h.items[i].due.Equal(h.items[j].due) {
-		return h.items[i].seq < h.items[j].seq
+	a, b := &h.items[i], &h.items[j]
+	if a.due.Equal(b.due) {
+		return a.seq < b.seq
 	}
-	return h.items[i].due.Before(h.items[j].due)
+	return a.due.Before(b.due)
 }
 func (h *timerHeap) Swap(i, j int) {
 	h.items[i], h.items[j] = h.items[j], h.items[i]
-	h.at[h.items[i].id] = i
-	h.at[h.items[j].id] = j
+	h.index[h.items[i].id] = i
+	h.index[h.items[j].id] = j
 }
 func (h *timerHeap) Push(x any) {
 	t := x.(pendingTimer)
-	if h.at == nil {
-		h.at = map[int64]int{}
+	if h.index == nil {
+		h.index = map[int64]int{}
 	}
-	h.at[t.id] = len(h.items)
+	h.index[t.id] = len(h.items)
 	h.items = append(h.items, t)
 }
 func (h *timerHeap) Pop() any {
 	t := h.items[len(h.items)-1]
 	h.items = h.items[:len(h.items)-1]
-	delete(h.at, t.id)
+	delete(h.index, t.id)
 	return t
 }
 
 // add schedules a record queued by setTimeout: "id delayMs". The prelude numbers timers from 1
-// without gaps, sends whole, non-negative delays and keeps at most limit timers pending; anything
-// else is a forged record.
-func (q *timerQueue) add(record string, limit int) error {
+// without gaps and sends whole, non-negative delays; anything else is a forged record.
+func (q *timerQueue) add(record string) error {
 	idText, delayText, _ := strings.Cut(record, " ")
 	id, err := strconv.ParseInt(idText, 10, 64)
 	if err != nil || id != q.lastID+1 {
 		return forged("timer id %q out of sequence", idText)
 	}
-	// JavaScript writes a whole number of at least 1e21 with an exponent ("1e+21").
 	ms, err := strconv.ParseFloat(delayText, 64)
-	if err != nil || !(ms >= 0) || math.IsInf(ms, 1) || ms != math.Trunc(ms) {
+	if err != nil || ms < 0 {
 		return forged("timer delay %q", delayText)
 	}
-	if q.heap.Len() >= limit {
-		return forged("more than %d pending timers", limit)
+	if q.limit > 0 && q.heap.Len() >= q.limit {
+		return forged("more than %d pending timers", q.limit)
 	}
 	q.lastID = id
 	delay := maxTimerDelay
@@ -90,13 +93,16 @@ func (q *timerQueue) add(record string, limit int) error {
 	return nil
 }
 
-// clear drops the timer of a record queued by clearTimeout: "id". The prelude sends it only for a
-// timer that is pending (set, not yet fired, not cleared), so any other id is a forged record.
+// clear removes a timer that clearTimeout cancelled: record "id". The prelude sends it only for a
+// timer still pending, so an id that is not in the queue is a forged record.
 func (q *timerQueue) clear(record string) error {
 	id, err := strconv.ParseInt(record, 10, 64)
-	i, pending := q.heap.at[id]
-	if err != nil || !pending {
-		return forged("cleared timer %q is not pending", record)
+	if err != nil {
+		return forged("cleared timer id %q", record)
+	}
+	i, ok := q.heap.index[id]
+	if !ok {
+		return forged("cleared timer %d is not pending", id)
 	}
 	heap.Remove(&q.heap, i)
 	return nil
