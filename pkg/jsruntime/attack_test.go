@@ -376,3 +376,46 @@ func log12(names ...string) string {
 	}
 	return strings.Join(names, ",")
 }
+
+// The cell's module is the prelude's to import, and import() resolves with the module's namespace:
+// a namespace that exports a function named then is a thenable, and resolving the promise that
+// completes the cell called that function with the promise's resolving functions. The cell then
+// decided its own outcome after its code had run (rejecting with any value, or never completing),
+// which Codex, evaluating the module itself, never lets exports do.
+func TestAttackExportedThenDoesNotDecideTheOutcome(t *testing.T) {
+	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	for _, c := range []struct{ src, errText string }{
+		{`text("start"); export function then(resolve, reject) { text("then was called"); reject("the cell decided") }`, "<nil>"},
+		{`text("start"); export function then() { text("then was called") }`, "<nil>"},
+		{`text("start"); function f(resolve) { text("then was called"); resolve() } export { f as then }; await null; throw "thrown"`, "thrown"},
+		{`text("start"); export let then = 1; then = (resolve, reject) => { text("then was called"); reject("late") }`, "<nil>"},
+		{`text("start"); export function then(resolve) { text("then was called"); resolve() } exit(); text("after exit")`, "<nil>"},
+		{`text("start"); export default function then(resolve) { text("then was called") }`, "<nil>"},
+		{`text("start", "export"); function then(resolve) { text("then was called") }`, "<nil>"},
+	} {
+		yield := uint64(5_000)
+		started, err := s.Execute(context.Background(), codemode.ExecuteRequest{ToolCallID: "call-1", Source: c.src, YieldTimeMs: &yield})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := started.InitialResponse(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := textsOf(r.ContentItems); r.Kind != codemode.Result || errorTextOf(r) != c.errText || !reflect.DeepEqual(got, []string{"start"}) {
+			t.Errorf("%s: %v %q %q", c.src, r.Kind, errorTextOf(r), got)
+		}
+		if r.Kind == codemode.Yielded {
+			if _, err := s.Terminate(context.Background(), r.CellID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The keyword cannot hide behind an escape, nor the name behind a string: both are refused.
+	for src, errText := range map[string]string{
+		`text("start"); \u0065xport function then(resolve) { text("then was called") }`:          "SyntaxError: unexpected function in expression\n    at exec_main.mjs:1:28",
+		`text("start"); function f(r) { text("then was called") }; export { f as "th\u0065n" };`: "SyntaxError: identifier expected\n    at exec_main.mjs:1:24",
+	} {
+		expectFailure(t, s, src, errText, []string{})
+	}
+}

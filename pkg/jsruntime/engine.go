@@ -20,8 +20,21 @@ import (
 //go:embed prelude.js
 var preludeSource string
 
-// moduleName is the name under which a cell's source is registered and imported.
+// moduleName is the name under which a cell's source is registered.
 const moduleName = "exec_main.mjs"
+
+// mainModuleName names a module that only imports the cell's (mainModuleSource), which the
+// prelude's begin imports instead of the cell's when the cell exports anything. import() resolves
+// with the namespace of the module it imports, and a namespace that exports a function named then
+// is a thenable: resolving the promise that completes the cell with the cell's own namespace would
+// call that function, with the promise's resolving functions, after the cell's code had run, and
+// the cell would decide how, and whether, it completes. This module exports nothing; the cell's
+// completion or failure reaches its evaluation unchanged. Loading it costs about as much as loading
+// a small cell, so cells without exports go without it.
+const mainModuleName = "codemode_main.mjs"
+
+// mainModuleSource is the source of mainModuleName.
+const mainModuleSource = `import "` + moduleName + `";`
 
 // preludeFile names the prelude in stack traces.
 const preludeFile = "codemode_prelude.js"
@@ -72,6 +85,9 @@ type engine struct {
 	sp   api.MutableGlobal // the module's stack pointer
 	host hostHandler
 	dead bool
+	// main is the module the cell's begin imports: moduleName, or mainModuleName when the cell
+	// exports anything (see loadModule).
+	main string
 }
 
 // layout is what the Go side of an engine knows about its memory: addresses of values and
@@ -86,6 +102,7 @@ type layout struct {
 	jobsOpts uint64 // QJSEvalOptions of the script whose evaluation runs the pending jobs
 	modOpts  uint64 // QJSEvalOptions of a module whose source sits in scratch
 	modFile  uint64 // moduleName as a C string
+	mainOpts uint64 // QJSEvalOptions of the module mainModuleName
 }
 
 // scratchSize is the per-runtime buffer that carries strings into QuickJS without a malloc and a
@@ -206,6 +223,17 @@ func (e *engine) install() error {
 		return err
 	}
 	if e.modOpts, err = e.w.call(exCreateEvalOption, uint64(e.scratch), 0, 0, e.modFile, evalTypeModule|evalFlagStrict); err != nil {
+		return err
+	}
+	mainSource, err := e.cString(mainModuleSource)
+	if err != nil {
+		return err
+	}
+	mainFile, err := e.cString(mainModuleName)
+	if err != nil {
+		return err
+	}
+	if e.mainOpts, err = e.w.call(exCreateEvalOption, mainSource, 0, 0, mainFile, evalTypeModule|evalFlagStrict); err != nil {
 		return err
 	}
 	prelude, err := e.evalBytecode(preludeFile, preludeSource)
@@ -526,8 +554,17 @@ func (e *engine) take() (string, error) {
 	return e.readString(v)
 }
 
-// loadModule registers and links the cell's module, whose source has no NUL, without running it.
+// loadModule registers and links the cell's module, whose source has no NUL, without running it,
+// and sets e.main. A module has exports only if its source holds the keyword export, which no
+// escape can spell: then the module that imports it (mainModuleName) is registered too, and is
+// the one begin imports.
 func (e *engine) loadModule(src string) error {
+	e.main = moduleName
+	load := []uint64{0}
+	if strings.Contains(src, "export") {
+		e.main = mainModuleName
+		load = append(load, e.mainOpts)
+	}
 	opts := e.modOpts
 	if len(src)+1 > scratchSize {
 		code, err := e.cString(src)
@@ -542,14 +579,17 @@ func (e *engine) loadModule(src string) error {
 	} else if err := e.w.writeCString(e.scratch, src); err != nil {
 		return err
 	}
-	module, err := e.w.call(exLoad, e.jsctx, opts)
-	if err != nil {
-		return err
+	load[0] = opts
+	for _, o := range load {
+		module, err := e.w.call(exLoad, e.jsctx, o)
+		if err != nil {
+			return err
+		}
+		if valueTag(module) == tagException {
+			return e.takeException()
+		}
+		e.free(module)
 	}
-	if valueTag(module) == tagException {
-		return e.takeException()
-	}
-	e.free(module)
 	return nil
 }
 

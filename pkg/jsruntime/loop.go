@@ -254,7 +254,8 @@ func (r *cellRun) beginSpec() string {
 		Seed      [4]int32    `json:"seed"`
 		MaxTimers int         `json:"maxTimers"`
 		MaxCalls  int         `json:"maxCalls"`
-	}{tools, words, limits.maxPendingTimers, limits.maxPendingToolCalls})
+		Main      string      `json:"main"` // the module begin imports (engine.loadModule)
+	}{tools, words, limits.maxPendingTimers, limits.maxPendingToolCalls, r.e.main})
 	return string(b)
 }
 

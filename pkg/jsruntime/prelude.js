@@ -461,8 +461,9 @@
   define(G, "setTimeout", setTimeout);
   define(G, "clearTimeout", clearTimeout);
 
-  // setup installs the cell's tools, its limits and seeds Math.random. spec is JSON: {"tools":
-  // [[name, description], ...], "seed": [a, b, c, d], "maxTimers": n, "maxCalls": n}.
+  // setup installs the cell's tools, its limits and seeds Math.random, and returns the module to
+  // import. spec is JSON: {"tools": [[name, description], ...], "seed": [a, b, c, d], "maxTimers":
+  // n, "maxCalls": n, "main": moduleName}.
   function setup(spec) {
     const parsed = jsonParse(spec);
     const specTools = parsed.tools;
@@ -481,6 +482,7 @@
     s1 = parsed.seed[1] | 0;
     s2 = parsed.seed[2] | 0;
     s3 = parsed.seed[3] | 0;
+    return parsed.main;
   }
 
   // fire runs the timer callback id, if it was not cleared. A throwing callback fails the cell.
@@ -499,11 +501,11 @@
   // The entry points return undefined: Go relies on it to skip an exception check per call. Go
   // runs the pending jobs after each begin or deliver and then calls take.
   return {
-    // begin installs the tools and imports the registered module; the module's settlement
-    // completes the cell.
+    // begin installs the tools and imports the cell's module, or, when the cell exports anything,
+    // a module that imports it and exports nothing, so that no export of the cell's can make the
+    // import a thenable (engine.go, mainModuleName); the module's settlement completes the cell.
     begin(spec) {
-      setup(spec);
-      promiseThen(import("exec_main.mjs"),
+      promiseThen(import(setup(spec)),
         () => host(OP.done),
         (e) => (e === EXIT ? host(OP.done) : host(OP.fail + q(errorText(e)))));
     },
