@@ -133,7 +133,15 @@ text(String(draws[0]));`)
 // source transform; attack_imports_test.go) is the only thing that keeps os out of reach: no
 // global, prototype or helper leads to it (TestAttackRealmHoldsOnlyECMAScriptAndTheHelpers). If
 // this test fails because the call ends at the interrupt, the layer below closed this gap.
+//
+// Not under the race detector: closing a module (wazero's CloseWithExitCode, which the engine's
+// interrupt calls) releases its WASI context while a WASI call of the running code still reads it
+// (poll_oneoff here), a data race inside wazero v1.9 that its own context-cancel path avoids by
+// deferring the release to the running goroutine. Only code that reached os can sleep in WASI.
 func TestQuickJSSleepOutlastsAnInterruptSoTheImportBanMustHold(t *testing.T) {
+	if attackRaceDetector {
+		t.Skip("wazero's Close races with a running WASI call (see above)")
+	}
 	const sleep = 300 * time.Millisecond
 	for _, call := range []string{
 		fmt.Sprintf("os.sleep(%d)", sleep.Milliseconds()),
