@@ -432,3 +432,36 @@ func TestAttackTimerRecordsAreChecked(t *testing.T) {
 		t.Fatalf("%d timers and %d index entries kept after their clears", q.heap.Len(), len(q.heap.index))
 	}
 }
+
+// store sends JSON.stringify's text, which Go accepts whatever the value (NUL, lone surrogates,
+// line separators, a __proto__ key); load gives back exactly that value, with no prototype
+// pollution; what JSON.stringify refuses or turns into nothing is refused by the helper, in
+// Codex's words, never as a forgery.
+func TestAttackStoreAndLoadOddValues(t *testing.T) {
+	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	expectTexts(t, s, `
+const cyclic = {};
+cyclic.self = cyclic;
+const values = [null, true, 0, -0, 1e308, 5e-324, "", "\u0000", "\ud800", "\udc00\ud800", "\u2028\u2029", "</script>", [], {},
+  { "": { "": [] } }, [1, [2, [3]]], Object.assign(Object.create(null), { a: 1 }), Object.create({ inherited: 1 }), new Date(0),
+  /re/g, new Map([[1, 2]]), [undefined, () => 1, Symbol()], { u: undefined, f() {}, s: Symbol() },
+  JSON.parse('{"__proto__": {"polluted": 1}}'), { toJSON() { return "via toJSON" } }, new Boolean(false), new String("s")];
+const back = values.map((v, i) => { store("k" + i, v); return JSON.stringify(load("k" + i)) === JSON.stringify(v) });
+text(String(back.every((same) => same)) + " " + back.length);
+const proto = load("k23");
+text([({}).polluted, Object.keys(proto), Object.getPrototypeOf(proto) === Object.prototype, proto.__proto__.polluted].join(" "));
+const refused = [];
+for (const v of [undefined, () => 1, Symbol("s"), 1n, cyclic, { toJSON() { return 1n } }, { toJSON() { throw 1 } }, { get x() { throw new Error("getter") } }]) {
+  try { store("bad", v); refused.push("stored") } catch (e) { refused.push(e) }
+}
+text(JSON.stringify([...new Set(refused)]) + " " + refused.length);
+store(Symbol("key"), 1);
+store({ toString() { return "obj" } }, 2);
+store(42, 3);
+text(JSON.stringify([load("missing"), load("bad"), load("Symbol(key)"), load("obj"), load("42"), load(42)]));`, []string{
+		"true 27",
+		" __proto__ true 1",
+		`["Unable to store \"bad\". Only plain serializable objects can be stored."] 8`,
+		"[null,null,1,2,3,3]",
+	})
+}

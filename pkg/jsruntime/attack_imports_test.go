@@ -377,3 +377,52 @@ text(JSON.stringify({ import: "x" }));
 		`{"import":"x"}`,
 	})
 }
+
+// A function constructor assembles its parameters and body into one source, as the
+// specification's CreateDynamicFunction does: text that closes the parameter list or the body
+// early, to run code of its own at the top level, is a SyntaxError, and an import() that a line
+// terminator or an HTML-like comment leaves live in the body is rewritten like any other.
+func TestAttackFunctionConstructorSourceInjection(t *testing.T) {
+	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	expectTexts(t, s, `
+const got = [];
+const attempts = [
+  () => Function("a){ return import('qjs:os') }; (function(", ""),
+  () => Function("", "}); import('qjs:os'); (function(){"),
+  () => Function("/*", "*/){ return import('qjs:os') }; (function(){"),
+  () => Function("a = `+"`"+`", "`+"`"+`; return import('qjs:os')"),
+  () => Function("a", "//\u2028return import('qjs:std')")(),
+  () => Function("a", "<!--\nreturn import('qjs:bjson')")(),
+  () => Function("a\n-->", "return import('os')")(),
+  () => Function("a", "-->\nreturn import('std')")(),
+  () => new Function("...a", "return import('qjs:os')")(),
+  () => Function("{a = import('qjs:os')}", "return a")({}),
+  () => Function("a = '", "'); import('qjs:os'); ('")(),
+  () => Function("a //", ") { return import('qjs:os') }; (function (")(),
+  () => (async function* () {}).constructor("a = yield", ""),
+  () => Function("a", "b", "return import(a + ':' + b)")("qjs", "os"),
+  () => Function("'use strict'; return import('qjs:os')")(),
+  () => Function("return this")() === globalThis,
+];
+for (const f of attempts) {
+  try { const v = await f(); got.push("value " + String(v)) } catch (e) { got.push(typeof e + " " + String(e)) }
+}
+text(got.join("\n"));`, []string{strings.Join([]string{
+		"object SyntaxError: unexpected ; in expression (at <input>:1:50)",
+		"object SyntaxError: Unexpected token '}' (at <input>:3:1)",
+		"object SyntaxError: unexpected ; in expression (at <input>:3:31)",
+		"object SyntaxError: unexpected ; in function declaration (at <input>:3:2)",
+		"string Unsupported import in exec: qjs:std",
+		"string Unsupported import in exec: qjs:bjson",
+		"string Unsupported import in exec: os",
+		"string Unsupported import in exec: std",
+		"string Unsupported import in exec: qjs:os",
+		"string Unsupported import in exec: qjs:os",
+		"object SyntaxError: unterminated string literal in expression (at <input>:1:25)",
+		"object SyntaxError: unexpected ) in expression (at <input>:3:1)",
+		"object SyntaxError: yield in default expression",
+		"string Unsupported import in exec: qjs:os",
+		"string Unsupported import in exec: qjs:os",
+		"value true",
+	}, "\n")})
+}
