@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/codemodehq/codemode/pkg/jsruntime/internal/jssource"
 )
@@ -169,6 +170,11 @@ func decodeStore(payload string) (string, json.RawMessage, error) {
 	key, err := decodeJSONString(string(parts[0]))
 	if err != nil {
 		return "", nil, err
+	}
+	// JSON.stringify escapes lone surrogates, so the prelude's JSON is UTF-8; raw bytes are kept
+	// as they are (a string would have them replaced), and Go's JSON scanner does not check them.
+	if !utf8.Valid(parts[1]) {
+		return "", nil, forged("stored value is not valid UTF-8")
 	}
 	return key, parts[1], nil
 }
