@@ -39,7 +39,6 @@
   const mapSet = uncurry(Map.prototype.set);
   const mapDelete = uncurry(Map.prototype.delete);
   const setHas = uncurry(Set.prototype.has);
-  const arrayPush = uncurry(Array.prototype.push);
   const arrayJoin = uncurry(Array.prototype.join);
   const promiseThen = uncurry(Promise.prototype.then);
   const stringToLowerCase = uncurry(String.prototype.toLowerCase);
@@ -52,8 +51,8 @@
   const EXIT = "__codex_code_mode_exit__";
   const OP = jsonParse(operations);
 
-  // list returns an array with no prototype: pushing to it can meet no setter that cell code put
-  // on Array.prototype, and it is filled with arrayPush and read with arrayJoin or indexing.
+  // list returns an array with no prototype: assigning past its end can meet no setter that cell
+  // code put on Array.prototype. It is filled by index and read with arrayJoin or indexing.
   function list() {
     const a = [];
     setPrototypeOf(a, null);
@@ -307,7 +306,7 @@
   // Work for Go queues here and Go takes it at the end of the turn, one record a line: "c id
   // toolIndex[ inputJSON]" for a tool call, "t id delayMs" for a timer. Records go to an array
   // joined once per turn: growing a string with += is quadratic in QuickJS.
-  let queue = list();
+  const queue = list();
 
   // Timers live in Go: JS keeps the callbacks, Go keeps the clocks. A timer never keeps the cell
   // alive; the cell completes when the module's evaluation promise settles.
@@ -327,7 +326,7 @@
     const id = ++nextTimer;
     pendingTimers++;
     mapSet(timers, id, callback);
-    arrayPush(queue, "t " + id + " " + ms);
+    queue[queue.length] = "t " + id + " " + ms;
     return id;
   }
 
@@ -350,25 +349,23 @@
     capturedReject = reject;
   }
 
+  // Every bytecode costs (wazero returns to Go at each interpreter dispatch so that a script can
+  // be interrupted), so the tool function does as little as it can.
   function makeTool(index, name) {
+    const tail = " " + index;
     const fn = function (input) {
       // A missing argument is undefined too; reading `arguments` would make QuickJS build an
       // arguments object on every call.
       if (pendingCalls >= maxPendingCalls) {
         return promiseReject("tools." + name + ": the cell already has its limit of " + maxPendingCalls + " pending tool calls");
       }
-      let json = "";
-      if (input !== undefined) {
-        const s = jsonStringify(input);
-        if (s !== undefined) json = " " + s;
-      }
+      const json = input === undefined ? undefined : jsonStringify(input);
       const id = ++nextCall;
       pendingCalls++;
       const promise = new PromiseCtor(captureSettlers);
-      const settlers = list();
-      arrayPush(settlers, capturedResolve, capturedReject);
-      mapSet(calls, id, settlers);
-      arrayPush(queue, "c " + id + " " + index + json);
+      // An array literal defines its elements: no setter of Array.prototype runs.
+      mapSet(calls, id, [capturedResolve, capturedReject]);
+      queue[queue.length] = json === undefined ? "c " + id + tail : "c " + id + tail + " " + json;
       return promise;
     };
     defineProperty(fn, "name", { value: name });
@@ -445,10 +442,11 @@
   define(G, "setTimeout", setTimeout);
   define(G, "clearTimeout", clearTimeout);
 
-  // setup installs the cell's tools, its limits and seeds Math.random. spec is JSON: {"tools":
-  // [[name, description], ...], "seed": [a, b, c, d], "maxTimers": n, "maxCalls": n}.
+  // setup installs the cell's tools, its limits and seeds Math.random. Go passes spec as a value
+  // it parsed from JSON: {"tools": [[name, description], ...], "seed": [a, b, c, d], "maxTimers":
+  // n, "maxCalls": n}.
   function setup(spec) {
-    const parsed = jsonParse(spec);
+    const parsed = spec;
     const specTools = parsed.tools;
     const tools = {};
     const all = [];
@@ -486,22 +484,24 @@
     // begin installs the tools and imports the registered module; the module's settlement
     // completes the cell.
     begin(spec) {
-      setup(spec);
+      setup(typeof spec === "string" ? jsonParse(spec) : spec);
       promiseThen(import("exec_main.mjs"),
         () => host(OP.done),
         (e) => (e === EXIT ? host(OP.done) : host(OP.fail + q(errorText(e)))));
     },
     // take hands Go everything queued since the last turn, in one crossing.
     take() {
-      if (queue.length === 0) return undefined;
-      const records = arrayJoin(queue, "\n");
-      queue = list();
+      const n = queue.length;
+      if (n === 0) return undefined;
+      const records = n === 1 ? queue[0] : arrayJoin(queue, "\n");
+      queue.length = 0;
       return records;
     },
-    // deliver settles tool promises and fires timers: batch is JSON [[id, 1, value],
-    // [id, 0, errorString], [timerId, 2], ...].
+    // deliver settles tool promises and fires timers: batch is [[id, 1, value], [id, 0,
+    // errorString], [timerId, 2], ...], as JSON text when it is small (JSON.parse in JavaScript is
+    // cheaper than QuickJS's C entry point for a few bytes) or already parsed by Go.
     deliver(batch) {
-      const items = jsonParse(batch);
+      const items = typeof batch === "string" ? jsonParse(batch) : batch;
       for (let i = 0; i < items.length; i++) {
         const r = items[i];
         if (r[1] === 2) {
