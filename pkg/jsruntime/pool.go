@@ -92,6 +92,9 @@ func (p *pool) reset(e *engine) (ok bool) {
 			ok = false
 		}
 	}()
+	if e.usedDeepStack() {
+		e.w.forgetScriptStacks()
+	}
 	e.img.restore(e.mem, e.sp)
 	e.mem.takeRefused()
 	if e.mem.hole > 0 && (!e.mem.mapped() || e.mem.hole > p.maxHole) {
