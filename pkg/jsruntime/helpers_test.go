@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
@@ -79,6 +80,40 @@ func newTestSession(t testing.TB, d codemode.Delegate, limits codemode.SessionCe
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if err := s.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	return s
+}
+
+// inBubble runs f inside a testing/synctest bubble with a provider of its own, created and closed
+// inside it. The bubble's clock moves only when every goroutine of the bubble is blocked, so
+// yield deadlines, graces and timers fire exactly when the test lets them, however loaded the
+// machine is, and synctest.Wait tells when the cells have nothing left to do.
+func inBubble(t *testing.T, f func(t *testing.T, p *Provider)) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		p, err := NewProvider(Options{PoolSize: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = p.Close() })
+		f(t, p)
+	})
+}
+
+// newSessionOn opens a session of p that is shut down when the test ends.
+func newSessionOn(t testing.TB, p *Provider, d codemode.Delegate, limits codemode.SessionCellExecutionLimits) codemode.Session {
+	t.Helper()
+	if d == nil {
+		d = codemode.NoopDelegate{}
+	}
+	s, err := p.CreateSession(context.Background(), d, limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Shutdown(context.Background()); err != nil {
 			t.Errorf("shutdown: %v", err)
 		}
 	})
