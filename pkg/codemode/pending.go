@@ -11,11 +11,17 @@ import (
 // offer it simply does not implement the interface (check with a type assertion).
 //
 // A cell is quiescent when its JavaScript cannot run now: no tool result and no due timer is
-// waiting to be delivered and the last turn queued nothing that is ready at once. A pending
-// observer is answered at the first quiescent point with a PendingFrontier, and the cell then
-// pauses there: tool results that arrive are held and timers that fall due do not fire, until the
-// cell is observed again. WaitToPending resumes it until its next frontier; Wait resumes it for
-// good (it then runs like any Execute cell and yields by deadline); Terminate stops it.
+// waiting to be delivered and the last turn queued nothing that is ready at once. A cell is in
+// pending mode from ExecuteToPending, or from its first WaitToPending, until a Wait attaches. In
+// pending mode it pauses whenever it becomes quiescent: tool results that arrive are held and
+// timers that fall due do not fire. The frontier goes to the waiting pending observer or, if it
+// gave up (its ctx ended), to the next one, at once. WaitToPending resumes a cell paused at a
+// frontier that was already handed over, until its next frontier; Wait takes the cell out of
+// pending mode and resumes it for good (it then yields by deadline like any Execute cell);
+// Terminate stops it.
+//
+// A frontier reflects the results that reached the cell: a result a delegate is returning at that
+// very moment may arrive just after it, and is delivered when the cell resumes.
 type PendingSession interface {
 	Session
 	// ExecuteToPending admits a cell and runs it to its first frontier, or to its end when it

@@ -83,6 +83,8 @@ type cell struct {
 	// wake pokes the cell's event loop when it may be blocked while an observer needs it: a
 	// pending observer wants a frontier, or a paused cell was resumed. It holds one token.
 	wake chan struct{}
+	// calls are the tool calls a frontier lists; it has its own lock.
+	calls callLog
 
 	// guarded by session.mu
 	state cellState
@@ -91,13 +93,20 @@ type cell struct {
 	// observed is set once any observer was attached; before that, the first yield_control()
 	// sets apart the output so far (see output.initialYield).
 	observed bool
-	// paused is set while the event loop is held at a frontier a pending observer was handed.
-	paused     bool
-	out        output
-	observer   *observer
-	result     *codemode.RuntimeResponse
-	terminator chan codemode.RuntimeResponse // explicit Terminate waiting for its response
-	closeOnce  sync.Once
+	// pendingMode is set while the cell is driven by frontiers (Codex's PauseAtPendingFrontier):
+	// from ExecuteToPending or WaitToPending until a yielding observer attaches. In pending mode
+	// the loop pauses whenever it is quiescent, whether or not an observer waits.
+	pendingMode bool
+	// paused is set while the event loop is held at a frontier.
+	paused bool
+	// frontierReady is set while the loop is paused at a frontier no observer was handed yet (its
+	// pending observer was dropped, or there was none): the next pending observer gets it at once.
+	frontierReady bool
+	out           output
+	observer      *observer
+	result        *codemode.RuntimeResponse
+	terminator    chan codemode.RuntimeResponse // explicit Terminate waiting for its response
+	closeOnce     sync.Once
 }
 
 func newCell(id codemode.CellID, callID string) *cell {

@@ -154,7 +154,7 @@ func (r *cellRun) wait() {
 	default:
 	}
 	r.s.stage(r.c, stageIdle)
-	if r.s.atFrontier(r.c, r.tools.log.list) {
+	if r.s.atFrontier(r.c) {
 		r.s.awaitResume(r.c)
 		return
 	}

@@ -99,7 +99,7 @@ func (s *session) Execute(_ context.Context, req codemode.ExecuteRequest) (*code
 		initial <- codemode.InitialResult{Response: o.resp}
 	}}
 	obs.deadline, obs.hasDeadline = yieldDuration(s.effectiveYield(requested))
-	c, err := s.start(req, obs)
+	c, err := s.start(req, obs, false)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func (s *session) ExecuteToPending(ctx context.Context, req codemode.ExecuteRequ
 	if ctx.Err() != nil {
 		obs = nil // the caller gave up already: the cell starts unobserved
 	}
-	c, err := s.start(req, obs)
+	c, err := s.start(req, obs, true)
 	if err != nil {
 		return codemode.ExecuteToPendingOutcome{}, err
 	}
@@ -126,10 +126,14 @@ func (s *session) ExecuteToPending(ctx context.Context, req codemode.ExecuteRequ
 	return s.pendingOutcome(c, o), nil
 }
 
-// start admits a cell with its first observer (nil: none) and runs it on its own goroutine.
-func (s *session) start(req codemode.ExecuteRequest, obs *observer) (*cell, error) {
+// start admits a cell with its first observer (nil: none) and runs it on its own goroutine. A
+// cell started for pending observation is in pending mode from the start, observed or not.
+func (s *session) start(req codemode.ExecuteRequest, obs *observer, pendingMode bool) (*cell, error) {
 	s.mu.Lock()
 	c, snapshot, err := s.admitLocked(req, obs)
+	if err == nil {
+		c.pendingMode = pendingMode
+	}
 	s.mu.Unlock()
 	if err != nil {
 		return nil, err
@@ -261,22 +265,37 @@ func (s *session) claimCompletionLocked(c *cell) codemode.RuntimeResponse {
 // observeLocked attaches obs to a running or terminating cell that has no observer.
 func (s *session) observeLocked(c *cell, obs *observer) actions {
 	c.observed = true
-	if c.state == cellTerminating {
+	switch {
+	case c.state == cellTerminating:
 		c.observer = obs // the end of the termination answers it
 		return s.attachedLocked(c)
+	case !obs.yields():
+		return s.observePendingLocked(c, obs)
 	}
-	if !obs.yields() {
-		// A pending observer resumes a paused cell until its next frontier; a cell that is idle
-		// right now answers it as soon as its loop wakes.
-		c.observer, c.paused = obs, false
-		return append(s.attachedLocked(c), c.poke)
+	return s.observeYieldingLocked(c, obs)
+}
+
+// observePendingLocked attaches a pending observer: it gets a frontier the cell is paused at and
+// nobody was handed yet at once, without resuming the cell; otherwise it resumes a paused cell
+// until its next frontier, and a cell that is idle right now answers it as soon as its loop wakes.
+func (s *session) observePendingLocked(c *cell, obs *observer) actions {
+	c.pendingMode = true
+	if c.frontierReady {
+		c.frontierReady = false
+		return serveNow(obs, s.frontierLocked(c))
 	}
-	// A yielding observer resumes a paused cell for good.
+	c.observer, c.paused = obs, false
+	return append(s.attachedLocked(c), c.poke)
+}
+
+// observeYieldingLocked attaches a Wait. It takes the cell out of pending mode and resumes it for
+// good; an initial yield set apart earlier, or a zero yield time, answers it at once.
+func (s *session) observeYieldingLocked(c *cell, obs *observer) actions {
 	var after actions
 	if c.paused {
-		c.paused = false
 		after.add(c.poke)
 	}
+	c.pendingMode, c.paused, c.frontierReady = false, false, false
 	if items, ok := c.out.takeInitialYield(); ok {
 		return append(after, serveNow(obs, c.yielded(items))...)
 	}
@@ -286,6 +305,12 @@ func (s *session) observeLocked(c *cell, obs *observer) actions {
 	c.observer = obs
 	after = append(after, s.attachedLocked(c)...)
 	return append(after, s.armLocked(c)...)
+}
+
+// frontierLocked takes the frontier c is at: the output so far and the calls not listed before.
+func (s *session) frontierLocked(c *cell) observation {
+	f := codemode.PendingFrontier{CellID: c.id, ContentItems: c.out.take(), PendingToolCallIDs: c.calls.list()}
+	return observation{frontier: &f}
 }
 
 // attachedLocked returns the test hook's call for a registered observer.
@@ -539,17 +564,20 @@ func (s *session) yieldControl(c *cell) {
 	after.run()
 }
 
-// atFrontier is called by c's event loop when it is quiescent. If a pending observer waits, it
-// is handed the frontier (the output so far and the calls listCalls returns, which it must then
-// forget) and the loop must pause: atFrontier reports whether it must.
-func (s *session) atFrontier(c *cell, listCalls func() []string) bool {
+// atFrontier is called by c's event loop when it is quiescent and reports whether the loop must
+// pause there. It must in pending mode: a waiting pending observer is handed the frontier, and
+// without one the frontier is kept for the next (Codex: a dropped pending observer preserves it).
+func (s *session) atFrontier(c *cell) bool {
 	s.mu.Lock()
 	var after actions
-	pause := c.state == cellRunning && c.observer != nil && !c.observer.yields()
+	pause := c.state == cellRunning && c.pendingMode
 	if pause {
-		f := codemode.PendingFrontier{CellID: c.id, ContentItems: c.out.take(), PendingToolCallIDs: listCalls()}
 		c.paused = true
-		after = s.serveLocked(c, observation{frontier: &f})
+		if c.observer != nil && !c.observer.yields() {
+			after = s.serveLocked(c, s.frontierLocked(c))
+		} else {
+			c.frontierReady = true
+		}
 	}
 	s.mu.Unlock()
 	after.run()
@@ -597,7 +625,6 @@ func (s *session) completeLocked(c *cell, errText *string, writes storedValues) 
 		errText = &msg
 	}
 	resp := codemode.RuntimeResponse{Kind: codemode.Result, CellID: c.id, ErrorText: errText}
-	c.paused = false
 	obs := c.observer
 	if obs == nil {
 		resp.ContentItems = c.out.takeAfterInitialYield()
@@ -643,7 +670,7 @@ func (s *session) graceExpired(c *cell) {
 func (s *session) endTerminationLocked(c *cell) actions {
 	terminated := codemode.RuntimeResponse{Kind: codemode.Terminated, CellID: c.id, ContentItems: c.out.take()}
 	terminator, obs := c.terminator, c.observer
-	c.terminator, c.state, c.paused = nil, cellDelivering, false
+	c.terminator, c.state = nil, cellDelivering
 	var after actions
 	if obs != nil {
 		forObserver := terminated

@@ -95,7 +95,6 @@ type toolCalls struct {
 	running int
 	lastID  int64
 	pending int // started by JavaScript and not yet delivered
-	log     callLog
 	wg      sync.WaitGroup
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -131,7 +130,7 @@ func (t *toolCalls) start(record string) error {
 	}
 	t.lastID = id
 	t.pending++
-	t.log.started(id)
+	t.r.c.calls.started(id)
 	var raw json.RawMessage
 	if hasInput {
 		if !json.Valid([]byte(input)) {
@@ -256,9 +255,7 @@ func (t *toolCalls) accept(res toolResult) {
 func (t *toolCalls) takeBatch(n int) string {
 	k := min(n, len(t.ready))
 	batch := encodeBatch(t.ready[:k])
-	for _, r := range t.ready[:k] {
-		t.log.delivered(r.id)
-	}
+	t.r.c.calls.delivered(t.ready[:k])
 	t.pending -= k
 	t.ready = append(t.ready[:0], t.ready[k:]...)
 	return batch
