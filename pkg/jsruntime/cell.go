@@ -271,3 +271,19 @@ func (r *cellRun) runtimeFailed(reason string) {
 	r.fail(codemode.ErrRuntimeEnded.Error())
 	r.s.report(reason)
 }
+
+// interruptWhenStopped interrupts e when ctx ends. The returned stop unregisters that; if the
+// interrupt has begun, stop waits until it is done, so an engine is never handed back to the pool
+// (and to another cell) with a late interrupt still on its way to it.
+func interruptWhenStopped(ctx context.Context, e *engine) (stop func()) {
+	done := make(chan struct{})
+	unregister := context.AfterFunc(ctx, func() {
+		defer close(done)
+		e.interrupt()
+	})
+	return func() {
+		if !unregister() {
+			<-done
+		}
+	}
+}
