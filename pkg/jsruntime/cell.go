@@ -272,14 +272,14 @@ func (r *cellRun) runtimeFailed(reason string) {
 	r.s.report(reason)
 }
 
-// interruptWhenStopped interrupts e when ctx ends. The returned stop unregisters that; if the
-// interrupt has begun, stop waits until it is done, so an engine is never handed back to the pool
-// (and to another cell) with a late interrupt still on its way to it.
-func interruptWhenStopped(ctx context.Context, e *engine) (stop func()) {
+// interruptWhenStopped calls interrupt (an engine's) when ctx ends. The returned stop unregisters
+// that; if the interrupt has begun, stop waits until it is done, so an engine is never handed back
+// to the pool (and to another cell) with a late interrupt still on its way to it.
+func interruptWhenStopped(ctx context.Context, interrupt func()) (stop func()) {
 	done := make(chan struct{})
 	unregister := context.AfterFunc(ctx, func() {
 		defer close(done)
-		e.interrupt()
+		interrupt()
 	})
 	return func() {
 		if !unregister() {

@@ -93,7 +93,7 @@ func (r *cellRun) run() {
 	r.s.runtimeStarted(r.c)
 	e.mem.limit = uint64(e.snap.size) + r.heapLimit
 	// The script is interrupted when the cell is stopped, or at once when its heap is full.
-	stop := interruptWhenStopped(r.c.ctx, e)
+	stop := interruptWhenStopped(r.c.ctx, e.interrupt)
 	e.mem.onRefuse = e.interrupt
 	defer func() {
 		stop()
