@@ -416,3 +416,22 @@ func TestStopWaitsForAnInterruptThatBegan(t *testing.T) {
 		}
 	})
 }
+
+// The initial yield deadline counts from the runtime's start, like Codex's Started event: a cell
+// whose start takes five seconds still gets its full second once it runs.
+func TestYieldDeadlineCountsFromTheRuntimeStart(t *testing.T) {
+	inBubble(t, func(t *testing.T, p *Provider) {
+		g := newToolGate()
+		s := newSessionOn(t, p, newRecorder(g.invoke), codemode.SessionCellExecutionLimits{})
+		breakRuntime(s, stageStarting, func() { time.Sleep(5 * time.Second) })
+		begin := time.Now()
+		c := startCell(t, s, `text("early"); await tools.block();`, 1_000, testTool("block"))
+		r := initialResponse(t, c)
+		if r.Kind != codemode.Yielded || !reflect.DeepEqual(textsOf(r.ContentItems), []string{"early"}) {
+			t.Fatalf("%+v", r)
+		}
+		if waited := time.Since(begin); waited != 6*time.Second {
+			t.Fatalf("yielded %v after Execute, want the 5s start plus the 1s yield", waited)
+		}
+	})
+}

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
@@ -219,5 +220,46 @@ func TestDropTerminatesCellsWhenTheRegistryIsLocked(t *testing.T) {
 	}
 	if _, err := s.Execute(context.Background(), codemode.ExecuteRequest{Source: "1"}); !errors.Is(err, codemode.ErrShuttingDown) {
 		t.Fatalf("execute after Close: %v", err)
+	}
+}
+
+// Codex's CellState test, on the session's state: of two terminates of a completed, unobserved
+// cell the first claims the completion and the second finds the cell gone. (The suite races real
+// terminates; this pins the claim itself.)
+func TestOnlyTheFirstTerminationClaimsABufferedCompletion(t *testing.T) {
+	inBubble(t, func(t *testing.T, p *Provider) {
+		s := newSessionOn(t, p, nil, codemode.SessionCellExecutionLimits{})
+		c := startCell(t, s, `yield_control(); text("done");`, 30_000)
+		initialResponse(t, c)
+		synctest.Wait() // completed, unobserved
+		sess := s.(*session)
+		sess.mu.Lock()
+		first, second := sess.terminateLocked(c.CellID), sess.terminateLocked(c.CellID)
+		sess.mu.Unlock()
+		if first.completion == nil || !reflect.DeepEqual(textsOf(first.completion.ContentItems), []string{"done"}) {
+			t.Fatalf("first terminate claimed %+v, want the completion", first)
+		}
+		if second.c != nil || second.completion != nil {
+			t.Fatalf("second terminate claimed %+v, want a missing cell", second)
+		}
+		sess.closeCell(first.c)
+	})
+}
+
+// A frontier lists the calls still awaiting their result: a call whose result was delivered
+// before the cell became quiescent (here one rejected at once: exec cannot invoke itself) is not
+// in it.
+func TestFrontierListsOnlyCallsStillInFlight(t *testing.T) {
+	s := newTestSession(t, newRecorder(nil), codemode.SessionCellExecutionLimits{}).(*session)
+	o, err := s.ExecuteToPending(context.Background(), codemode.ExecuteRequest{
+		Source:       `try { await tools.exec({}); } catch (e) { text(e); } tools.block({}); await new Promise(() => {});`,
+		EnabledTools: []codemode.ToolDefinition{testTool("exec"), testTool("block")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := o.Frontier
+	if o.Completed || !reflect.DeepEqual(textsOf(f.ContentItems), []string{"exec cannot invoke itself"}) || !reflect.DeepEqual(f.PendingToolCallIDs, []string{"tool-2"}) {
+		t.Fatalf("frontier %+v, want the rejection text and only tool-2 in flight", o)
 	}
 }

@@ -276,12 +276,16 @@ func testDroppedPendingObserverKeepsFrontier(t *testing.T, h *harness) {
 	h.requireFakeTime()
 	f := h.session()
 	tools, gates := f.gateTools("echo")
-	id := f.startUnobserved(`await tools.echo({}); text("after"); await new Promise(() => {});`, tools)
+	id := f.startUnobserved(`await tools.echo({}); notify("resumed"); text("after"); await new Promise(() => {});`, tools)
 	f.awaitToolCall("echo", 1)
 	h.settle()
 	gates[0].Release()
 	h.settle()
 	checkFrontier(t, "first pending observation", f.waitToPending(id), id, nil, "tool-1")
+	h.settle()
+	if n := len(f.rec.Notifications()); n != 0 {
+		t.Fatal("handing over the kept frontier resumed the cell")
+	}
 	checkFrontier(t, "second pending observation", f.waitToPending(id), id, texts("after"))
 	f.terminateFrontierCell(id)
 }
