@@ -82,8 +82,25 @@ func newTestSession(t testing.TB, d codemode.Delegate, limits codemode.SessionCe
 		if err := s.Shutdown(ctx); err != nil {
 			t.Errorf("shutdown: %v", err)
 		}
+		awaitCellGoroutines(t, s)
 	})
 	return s
+}
+
+// awaitCellGoroutines waits until the goroutines of s's cells have ended, so none of them runs
+// into the next test (whose package-level test hooks it could otherwise touch).
+func awaitCellGoroutines(t testing.TB, s codemode.Session) {
+	t.Helper()
+	ended := make(chan struct{})
+	go func() {
+		s.(*session).running.Wait()
+		close(ended)
+	}()
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Errorf("cell goroutines still running 10s after Shutdown")
+	}
 }
 
 // inBubble runs f inside a testing/synctest bubble with a provider of its own, created and closed
@@ -116,6 +133,7 @@ func newSessionOn(t testing.TB, p *Provider, d codemode.Delegate, limits codemod
 		if err := s.Shutdown(context.Background()); err != nil {
 			t.Errorf("shutdown: %v", err)
 		}
+		awaitCellGoroutines(t, s)
 	})
 	return s
 }

@@ -279,6 +279,7 @@ func TestShutdownInterruptsCPUBoundCellsAndRejectsNewOnes(t *testing.T) {
 	if err := s.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
+	awaitCellGoroutines(t, s)
 	if out := <-waited; out.Response.Kind != codemode.Terminated {
 		t.Fatalf("%+v", out)
 	}

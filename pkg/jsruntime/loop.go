@@ -73,6 +73,7 @@ func (s *session) runCell(c *cell, req codemode.ExecuteRequest, snapshot storedV
 	}
 
 	finished := false
+	defer s.running.Done()
 	defer func() { r.conclude(recover(), finished) }()
 	s.stage(c, stageStarting)
 	r.run()

@@ -215,6 +215,7 @@ func TestDropTerminatesCellsWhenTheRegistryIsLocked(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
+	awaitCellGoroutines(t, s)
 	if id := <-d.closedC; id != c.CellID {
 		t.Fatalf("closed %q", id)
 	}

@@ -44,6 +44,9 @@ type session struct {
 	cells  map[codemode.CellID]*cell
 	stored storedValues   // committed stored values, as JSON
 	open   sync.WaitGroup // admitted cells not yet closed
+	// running counts the cells' goroutines. One may outlive its cell, which is closed as soon as
+	// its response is delivered (or after terminateGrace); tests wait for them all.
+	running sync.WaitGroup
 
 	hooks testHooks
 }
@@ -138,6 +141,7 @@ func (s *session) start(req codemode.ExecuteRequest, obs *observer, pendingMode 
 	if err != nil {
 		return nil, err
 	}
+	s.running.Add(1)
 	go s.runCell(c, req, snapshot)
 	return c, nil
 }
