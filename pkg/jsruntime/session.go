@@ -141,7 +141,6 @@ func (s *session) start(req codemode.ExecuteRequest, obs *observer, pendingMode 
 	if err != nil {
 		return nil, err
 	}
-	s.running.Add(1)
 	go s.runCell(c, req, snapshot)
 	return c, nil
 }
@@ -158,6 +157,7 @@ func (s *session) admitLocked(req codemode.ExecuteRequest, obs *observer) (*cell
 	c := newCell(id, req.ToolCallID)
 	s.cells[id] = c
 	s.open.Add(1)
+	s.running.Add(1) // before anyone can see the cell, so its goroutine is counted from the start
 	if obs != nil {
 		// The runtime has not started, so nothing is served yet and no timer is armed.
 		c.observed, c.observer = true, obs
