@@ -18,10 +18,15 @@ import (
 // most one observer (a pending Wait or initial response) at a time.
 type Session interface {
 	// Execute admits a cell and returns at once with its cell ID. The first RuntimeResponse arrives
-	// through StartedCell.InitialResponse when the cell yields, completes or is terminated.
+	// through StartedCell.InitialResponse when the cell yields, completes or is terminated. The
+	// yield deadline counts from the moment the cell's runtime has started (Codex's Started event),
+	// so start-up never eats into it; a zero yield time answers with an empty Yielded before the
+	// script has run.
 	Execute(ctx context.Context, req ExecuteRequest) (*StartedCell, error)
 	// Wait observes a cell until it yields again or reaches a terminal state. A missing cell is a
-	// MissingCell outcome, not an error.
+	// MissingCell outcome, not an error. If ctx has ended, or ends before the cell answers, Wait
+	// returns ctx's error and consumes nothing: output and a buffered completion stay for the next
+	// observation.
 	Wait(ctx context.Context, req WaitRequest) (WaitOutcome, error)
 	// Terminate stops a cell. If the cell already completed but its completion was not yet
 	// observed, the completion wins.
@@ -54,6 +59,8 @@ type Delegate interface {
 	// the owner can release what it keeps for the cell. It is called exactly once per admitted cell.
 	CellClosed(cellID CellID)
 }
+
+// A Delegate may also implement FailureReporter to hear of failures no response carries.
 
 // SessionCellExecutionLimits bounds the cells of one session. A nil field means no limit.
 type SessionCellExecutionLimits struct {

@@ -9,7 +9,7 @@ import (
 
 func u64(v uint64) *uint64 { return &v }
 
-// Pins Codex's resolve_yield_timeout_applies_grace_before_session_limits table.
+// Codex: resolve_yield_timeout_applies_grace_before_session_limits, the same table row for row.
 func TestEffectiveYieldTimeMs(t *testing.T) {
 	cases := []struct {
 		limit     *uint64
@@ -21,7 +21,7 @@ func TestEffectiveYieldTimeMs(t *testing.T) {
 		{nil, 10_000, 11_000},
 		{nil, 10_001, 11_001},
 		{u64(0), 0, 0},
-		{u64(0), 123_456, 0},
+		{u64(0), 10_000, 0},
 		{u64(5_000), 9_999, 5_000},
 		{u64(10_000), 10_000, 10_000},
 		{u64(10_500), 10_000, 10_500},

@@ -84,10 +84,12 @@ func BenchmarkToolResult1MiB(b *testing.B) {
 	runLoopCell(b, d, `if ((await tools.big()).data.length !== 1048576) throw "short";`, testTool("big"))
 }
 
-// BenchmarkMemory reports the Go heap held per idle session and per live (blocked) cell; the
-// cell's figure includes its runtime's wasm linear memory.
+// BenchmarkMemory reports what an idle session and a live cell (blocked on a tool call) cost: the
+// Go heap of an idle session (ours holds no runtime until a cell runs) and the process's resident
+// memory per live cell, which includes the runtime's mapped linear memory (outside the Go heap) and
+// its Go side.
 func BenchmarkMemory(b *testing.B) {
-	const n = 20
+	const n = 50
 	heap := func() uint64 {
 		runtime.GC()
 		runtime.GC()
@@ -95,31 +97,40 @@ func BenchmarkMemory(b *testing.B) {
 		runtime.ReadMemStats(&m)
 		return m.HeapAlloc
 	}
+	rss := func() uint64 {
+		runtime.GC()
+		r, _ := residentBytes()
+		return r
+	}
 	for b.Loop() {
-		waitWarm()
+		p, err := NewProvider(Options{PoolSize: -1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		d := &blockingDelegate{release: make(chan struct{}), entered: make(chan struct{}, n)}
 		base := heap()
 		sessions := make([]codemode.Session, n)
 		for i := range sessions {
-			sessions[i], _ = sharedProvider().CreateSession(context.Background(), codemode.NoopDelegate{}, codemode.SessionCellExecutionLimits{})
+			sessions[i], _ = p.CreateSession(context.Background(), d, codemode.SessionCellExecutionLimits{})
 		}
 		perSession := float64(heap()-base) / n
-		base = heap()
+		baseRSS := rss()
+		baseHeap := heap()
 		for _, s := range sessions {
-			c, err := s.Execute(context.Background(), codemode.ExecuteRequest{Source: `text("x"); await tools.wait()`, EnabledTools: []codemode.ToolDefinition{testTool("wait")}, YieldTimeMs: ptrU64(0)})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := c.InitialResponse(context.Background()); err != nil {
+			if _, err := s.Execute(context.Background(), codemode.ExecuteRequest{Source: `text("x"); await tools.wait()`, EnabledTools: []codemode.ToolDefinition{testTool("wait")}}); err != nil {
 				b.Fatal(err)
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-		perCell := float64(heap()-base) / n
-		for _, s := range sessions {
-			_ = s.Shutdown(context.Background())
+		for range n {
+			<-d.entered
 		}
+		perCell := float64(rss()-baseRSS) / n
+		perCellHeap := float64(heap()-baseHeap) / n
+		close(d.release)
+		p.Close()
 		b.ReportMetric(perSession, "B/idle-session")
 		b.ReportMetric(perCell, "B/live-cell")
+		b.ReportMetric(perCellHeap, "heap-B/live-cell")
 	}
 }
 

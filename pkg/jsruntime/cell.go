@@ -3,6 +3,7 @@ package jsruntime
 import (
 	"context"
 	"math"
+	"runtime"
 	"sync"
 	"time"
 
@@ -21,13 +22,54 @@ const (
 	cellClosed
 )
 
-// observer is a pending observation: the initial response of Execute or a Wait.
-type observer struct {
-	initial bool
-	// deliver hands over the response without blocking (it sends on a buffered channel).
-	deliver func(codemode.RuntimeResponse)
-	timer   *time.Timer
+// observerKind says how an observer is answered and who closes the cell after it was handed a
+// terminal response.
+type observerKind int
+
+const (
+	// initialObserver is Execute's initial response. Nobody waits to close the cell after it, so
+	// the session does.
+	initialObserver observerKind = iota + 1
+	// waitObserver is a Wait. Its caller closes the cell once it holds a terminal response, so
+	// that CellClosed follows the response.
+	waitObserver
+	// pendingObserver is ExecuteToPending or WaitToPending: answered at the next frontier (or the
+	// end), never by a yield. Its caller closes like a Wait's.
+	pendingObserver
+)
+
+// observation is what an observer is handed: a response, or a frontier for a pending observer.
+type observation struct {
+	resp     codemode.RuntimeResponse
+	frontier *codemode.PendingFrontier
 }
+
+// observer is a pending observation.
+type observer struct {
+	kind observerKind
+	// deadline is the yield time of a yielding observer; hasDeadline is false for pending
+	// observers and for yield times beyond time.Duration's range (forever).
+	deadline    time.Duration
+	hasDeadline bool
+	// deliver hands over the observation without blocking (it sends on a buffered channel).
+	deliver func(observation)
+	// timer is armed once the cell's runtime has started, so start-up never eats into the yield.
+	timer *time.Timer
+}
+
+// newObserver returns an observer of kind that delivers on the returned channel. A yielding
+// observer yields after ms (see codemode.EffectiveYieldTimeMs).
+func newObserver(kind observerKind, ms uint64) (*observer, <-chan observation) {
+	ch := make(chan observation, 1)
+	obs := &observer{kind: kind, deliver: func(o observation) { ch <- o }}
+	if kind != pendingObserver {
+		obs.deadline, obs.hasDeadline = yieldDuration(ms)
+	}
+	return obs, ch
+}
+
+// yields reports whether yields and deadlines answer the observer.
+func (o *observer) yields() bool { return o.kind != pendingObserver }
 
 // cell is one admitted cell of a session.
 type cell struct {
@@ -38,26 +80,141 @@ type cell struct {
 	// runtime and cancels the cell's tool calls and notifications.
 	ctx    context.Context
 	cancel context.CancelFunc
+	// wake pokes the cell's event loop when it may be blocked while an observer needs it: a
+	// pending observer wants a frontier, or a paused cell was resumed. It holds one token.
+	wake chan struct{}
+	// calls are the tool calls a frontier lists; it has its own lock.
+	calls callLog
 
 	// guarded by session.mu
-	state   cellState
-	pending []codemode.ContentItem
-	// pendingBytes is what pending counts against the provider's output limit.
-	pendingBytes int
-	observer     *observer
-	result       *codemode.RuntimeResponse
-	terminator   chan codemode.RuntimeResponse // explicit Terminate waiting for its response
-	closeOnce    sync.Once
+	state cellState
+	// started is set once the runtime has an engine: yield deadlines count from then.
+	started bool
+	// observed is set once any observer was attached; before that, the first yield_control()
+	// sets apart the output so far (see output.initialYield).
+	observed bool
+	// pendingMode is set while the cell is driven by frontiers (Codex's PauseAtPendingFrontier):
+	// from ExecuteToPending or WaitToPending until a yielding observer attaches. In pending mode
+	// the loop pauses whenever it is quiescent, whether or not an observer waits.
+	pendingMode bool
+	// paused is set while the event loop is held at a frontier.
+	paused bool
+	// frontierReady is set while the loop is paused at a frontier no observer was handed yet (its
+	// pending observer was dropped, or there was none): the next pending observer gets it at once.
+	frontierReady bool
+	out           output
+	observer      *observer
+	result        *codemode.RuntimeResponse
+	terminator    chan codemode.RuntimeResponse // explicit Terminate waiting for its response
+	closeOnce     sync.Once
 }
 
-// takePending returns the unobserved output (never nil, so responses carry an empty list).
-func (c *cell) takePending() []codemode.ContentItem {
-	items := c.pending
-	c.pending, c.pendingBytes = nil, 0
+func newCell(id codemode.CellID, callID string) *cell {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &cell{
+		id: id, callID: callID, ctx: ctx, cancel: cancel,
+		wake:  make(chan struct{}, 1),
+		state: cellRunning,
+		out:   output{initialYield: -1},
+	}
+}
+
+// poke wakes the cell's event loop if it is blocked; a token already waiting is enough.
+func (c *cell) poke() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// yielded is a Yielded observation of c.
+func (c *cell) yielded(items []codemode.ContentItem) observation {
+	return observation{resp: codemode.RuntimeResponse{Kind: codemode.Yielded, CellID: c.id, ContentItems: items}}
+}
+
+// output is a cell's unobserved output.
+type output struct {
+	items []codemode.ContentItem
+	// bytes is what items count against the provider's output limit.
+	bytes int
+	// initialYield, when not negative, is the number of leading items that a yield_control() set
+	// apart before the cell was ever observed (Codex's pending initial yield): the first yielding
+	// observation gets exactly those, and a completion keeps them apart from its Result. A pending
+	// observer takes everything at once.
+	initialYield int
+}
+
+func (o *output) add(item codemode.ContentItem, n int) {
+	o.items = append(o.items, item)
+	o.bytes += n
+}
+
+// take returns all unobserved output (never nil, so responses carry an empty list).
+func (o *output) take() []codemode.ContentItem {
+	items := o.items
+	o.items, o.bytes, o.initialYield = nil, 0, -1
 	if items == nil {
 		items = []codemode.ContentItem{}
 	}
 	return items
+}
+
+// markInitialYield sets the output so far apart as the initial yield, once.
+func (o *output) markInitialYield() {
+	if o.initialYield < 0 {
+		o.initialYield = len(o.items)
+	}
+}
+
+// takeInitialYield returns the items set apart by markInitialYield, if any, and keeps the rest.
+func (o *output) takeInitialYield() ([]codemode.ContentItem, bool) {
+	if o.initialYield < 0 {
+		return nil, false
+	}
+	head, tail := o.cut()
+	o.set(tail)
+	o.initialYield = -1
+	return head, true
+}
+
+// takeAfterInitialYield returns the items after the initial yield and keeps the ones before it,
+// which stay the initial yield. Without an initial yield it is take.
+func (o *output) takeAfterInitialYield() []codemode.ContentItem {
+	if o.initialYield < 0 {
+		return o.take()
+	}
+	head, tail := o.cut()
+	o.set(head)
+	o.initialYield = len(head)
+	return tail
+}
+
+// cut copies the items before and after initialYield.
+func (o *output) cut() (head, tail []codemode.ContentItem) {
+	head = append([]codemode.ContentItem{}, o.items[:o.initialYield]...)
+	tail = append([]codemode.ContentItem{}, o.items[o.initialYield:]...)
+	return head, tail
+}
+
+// set replaces the items and recounts their bytes.
+func (o *output) set(items []codemode.ContentItem) {
+	o.items, o.bytes = items, 0
+	for _, item := range items {
+		o.bytes += itemBytes(item)
+	}
+}
+
+// itemBytes is what an item counts against the output limit.
+func itemBytes(item codemode.ContentItem) int {
+	switch it := item.(type) {
+	case codemode.InputText:
+		return len(it.Text)
+	case codemode.InputImage:
+		return len(it.ImageURL)
+	case codemode.InputAudio:
+		return len(it.AudioURL)
+	}
+	return 0
 }
 
 // yieldDuration converts an effective yield time, treating values beyond time.Duration's range
@@ -67,4 +224,66 @@ func yieldDuration(ms uint64) (time.Duration, bool) {
 		return 0, false
 	}
 	return time.Duration(ms) * time.Millisecond, true
+}
+
+// goexitDetail describes a goroutine that ended through runtime.Goexit (t.FailNow in a test
+// delegate, for one) instead of returning.
+const goexitDetail = "its goroutine ended without returning"
+
+// stage runs the test hook of a cell's goroutine, if any.
+func (s *session) stage(c *cell, st runtimeStage) {
+	if s.hooks.runtime != nil {
+		s.hooks.runtime(c.id, st)
+	}
+}
+
+// conclude ends a cell's goroutine, however it ends: the cell's tool calls are cancelled and
+// awaited, its notifications delivered (a terminate cancels those too), its outcome published and
+// its engine released. A goroutine that panicked or ended early (runtime.Goexit) did not finish:
+// the cell fails with Codex's "exec runtime ended unexpectedly" and the owner is told.
+func (r *cellRun) conclude(panicked any, finished bool) {
+	switch {
+	case panicked != nil:
+		r.runtimeFailed(codemode.FailureRuntimePanicked)
+	case !finished:
+		r.runtimeFailed(codemode.FailureRuntimeEnded)
+	}
+	if observeLoopStats != nil {
+		observeLoopStats(r.stats)
+	}
+	r.tools.cancelAndWait()
+	r.notes.wait()
+	r.s.finish(r.c, r.errText, r.store.writes)
+	if r.e != nil {
+		// Let the observer the response just woke run first: a reset takes tens of microseconds.
+		runtime.Gosched()
+		r.e.host = nil
+		r.s.p.pool.put(r.e)
+	}
+}
+
+// runtimeFailed fails the cell whose goroutine died and retires its engine, whose state is
+// unknown.
+func (r *cellRun) runtimeFailed(reason string) {
+	if r.e != nil {
+		r.e.dead = true
+	}
+	r.fail(codemode.ErrRuntimeEnded.Error())
+	r.s.report(reason)
+}
+
+// interruptWhenStopped calls interrupt (an engine's) when ctx ends. The returned stop unregisters
+// that; if the interrupt has begun, stop waits until it is done, so an engine is never handed back
+// to the pool (and to another cell) with a late interrupt still on its way to it.
+func interruptWhenStopped(ctx context.Context, interrupt func()) (stop func()) {
+	done := make(chan struct{})
+	unregister := context.AfterFunc(ctx, func() {
+		defer close(done)
+		interrupt()
+	})
+	return func() {
+		if !unregister() {
+			<-done
+		}
+	}
 }

@@ -9,8 +9,28 @@ import (
 )
 
 // TestConformance runs the shared Code Mode session contract suite against the in-process
-// QuickJS provider, the reference every remote transport is compared with.
+// QuickJS provider, the reference every remote transport is compared with. It runs on the
+// bubble's fake clock (each provider is created and closed inside its subtest's bubble), so the
+// cases that steer time run too and nothing depends on the machine's speed.
 func TestConformance(t *testing.T) {
+	codemodetest.Run(t, func(t *testing.T) codemode.SessionProvider {
+		p, err := jsruntime.NewProvider(jsruntime.Options{})
+		if err != nil {
+			t.Fatalf("jsruntime.NewProvider: %v", err)
+		}
+		t.Cleanup(func() {
+			if err := p.Close(); err != nil {
+				t.Errorf("Provider.Close: %v", err)
+			}
+		})
+		return p
+	}, codemodetest.FakeTime())
+}
+
+// TestConformanceOnTheRealClock runs the suite as a transport that cannot run in a bubble does:
+// on the real clock, where the cases that steer time are skipped and observers are found by
+// probing. It keeps those paths of the suite honest.
+func TestConformanceOnTheRealClock(t *testing.T) {
 	codemodetest.Run(t, func(t *testing.T) codemode.SessionProvider {
 		p, err := jsruntime.NewProvider(jsruntime.Options{})
 		if err != nil {

@@ -450,6 +450,44 @@ func (e *engine) newString(s string) (uint64, error) {
 	return v, err
 }
 
+// smallJSON is the size below which an entry point receives JSON as a string to parse itself:
+// QJS_ParseJSON costs about 2 µs more than JSON.parse for a few bytes, and saves a pass over the
+// data for large ones.
+const smallJSON = 4 << 10
+
+// jsonArgument makes the argument of an entry point from the JSON text s: the text itself when
+// it is small, else its parsed value.
+func (e *engine) jsonArgument(s string) (uint64, error) {
+	if len(s) < smallJSON {
+		return e.newString(s)
+	}
+	return e.parseJSON(s)
+}
+
+// parseJSON makes the JS value of the JSON text s, which has no NUL (Go's encoders escape it).
+func (e *engine) parseJSON(s string) (uint64, error) {
+	if strings.IndexByte(s, 0) >= 0 {
+		return 0, errors.New("javascript runtime: JSON with NUL crosses into QuickJS")
+	}
+	ptr := e.scratch
+	if len(s)+1 > scratchSize {
+		p, err := e.malloc(uint32(len(s) + 1))
+		if err != nil {
+			return 0, err
+		}
+		defer e.w.call(exFree, uint64(p))
+		ptr = p
+	}
+	if err := e.w.writeCString(ptr, s); err != nil {
+		return 0, err
+	}
+	v, err := e.w.call(exParseJSON, e.jsctx, uint64(ptr))
+	if err == nil && valueTag(v) == tagException {
+		err = e.takeException()
+	}
+	return v, err
+}
+
 // readString returns the text of the JS string v and releases the C copy QuickJS made of it. It
 // does not free v. The prelude sends only JSON text, which has no NUL (QuickJS's C strings would
 // end there).
@@ -511,10 +549,12 @@ type jsError struct{ text string }
 
 func (e *jsError) Error() string { return e.text }
 
-// turn is one turn of a cell's event loop: it calls entry (begin or deliver) with input, runs the
-// pending jobs, and returns the records JavaScript queued for Go ("" when none).
+// turn is one turn of a cell's event loop: it calls entry (begin or deliver) with the JSON text
+// input (see jsonArgument), runs the pending jobs, and returns the records JavaScript queued for Go
+// ("" when none). A large input is parsed by QuickJS straight from the UTF-8 bytes: one pass over a
+// large tool result instead of decoding it into a string and parsing that again.
 func (e *engine) turn(entry uint64, input string) (string, error) {
-	arg, err := e.newString(input)
+	arg, err := e.jsonArgument(input)
 	if err != nil {
 		return "", err
 	}

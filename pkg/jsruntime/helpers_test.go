@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
@@ -81,6 +82,58 @@ func newTestSession(t testing.TB, d codemode.Delegate, limits codemode.SessionCe
 		if err := s.Shutdown(ctx); err != nil {
 			t.Errorf("shutdown: %v", err)
 		}
+		awaitCellGoroutines(t, s)
+	})
+	return s
+}
+
+// awaitCellGoroutines waits until the goroutines of s's cells have ended, so none of them runs
+// into the next test (whose package-level test hooks it could otherwise touch).
+func awaitCellGoroutines(t testing.TB, s codemode.Session) {
+	t.Helper()
+	ended := make(chan struct{})
+	go func() {
+		s.(*session).running.Wait()
+		close(ended)
+	}()
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Errorf("cell goroutines still running 10s after Shutdown")
+	}
+}
+
+// inBubble runs f inside a testing/synctest bubble with a provider of its own, created and closed
+// inside it. The bubble's clock moves only when every goroutine of the bubble is blocked, so
+// yield deadlines, graces and timers fire exactly when the test lets them, however loaded the
+// machine is, and synctest.Wait tells when the cells have nothing left to do.
+func inBubble(t *testing.T, f func(t *testing.T, p *Provider)) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		p, err := NewProvider(Options{PoolSize: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = p.Close() })
+		f(t, p)
+	})
+}
+
+// newSessionOn opens a session of p that is shut down when the test ends.
+func newSessionOn(t testing.TB, p *Provider, d codemode.Delegate, limits codemode.SessionCellExecutionLimits) codemode.Session {
+	t.Helper()
+	if d == nil {
+		d = codemode.NoopDelegate{}
+	}
+	s, err := p.CreateSession(context.Background(), d, limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Shutdown(context.Background()); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+		awaitCellGoroutines(t, s)
 	})
 	return s
 }

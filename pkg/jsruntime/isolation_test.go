@@ -94,7 +94,8 @@ func TestGlobalChangesDoNotLeakBetweenCellsOrSessions(t *testing.T) {
 
 func TestWhileTrueIsTerminatedAndTheSessionStaysUsable(t *testing.T) {
 	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
-	c := startCell(t, s, `text("spin"); while (true) {}`, 50)
+	// yield_control, not a deadline, answers: a deadline could pass before the script wrote anything.
+	c := startCell(t, s, `text("spin"); yield_control(); while (true) {}`, 30_000)
 	if r := initialResponse(t, c); r.Kind != codemode.Yielded || !reflect.DeepEqual(textsOf(r.ContentItems), []string{"spin"}) {
 		t.Fatalf("%+v", r)
 	}

@@ -6,10 +6,14 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
+
+// Tests that involve time run in a synctest bubble (inBubble): their deadlines fire exactly when
+// everything else is blocked, never early because the machine is slow.
 
 // toolGate is a tool delegate whose calls wait until released.
 type toolGate struct {
@@ -59,40 +63,50 @@ func initialResponse(t *testing.T, c *codemode.StartedCell) codemode.RuntimeResp
 }
 
 func TestYieldsAndResumesWithOnlyNewOutput(t *testing.T) {
-	g := newToolGate()
-	d := newRecorder(g.invoke)
-	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
-	c := startCell(t, s, `text("one"); yield_control(); await tools.block(); text("two");`, 30_000, testTool("block"))
-	r := initialResponse(t, c)
-	if r.Kind != codemode.Yielded || !reflect.DeepEqual(textsOf(r.ContentItems), []string{"one"}) {
-		t.Fatalf("initial %+v", r)
-	}
-	<-g.started
-	// A short wait yields with nothing new: the cell keeps running.
-	out := waitCell(t, s, c.CellID, 10)
-	if out.Missing || out.Response.Kind != codemode.Yielded || len(out.Response.ContentItems) != 0 {
-		t.Fatalf("short wait %+v", out)
-	}
-	close(g.release)
-	out = waitCell(t, s, c.CellID, 30_000)
-	if out.Response.Kind != codemode.Result || !reflect.DeepEqual(textsOf(out.Response.ContentItems), []string{"two"}) {
-		t.Fatalf("final %+v", out)
-	}
-	if _, _, closed := d.snapshot(); !reflect.DeepEqual(closed, []codemode.CellID{"1"}) {
-		t.Fatalf("closed %v", closed)
-	}
-	if out := waitCell(t, s, c.CellID, 10); !out.Missing || *out.Response.ErrorText != "exec cell 1 not found" {
-		t.Fatalf("wait after close %+v", out)
-	}
+	inBubble(t, func(t *testing.T, p *Provider) {
+		g := newToolGate()
+		d := newRecorder(g.invoke)
+		s := newSessionOn(t, p, d, codemode.SessionCellExecutionLimits{})
+		c := startCell(t, s, `text("one"); yield_control(); await tools.block(); text("two");`, 30_000, testTool("block"))
+		r := initialResponse(t, c)
+		if r.Kind != codemode.Yielded || !reflect.DeepEqual(textsOf(r.ContentItems), []string{"one"}) {
+			t.Fatalf("initial %+v", r)
+		}
+		<-g.started
+		// A short wait yields with nothing new: the cell keeps running.
+		out := waitCell(t, s, c.CellID, 10)
+		if out.Missing || out.Response.Kind != codemode.Yielded || len(out.Response.ContentItems) != 0 {
+			t.Fatalf("short wait %+v", out)
+		}
+		close(g.release)
+		out = waitCell(t, s, c.CellID, 30_000)
+		if out.Response.Kind != codemode.Result || !reflect.DeepEqual(textsOf(out.Response.ContentItems), []string{"two"}) {
+			t.Fatalf("final %+v", out)
+		}
+		if _, _, closed := d.snapshot(); !reflect.DeepEqual(closed, []codemode.CellID{"1"}) {
+			t.Fatalf("closed %v", closed)
+		}
+		if out := waitCell(t, s, c.CellID, 10); !out.Missing || *out.Response.ErrorText != "exec cell 1 not found" {
+			t.Fatalf("wait after close %+v", out)
+		}
+	})
 }
 
+// The deadline counts from the runtime's start and fires only once the cell is blocked (the
+// bubble's clock stands still while it runs), so the Yielded holds exactly the text before the call.
 func TestYieldDeadlineDeliversOutputOfARunningCell(t *testing.T) {
-	s := newTestSession(t, newRecorder(newToolGate().invoke), codemode.SessionCellExecutionLimits{})
-	c := startCell(t, s, `text("early"); await tools.block();`, 20, testTool("block"))
-	r := initialResponse(t, c)
-	if r.Kind != codemode.Yielded || !reflect.DeepEqual(textsOf(r.ContentItems), []string{"early"}) {
-		t.Fatalf("%+v", r)
-	}
+	inBubble(t, func(t *testing.T, p *Provider) {
+		s := newSessionOn(t, p, newRecorder(newToolGate().invoke), codemode.SessionCellExecutionLimits{})
+		c := startCell(t, s, `text("early"); await tools.block();`, 20, testTool("block"))
+		start := time.Now()
+		r := initialResponse(t, c)
+		if r.Kind != codemode.Yielded || !reflect.DeepEqual(textsOf(r.ContentItems), []string{"early"}) {
+			t.Fatalf("%+v", r)
+		}
+		if waited := time.Since(start); waited != 20*time.Millisecond {
+			t.Fatalf("yielded after %v, want exactly the 20ms deadline", waited)
+		}
+	})
 }
 
 func TestZeroYieldLimitIsImmediateAndScopedToItsSession(t *testing.T) {
@@ -112,10 +126,8 @@ func TestSecondObserverIsRejectedWithoutDisplacingTheFirst(t *testing.T) {
 	s := newTestSession(t, newRecorder(g.invoke), codemode.SessionCellExecutionLimits{})
 	c := startCell(t, s, `await tools.block(); text("done");`, 0, testTool("block"))
 	initialResponse(t, c)
-	first := make(chan codemode.WaitOutcome, 1)
-	go func() { first <- waitAsync(t, s, c.CellID) }()
 	<-g.started
-	waitForObserver(t, s, c.CellID)
+	first := waitInBackground(t, s, c.CellID)
 	_, err := s.Wait(context.Background(), codemode.WaitRequest{CellID: c.CellID, YieldTimeMs: 30_000})
 	if err == nil || err.Error() != "exec cell 1 already has an active observer" || !errors.Is(err, &codemode.CellError{Kind: codemode.CellHasObserver}) {
 		t.Fatalf("second observer: %v", err)
@@ -136,10 +148,10 @@ func TestDroppedObserverDoesNotConsumeOutput(t *testing.T) {
 	<-g.started // "kept" was produced
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := s.Wait(ctx, codemode.WaitRequest{CellID: c.CellID, YieldTimeMs: 30_000}); !errors.Is(err, context.Canceled) {
+	if _, err := s.Wait(ctx, codemode.WaitRequest{CellID: c.CellID, YieldTimeMs: 0}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled wait: %v", err)
 	}
-	out := waitCell(t, s, c.CellID, 10)
+	out := waitCell(t, s, c.CellID, 0)
 	if !reflect.DeepEqual(textsOf(out.Response.ContentItems), []string{"kept"}) {
 		t.Fatalf("%+v", out)
 	}
@@ -147,16 +159,11 @@ func TestDroppedObserverDoesNotConsumeOutput(t *testing.T) {
 }
 
 func TestTerminateStopsACellAndKeepsItsOutput(t *testing.T) {
-	d := newRecorder(nil)
+	g := newToolGate()
+	d := newRecorder(g.invoke)
 	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
 	c := startCell(t, s, `text("partial"); store("k", 1); await tools.block();`, 30_000, testTool("block"))
-	for {
-		calls, _, _ := d.snapshot()
-		if len(calls) == 1 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	<-g.started
 	out, err := s.Terminate(context.Background(), c.CellID)
 	if err != nil || out.Missing || out.Response.Kind != codemode.Terminated || !reflect.DeepEqual(textsOf(out.Response.ContentItems), []string{"partial"}) {
 		t.Fatalf("%+v %v", out, err)
@@ -179,42 +186,47 @@ func TestTerminateStopsACellAndKeepsItsOutput(t *testing.T) {
 }
 
 func TestObservedNaturalCompletionWinsOverTermination(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
-	c := startCell(t, s, `await new Promise(r => setTimeout(r, 30)); text("finished");`, 0)
-	if r := initialResponse(t, c); r.Kind != codemode.Yielded {
-		t.Fatalf("%+v", r)
-	}
-	time.Sleep(150 * time.Millisecond) // let it complete unobserved
-	out, err := s.Terminate(context.Background(), c.CellID)
-	if err != nil || out.Response.Kind != codemode.Result || textsOf(out.Response.ContentItems)[0] != "finished" {
-		t.Fatalf("%+v %v", out, err)
-	}
+	inBubble(t, func(t *testing.T, p *Provider) {
+		s := newSessionOn(t, p, nil, codemode.SessionCellExecutionLimits{})
+		c := startCell(t, s, `await new Promise(r => setTimeout(r, 30)); text("finished");`, 0)
+		if r := initialResponse(t, c); r.Kind != codemode.Yielded {
+			t.Fatalf("%+v", r)
+		}
+		time.Sleep(30 * time.Millisecond) // the bubble's clock: the timer fires, nothing else waits
+		synctest.Wait()                   // the cell completed, unobserved
+		out, err := s.Terminate(context.Background(), c.CellID)
+		if err != nil || out.Response.Kind != codemode.Result || textsOf(out.Response.ContentItems)[0] != "finished" {
+			t.Fatalf("%+v %v", out, err)
+		}
+	})
 }
 
 func TestRepeatedTerminationIsRejectedWhileCleanupIsPending(t *testing.T) {
-	unblock := make(chan struct{})
-	started := make(chan struct{}, 1)
-	d := newRecorder(func(ctx context.Context, _ codemode.NestedToolCall) (json.RawMessage, error) {
-		started <- struct{}{}
-		<-unblock // ignores cancellation until released
-		return nil, ctx.Err()
+	inBubble(t, func(t *testing.T, p *Provider) {
+		unblock := make(chan struct{})
+		started := make(chan struct{}, 1)
+		d := newRecorder(func(ctx context.Context, _ codemode.NestedToolCall) (json.RawMessage, error) {
+			started <- struct{}{}
+			<-unblock // ignores cancellation until released
+			return nil, ctx.Err()
+		})
+		s := newSessionOn(t, p, d, codemode.SessionCellExecutionLimits{})
+		c := startCell(t, s, `await tools.stubborn()`, 0, testTool("stubborn"))
+		initialResponse(t, c)
+		<-started
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if _, err := s.Terminate(ctx, c.CellID); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("first terminate returned before the callback cleanup: %v", err)
+		}
+		if _, err := s.Terminate(context.Background(), c.CellID); err == nil || err.Error() != "exec cell 1 is already terminating" {
+			t.Fatalf("second terminate: %v", err)
+		}
+		close(unblock)
+		if id := <-d.closedC; id != c.CellID {
+			t.Fatal(id)
+		}
 	})
-	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
-	c := startCell(t, s, `await tools.stubborn()`, 0, testTool("stubborn"))
-	initialResponse(t, c)
-	<-started
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	if _, err := s.Terminate(ctx, c.CellID); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("first terminate returned before the callback cleanup: %v", err)
-	}
-	if _, err := s.Terminate(context.Background(), c.CellID); err == nil || err.Error() != "exec cell 1 is already terminating" {
-		t.Fatalf("second terminate: %v", err)
-	}
-	close(unblock)
-	if id := <-d.closedC; id != c.CellID {
-		t.Fatal(id)
-	}
 }
 
 func TestMissingCells(t *testing.T) {
@@ -261,14 +273,13 @@ func TestShutdownInterruptsCPUBoundCellsAndRejectsNewOnes(t *testing.T) {
 	if r := initialResponse(t, c); r.Kind != codemode.Yielded {
 		t.Fatalf("%+v", r)
 	}
-	waited := make(chan codemode.WaitOutcome, 1)
-	go func() { waited <- waitAsync(t, s, c.CellID) }()
-	waitForObserver(t, s, c.CellID)
+	waited := waitInBackground(t, s, c.CellID)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := s.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
+	awaitCellGoroutines(t, s)
 	if out := <-waited; out.Response.Kind != codemode.Terminated {
 		t.Fatalf("%+v", out)
 	}
@@ -284,87 +295,144 @@ func TestAbandonedInitialResponseTerminatesTheCell(t *testing.T) {
 	d := newRecorder(nil)
 	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
 	c := startCell(t, s, `while (true) {}`, 30_000)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	if _, err := c.InitialResponse(ctx); !errors.Is(err, context.DeadlineExceeded) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.InitialResponse(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatal(err)
-	}
-	select {
-	case id := <-d.closedC:
-		if id != c.CellID {
-			t.Fatal(id)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("abandoned cell was not terminated")
-	}
-}
-
-func TestCompletionDrainsNotificationsBeforeTheResult(t *testing.T) {
-	delivered := make(chan string, 4)
-	d := &slowNotifier{recordingDelegate: newRecorder(nil), delivered: delivered}
-	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
-	r := executeCell(t, s, `notify("a"); notify("b");`)
-	if r.Kind != codemode.Result || len(delivered) != 2 {
-		t.Fatalf("%+v, %d notifications delivered before the result", r, len(delivered))
-	}
-}
-
-type slowNotifier struct {
-	*recordingDelegate
-	delivered chan string
-}
-
-func (d *slowNotifier) Notify(_ context.Context, _ string, _ codemode.CellID, text string) error {
-	time.Sleep(10 * time.Millisecond)
-	d.delivered <- text
-	return nil
-}
-
-func TestTerminateGivesUpOnCallbacksThatIgnoreCancellation(t *testing.T) {
-	defer func(g time.Duration) { terminateGrace = g }(terminateGrace)
-	terminateGrace = 50 * time.Millisecond
-	release := make(chan struct{})
-	defer close(release)
-	started := make(chan struct{}, 1)
-	d := newRecorder(func(context.Context, codemode.NestedToolCall) (json.RawMessage, error) {
-		started <- struct{}{}
-		<-release // never honours cancellation
-		return nil, nil
-	})
-	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
-	c := startCell(t, s, `text("x"); await tools.stuck()`, 0, testTool("stuck"))
-	initialResponse(t, c)
-	<-started
-	out, err := s.Terminate(context.Background(), c.CellID)
-	if err != nil || out.Response.Kind != codemode.Terminated {
-		t.Fatalf("%+v %v", out, err)
 	}
 	if id := <-d.closedC; id != c.CellID {
 		t.Fatal(id)
 	}
 }
 
-// waitForObserver waits until the cell has a registered observer (a Wait started elsewhere).
-func waitForObserver(t *testing.T, s codemode.Session, id codemode.CellID) {
-	t.Helper()
-	sess := s.(*session)
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		sess.mu.Lock()
-		c := sess.cells[id]
-		registered := c != nil && c.observer != nil
-		sess.mu.Unlock()
-		if registered {
-			return
+func TestCompletionDrainsNotificationsBeforeTheResult(t *testing.T) {
+	inBubble(t, func(t *testing.T, p *Provider) {
+		delivered := make(chan string, 4)
+		d := &slowNotifier{recordingDelegate: newRecorder(nil), delivered: delivered}
+		s := newSessionOn(t, p, d, codemode.SessionCellExecutionLimits{})
+		r := executeCell(t, s, `notify("a"); notify("b");`)
+		if r.Kind != codemode.Result || len(delivered) != 2 {
+			t.Fatalf("%+v, %d notifications delivered before the result", r, len(delivered))
 		}
-	}
-	t.Fatal("no observer registered")
+	})
 }
 
-// waitAsync is a Wait for use on another goroutine: it reports errors with t.Error.
-func waitAsync(t *testing.T, s codemode.Session, id codemode.CellID) codemode.WaitOutcome {
-	out, err := s.Wait(context.Background(), codemode.WaitRequest{CellID: id, YieldTimeMs: 30_000})
-	if err != nil {
-		t.Error(err)
-	}
+// slowNotifier takes a second of the bubble's clock per notification.
+type slowNotifier struct {
+	*recordingDelegate
+	delivered chan string
+}
+
+func (d *slowNotifier) Notify(_ context.Context, _ string, _ codemode.CellID, text string) error {
+	time.Sleep(time.Second)
+	d.delivered <- text
+	return nil
+}
+
+// A callback that ignores cancellation holds a terminate for terminateGrace at most.
+func TestTerminateGivesUpOnCallbacksThatIgnoreCancellation(t *testing.T) {
+	inBubble(t, func(t *testing.T, p *Provider) {
+		release := make(chan struct{})
+		defer close(release)
+		started := make(chan struct{}, 1)
+		d := newRecorder(func(context.Context, codemode.NestedToolCall) (json.RawMessage, error) {
+			started <- struct{}{}
+			<-release // never honours cancellation
+			return nil, nil
+		})
+		s := newSessionOn(t, p, d, codemode.SessionCellExecutionLimits{})
+		c := startCell(t, s, `text("x"); await tools.stuck()`, 0, testTool("stuck"))
+		initialResponse(t, c)
+		<-started
+		begin := time.Now()
+		out, err := s.Terminate(context.Background(), c.CellID)
+		if err != nil || out.Response.Kind != codemode.Terminated || !reflect.DeepEqual(textsOf(out.Response.ContentItems), []string{"x"}) {
+			t.Fatalf("%+v %v", out, err)
+		}
+		if waited := time.Since(begin); waited != terminateGrace {
+			t.Fatalf("terminate returned after %v, want the %v grace", waited, terminateGrace)
+		}
+		if id := <-d.closedC; id != c.CellID {
+			t.Fatal(id)
+		}
+	})
+}
+
+// waitInBackground starts a Wait that never yields by deadline and returns once the session has
+// made it the cell's observer; the channel receives its outcome.
+func waitInBackground(t *testing.T, s codemode.Session, id codemode.CellID) <-chan codemode.WaitOutcome {
+	t.Helper()
+	attached := make(chan struct{})
+	setAttachedHook(s, func(codemode.CellID) { close(attached) })
+	out := make(chan codemode.WaitOutcome, 1)
+	go func() {
+		o, err := s.Wait(context.Background(), codemode.WaitRequest{CellID: id, YieldTimeMs: 3_600_000})
+		if err != nil {
+			t.Error(err)
+		}
+		out <- o
+	}()
+	<-attached
+	setAttachedHook(s, nil)
 	return out
+}
+
+// setAttachedHook sets the hook called when an observer is registered (under the lock that
+// guards its use).
+func setAttachedHook(s codemode.Session, hook func(codemode.CellID)) {
+	sess := s.(*session)
+	sess.mu.Lock()
+	sess.hooks.attached = hook
+	sess.mu.Unlock()
+}
+
+// An interrupt that began when the cell was stopped holds up the release of its engine until it is
+// done: otherwise it could land on the engine's next cell.
+func TestStopWaitsForAnInterruptThatBegan(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		release := make(chan struct{})
+		interrupted := false
+		stop := interruptWhenStopped(ctx, func() {
+			<-release
+			interrupted = true
+		})
+		cancel()
+		synctest.Wait() // the interrupt has begun and is held
+		stopped := make(chan struct{})
+		go func() {
+			stop()
+			close(stopped)
+		}()
+		synctest.Wait()
+		select {
+		case <-stopped:
+			t.Fatal("stop returned while the interrupt was still running")
+		default:
+		}
+		close(release)
+		<-stopped
+		if !interrupted {
+			t.Fatal("stop returned before the interrupt finished")
+		}
+	})
+}
+
+// The initial yield deadline counts from the runtime's start, like Codex's Started event: a cell
+// whose start takes five seconds still gets its full second once it runs.
+func TestYieldDeadlineCountsFromTheRuntimeStart(t *testing.T) {
+	inBubble(t, func(t *testing.T, p *Provider) {
+		g := newToolGate()
+		s := newSessionOn(t, p, newRecorder(g.invoke), codemode.SessionCellExecutionLimits{})
+		breakRuntime(s, stageStarting, func() { time.Sleep(5 * time.Second) })
+		begin := time.Now()
+		c := startCell(t, s, `text("early"); await tools.block();`, 1_000, testTool("block"))
+		r := initialResponse(t, c)
+		if r.Kind != codemode.Yielded || !reflect.DeepEqual(textsOf(r.ContentItems), []string{"early"}) {
+			t.Fatalf("%+v", r)
+		}
+		if waited := time.Since(begin); waited != 6*time.Second {
+			t.Fatalf("yielded %v after Execute, want the 5s start plus the 1s yield", waited)
+		}
+	})
 }

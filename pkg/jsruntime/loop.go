@@ -1,7 +1,6 @@
 package jsruntime
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
@@ -62,7 +61,9 @@ type loopStats struct {
 // so tests can check that batching holds: many tool calls, few crossings.
 var observeLoopStats func(loopStats)
 
-// runCell runs a cell to its end and hands the outcome to the session.
+// runCell runs a cell to its end and hands the outcome to the session. conclude (cell.go)
+// publishes the outcome whatever happens to the goroutine: nothing a script or a delegate does may
+// take down the process or another cell.
 func (s *session) runCell(c *cell, req codemode.ExecuteRequest, snapshot storedValues) {
 	r := &cellRun{s: s, c: c, req: req, heapLimit: s.heapLimit(), store: newCellStore(snapshot, s.p.storeLimits)}
 	r.tools.init(r, c.ctx)
@@ -73,36 +74,12 @@ func (s *session) runCell(c *cell, req codemode.ExecuteRequest, snapshot storedV
 		r.schemas[i] = s.p.schemas.get(def.InputSchema)
 	}
 
-	r.runContained()
-	if observeLoopStats != nil {
-		observeLoopStats(r.stats)
-	}
-
-	// Completion: cancel the tool calls nobody awaits any more and wait for them to return, then
-	// deliver the queued notifications (a terminate cancels those too), then publish.
-	r.tools.cancelAndWait()
-	r.notes.wait()
-	s.finish(c, r.errText, r.store.writes)
-	if r.e != nil {
-		// Let the observer the response just woke run first: a reset takes tens of microseconds.
-		runtime.Gosched()
-		r.e.host = nil
-		s.p.pool.put(r.e)
-	}
-}
-
-// runContained runs the cell, turning a panic into the cell's failure: nothing a script does may
-// take down the process or another cell.
-func (r *cellRun) runContained() {
-	defer func() {
-		if p := recover(); p != nil {
-			if r.e != nil {
-				r.e.dead = true
-			}
-			r.fail(codemode.ErrRuntimeEnded.Error())
-		}
-	}()
+	finished := false
+	defer s.running.Done()
+	defer func() { r.conclude(recover(), finished) }()
+	s.stage(c, stageStarting)
 	r.run()
+	finished = true
 }
 
 func (r *cellRun) run() {
@@ -116,9 +93,10 @@ func (r *cellRun) run() {
 	}
 	r.e = e
 	e.host = r
+	r.s.runtimeStarted(r.c)
 	e.mem.limit = uint64(e.img.size) + r.heapLimit
 	// The script is interrupted when the cell is stopped, or at once when its heap is full.
-	stop := context.AfterFunc(r.c.ctx, e.interrupt)
+	stop := interruptWhenStopped(r.c.ctx, e.interrupt)
 	e.mem.onRefuse = e.interrupt
 	defer func() {
 		stop()
@@ -167,12 +145,27 @@ func (r *cellRun) loop() {
 	}
 }
 
-// wait blocks until a tool result arrives, a timer is due or the cell is stopped.
+// wait blocks until a tool result arrives, a timer is due, the cell is stopped or an observer
+// needs the loop. The loop calls it when it has nothing to do; unless a result arrived meanwhile,
+// the cell is then quiescent: a pending observer is handed the frontier there and the loop pauses
+// until the cell is observed again (pending frontiers, codemode.PendingSession).
 func (r *cellRun) wait() {
 	select {
 	case res := <-r.tools.results:
 		r.tools.accept(res)
+		return
+	default:
+	}
+	r.s.stage(r.c, stageIdle)
+	if r.s.atFrontier(r.c) {
+		r.s.awaitResume(r.c)
+		return
+	}
+	select {
+	case res := <-r.tools.results:
+		r.tools.accept(res)
 	case <-r.timers.clock():
+	case <-r.c.wake:
 	case <-r.c.ctx.Done():
 	}
 }
@@ -384,11 +377,22 @@ func trapText(t *errTrap) string {
 	return codemode.ErrRuntimeEnded.Error()
 }
 
-// sendNotification delivers one notify() text; it runs on the notifier's goroutine.
+// sendNotification delivers one notify() text; it runs on the notifier's goroutine. A Notify that
+// fails does not concern the script; one that panics, or ends its goroutine, is contained and
+// reported to the owner.
 func (r *cellRun) sendNotification(text string) {
 	if r.c.ctx.Err() != nil {
 		return
 	}
-	defer func() { _ = recover() }()
+	returned := false
+	defer func() {
+		switch p := recover(); {
+		case p != nil:
+			r.s.report(codemode.FailureNotificationTaskPanicked)
+		case !returned:
+			r.s.report(codemode.NotificationTaskFailure(goexitDetail))
+		}
+	}()
 	_ = r.s.delegate.Notify(r.c.ctx, r.req.ToolCallID, r.c.id, text)
+	returned = true
 }

@@ -36,9 +36,24 @@ func (n *notifier) drain() {
 		n.queue[0] = ""
 		n.queue = n.queue[1:]
 		n.mu.Unlock()
-		n.send(text)
-		n.wg.Done()
+		if !n.deliver(text) {
+			return
+		}
 	}
+}
+
+// deliver sends one notification and reports whether this goroutine may go on. A send that ends
+// the goroutine (runtime.Goexit in the delegate) cannot be stopped, so draining continues on a
+// new goroutine.
+func (n *notifier) deliver(text string) (goOn bool) {
+	defer func() {
+		n.wg.Done()
+		if !goOn {
+			go n.drain()
+		}
+	}()
+	n.send(text)
+	return true
 }
 
 func (n *notifier) wait() { n.wg.Wait() }

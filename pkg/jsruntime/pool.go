@@ -17,6 +17,8 @@ type pool struct {
 	stop    chan struct{}
 	done    chan struct{}
 	once    sync.Once
+	mu      sync.Mutex // orders put against close
+	closed  bool
 	stats   poolStats
 	statsMu sync.Mutex
 }
@@ -75,11 +77,16 @@ func (p *pool) put(e *engine) {
 		return
 	}
 	p.count(func(s *poolStats) { s.reused++ })
-	select {
-	case p.idle <- e:
-	default:
-		e.dispose()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.closed {
+		select {
+		case p.idle <- e:
+			return
+		default:
+		}
 	}
+	e.dispose()
 }
 
 // reset restores e's memory image, reporting whether e can serve another cell.
@@ -92,6 +99,9 @@ func (p *pool) reset(e *engine) (ok bool) {
 			ok = false
 		}
 	}()
+	if e.usedDeepStack() {
+		e.w.forgetScriptStacks()
+	}
 	e.img.restore(e.mem, e.sp)
 	e.mem.takeRefused()
 	if e.mem.hole > 0 && (!e.mem.mapped() || e.mem.hole > p.maxHole) {
@@ -142,6 +152,10 @@ func (p *pool) count(f func(*poolStats)) {
 // close stops refilling and disposes the idle engines.
 func (p *pool) close() {
 	p.once.Do(func() {
+		// A cell that ends after this puts its engine back to a closed pool, which disposes it.
+		p.mu.Lock()
+		p.closed = true
+		p.mu.Unlock()
 		close(p.stop)
 		<-p.done
 		for {

@@ -39,7 +39,6 @@
   const mapSet = uncurry(Map.prototype.set);
   const mapDelete = uncurry(Map.prototype.delete);
   const setHas = uncurry(Set.prototype.has);
-  const arrayPush = uncurry(Array.prototype.push);
   const arrayJoin = uncurry(Array.prototype.join);
   const promiseThen = uncurry(Promise.prototype.then);
   const stringToLowerCase = uncurry(String.prototype.toLowerCase);
@@ -52,8 +51,8 @@
   const EXIT = "__codex_code_mode_exit__";
   const OP = jsonParse(operations);
 
-  // list returns an array with no prototype: pushing to it can meet no setter that cell code put
-  // on Array.prototype, and it is filled with arrayPush and read with arrayJoin or indexing.
+  // list returns an array with no prototype: assigning past its end can meet no setter that cell
+  // code put on Array.prototype. It is filled by index and read with arrayJoin or indexing.
   function list() {
     const a = [];
     setPrototypeOf(a, null);
@@ -308,7 +307,7 @@
   // toolIndex[ inputJSON]" for a tool call, "t id delayMs" for a timer, "k id" for a cleared
   // timer. Records go to an array joined once per turn: growing a string with += is quadratic in
   // QuickJS.
-  let queue = list();
+  const queue = list();
 
   // Timers live in Go: JS keeps the callbacks, Go keeps the clocks. A timer never keeps the cell
   // alive; the cell completes when the module's evaluation promise settles.
@@ -331,7 +330,7 @@
     const id = ++nextTimer;
     pendingTimers++;
     mapSet(timers, id, callback);
-    arrayPush(queue, "t " + id + " " + ms);
+    queue[queue.length] = "t " + id + " " + ms;
     return id;
   }
 
@@ -342,7 +341,7 @@
     const key = mathTrunc(n);
     if (mapDelete(timers, key)) {
       pendingTimers--;
-      arrayPush(queue, "k " + key);
+      queue[queue.length] = "k " + key;
     }
     return undefined;
   }
@@ -358,31 +357,29 @@
     capturedReject = reject;
   }
 
+  // Every bytecode costs (wazero returns to Go at each interpreter dispatch so that a script can
+  // be interrupted), so the tool function does as little as it can.
   function makeTool(index, name) {
+    const tail = " " + index;
     const fn = function (input) {
       // A missing argument is undefined too; reading `arguments` would make QuickJS build an
       // arguments object on every call. Serializing the input may run cell code (toJSON,
       // getters, proxies), which may call tools itself: the limit is checked after it, so that no
-      // such call takes the last place between the check and its use. The call's record is
-      // built before its id is taken: a string too long to build throws with no id skipped (Go
-      // expects them without gaps).
-      let json = "";
-      if (input !== undefined) {
-        const s = jsonStringify(input);
-        if (s !== undefined) json = " " + s;
-      }
+      // such call takes the last place between the check and its use. The record is built
+      // before the id is taken: a string too long to build throws with no id skipped (Go expects
+      // them without gaps).
+      const json = input === undefined ? undefined : jsonStringify(input);
       if (pendingCalls >= maxPendingCalls) {
         return promiseReject("tools." + name + ": the cell already has its limit of " + maxPendingCalls + " pending tool calls");
       }
       const id = nextCall + 1;
-      const record = "c " + id + " " + index + json;
+      const record = json === undefined ? "c " + id + tail : "c " + id + tail + " " + json;
       nextCall = id;
       pendingCalls++;
       const promise = new PromiseCtor(captureSettlers);
-      const settlers = list();
-      arrayPush(settlers, capturedResolve, capturedReject);
-      mapSet(calls, id, settlers);
-      arrayPush(queue, record);
+      // An array literal defines its elements: no setter of Array.prototype runs.
+      mapSet(calls, id, [capturedResolve, capturedReject]);
+      queue[queue.length] = record;
       return promise;
     };
     defineProperty(fn, "name", { value: name });
@@ -462,10 +459,10 @@
   define(G, "clearTimeout", clearTimeout);
 
   // setup installs the cell's tools, its limits and seeds Math.random, and returns the module to
-  // import. spec is JSON: {"tools": [[name, description], ...], "seed": [a, b, c, d], "maxTimers":
-  // n, "maxCalls": n, "main": moduleName}.
+  // import. Go passes spec as a value it parsed from JSON: {"tools": [[name, description], ...],
+  // "seed": [a, b, c, d], "maxTimers": n, "maxCalls": n, "main": moduleName}.
   function setup(spec) {
-    const parsed = jsonParse(spec);
+    const parsed = spec;
     const specTools = parsed.tools;
     const tools = {};
     const all = [];
@@ -505,21 +502,23 @@
     // a module that imports it and exports nothing, so that no export of the cell's can make the
     // import a thenable (engine.go, mainModuleName); the module's settlement completes the cell.
     begin(spec) {
-      promiseThen(import(setup(spec)),
+      promiseThen(import(setup(typeof spec === "string" ? jsonParse(spec) : spec)),
         () => host(OP.done),
         (e) => (e === EXIT ? host(OP.done) : host(OP.fail + q(errorText(e)))));
     },
     // take hands Go everything queued since the last turn, in one crossing.
     take() {
-      if (queue.length === 0) return undefined;
-      const records = arrayJoin(queue, "\n");
-      queue = list();
+      const n = queue.length;
+      if (n === 0) return undefined;
+      const records = n === 1 ? queue[0] : arrayJoin(queue, "\n");
+      queue.length = 0;
       return records;
     },
-    // deliver settles tool promises and fires timers: batch is JSON [[id, 1, value],
-    // [id, 0, errorString], [timerId, 2], ...].
+    // deliver settles tool promises and fires timers: batch is [[id, 1, value], [id, 0,
+    // errorString], [timerId, 2], ...], as JSON text when it is small (JSON.parse in JavaScript is
+    // cheaper than QuickJS's C entry point for a few bytes) or already parsed by Go.
     deliver(batch) {
-      const items = jsonParse(batch);
+      const items = typeof batch === "string" ? jsonParse(batch) : batch;
       for (let i = 0; i < items.length; i++) {
         const r = items[i];
         if (r[1] === 2) {

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
@@ -175,17 +174,41 @@ var errNotInterruptible = errors.New("qjs runtimes of this process cannot be int
 
 // checkInterruptible proves that interrupting an engine stops a running script. It consumes the
 // engine.
+//
+// The script asks the bridge to interrupt it and then loops for about a second. The interrupt comes
+// from the script itself rather than from a timer, so the check needs no clock: it behaves the same
+// under load and inside a testing/synctest bubble, whose clock stands still while a goroutine runs.
 func (e *engine) checkInterruptible() error {
 	defer e.dispose()
-	timer := time.AfterFunc(5*time.Millisecond, e.interrupt)
-	defer timer.Stop()
-	// About a second of work when it cannot be interrupted.
-	_, err := e.evalSource("codemode_interrupt_check.js", "for (let i = 0; i < 1e7; i++) {} 0")
+	e.host = interruptProbe{e}
+	defer func() { e.host = nil }()
+	fn, err := e.evalSource("codemode_interrupt_check.js",
+		"(function (host) { host(\"y\"); for (let i = 0; i < 1e7; i++) {} return 0; })")
+	if err != nil {
+		return fmt.Errorf("interrupt check: %w", err)
+	}
+	v, err := e.callValue(fn, e.hostFn, "")
+	if err == nil {
+		e.free(v)
+	}
 	if e.classify(err) != errInterrupted {
 		return errNotInterruptible
 	}
 	return nil
 }
+
+// interruptProbe is the bridge handler of checkInterruptible: a yield message interrupts the
+// engine whose script sent it.
+type interruptProbe struct{ e *engine }
+
+func (p interruptProbe) serve(m hostMessage) hostReply {
+	if m.op == opYield {
+		p.e.interrupt()
+	}
+	return replyNothing()
+}
+
+func (interruptProbe) fault(error) {}
 
 // Availability reports whether the provider can create sessions.
 func (p *Provider) Availability() error {

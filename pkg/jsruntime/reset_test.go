@@ -88,3 +88,42 @@ func TestMathRandomDiffersBetweenCells(t *testing.T) {
 		seen[got] = true
 	}
 }
+
+// TestDeepRecursionDropsGrownCallStacks checks that a reused engine does not keep the call stacks
+// wazero grew for a deep recursion: the functions that ran cell code are resolved afresh.
+func TestDeepRecursionDropsGrownCallStacks(t *testing.T) {
+	p, err := NewProvider(Options{PoolSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	kept := make(chan int, 4)
+	observeReset = func(e *engine, ok bool) {
+		if e.img == p.pool.img && ok {
+			kept <- len(e.w.fns[exCall])
+		}
+	}
+	t.Cleanup(func() { observeReset = nil })
+	s, err := p.CreateSession(context.Background(), nil, codemode.SessionCellExecutionLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		src  string
+		kept int
+	}{
+		{`text(1)`, 1},
+		{`function f(n) { return n === 0 ? 0 : 1 + f(n - 1) } text(f(5000))`, 0},
+	} {
+		started, err := s.Execute(context.Background(), codemode.ExecuteRequest{Source: c.src})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := started.InitialResponse(context.Background()); err != nil || r.ErrorText != nil {
+			t.Fatalf("%s: %v %+v", c.src, err, r)
+		}
+		if got := <-kept; got != c.kept {
+			t.Errorf("%s: %d resolved QJS_Call instances kept, want %d", c.src, got, c.kept)
+		}
+	}
+}

@@ -146,3 +146,21 @@ func (s *image) matches(m *linearMemory, sp api.MutableGlobal) error {
 	}
 	return nil
 }
+
+// deepStackBytes is how much of the wasm stack a cell must have used for the engine to drop its
+// script call stacks (wasm.forgetScriptStacks): about 230 frames of plain JavaScript recursion,
+// where wazero's own stack for the call has grown well past its initial 10 KB.
+const deepStackBytes = 64 << 10
+
+// usedDeepStack reports whether the cell that just ran used more than deepStackBytes of the wasm
+// stack. The reset zeroed the stack region, and a frame leaves data behind, so any non-zero word
+// in the page below that depth shows the stack reached it.
+func (e *engine) usedDeepStack() bool {
+	top := uint32(qjswasm.StackTop)
+	if top < stackSpan.from+deepStackBytes {
+		return false
+	}
+	probe := top - deepStackBytes
+	page, ok := e.w.mem.Read(probe-snapshotPage, snapshotPage)
+	return ok && !allZero(page)
+}

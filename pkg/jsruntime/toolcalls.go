@@ -130,6 +130,7 @@ func (t *toolCalls) start(record string) error {
 	}
 	t.lastID = id
 	t.pending++
+	t.r.c.calls.started(id)
 	var raw json.RawMessage
 	if hasInput {
 		if !json.Valid([]byte(input)) {
@@ -172,31 +173,52 @@ func (t *toolCalls) launch(id int64, call codemode.NestedToolCall) {
 	go t.invoke(id, call)
 }
 
-// invoke runs on its own goroutine: it calls the delegate and hands the result to the loop.
+// invoke runs on its own goroutine: it calls the delegate and hands the result to the loop. A
+// delegate that ends the goroutine instead of returning (runtime.Goexit) still settles the call, with
+// Codex's failure text, so the script does not wait forever; the owner is told.
 func (t *toolCalls) invoke(id int64, call codemode.NestedToolCall) {
 	defer t.wg.Done()
-	res := toolResult{id: id}
-	func() {
-		defer func() {
-			if p := recover(); p != nil {
-				res = toolResult{id: id, errMsg: fmt.Sprintf("tool call panicked: %v", p)}
-			}
-		}()
-		out, err := t.r.s.delegate.InvokeTool(t.ctx, call)
-		switch {
-		case err != nil:
-			res.errMsg = err.Error()
-		case len(out) == 0:
-			res.ok, res.value = true, json.RawMessage("null")
-		default:
-			if reason := checkToolResult(out, t.r.s.p.maxToolResultBytes); reason != "" {
-				res.errMsg = reason
-			} else {
-				res.ok, res.value = true, out
-			}
+	returned := false
+	defer func() {
+		if !returned {
+			reason := codemode.ToolTaskFailure(goexitDetail)
+			t.r.s.report(reason)
+			t.hand(toolResult{id: id, errMsg: reason, fromDelegate: true})
 		}
 	}()
-	res.fromDelegate = true
+	res := t.call(id, call)
+	returned = true
+	t.hand(res)
+}
+
+// call runs the delegate's InvokeTool and turns its outcome into the call's result. A delegate
+// that panics rejects the script's promise with Codex's text, which the owner is told too.
+func (t *toolCalls) call(id int64, call codemode.NestedToolCall) (res toolResult) {
+	res = toolResult{id: id, fromDelegate: true}
+	defer func() {
+		if p := recover(); p != nil {
+			t.r.s.report(codemode.FailureToolTaskPanicked)
+			res = toolResult{id: id, errMsg: codemode.FailureToolTaskPanicked, fromDelegate: true}
+		}
+	}()
+	out, err := t.r.s.delegate.InvokeTool(t.ctx, call)
+	switch {
+	case err != nil:
+		res.errMsg = err.Error()
+	case len(out) == 0:
+		res.ok, res.value = true, json.RawMessage("null")
+	default:
+		if reason := checkToolResult(out, t.r.s.p.maxToolResultBytes); reason != "" {
+			res.errMsg = reason
+		} else {
+			res.ok, res.value = true, out
+		}
+	}
+	return res
+}
+
+// hand gives a result to the loop, unless the cell no longer needs it.
+func (t *toolCalls) hand(res toolResult) {
 	select {
 	case t.results <- res:
 	case <-t.ctx.Done():
@@ -233,6 +255,7 @@ func (t *toolCalls) accept(res toolResult) {
 func (t *toolCalls) takeBatch(n int) string {
 	k := min(n, len(t.ready))
 	batch := encodeBatch(t.ready[:k])
+	t.r.c.calls.delivered(t.ready[:k])
 	t.pending -= k
 	t.ready = append(t.ready[:0], t.ready[k:]...)
 	return batch

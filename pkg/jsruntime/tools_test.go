@@ -166,11 +166,13 @@ let v = await tools.ok(), n = 0; while (Array.isArray(v)) { v = v[0]; n++ } text
 	}
 }
 
+// The rejection is Codex's text (tool_callback_panic_rejects_the_js_promise_and_reports_failure in
+// the conformance suite also checks the report to the owner).
 func TestToolCallPanicRejectsThePromise(t *testing.T) {
 	d := newRecorder(func(context.Context, codemode.NestedToolCall) (json.RawMessage, error) { panic("oops") })
 	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
 	r := executeCell(t, s, `try { await tools.p() } catch (e) { text(e) }`, testTool("p"))
-	if got := textsOf(r.ContentItems); len(got) != 1 || got[0] != "tool call panicked: oops" {
+	if got := textsOf(r.ContentItems); len(got) != 1 || got[0] != "code mode tool task panicked" {
 		t.Fatalf("%q", got)
 	}
 }

@@ -88,17 +88,30 @@ type wasm struct {
 	depth  int
 }
 
-// bind resolves the exports of mod.
+// bind checks that mod has every export the engine uses. Exports are resolved when first called:
+// each resolved function carries its own call stack (10 KB to start with), so a runtime holds only
+// those it uses.
 func (w *wasm) bind(mod api.Module) error {
-	w.mod, w.mem = mod, mod.Memory()
-	for id, name := range exportNames {
-		fn := mod.ExportedFunction(name)
-		if fn == nil {
+	for _, name := range exportNames {
+		if _, ok := mod.ExportedFunctionDefinitions()[name]; !ok {
 			return fmt.Errorf("javascript runtime: wasm export %s not found", name)
 		}
-		w.fns[id] = append(w.fns[id], fn)
 	}
+	w.mod, w.mem = mod, mod.Memory()
 	return nil
+}
+
+// scriptExports are the exports that run cell code, whose call stacks grow with its recursion.
+var scriptExports = [...]export{exCall, exEval, exLoad}
+
+// forgetScriptStacks drops the resolved instances of scriptExports: wazero grows a function's call
+// stack when the code it runs recurses deeply and never shrinks it, so an engine that kept them
+// would hold megabytes for as long as it lives. Fresh instances start small again.
+func (w *wasm) forgetScriptStacks() {
+	for _, id := range scriptExports {
+		clear(w.fns[id])
+		w.fns[id] = w.fns[id][:0]
+	}
 }
 
 // call invokes export id with args and returns its first result. A trap, or a call interrupted by

@@ -14,6 +14,7 @@ import (
 func globalsCases() []testCase {
 	return []testCase{
 		{"global_scope_contains_the_helpers_and_no_host_objects", testGlobalScope},
+		{"global_scope_contains_only_allowed_items", testGlobalScopeOnlyAllowed},
 		{"v8_console_is_not_exposed_on_global_this", testNoConsole},
 		{"output_helpers_return_undefined", testOutputHelpersReturnUndefined},
 		{"text_helper_serializes_objects", testTextSerializes},
@@ -71,6 +72,43 @@ text("present: " + forbidden.filter((k) => k in globalThis).join(","));
 text("standard: " + [typeof JSON, typeof Promise, typeof Map, typeof eval, typeof Math].join(","));`)
 	checkResult(t, "result", r, "1", texts("wrong helpers: ", "ALL_TOOLS is array: true", "present: ",
 		"standard: object,function,function,function,object")...)
+}
+
+// allowedGlobals is Codex's list: every own property of globalThis must be one of these (an
+// engine may lack some, such as Intl or Temporal, but may add none).
+var allowedGlobals = []string{
+	"AggregateError", "ALL_TOOLS", "Array", "ArrayBuffer", "AsyncDisposableStack", "BigInt", "BigInt64Array",
+	"BigUint64Array", "Boolean", "clearTimeout", "DataView", "Date", "DisposableStack", "Error", "EvalError",
+	"FinalizationRegistry", "Float16Array", "Float32Array", "Float64Array", "Function", "Infinity", "Int16Array",
+	"Int32Array", "Int8Array", "Intl", "Iterator", "JSON", "Map", "Math", "NaN", "Number", "Object", "Promise",
+	"Proxy", "RangeError", "ReferenceError", "Reflect", "RegExp", "Set", "String", "SuppressedError", "Symbol",
+	"SyntaxError", "Temporal", "TypeError", "URIError", "Uint16Array", "Uint32Array", "Uint8Array",
+	"Uint8ClampedArray", "WeakMap", "WeakRef", "WeakSet", "__codexContentItems", "add_content", "as_settled",
+	"audio", "decodeURI", "decodeURIComponent", "encodeURI", "encodeURIComponent", "escape", "exit", "eval",
+	"generatedImage", "globalThis", "image", "isFinite", "isNaN", "load", "notify", "parseFloat", "parseInt",
+	"setTimeout", "store", "stream_settled", "text", "tools", "undefined", "unescape", "yield_control",
+}
+
+func testGlobalScopeOnlyAllowed(t *testing.T, h *harness) {
+	f := h.session()
+	r := f.run(`text(JSON.stringify(Object.getOwnPropertyNames(globalThis).sort()));`, withTools(functionTool("echo")))
+	got := textsOf(t, r)
+	if r.Kind != codemode.Result || r.ErrorText != nil || len(got) != 1 {
+		t.Fatalf("global scope inspection: %s", describe(r))
+	}
+	var globals []string
+	if err := json.Unmarshal([]byte(got[0]), &globals); err != nil {
+		t.Fatalf("global scope inspection returned %q: %v", got[0], err)
+	}
+	allowed := map[string]bool{}
+	for _, g := range allowedGlobals {
+		allowed[g] = true
+	}
+	for _, g := range globals {
+		if !allowed[g] {
+			t.Errorf("unexpected global %s in %q", g, globals)
+		}
+	}
 }
 
 func testNoConsole(t *testing.T, h *harness) {

@@ -48,15 +48,32 @@ func yieldLimit(ms uint64) codemode.SessionCellExecutionLimits {
 	return codemode.SessionCellExecutionLimits{MaxYieldTimeMs: &ms}
 }
 
+// A zero limit answers every observation at once; a 10 ms limit in another session of the same
+// provider is its own (it yields at 10 ms, not before), and a session without a limit keeps the
+// requested yield time.
 func testZeroYieldLimit(t *testing.T, h *harness) {
-	limited := h.sessionWithLimits(yieldLimit(0))
-	tools, gates := limited.gateTools("gate")
-	c := limited.execute(`await tools.gate(); text("done");`, tools, yieldAfter(foreverMs))
-	checkResponse(t, "initial response under a zero limit", limited.initial(c), want{kind: codemode.Yielded, cell: c.CellID})
-	limited.awaitToolCall("gate", 1)
-	checkResponse(t, "wait under a zero limit", limited.waitLive(c.CellID, foreverMs), want{kind: codemode.Yielded, cell: c.CellID})
+	zero := h.sessionWithLimits(yieldLimit(0))
+	tools, gates := zero.gateTools("gate")
+	c := zero.execute(`await tools.gate(); text("done");`, tools, yieldAfter(60_000))
+	checkResponse(t, "initial response under a zero limit", zero.initial(c), want{kind: codemode.Yielded, cell: c.CellID})
+	zero.awaitToolCall("gate", 1)
+	checkResponse(t, "wait under a zero limit", zero.waitLive(c.CellID, 60_000), want{kind: codemode.Yielded, cell: c.CellID})
 
-	// Another session of the same provider keeps the requested yield time: its cell completes.
+	limited := h.sessionWithLimits(yieldLimit(10))
+	limitedTools, limitedGates := limited.gateTools("gate")
+	lc := limited.execute(`await tools.gate();`, limitedTools, yieldAfter(60_000))
+	limitedInitial := startInitial(lc)
+	limited.awaitToolCall("gate", 1)
+	if h.fakeTime {
+		if h.isDone(limitedInitial.done) {
+			t.Fatalf("a 10 ms limit answered before 10 ms: %s", describe(limitedInitial.response))
+		}
+		h.advance(10 * time.Millisecond)
+	}
+	limited.awaitClosed(limitedInitial.done, "the initial response under a 10 ms limit")
+	checkResponse(t, "initial response under a 10 ms limit", limitedInitial.response, want{kind: codemode.Yielded, cell: lc.CellID})
+	limitedGates[0].Release()
+
 	free := h.session()
 	freeTools, freeGates := free.gateTools("gate")
 	fc := free.execute(`await tools.gate(); text("free");`, freeTools, yieldAfter(foreverMs))
@@ -65,7 +82,7 @@ func testZeroYieldLimit(t *testing.T, h *harness) {
 	checkResult(t, "unlimited session", free.initial(fc), fc.CellID, texts("free")...)
 
 	gates[0].Release()
-	checkResult(t, "limited session after release", waitUntilTerminal(limited, c.CellID), c.CellID, texts("done")...)
+	checkResult(t, "zero-limit session after release", waitUntilTerminal(zero, c.CellID), c.CellID, texts("done")...)
 }
 
 // A session limit of 1 ms bounds both execute and wait, and the cell keeps running across the

@@ -1,9 +1,11 @@
 package codemodetest
 
 import (
+	"context"
 	"sort"
 	"testing"
-	"time"
+
+	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
 // notificationCases cover notify() through Delegate.Notify (spec §1.4 completion, §4.2 notify).
@@ -14,24 +16,39 @@ func notificationCases() []testCase {
 	}
 }
 
-// Completion drains outstanding notifications before the Result is published: the delegate holds
-// the first notification for a while, and both must have returned before the Result reaches the
-// test. (Holding only until the first arrives lets a session deliver notifications one by one.)
+// Completion drains outstanding notifications before the Result is published. The delegate holds
+// the second notification until the test has seen it arrive; the Result must not arrive before
+// it returned. A background reader marks the Result's arrival in the Recorder's log, so the order
+// is read from the log, not from the clock.
 func testNotificationsPrecedeResult(t *testing.T, h *harness) {
 	f := h.session()
-	gate := NewGate()
-	f.rec.HandleNotify(gate.Notify())
-	go func() {
-		ctx, cancel := bg()
-		defer cancel()
-		if _, err := f.rec.AwaitNotifications(ctx, 1); err == nil {
-			time.Sleep(200 * time.Millisecond)
+	hold := NewGate()
+	f.rec.HandleNotify(func(ctx context.Context, _ string, _ codemode.CellID, text string) error {
+		if text == "first" {
+			return nil
 		}
-		gate.Release()
-	}()
+		return hold.Notify()(ctx, "", "", text)
+	})
 	c := f.execute(`notify("first"); notify({ k: 1 }); text("done");`, withCallID("call-notify-7"))
-	checkResult(t, "result", f.initial(c), c.CellID, texts("done")...)
-	received := f.rec.Mark("result received")
+	initial := startInitial(c)
+	arrived := make(chan uint64, 1)
+	go func() {
+		<-initial.done
+		arrived <- f.rec.Mark("result received")
+	}()
+	ctx, cancel := bg()
+	defer cancel()
+	if _, err := f.rec.AwaitNotifications(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	hold.Release()
+	f.awaitClosed(initial.done, "the initial response")
+	if initial.err != nil {
+		t.Fatalf("initial response: %v", initial.err)
+	}
+	checkResult(t, "result", initial.response, c.CellID, texts("done")...)
+	received := <-arrived
 	notes := f.rec.Notifications()
 	if len(notes) != 2 {
 		t.Fatalf("recorded %d notifications, want 2; events %v", len(notes), f.rec.Events())

@@ -16,11 +16,27 @@
 // Every subtest ends by shutting its sessions down and checking that each admitted cell was reported
 // closed exactly once.
 //
-// The suite never asserts that something happened faster than a bound: waits use generous
-// timeouts, and ordering is checked through the Recorder's event sequence instead of the clock.
+// The suite never asserts that something happened faster than a bound and never sleeps to wait
+// for work: it waits for events (delegate callbacks through the Recorder, responses, a stored
+// value that proves a cell completed) and checks ordering through the Recorder's event sequence.
+// Run it with FakeTime where the provider allows: every subtest then runs in a testing/synctest
+// bubble, deadlines and timers fire exactly when a case advances the clock, and the cases that
+// steer time run as well (on the real clock they are skipped). Cases of the pending-frontier API
+// run when the session implements codemode.PendingSession.
 //
-// Codex tests deliberately left out: the 1 s yield-grace tests (they need 10 s deadlines and a race
-// against the clock), the pending-frontier API (not part of this contract), "is already
-// terminating" (reachable only while an in-process delegate ignores cancellation), panics and
-// runtime-thread deaths (not reachable through the contract), and the ICU/Intl formatting tests.
+// Codex runtime tests (spec §5.8) that do not apply, and why:
+//   - linked_v8_has_sandbox_enabled: V8's pointer-compression sandbox; QuickJS runs inside a wasm
+//     instance, whose isolation package jsruntime tests (isolation_test.go).
+//   - code_mode_runs_with_jit_disabled: V8's --jitless; QuickJS has no JIT, and wazero compiles
+//     the fixed QuickJS module once, ahead of time.
+//   - date_locale_string_formats_with_icu_data, intl_date_time_format_formats_with_icu_data:
+//     QuickJS is built without ICU, so there is no Intl and toLocaleString ignores the locale.
+//   - drop_terminates_cells_when_the_registry_is_locked: Rust's Drop running while the registry
+//     lock is held; Go has no destructors. Its Go counterpart, Provider.Close stopping the cells of
+//     sessions nobody shut down, is a jsruntime test of that name.
+//
+// Codex tests of runtime internals (a runtime goroutine that dies, the order of admission and
+// shutdown at the registry lock, a callback goroutine that ends without returning) are jsruntime
+// tests under Codex's names; so is cell_id_allocation_fails_before_wrapping, which needs the
+// allocator positioned at its end.
 package codemodetest

@@ -148,3 +148,9 @@ func sameJSON(a, b []byte) bool {
 func bg() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), opTimeout)
 }
+
+// jsString renders s as a JavaScript string literal.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -2,6 +2,7 @@ package codemodetest
 
 import (
 	"context"
+	"runtime"
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
@@ -15,14 +16,41 @@ type pendingWait struct {
 	err     error
 }
 
+// startWait starts a Wait on id in the background. It returns at once; with FakeTime the Wait has
+// reached the session (and its yield deadline is set) before the clock can move.
+func (f *fixture) startWait(id codemode.CellID, yieldMs uint64) *pendingWait {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	p := &pendingWait{done: make(chan struct{}), cancel: cancel}
+	go func() {
+		defer close(p.done)
+		p.outcome, p.err = f.sess.Wait(ctx, codemode.WaitRequest{CellID: id, YieldTimeMs: yieldMs})
+	}()
+	return p
+}
+
 // startObservedWait starts a Wait on id with a yield time that never elapses and returns once the
 // session has made it the cell's observer.
 //
-// The session's state is not visible through the contract, so registration is detected the only
-// way a client can: a probing Wait with yield time 0 fails with "already has an active observer".
-// While a probe holds the observer slot the background Wait is rejected the same way and retries.
-// Precondition: the cell has no unobserved output, since a probe that wins the slot consumes it.
+// With FakeTime that is when the bubble settles. On the real clock the session's state is not
+// visible through the contract, so registration is detected the only way a client can: a probing
+// Wait with yield time 0 fails with "already has an active observer". While a probe holds the
+// observer slot the background Wait is rejected the same way and retries. Precondition: the cell
+// has no unobserved output, since a probe that wins the slot consumes it.
 func (f *fixture) startObservedWait(id codemode.CellID) *pendingWait {
+	f.t.Helper()
+	if f.h.fakeTime {
+		p := f.startWait(id, foreverMs)
+		if f.h.isDone(p.done) {
+			f.t.Fatalf("background Wait(%q) ended before the cell did anything: %s, %v", id, describe(p.outcome.Response), p.err)
+		}
+		return p
+	}
+	return f.probeObservedWait(id)
+}
+
+// probeObservedWait is startObservedWait on the real clock. Both loops yield the processor
+// between attempts; they wait for the other party, not for time to pass.
+func (f *fixture) probeObservedWait(id codemode.CellID) *pendingWait {
 	f.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	p := &pendingWait{done: make(chan struct{}), cancel: cancel}
@@ -32,7 +60,7 @@ func (f *fixture) startObservedWait(id codemode.CellID) *pendingWait {
 		for {
 			o, err := f.sess.Wait(ctx, codemode.WaitRequest{CellID: id, YieldTimeMs: foreverMs})
 			if err != nil && err.Error() == observerErr && ctx.Err() == nil {
-				time.Sleep(2 * time.Millisecond)
+				runtime.Gosched()
 				continue
 			}
 			p.outcome, p.err = o, err
@@ -60,7 +88,7 @@ func (f *fixture) startObservedWait(id codemode.CellID) *pendingWait {
 		if time.Now().After(deadline) {
 			f.t.Fatalf("Wait(%q) never became the cell's observer", id)
 		}
-		time.Sleep(10 * time.Millisecond)
+		runtime.Gosched()
 	}
 }
 
@@ -80,4 +108,26 @@ func (p *pendingWait) live(f *fixture) codemode.RuntimeResponse {
 		f.t.Fatalf("background Wait: %v", err)
 	}
 	return checkLive(f.t, "background Wait", o)
+}
+
+// awaitCommitted waits until the stored value key of a cell is visible to new cells as true. A
+// cell that stores it as its last act has then completed: stored values are committed at
+// completion, together with the cell's Result. This is Codex's own probe (its
+// observed_natural_completion_wins_over_termination); with FakeTime one probe after the bubble
+// settled must see it.
+func (f *fixture) awaitCommitted(key string) {
+	f.t.Helper()
+	f.h.settle()
+	deadline := time.Now().Add(opTimeout)
+	for {
+		r := f.run(`text(String(load(` + jsString(key) + `)));`)
+		got := textsOf(f.t, r)
+		if len(got) == 1 && got[0] == "true" {
+			return
+		}
+		if f.h.fakeTime || time.Now().After(deadline) {
+			f.t.Fatalf("stored value %q was not committed: the probe cell saw %s", key, describe(r))
+		}
+		runtime.Gosched()
+	}
 }

@@ -27,6 +27,9 @@ const (
 	EventCellClosed
 	// EventMark: the test marked a point of its own (see Recorder.Mark).
 	EventMark
+	// EventFailure: the session reported a failure (codemode.FailureReporter); the label is the
+	// reason.
+	EventFailure
 )
 
 // String names the kind for failure messages.
@@ -44,6 +47,8 @@ func (k EventKind) String() string {
 		return "cell-closed"
 	case EventMark:
 		return "mark"
+	case EventFailure:
+		return "failure"
 	default:
 		return "invalid"
 	}
@@ -73,6 +78,9 @@ type ToolFunc func(ctx context.Context, call codemode.NestedToolCall) (json.RawM
 
 // NotifyFunc scripts the behaviour of Notify.
 type NotifyFunc func(ctx context.Context, callID string, cellID codemode.CellID, text string) error
+
+// CellClosedFunc scripts what CellClosed does after it was recorded.
+type CellClosedFunc func(cellID codemode.CellID)
 
 // ToolCall is one recorded InvokeTool.
 type ToolCall struct {
@@ -139,7 +147,8 @@ func (n *Notification) ReturnSeq() uint64 {
 }
 
 // Recorder is a Delegate for tests: it records every callback in one ordered log and runs the
-// behaviour scripted per tool name. It is safe for concurrent use.
+// behaviour scripted per tool name. It also implements codemode.FailureReporter and records the
+// failures a session reports. It is safe for concurrent use.
 //
 // Tools are looked up by the display form of the reported ToolName (codemode.ToolName.String, so
 // "echo" in the default namespace, "mcp__srv__dyn" otherwise). A call to a tool without a
@@ -150,12 +159,16 @@ type Recorder struct {
 	events        []Event
 	tools         map[string]ToolFunc
 	notify        NotifyFunc
+	closed        CellClosedFunc
 	calls         []*ToolCall
 	notifications []*Notification
 	changed       chan struct{}
 }
 
-var _ codemode.Delegate = (*Recorder)(nil)
+var (
+	_ codemode.Delegate        = (*Recorder)(nil)
+	_ codemode.FailureReporter = (*Recorder)(nil)
+)
 
 // NewRecorder returns a Recorder that knows no tools and accepts every notification.
 func NewRecorder() *Recorder {
@@ -176,8 +189,16 @@ func (r *Recorder) HandleNotify(fn NotifyFunc) {
 	r.notify = fn
 }
 
-// InvokeTool records the call and runs the tool's scripted behaviour.
-func (r *Recorder) InvokeTool(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
+// HandleCellClosed scripts what CellClosed does after recording; nil does nothing more.
+func (r *Recorder) HandleCellClosed(fn CellClosedFunc) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = fn
+}
+
+// InvokeTool records the call and runs the tool's scripted behaviour. The return is recorded even
+// when the behaviour panics (the panic then goes on to the session).
+func (r *Recorder) InvokeTool(ctx context.Context, call codemode.NestedToolCall) (result json.RawMessage, err error) {
 	name := call.ToolName.String()
 	rc := &ToolCall{Call: call, done: ctx.Done(), returned: make(chan struct{})}
 	r.mu.Lock()
@@ -186,22 +207,19 @@ func (r *Recorder) InvokeTool(ctx context.Context, call codemode.NestedToolCall)
 	fn := r.tools[name]
 	r.mu.Unlock()
 
-	var result json.RawMessage
-	var err error
+	defer func() {
+		r.mu.Lock()
+		seq := r.recordLocked(EventToolReturned, call.CellID, name)
+		r.mu.Unlock()
+		rc.mu.Lock()
+		rc.result, rc.err, rc.returnSeq = result, err, seq
+		rc.mu.Unlock()
+		close(rc.returned)
+	}()
 	if fn == nil {
-		err = fmt.Errorf("codemodetest: no behaviour scripted for tool %q", name)
-	} else {
-		result, err = fn(ctx, call)
+		return nil, fmt.Errorf("codemodetest: no behaviour scripted for tool %q", name)
 	}
-
-	r.mu.Lock()
-	seq := r.recordLocked(EventToolReturned, call.CellID, name)
-	r.mu.Unlock()
-	rc.mu.Lock()
-	rc.result, rc.err, rc.returnSeq = result, err, seq
-	rc.mu.Unlock()
-	close(rc.returned)
-	return result, err
+	return fn(ctx, call)
 }
 
 // Notify records the notification and runs the scripted behaviour, if any.
@@ -213,26 +231,62 @@ func (r *Recorder) Notify(ctx context.Context, callID string, cellID codemode.Ce
 	fn := r.notify
 	r.mu.Unlock()
 
-	var err error
-	if fn != nil {
-		err = fn(ctx, callID, cellID, text)
+	defer func() {
+		r.mu.Lock()
+		seq := r.recordLocked(EventNotifyReturned, cellID, text)
+		r.mu.Unlock()
+		n.mu.Lock()
+		n.returnSeq = seq
+		n.mu.Unlock()
+		close(n.returned)
+	}()
+	if fn == nil {
+		return nil
 	}
-
-	r.mu.Lock()
-	seq := r.recordLocked(EventNotifyReturned, cellID, text)
-	r.mu.Unlock()
-	n.mu.Lock()
-	n.returnSeq = seq
-	n.mu.Unlock()
-	close(n.returned)
-	return err
+	return fn(ctx, callID, cellID, text)
 }
 
-// CellClosed records the closure.
+// CellClosed records the closure, then runs the scripted behaviour, if any.
 func (r *Recorder) CellClosed(cellID codemode.CellID) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.recordLocked(EventCellClosed, cellID, "")
+	fn := r.closed
+	r.mu.Unlock()
+	if fn != nil {
+		fn(cellID)
+	}
+}
+
+// ReportFailure records a failure the session reported.
+func (r *Recorder) ReportFailure(reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.recordLocked(EventFailure, "", reason)
+}
+
+// Failures returns the reported failure reasons in order.
+func (r *Recorder) Failures() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failuresLocked()
+}
+
+func (r *Recorder) failuresLocked() []string {
+	var reasons []string
+	for _, e := range r.events {
+		if e.Kind == EventFailure {
+			reasons = append(reasons, e.Label)
+		}
+	}
+	return reasons
+}
+
+// AwaitFailures waits until at least n failures were reported and returns them all.
+func (r *Recorder) AwaitFailures(ctx context.Context, n int) ([]string, error) {
+	if err := r.await(ctx, func() bool { return len(r.failuresLocked()) >= n }); err != nil {
+		return nil, fmt.Errorf("waiting for %d reported failures: %w", n, err)
+	}
+	return r.Failures(), nil
 }
 
 // Mark records a point of the test itself in the ordered log and returns its sequence number, so

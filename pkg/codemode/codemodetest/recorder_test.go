@@ -240,3 +240,59 @@ func TestAwaitHelpersWakeOnEventsAndHonourContext(t *testing.T) {
 }
 
 var _ codemode.Delegate = codemodetest.NewRecorder()
+
+func TestRecorderRecordsReportedFailures(t *testing.T) {
+	rec := codemodetest.NewRecorder()
+	var _ codemode.FailureReporter = rec
+	ctx := within(t)
+	done := make(chan []string, 1)
+	go func() {
+		reasons, err := rec.AwaitFailures(ctx, 2)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- reasons
+	}()
+	rec.ReportFailure("first")
+	rec.ReportFailure("second")
+	if got := <-done; !reflect.DeepEqual(got, []string{"first", "second"}) {
+		t.Fatalf("AwaitFailures = %q", got)
+	}
+	if got := rec.Failures(); !reflect.DeepEqual(got, []string{"first", "second"}) {
+		t.Fatalf("Failures = %q", got)
+	}
+	if k := rec.Events()[0].Kind; k != codemodetest.EventFailure || k.String() != "failure" {
+		t.Fatalf("event kind %v", k)
+	}
+}
+
+// A behaviour that panics still leaves its return, and the closure, in the log.
+func TestRecorderRecordsReturnsOfPanickingBehaviours(t *testing.T) {
+	rec := codemodetest.NewRecorder()
+	rec.Handle("boom", func(context.Context, codemode.NestedToolCall) (json.RawMessage, error) { panic("boom") })
+	rec.HandleCellClosed(func(codemode.CellID) { panic("closed") })
+	mustPanic(t, func() { _, _ = rec.InvokeTool(within(t), call("1", "tool-1", "boom", "")) })
+	mustPanic(t, func() { rec.CellClosed("1") })
+	calls := rec.ToolCalls()
+	if len(calls) != 1 || calls[0].ReturnSeq() == 0 {
+		t.Fatalf("the panicking call's return was not recorded: %v", rec.Events())
+	}
+	select {
+	case <-calls[0].Returned():
+	default:
+		t.Fatal("Returned is not closed after the behaviour panicked")
+	}
+	if n := rec.CellClosedCount("1"); n != 1 {
+		t.Fatalf("CellClosed recorded %d times", n)
+	}
+}
+
+func mustPanic(t *testing.T, f func()) {
+	t.Helper()
+	defer func() {
+		if recover() == nil {
+			t.Fatal("no panic")
+		}
+	}()
+	f()
+}

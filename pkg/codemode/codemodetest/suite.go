@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
@@ -23,16 +24,44 @@ const (
 	foreverMs uint64 = 3_600_000
 )
 
-// Run runs the conformance suite. newProvider is called once per subtest and should register the
-// provider's cleanup with t.
-func Run(t *testing.T, newProvider func(t *testing.T) codemode.SessionProvider) {
+// Run runs the conformance suite. newProvider is called once per subtest, inside it, and should
+// register the provider's cleanup with t.
+func Run(t *testing.T, newProvider func(t *testing.T) codemode.SessionProvider, opts ...Option) {
 	t.Helper()
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
 	for _, c := range allCases() {
 		t.Run(c.name, func(t *testing.T) {
-			c.run(t, &harness{t: t, newProvider: newProvider})
+			if !cfg.fakeTime {
+				c.run(t, &harness{t: t, newProvider: newProvider})
+				return
+			}
+			synctest.Test(t, func(t *testing.T) {
+				c.run(t, &harness{t: t, newProvider: newProvider, fakeTime: true})
+			})
 		})
 	}
 }
+
+// Option adjusts Run.
+type Option func(*config)
+
+type config struct {
+	fakeTime bool
+}
+
+// FakeTime runs every subtest inside a testing/synctest bubble. Time there is the bubble's fake
+// clock, which moves only when every goroutine of the bubble is blocked: yield deadlines, graces
+// and timers then fire exactly when a case lets them, never early because the machine is slow,
+// and the cases that need to steer time (Codex's yield-grace and delayed-timer tests) run.
+// Without FakeTime those cases are skipped.
+//
+// The provider must suit a bubble: newProvider creates it inside the subtest (so its goroutines
+// belong to the bubble), it must not wait on real I/O such as sockets or other processes (use
+// in-memory pipes), and its cleanup must leave no goroutine behind.
+func FakeTime() Option { return func(c *config) { c.fakeTime = true } }
 
 // testCase is one subtest of the suite.
 type testCase struct {
@@ -47,10 +76,13 @@ func allCases() []testCase {
 	cases = append(cases, observerCases()...)
 	cases = append(cases, terminationCases()...)
 	cases = append(cases, limitCases()...)
+	cases = append(cases, timeCases()...)
 	cases = append(cases, shutdownCases()...)
 	cases = append(cases, toolCases()...)
 	cases = append(cases, notificationCases()...)
+	cases = append(cases, failureCases()...)
 	cases = append(cases, storeCases()...)
+	cases = append(cases, pendingCases()...)
 	cases = append(cases, globalsCases()...)
 	return cases
 }
@@ -60,6 +92,8 @@ type harness struct {
 	t           *testing.T
 	newProvider func(t *testing.T) codemode.SessionProvider
 	provider    codemode.SessionProvider
+	// fakeTime is set when the subtest runs in a synctest bubble (FakeTime).
+	fakeTime bool
 }
 
 // providerOnce returns the subtest's provider, creating it on first use.
@@ -68,6 +102,42 @@ func (h *harness) providerOnce() codemode.SessionProvider {
 		h.provider = h.newProvider(h.t)
 	}
 	return h.provider
+}
+
+// requireFakeTime skips a case that must steer time when the suite runs on the real clock.
+func (h *harness) requireFakeTime() {
+	h.t.Helper()
+	if !h.fakeTime {
+		h.t.Skip("needs a clock the test controls: run the suite with codemodetest.FakeTime")
+	}
+}
+
+// advance moves the bubble's clock on by d: it returns once d has passed and every goroutine the
+// case started is blocked again. Only with FakeTime.
+func (h *harness) advance(d time.Duration) {
+	h.t.Helper()
+	h.requireFakeTime()
+	time.Sleep(d)
+	synctest.Wait()
+}
+
+// settle returns once every other goroutine of the bubble is blocked, that is, once the session
+// has done everything it can do without a new event. It does nothing on the real clock.
+func (h *harness) settle() {
+	if h.fakeTime {
+		synctest.Wait()
+	}
+}
+
+// isDone reports whether ch is closed, after letting the session settle.
+func (h *harness) isDone(ch <-chan struct{}) bool {
+	h.settle()
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 // session opens a session with default limits and a fresh Recorder.
@@ -90,7 +160,7 @@ func (h *harness) sessionWithLimits(limits codemode.SessionCellExecutionLimits) 
 		}
 		h.t.Fatalf("CreateSession: %v", err)
 	}
-	f := &fixture{t: h.t, rec: rec, sess: sess}
+	f := &fixture{t: h.t, h: h, rec: rec, sess: sess}
 	h.t.Cleanup(f.shutdownAndVerifyClosures)
 	return f
 }
@@ -99,6 +169,7 @@ func (h *harness) sessionWithLimits(limits codemode.SessionCellExecutionLimits) 
 // subtest's cleanup can check that each was closed exactly once.
 type fixture struct {
 	t    *testing.T
+	h    *harness
 	rec  *Recorder
 	sess codemode.Session
 
@@ -120,6 +191,11 @@ func withTools(defs ...codemode.ToolDefinition) execOption {
 	return func(r *codemode.ExecuteRequest) { r.EnabledTools = append(r.EnabledTools, defs...) }
 }
 
+// defaultYield leaves the request's yield time unset, so the session's default applies.
+func defaultYield() execOption {
+	return func(r *codemode.ExecuteRequest) { r.YieldTimeMs = nil }
+}
+
 // withCallID sets the exec tool call id.
 func withCallID(id string) execOption {
 	return func(r *codemode.ExecuteRequest) { r.ToolCallID = id }
@@ -138,15 +214,7 @@ func (f *fixture) execute(source string, opts ...execOption) *codemode.StartedCe
 
 // tryExecute is execute that returns the error instead of failing the test.
 func (f *fixture) tryExecute(source string, opts ...execOption) (*codemode.StartedCell, error) {
-	f.mu.Lock()
-	f.calls++
-	req := codemode.ExecuteRequest{ToolCallID: fmt.Sprintf("exec-call-%d", f.calls), Source: source}
-	f.mu.Unlock()
-	yield := foreverMs
-	req.YieldTimeMs = &yield
-	for _, o := range opts {
-		o(&req)
-	}
+	req := f.request(source, opts...)
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	c, err := f.sess.Execute(ctx, req)
@@ -156,10 +224,29 @@ func (f *fixture) tryExecute(source string, opts ...execOption) (*codemode.Start
 	if c == nil {
 		return nil, errors.New("execute returned a nil StartedCell without an error")
 	}
-	f.mu.Lock()
-	f.admitted = append(f.admitted, c.CellID)
-	f.mu.Unlock()
+	f.admit(c.CellID)
 	return c, nil
+}
+
+// admit remembers a cell the session admitted, for the closure check at cleanup.
+func (f *fixture) admit(id codemode.CellID) {
+	f.mu.Lock()
+	f.admitted = append(f.admitted, id)
+	f.mu.Unlock()
+}
+
+// request builds an ExecuteRequest the way execute does.
+func (f *fixture) request(source string, opts ...execOption) codemode.ExecuteRequest {
+	f.mu.Lock()
+	f.calls++
+	req := codemode.ExecuteRequest{ToolCallID: fmt.Sprintf("exec-call-%d", f.calls), Source: source}
+	f.mu.Unlock()
+	yield := foreverMs
+	req.YieldTimeMs = &yield
+	for _, o := range opts {
+		o(&req)
+	}
+	return req
 }
 
 // initial waits for a cell's initial response.
