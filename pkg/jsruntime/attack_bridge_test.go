@@ -2,7 +2,6 @@ package jsruntime
 
 import (
 	"container/heap"
-	"context"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -300,16 +299,7 @@ var limitedProvider = sync.OnceValue(func() *Provider {
 
 func newLimitedSession(t *testing.T, d codemode.Delegate) codemode.Session {
 	t.Helper()
-	s, err := limitedProvider().CreateSession(context.Background(), d, codemode.SessionCellExecutionLimits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.Shutdown(context.Background()); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-	})
-	return s
+	return newSessionOn(t, limitedProvider(), d, codemode.SessionCellExecutionLimits{})
 }
 
 // A delay whose valueOf calls setTimeout ran between the prelude's limit check and its use: one
