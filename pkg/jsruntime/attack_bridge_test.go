@@ -1,12 +1,10 @@
 package jsruntime
 
 import (
-	"container/heap"
 	"encoding/json"
 	"errors"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -348,9 +346,10 @@ text(JSON.stringify(await tools.echo(5)));`, []string{
 	}
 }
 
-// A cleared timer gives its place back, in JavaScript and in Go: Go drops it when the cell clears
-// it, instead of keeping it until it comes due (a cell that set and cleared long timers in a loop
-// grew Go's heap without bound: 80 MB after two million), and Go holds the cell to the limit too.
+// A cleared timer gives its place back, in JavaScript and in Go. Go used to keep a cleared timer
+// until it came due (a cell that set and cleared long timers in a loop grew Go's heap without
+// bound: 80 MB after two million); the robustness branch makes Go drop it and hold the cell to the
+// limit too (5b5a8e2), and then this test checks that the two counts agree.
 func TestAttackClearedTimersGiveTheirPlaceBack(t *testing.T) {
 	s := newLimitedSession(t, newRecorder(echoTool))
 	expectTexts(t, s, `
@@ -373,89 +372,4 @@ text(JSON.stringify([ids, fired]));`, []string{
 		"setTimeout: the cell already has its limit of 3 pending timers",
 		"[[16,17,20,21],[1,2]]",
 	}, testTool("echo"))
-}
-
-// Go's timer queue drops a cleared timer wherever it sits in the heap, keeps the others in due
-// order and holds the cell to its limit; a record that does not match its state is a forgery.
-func TestAttackTimerRecordsAreChecked(t *testing.T) {
-	q := timerQueue{limit: 5}
-	for i, delay := range []string{"50", "10", "30", "20", "40"} {
-		if err := q.add(strconv.Itoa(i+1) + " " + delay); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, c := range []struct {
-		err    error
-		reason string
-	}{
-		{q.add("6 1"), "more than 5 pending timers"},
-		{q.add("7 1"), `timer id "7" out of sequence`},
-		{q.add("6 -1"), `timer delay "-1"`},
-		{q.clear("2"), ""},
-		{q.clear("2"), "cleared timer 2 is not pending"},
-		{q.clear("4"), ""},
-		{q.clear("9"), "cleared timer 9 is not pending"},
-		{q.clear("x"), `cleared timer id "x"`},
-		{q.clear(""), `cleared timer id ""`},
-		{q.add("6 0"), ""},
-		{q.add("7 0"), ""},
-		{q.add("8 0"), "more than 5 pending timers"},
-	} {
-		var f *errForged
-		if c.reason == "" && c.err != nil || c.reason != "" && (!errors.As(c.err, &f) || c.err.Error() != forgedMessageText+": "+c.reason) {
-			t.Errorf("%v, want %q", c.err, c.reason)
-		}
-	}
-	var order []int64
-	for q.heap.Len() > 0 {
-		order = append(order, heap.Pop(&q.heap).(pendingTimer).id)
-	}
-	if want := []int64{6, 7, 3, 5, 1}; !reflect.DeepEqual(order, want) || len(q.heap.index) != 0 {
-		t.Fatalf("due order %v, want %v; index %v", order, want, q.heap.index)
-	}
-	q.limit = 1
-	for id := 8; id < 10_008; id++ {
-		if err := q.add(strconv.Itoa(id) + " 1e9"); err != nil {
-			t.Fatal(err)
-		}
-		if err := q.clear(strconv.Itoa(id)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if q.heap.Len() != 0 || len(q.heap.index) != 0 {
-		t.Fatalf("%d timers and %d index entries kept after their clears", q.heap.Len(), len(q.heap.index))
-	}
-}
-
-// store sends JSON.stringify's text, which Go accepts whatever the value (NUL, lone surrogates,
-// line separators, a __proto__ key); load gives back exactly that value, with no prototype
-// pollution; what JSON.stringify refuses or turns into nothing is refused by the helper, in
-// Codex's words, never as a forgery.
-func TestAttackStoreAndLoadOddValues(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
-	expectTexts(t, s, `
-const cyclic = {};
-cyclic.self = cyclic;
-const values = [null, true, 0, -0, 1e308, 5e-324, "", "\u0000", "\ud800", "\udc00\ud800", "\u2028\u2029", "</script>", [], {},
-  { "": { "": [] } }, [1, [2, [3]]], Object.assign(Object.create(null), { a: 1 }), Object.create({ inherited: 1 }), new Date(0),
-  /re/g, new Map([[1, 2]]), [undefined, () => 1, Symbol()], { u: undefined, f() {}, s: Symbol() },
-  JSON.parse('{"__proto__": {"polluted": 1}}'), { toJSON() { return "via toJSON" } }, new Boolean(false), new String("s")];
-const back = values.map((v, i) => { store("k" + i, v); return JSON.stringify(load("k" + i)) === JSON.stringify(v) });
-text(String(back.every((same) => same)) + " " + back.length);
-const proto = load("k23");
-text([({}).polluted, Object.keys(proto), Object.getPrototypeOf(proto) === Object.prototype, proto.__proto__.polluted].join(" "));
-const refused = [];
-for (const v of [undefined, () => 1, Symbol("s"), 1n, cyclic, { toJSON() { return 1n } }, { toJSON() { throw 1 } }, { get x() { throw new Error("getter") } }]) {
-  try { store("bad", v); refused.push("stored") } catch (e) { refused.push(e) }
-}
-text(JSON.stringify([...new Set(refused)]) + " " + refused.length);
-store(Symbol("key"), 1);
-store({ toString() { return "obj" } }, 2);
-store(42, 3);
-text(JSON.stringify([load("missing"), load("bad"), load("Symbol(key)"), load("obj"), load("42"), load(42)]));`, []string{
-		"true 27",
-		" __proto__ true 1",
-		`["Unable to store \"bad\". Only plain serializable objects can be stored."] 8`,
-		"[null,null,1,2,3,3]",
-	})
 }

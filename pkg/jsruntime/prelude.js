@@ -304,9 +304,8 @@
   }
 
   // Work for Go queues here and Go takes it at the end of the turn, one record a line: "c id
-  // toolIndex[ inputJSON]" for a tool call, "t id delayMs" for a timer, "k id" for a cleared
-  // timer. Records go to an array joined once per turn: growing a string with += is quadratic in
-  // QuickJS.
+  // toolIndex[ inputJSON]" for a tool call, "t id delayMs" for a timer. Records go to an array
+  // joined once per turn: growing a string with += is quadratic in QuickJS.
   const queue = list();
 
   // Timers live in Go: JS keeps the callbacks, Go keeps the clocks. A timer never keeps the cell
@@ -338,11 +337,7 @@
     if (id === undefined || id === null) return undefined;
     const n = NumberCtor(id);
     if (!isFiniteNumber(n) || n <= 0) return undefined;
-    const key = mathTrunc(n);
-    if (mapDelete(timers, key)) {
-      pendingTimers--;
-      queue[queue.length] = "k " + key;
-    }
+    if (mapDelete(timers, mathTrunc(n))) pendingTimers--;
     return undefined;
   }
 
