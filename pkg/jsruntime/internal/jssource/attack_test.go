@@ -65,6 +65,10 @@ func separatorAttacks() []attack {
 }
 
 var attacks = []attack{
+	// import() first in a template substitution: "${" opens an expression, so no ";" goes
+	// before the rewrite (it once was refused as two expressions side by side).
+	{name: "import() opening a template substitution", g: goalModule, src: "export default `a${import('qjs:os')}b${import('x')}`",
+		code: "export default `a${" + R + "('qjs:os')}b${" + R + "('x')}`", run: `value: "a[object Promise]b[object Promise]"`},
 	// HTML-like comments: comments in scripts only (Annex B); QuickJS reads them as operators
 	// in a module, which the parser cannot, so the module is refused.
 	{name: "<!-- in a module", g: goalModule, src: "import<!--c\n('qjs:os')",

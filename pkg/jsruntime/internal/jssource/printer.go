@@ -287,7 +287,8 @@ func takesOperand(tt js.TokenType) bool {
 // an empty statement.
 func (p *printer) needsSemicolon() bool {
 	switch p.prev {
-	case js.ErrorToken:
+	case js.ErrorToken, js.TemplateStartToken, js.TemplateMiddleToken:
+		// A template's "${" opens an expression: nothing before it can be called.
 		return false
 	case js.CloseParenToken:
 		return !p.headerClosed
