@@ -614,6 +614,25 @@ func (e *engine) interrupt() {
 	}
 }
 
+// interruptOn interrupts the engine when ctx ends, until the returned stop is called. Unlike
+// context.AfterFunc's own stop, this one waits for an interrupt that has already started: the
+// engine goes back to the pool right after its cell, and an interrupt still in flight then would
+// close the module under the next cell, which would end at once, silently, as if it had
+// succeeded. After stop, either the interrupt happened (the module is closed and the pool
+// replaces the engine) or it never will.
+func (e *engine) interruptOn(ctx context.Context) (stop func()) {
+	done := make(chan struct{})
+	cancel := context.AfterFunc(ctx, func() {
+		defer close(done)
+		e.interrupt()
+	})
+	return func() {
+		if !cancel() {
+			<-done
+		}
+	}
+}
+
 // classify turns a crossing's error into what it means for the engine: an interrupt (dead), a
 // trap (QuickJS's memory may be corrupt; a reset repairs it), or a JavaScript error.
 func (e *engine) classify(err error) error {

@@ -1,7 +1,6 @@
 package jsruntime
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
@@ -116,7 +115,7 @@ func (r *cellRun) run() {
 	e.host = r
 	e.mem.limit = uint64(e.snap.size) + r.heapLimit
 	// The script is interrupted when the cell is stopped, or at once when its heap is full.
-	stop := context.AfterFunc(r.c.ctx, e.interrupt)
+	stop := e.interruptOn(r.c.ctx)
 	e.mem.onRefuse = e.interrupt
 	defer func() {
 		stop()
