@@ -1,0 +1,70 @@
+package jsruntime
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/codemodehq/codemode/pkg/codemode"
+)
+
+// Strings cross between JavaScript and Go as JSON or as counted byte strings, never as C strings
+// that end at NUL, and lone surrogates (which Go's strings cannot hold) become U+FFFD. Before the
+// rewrite notify("x\u0000y") arrived as "x" and store("k\0a") and store("k\0b") wrote one key.
+
+// TestNotifyAndTextKeepNULAndReplaceLoneSurrogates checks the output paths.
+func TestNotifyAndTextKeepNULAndReplaceLoneSurrogates(t *testing.T) {
+	d := newRecorder(nil)
+	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	r := executeCell(t, s, `notify("x\u0000y"); notify("a\uD800b"); text("a\0b"); text("\uDC00\uDC00"); text("\uD83D\uDE00")`)
+	if want := []string{"a\x00b", "\uFFFD\uFFFD", "\U0001F600"}; r.ErrorText != nil || !reflect.DeepEqual(textsOf(r.ContentItems), want) {
+		t.Fatalf("%s %q", errorTextOf(r), textsOf(r.ContentItems))
+	}
+	_, notes, _ := d.snapshot()
+	if want := []string{"call-1/1:x\x00y", "call-1/1:a\uFFFDb"}; !reflect.DeepEqual(notes, want) {
+		t.Fatalf("notes %q", notes)
+	}
+}
+
+// TestStoredKeysAndValuesKeepNUL stores under keys that differ only after a NUL, and a value that
+// holds one, then reads them back in the same cell and in the next one.
+func TestStoredKeysAndValuesKeepNUL(t *testing.T) {
+	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	r := executeCell(t, s, `store("k\0a", 1); store("k\0b", 2); store("v", "x\0y");
+		text(JSON.stringify([load("k\0a"), load("k\0b"), load("v") === "x\0y", load("k") === undefined]))`)
+	if got := textsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, []string{"[1,2,true,true]"}) {
+		t.Fatalf("same cell: %s %q", errorTextOf(r), got)
+	}
+	r = executeCell(t, s, `text(JSON.stringify([load("k\0a"), load("k\0b"), load("v").length, load("v").charCodeAt(1)]))`)
+	if got := textsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, []string{"[1,2,3,0]"}) {
+		t.Fatalf("next cell: %s %q", errorTextOf(r), got)
+	}
+	sess := s.(*session)
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	want := storedValues{"k\x00a": "1", "k\x00b": "2", "v": `"x\u0000y"`}
+	if !reflect.DeepEqual(sess.stored, want) {
+		t.Fatalf("committed %q", sess.stored)
+	}
+}
+
+// TestErrorTextsKeepNUL checks the error paths: a thrown string, a thrown Error, and a lone
+// surrogate in an error message.
+func TestErrorTextsKeepNUL(t *testing.T) {
+	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	for _, tc := range []struct {
+		src, want  string
+		prefixOnly bool // an Error's text goes on with its stack
+	}{
+		{`throw "a\0b"`, "a\x00b", false},
+		{`setTimeout(() => { throw "t\0" }, 0); await new Promise(() => {})`, "t\x00", false},
+		{`throw new Error("a\0b")`, "Error: a\x00b\n    at ", true},
+		{`throw new Error("a\uD800b")`, "Error: a\uFFFDb\n    at ", true},
+	} {
+		r := executeCell(t, s, tc.src)
+		got := errorTextOf(r)
+		if tc.prefixOnly && !strings.HasPrefix(got, tc.want) || !tc.prefixOnly && got != tc.want {
+			t.Errorf("%s: error text %q, want %q", tc.src, got, tc.want)
+		}
+	}
+}
