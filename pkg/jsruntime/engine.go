@@ -3,6 +3,7 @@ package jsruntime
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -373,11 +374,13 @@ func (e *engine) free(v uint64) {
 	}
 }
 
-// newString makes a JS string of s, which must not contain NUL: QuickJS reads C strings. Every
-// string Go passes is JSON text or code printed by the source transform, which escape NUL.
+// newString makes a JS string of s. QuickJS's string constructors exported to wasm read C strings,
+// which end at the first NUL, so a string holding NUL (code that eval builds at run time, say) is
+// made by parsing it as a JSON string instead, whose escapes carry NUL intact.
 func (e *engine) newString(s string) (uint64, error) {
+	export := exNewString
 	if strings.IndexByte(s, 0) >= 0 {
-		return 0, errors.New("javascript runtime: string with NUL crosses into QuickJS")
+		export, s = exParseJSON, jsonQuote(s)
 	}
 	ptr := e.scratch
 	if len(s)+1 > scratchSize {
@@ -391,11 +394,21 @@ func (e *engine) newString(s string) (uint64, error) {
 	if err := e.w.writeCString(ptr, s); err != nil {
 		return 0, err
 	}
-	v, err := e.w.call(exNewString, e.jsctx, uint64(ptr))
+	v, err := e.w.call(export, e.jsctx, uint64(ptr))
 	if err == nil && valueTag(v) == tagException {
 		err = e.takeException()
 	}
 	return v, err
+}
+
+// jsonQuote returns s as a JSON string: NUL and the other control characters escaped, nothing
+// else changed (json.Marshal would also escape <, > and &).
+func jsonQuote(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // readString returns the text of the JS string v and releases the C copy QuickJS made of it. It

@@ -68,3 +68,18 @@ func TestErrorTextsKeepNUL(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeBuiltAtRunTimeMayHoldNUL evaluates code that holds a raw NUL: eval and Function send it
+// to Go, which returns the code to run; that string must reach QuickJS whole. It failed with
+// "string with NUL crosses into QuickJS" before newString learnt to build such strings.
+func TestCodeBuiltAtRunTimeMayHoldNUL(t *testing.T) {
+	r := runCellToEnd(t, `const nul = String.fromCharCode(0);
+text(JSON.stringify([
+  eval("'a" + nul + "b'").length,
+  new Function("return 'c" + nul + "d'")().charCodeAt(1),
+  eval("1 + 1 // trailing comment " + nul),
+]))`)
+	if got := textsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, []string{"[3,0,2]"}) {
+		t.Fatalf("%s %q", errorTextOf(r), got)
+	}
+}
