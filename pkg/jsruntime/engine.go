@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/fastschema/qjs"
 	"github.com/tetratelabs/wazero/api"
@@ -412,8 +413,10 @@ func jsonQuote(s string) string {
 }
 
 // readString returns the text of the JS string v and releases the C copy QuickJS made of it. It
-// does not free v. The prelude sends only JSON text, which has no NUL (QuickJS's C strings would
-// end there).
+// does not free v. The copy is a C string, so the text ends at its first NUL: the prelude sends
+// only JSON, whose strings escape NUL. A lone surrogate, which the copy encodes as the three bytes
+// of its code point (WTF-8, as a forged message could hold one), becomes U+FFFD, so that the text
+// is valid UTF-8 for whatever carries it on (protobuf refuses anything else).
 func (e *engine) readString(v uint64) (string, error) {
 	packed, err := e.w.call(exToCString, e.jsctx, v)
 	if err != nil {
@@ -431,7 +434,7 @@ func (e *engine) readString(v uint64) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s := string(b)
+	s := wellFormed(b)
 	if _, err := e.w.call(exFreeCString, e.jsctx, uint64(addr)); err != nil {
 		return "", err
 	}
@@ -439,7 +442,32 @@ func (e *engine) readString(v uint64) (string, error) {
 	return s, err
 }
 
-// takeException takes the pending exception and renders it with the prelude's errorText.
+// wellFormed returns b as a string with every byte sequence that is not UTF-8 replaced by U+FFFD:
+// one replacement per lone surrogate (ED A0–BF xx), as Go's JSON decoder does for an escaped one,
+// and one per other invalid byte.
+func wellFormed(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	var out strings.Builder
+	out.Grow(len(b) + 8)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 {
+			if len(b) >= 3 && b[0] == 0xED && b[1]&0xE0 == 0xA0 && b[2]&0xC0 == 0x80 {
+				n = 3
+			}
+			out.WriteRune(utf8.RuneError)
+		} else {
+			out.Write(b[:n])
+		}
+		b = b[n:]
+	}
+	return out.String()
+}
+
+// takeException takes the pending exception and renders it with the prelude's errorText, which
+// arrives quoted as JSON so that NUL survives.
 func (e *engine) takeException() error {
 	exc, err := e.w.call(exGetException, e.jsctx)
 	if err != nil {
@@ -463,6 +491,9 @@ func (e *engine) takeException() error {
 	s, err := e.readString(text)
 	if err != nil {
 		return err
+	}
+	if t, err := decodeJSONString(s); err == nil {
+		s = t
 	}
 	return &jsError{text: s}
 }

@@ -516,9 +516,10 @@
         else settle[1](r[2]);
       }
     },
-    // describe renders a thrown value as error text.
+    // describe renders a thrown value as error text, quoted as JSON: Go reads strings from QuickJS
+    // as C strings, which would end at a NUL in the text.
     describe(e) {
-      return errorText(e);
+      return q(errorText(e));
     },
   };
 })
