@@ -1,6 +1,8 @@
 package jsruntime
 
 import (
+	"context"
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -45,6 +47,33 @@ func TestStoredKeysAndValuesKeepNUL(t *testing.T) {
 	want := storedValues{"k\x00a": "1", "k\x00b": "2", "v": `"x\u0000y"`}
 	if !reflect.DeepEqual(sess.stored, want) {
 		t.Fatalf("committed %q", sess.stored)
+	}
+}
+
+// TestToolInputsAndResultsKeepNUL sends NUL and lone surrogates to a tool and back. The delegate
+// receives JSON with the lone surrogate replaced (strict decoders refuse it); the cell receives
+// the tool's result exactly, lone surrogate included.
+func TestToolInputsAndResultsKeepNUL(t *testing.T) {
+	d := newRecorder(func(_ context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
+		if call.ToolName.Name == "odd" {
+			return json.RawMessage(`["x\u0000y", "\ud800", "\ud83d\ude00"]`), nil
+		}
+		return call.Input, nil
+	})
+	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	r := executeCell(t, s, `
+const back = await tools.echo({s: "a\0b\uD800c", pair: "\uD83D\uDE00"});
+const odd = await tools.odd();
+text(JSON.stringify([back.s.length, back.s.charCodeAt(1), back.s.charCodeAt(3), back.pair.length]));
+text(JSON.stringify([odd[0].length, odd[0].charCodeAt(1), odd[1].length, odd[1].charCodeAt(0), odd[2].codePointAt(0)]));
+text(odd[0]); text(odd[1]);`, testTool("echo"), testTool("odd"))
+	want := []string{"[5,0,65533,2]", "[3,0,1,55296,128512]", "x\x00y", "\uFFFD"}
+	if got := textsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s %q", errorTextOf(r), got)
+	}
+	calls, _, _ := d.snapshot()
+	if got := string(calls[0].Input); got != `{"s":"a\u0000b\ufffdc","pair":"😀"}` {
+		t.Fatalf("delegate input %s", got)
 	}
 }
 
@@ -116,6 +145,27 @@ func TestEngineStringsAreValidUTF8(t *testing.T) {
 		_, err = e.evalSource("strings.js", src)
 		if err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s: exception text %q, want %q", src, err, want)
+		}
+	}
+}
+
+// TestReplaceLoneSurrogates covers the rewrite of tool inputs.
+func TestReplaceLoneSurrogates(t *testing.T) {
+	for in, want := range map[string]string{
+		`"plain"`:                   `"plain"`,
+		`"\ud800"`:                  `"\ufffd"`,
+		`"\uDBFFx"`:                 `"\ufffdx"`,
+		`"\udc00\udc00"`:            `"\ufffd\ufffd"`,
+		`"\ud83d\ude00"`:            `"\ud83d\ude00"`,
+		`"\uD83D\uDE00\ud800"`:      `"\uD83D\uDE00\ufffd"`,
+		`"\ud800\ud83d\ude00"`:      `"\ufffd\ud83d\ude00"`,
+		`"\ud800\u0041"`:            `"\ufffd\u0041"`,
+		`"\\ud800"`:                 `"\\ud800"`,
+		`["\\", "\ud800", "\"\n"]`:  `["\\", "\ufffd", "\"\n"]`,
+		`{"\ud800": 1, "k": "\\u"}`: `{"\ufffd": 1, "k": "\\u"}`,
+	} {
+		if got := replaceLoneSurrogates(in); got != want {
+			t.Errorf("%s: got %s, want %s", in, got, want)
 		}
 	}
 }
