@@ -1,0 +1,201 @@
+package jsruntime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/codemodehq/codemode/pkg/codemode"
+)
+
+// Everything a cell can accumulate outside its JavaScript heap is bounded: unobserved output,
+// stored values, pending timers and pending tool calls. Each test runs a provider with small
+// limits and checks that the limit is hit exactly at its boundary, with its exact text, and that
+// the session goes on.
+
+// newCappedProvider starts a provider with opts (one warm runtime) and closes it when the test
+// ends.
+func newCappedProvider(t *testing.T, opts Options) *Provider {
+	t.Helper()
+	if opts.PoolSize == 0 {
+		opts.PoolSize = 1
+	}
+	p, err := NewProvider(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	return p
+}
+
+// newCappedSession opens a session of p; Provider.Close shuts it down.
+func newCappedSession(t *testing.T, p *Provider, d codemode.Delegate) codemode.Session {
+	t.Helper()
+	if d == nil {
+		d = codemode.NoopDelegate{}
+	}
+	s, err := p.CreateSession(context.Background(), d, codemode.SessionCellExecutionLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// checkResult fails the test unless r is a Result with the given error text ("" for none) and
+// texts.
+func checkResult(t *testing.T, what string, r codemode.RuntimeResponse, errText string, texts ...string) {
+	t.Helper()
+	got := errorTextOf(r)
+	if errText == "" {
+		errText = "<nil>"
+	}
+	if texts == nil {
+		texts = []string{}
+	}
+	if r.Kind != codemode.Result || got != errText || !reflect.DeepEqual(textsOf(r.ContentItems), texts) {
+		t.Fatalf("%s: %v error %q, texts %.200q; want error %q, texts %.200q", what, r.Kind, got, textsOf(r.ContentItems), errText, texts)
+	}
+}
+
+func TestUnobservedOutputIsBounded(t *testing.T) {
+	const limit = 1000
+	p := newCappedProvider(t, Options{MaxOutputBytes: limit})
+	d := newRecorder(nil)
+	s := newCappedSession(t, p, d)
+	limitText := fmt.Sprintf(outputLimitText, limit)
+	a, b := strings.Repeat("a", 600), strings.Repeat("b", 400)
+
+	// Exactly the limit is accepted; one byte more is not.
+	r := executeCell(t, s, `text("a".repeat(600)); text("b".repeat(400)); text("c")`)
+	checkResult(t, "past the limit", r, limitText, a, b)
+
+	// The error can be caught, and smaller output still fits.
+	r = executeCell(t, s, `try { text("x".repeat(1001)) } catch (e) { notify(e) } text("small")`)
+	checkResult(t, "caught", r, "", "small")
+	if _, notes, _ := d.snapshot(); !reflect.DeepEqual(notes, []string{"call-1/2:" + limitText}) {
+		t.Fatalf("notes %q", notes)
+	}
+
+	// URLs count: a 1,001-byte image URL does not fit, nor does an audio URL past what is left.
+	r = executeCell(t, s, `try { image("data:image/png;base64," + "A".repeat(979)) } catch (e) { text(e === `+"`"+limitText+"`"+`) }
+		audio("data:audio/wav;base64," + "A".repeat(975))`)
+	checkResult(t, "urls", r, limitText, "true")
+
+	// Observed output no longer counts: after a yield the whole limit is free again.
+	c := startCell(t, s, `text("a".repeat(600)); yield_control(); text("b".repeat(600))`, 30_000)
+	if r := initialResponse(t, c); r.Kind != codemode.Yielded || !reflect.DeepEqual(textsOf(r.ContentItems), []string{a}) {
+		t.Fatalf("yield: %+v", r)
+	}
+	out := waitCell(t, s, c.CellID, 30_000)
+	checkResult(t, "after observation", out.Response, "", strings.Repeat("b", 600))
+}
+
+func TestStoredValuesAreBoundedByCount(t *testing.T) {
+	p := newCappedProvider(t, Options{MaxStoredValues: 3})
+	s := newCappedSession(t, p, nil)
+	countText := fmt.Sprintf(storeCountText, 3)
+	// Overwriting a key at the limit is fine; a fourth key is not. The store is a script error,
+	// and a cell that fails by a script error still commits what it stored.
+	r := executeCell(t, s, `store("a", 1); store("b", 2); store("c", 3); store("c", 4); text("three");
+		try { store("d", 5) } catch (e) { text(e) } store("e", 6)`)
+	checkResult(t, "fourth key", r, countText, "three", countText)
+	r = executeCell(t, s, `text(JSON.stringify([load("a"), load("c"), load("d"), load("e")]))`)
+	checkResult(t, "committed", r, "", "[1,4,null,null]")
+}
+
+func TestStoredValuesAreBoundedBySize(t *testing.T) {
+	// An entry counts its key plus its JSON: "k" and `"` + 60 x + `"` are 63 bytes.
+	p := newCappedProvider(t, Options{MaxStoredBytes: 64})
+	s := newCappedSession(t, p, nil)
+	sizeText := fmt.Sprintf(storeSizeText, 64)
+	r := executeCell(t, s, `store("k", "x".repeat(60)); try { store("z", 1) } catch (e) { text(e) }
+		store("k", "x".repeat(61)); try { store("k", "x".repeat(62)) } catch (e) { text(e) }
+		store("k", 1); store("k2", 1); text(load("k") + load("k2"))`)
+	checkResult(t, "size", r, "", sizeText, sizeText, "2")
+	r = executeCell(t, s, `store("big", "x".repeat(100))`)
+	checkResult(t, "too big alone", r, sizeText)
+}
+
+// TestStoredValuesAreCheckedAtCommit runs two cells side by side: each stays within the limit on
+// its own view (the session's values when it started plus its writes), but the second to complete
+// would take the session past it. Its writes are dropped and its result says so.
+func TestStoredValuesAreCheckedAtCommit(t *testing.T) {
+	p := newCappedProvider(t, Options{MaxStoredValues: 3, MaxStoredBytes: 1000})
+	g := newToolGate()
+	s := newCappedSession(t, p, newRecorder(g.invoke))
+	checkResult(t, "setup", executeCell(t, s, `store("x", 1); store("y", 2)`), "")
+
+	first := startCell(t, s, `store("a", 1); await tools.block(); text("first")`, 30_000, testTool("block"))
+	<-g.started
+	checkResult(t, "second", executeCell(t, s, `store("b", 2); text("second")`), "", "second")
+	close(g.release)
+	r := initialResponse(t, first)
+	checkResult(t, "first", r, fmt.Sprintf(storeCommitText, 3, 1000), "first")
+
+	r = executeCell(t, s, `text(JSON.stringify([load("x"), load("y"), load("a"), load("b")]))`)
+	checkResult(t, "committed", r, "", "[1,2,null,2]")
+}
+
+func TestPendingTimersAreBounded(t *testing.T) {
+	p := newCappedProvider(t, Options{MaxPendingTimers: 10})
+	s := newCappedSession(t, p, nil)
+	limitText := "setTimeout: the cell already has its limit of 10 pending timers"
+	// Ten pending timers fill the limit; clearing one frees its slot; a fired one frees its slot.
+	r := executeCell(t, s, `
+const ids = [];
+for (let i = 0; i < 10; i++) ids.push(setTimeout(() => {}, 1e9));
+try { setTimeout(() => {}, 0) } catch (e) { text(e) }
+clearTimeout(ids[0]); clearTimeout(ids[0]);
+ids.push(setTimeout(() => {}, 1e9));
+try { setTimeout(() => {}, 0) } catch (e) { text(e) }
+for (let i = 1; i < 11; i++) clearTimeout(ids[i]);
+for (let round = 0; round < 3; round++) {
+  await Promise.all(Array.from({length: 10}, () => new Promise(r => setTimeout(r, 0))));
+}
+text("fired 30");
+setTimeout(() => {}, 0)`)
+	checkResult(t, "timers", r, "", limitText, limitText, "fired 30")
+	// Many more timers than the limit over a cell's life, cleared as they go.
+	r = executeCell(t, s, `for (let i = 0; i < 10000; i++) clearTimeout(setTimeout(() => {}, 1e9)); text("ok")`)
+	checkResult(t, "set and clear", r, "", "ok")
+}
+
+func TestPendingToolCallsAreBounded(t *testing.T) {
+	p := newCappedProvider(t, Options{MaxPendingToolCalls: 5})
+	g := newToolGate()
+	d := newRecorder(g.invoke)
+	s := newCappedSession(t, p, d)
+	limitText := "tools.block: the cell already has its limit of 5 pending tool calls"
+	// The sixth call is rejected (a rejected promise, like any tool error) and never reaches the
+	// delegate; once the five settle, new calls go through.
+	c := startCell(t, s, `
+const calls = Array.from({length: 5}, () => tools.block());
+try { await tools.block() } catch (e) { text(e) }
+text(JSON.stringify(await Promise.all(calls)));
+text(await tools.block());`, 30_000, testTool("block"))
+	for range 5 {
+		<-g.started
+	}
+	close(g.release)
+	r := initialResponse(t, c)
+	checkResult(t, "tool calls", r, "", limitText, `["released","released","released","released","released"]`, "released")
+	if calls, _, _ := d.snapshot(); len(calls) != 6 {
+		t.Fatalf("the delegate saw %d calls, want 6", len(calls))
+	}
+}
+
+// TestToolResultsAreBounded checks MaxToolResultBytes at its boundary.
+func TestToolResultsAreBounded(t *testing.T) {
+	p := newCappedProvider(t, Options{MaxToolResultBytes: 100})
+	d := newRecorder(func(_ context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
+		var n int
+		_ = json.Unmarshal(call.Input, &n)
+		return json.Marshal(strings.Repeat("x", n-2)) // n bytes of JSON
+	})
+	s := newCappedSession(t, p, d)
+	r := executeCell(t, s, `text((await tools.sized(100)).length); try { await tools.sized(101) } catch (e) { text(e) }`, testTool("sized"))
+	checkResult(t, "results", r, "", "98", "tool result of 101 bytes exceeds the limit of 100 bytes")
+}
