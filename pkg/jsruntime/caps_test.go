@@ -199,3 +199,47 @@ func TestToolResultsAreBounded(t *testing.T) {
 	r := executeCell(t, s, `text((await tools.sized(100)).length); try { await tools.sized(101) } catch (e) { text(e) }`, testTool("sized"))
 	checkResult(t, "results", r, "", "98", "tool result of 101 bytes exceeds the limit of 100 bytes")
 }
+
+// TestTimerQueueBoundsAndClears checks Go's side of the timer limit and of clearTimeout: the queue
+// holds only pending timers (a cleared one leaves at once, wherever it sits in the heap), refuses
+// a timer past the limit, and refuses a clear of a timer that is not pending, as forged records.
+func TestTimerQueueBoundsAndClears(t *testing.T) {
+	q := timerQueue{limit: 3}
+	for _, rec := range []string{"1 100000", "2 0", "3 50000"} {
+		if err := q.add(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := q.add("4 0"); err == nil || err.Error() != forgedMessageText+": more than 3 pending timers" {
+		t.Fatalf("past the limit: %v", err)
+	}
+	if err := q.clear("3"); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.add("4 0"); err != nil {
+		t.Fatalf("after a clear: %v", err)
+	}
+	for rec, want := range map[string]string{
+		"3":  "cleared timer 3 is not pending",
+		"9":  "cleared timer 9 is not pending",
+		"x":  `cleared timer id "x"`,
+		"":   `cleared timer id ""`,
+		"-1": "cleared timer -1 is not pending",
+	} {
+		if err := q.clear(rec); err == nil || err.Error() != forgedMessageText+": "+want {
+			t.Errorf("clear %q: %v", rec, err)
+		}
+	}
+	// Due now: 2 then 4, in creation order; 1 is not due.
+	var fired []int64
+	for {
+		id, ok := q.due()
+		if !ok {
+			break
+		}
+		fired = append(fired, id)
+	}
+	if !reflect.DeepEqual(fired, []int64{2, 4}) || q.heap.Len() != 1 || len(q.heap.index) != 1 {
+		t.Fatalf("fired %v, %d left (%d indexed)", fired, q.heap.Len(), len(q.heap.index))
+	}
+}

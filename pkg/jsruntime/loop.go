@@ -64,6 +64,7 @@ var observeLoopStats func(loopStats)
 func (s *session) runCell(c *cell, req codemode.ExecuteRequest, snapshot storedValues) {
 	r := &cellRun{s: s, c: c, req: req, heapLimit: s.heapLimit(), store: newCellStore(snapshot, s.p.storeLimits)}
 	r.tools.init(r, c.ctx)
+	r.timers.limit = s.p.limits.maxPendingTimers
 	r.notes.send = r.sendNotification
 	r.schemas = make([]*jsonschema.Schema, len(req.EnabledTools))
 	for i, def := range req.EnabledTools {
@@ -191,8 +192,8 @@ func (r *cellRun) turn(entry uint64, input string) error {
 	return r.dispatch(queued)
 }
 
-// dispatch starts what a turn queued: one record a line, "c id toolIndex[ inputJSON]" or
-// "t id delayMs" (see prelude.js). Records are checked like every bridge message.
+// dispatch starts what a turn queued: one record a line, "c id toolIndex[ inputJSON]",
+// "t id delayMs" or "k id" (a cleared timer; see prelude.js). Records are checked like every bridge message.
 func (r *cellRun) dispatch(queued string) error {
 	for len(queued) > 0 {
 		var record string
@@ -205,6 +206,10 @@ func (r *cellRun) dispatch(queued string) error {
 			}
 		case "t":
 			if err := r.timers.add(rest); err != nil {
+				return err
+			}
+		case "k":
+			if err := r.timers.clear(rest); err != nil {
 				return err
 			}
 		default:

@@ -305,8 +305,9 @@
   }
 
   // Work for Go queues here and Go takes it at the end of the turn, one record a line: "c id
-  // toolIndex[ inputJSON]" for a tool call, "t id delayMs" for a timer. Records go to an array
-  // joined once per turn: growing a string with += is quadratic in QuickJS.
+  // toolIndex[ inputJSON]" for a tool call, "t id delayMs" for a timer, "k id" for a cleared
+  // timer. Records go to an array joined once per turn: growing a string with += is quadratic in
+  // QuickJS.
   let queue = list();
 
   // Timers live in Go: JS keeps the callbacks, Go keeps the clocks. A timer never keeps the cell
@@ -335,7 +336,11 @@
     if (id === undefined || id === null) return undefined;
     const n = NumberCtor(id);
     if (!isFiniteNumber(n) || n <= 0) return undefined;
-    if (mapDelete(timers, mathTrunc(n))) pendingTimers--;
+    const key = mathTrunc(n);
+    if (mapDelete(timers, key)) {
+      pendingTimers--;
+      arrayPush(queue, "k " + key);
+    }
     return undefined;
   }
 

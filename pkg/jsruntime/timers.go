@@ -8,8 +8,10 @@ import (
 )
 
 // Timers: JavaScript keeps the callbacks, Go keeps the clock. One time.Timer is armed for the
-// earliest due timer; a heap orders them, so scheduling and firing cost O(log n) however many are
-// pending, and equal due times fire in creation order.
+// earliest due timer; a heap orders them, so scheduling, clearing and firing cost O(log n) however
+// many are pending, and equal due times fire in creation order. A cleared timer leaves the heap at
+// once: a cell that sets and clears timers in a loop (a timeout raced against each call) must not
+// pile up timers that will never fire.
 
 // maxTimerDelay caps delays so that due times stay representable.
 const maxTimerDelay = 100 * 365 * 24 * time.Hour
@@ -19,8 +21,10 @@ type timerQueue struct {
 	heap   timerHeap
 	seq    uint64
 	lastID int64
-	limit  int
-	alarm  *time.Timer
+	// limit bounds the pending timers (0: unbounded); the prelude enforces the same limit, so
+	// only a forged record exceeds it.
+	limit int
+	alarm *time.Timer
 }
 
 type pendingTimer struct {
@@ -29,21 +33,38 @@ type pendingTimer struct {
 	id  int64
 }
 
-type timerHeap []pendingTimer
-
-func (h timerHeap) Len() int { return len(h) }
-func (h timerHeap) Less(i, j int) bool {
-	if h[i].due.Equal(h[j].due) {
-		return h[i].seq < h[j].seq
-	}
-	return h[i].due.Before(h[j].due)
+// timerHeap is a min-heap of timers by due time, with each pending id's position so that a
+// cleared timer can be removed.
+type timerHeap struct {
+	items []pendingTimer
+	index map[int64]int // id -> position in items
 }
-func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *timerHeap) Push(x any)   { *h = append(*h, x.(pendingTimer)) }
+
+func (h *timerHeap) Len() int { return len(h.items) }
+func (h *timerHeap) Less(i, j int) bool {
+	a, b := &h.items[i], &h.items[j]
+	if a.due.Equal(b.due) {
+		return a.seq < b.seq
+	}
+	return a.due.Before(b.due)
+}
+func (h *timerHeap) Swap(i, j int) {
+	h.items[i], h.items[j] = h.items[j], h.items[i]
+	h.index[h.items[i].id] = i
+	h.index[h.items[j].id] = j
+}
+func (h *timerHeap) Push(x any) {
+	t := x.(pendingTimer)
+	if h.index == nil {
+		h.index = map[int64]int{}
+	}
+	h.index[t.id] = len(h.items)
+	h.items = append(h.items, t)
+}
 func (h *timerHeap) Pop() any {
-	old := *h
-	t := old[len(old)-1]
-	*h = old[:len(old)-1]
+	t := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	delete(h.index, t.id)
 	return t
 }
 
@@ -59,7 +80,7 @@ func (q *timerQueue) add(record string) error {
 	if err != nil || ms < 0 {
 		return forged("timer delay %q", delayText)
 	}
-	if q.limit > 0 && len(q.heap) >= q.limit {
+	if q.limit > 0 && q.heap.Len() >= q.limit {
 		return forged("more than %d pending timers", q.limit)
 	}
 	q.lastID = id
@@ -72,9 +93,24 @@ func (q *timerQueue) add(record string) error {
 	return nil
 }
 
+// clear removes a timer that clearTimeout cancelled: record "id". The prelude sends it only for a
+// timer still pending, so an id that is not in the queue is a forged record.
+func (q *timerQueue) clear(record string) error {
+	id, err := strconv.ParseInt(record, 10, 64)
+	if err != nil {
+		return forged("cleared timer id %q", record)
+	}
+	i, ok := q.heap.index[id]
+	if !ok {
+		return forged("cleared timer %d is not pending", id)
+	}
+	heap.Remove(&q.heap, i)
+	return nil
+}
+
 // due pops the earliest timer if it is due.
 func (q *timerQueue) due() (int64, bool) {
-	if len(q.heap) == 0 || time.Now().Before(q.heap[0].due) {
+	if q.heap.Len() == 0 || time.Now().Before(q.heap.items[0].due) {
 		return 0, false
 	}
 	return heap.Pop(&q.heap).(pendingTimer).id, true
@@ -82,10 +118,10 @@ func (q *timerQueue) due() (int64, bool) {
 
 // clock arms the alarm for the earliest timer; nil (never ready) without timers.
 func (q *timerQueue) clock() <-chan time.Time {
-	if len(q.heap) == 0 {
+	if q.heap.Len() == 0 {
 		return nil
 	}
-	wait := time.Until(q.heap[0].due)
+	wait := time.Until(q.heap.items[0].due)
 	if q.alarm == nil {
 		q.alarm = time.NewTimer(wait)
 	} else {
