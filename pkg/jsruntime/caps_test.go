@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"reflect"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
@@ -243,3 +247,127 @@ func TestTimerQueueBoundsAndClears(t *testing.T) {
 		t.Fatalf("fired %v, %d left (%d indexed)", fired, q.heap.Len(), len(q.heap.index))
 	}
 }
+
+// memorySample is what observeReset saw of an engine serving a cell with a given heap limit.
+type memorySample struct {
+	// size is the memory's size at the end of the cell as the allocator saw it, wasmSize as the
+	// module saw it (they differ if wazero grew the memory behind the allocator's back), base the
+	// size of the runtime's image.
+	size, wasmSize, base uint64
+}
+
+// watchMemory records the memory of every engine put back after a cell whose heap limit was
+// heapLimit (a limit no other test uses tells this test's engines apart).
+func watchMemory(t *testing.T, heapLimit uint64) <-chan memorySample {
+	t.Helper()
+	seen := make(chan memorySample, 64)
+	observeReset = func(e *engine, _ bool) {
+		if e.mem.limit == uint64(e.snap.size)+heapLimit {
+			seen <- memorySample{size: uint64(len(e.mem.buf)), wasmSize: uint64(e.w.mem.Size()), base: uint64(e.snap.size)}
+		}
+	}
+	t.Cleanup(func() { observeReset = nil })
+	return seen
+}
+
+// residentBytes reads the process's resident set size (Linux only; 0 elsewhere).
+func residentBytes() uint64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseUint(fields[1], 10, 64)
+	return pages * uint64(os.Getpagesize())
+}
+
+// peakResident samples the resident set size every millisecond until stop is closed and returns
+// the largest sample.
+func peakResident(stop <-chan struct{}) <-chan uint64 {
+	out := make(chan uint64, 1)
+	go func() {
+		peak := residentBytes()
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				out <- max(peak, residentBytes())
+				return
+			case <-tick.C:
+				peak = max(peak, residentBytes())
+			}
+		}
+	}()
+	return out
+}
+
+// settleResident waits (up to ten seconds) until the resident set size is back within slack of
+// baseline: the runtime of the previous cell is released just after its result.
+func settleResident(baseline, slack uint64) {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		runtime.GC()
+		if residentBytes() <= baseline+slack {
+			return
+		}
+	}
+}
+
+// TestMemoryStaysWithinTheHeapCap runs memory bombs under a 64 MiB cap, each on a fresh runtime
+// (running out of memory interrupts a runtime, which is then replaced). The wasm memory never
+// exceeds the runtime's own base (its image) plus the cap, as the allocator sees it and as the
+// module does; the bombs that grow step by step get close to the cap; and the process's resident
+// set grows by at most 1.2 times the cap. Before the rewrite the memory grew by copying and a
+// cell peaked at 1.7 to 2.4 times its cap; before Reallocate stopped the script on a refusal, a
+// refused allocation larger than the cap was granted behind the allocator's back (a refused
+// 256 MiB ArrayBuffer made the resident set grow by 256 MiB).
+func TestMemoryStaysWithinTheHeapCap(t *testing.T) {
+	const heapCap = 64 << 20
+	seen := watchMemory(t, heapCap)
+	p := newCappedProvider(t, Options{PoolSize: -1, DefaultMaxHeapSizeBytes: heapCap})
+	s := newCappedSession(t, p, nil)
+	oom := fmt.Sprintf(outOfMemoryTextFormat, heapCap)
+	runtime.GC()
+	baseline := residentBytes()
+	for _, bomb := range []struct {
+		src      string
+		stepwise bool // grows in small steps, so it must reach close to the cap
+	}{
+		{`const a = []; while (true) a.push("x".repeat(4096) + a.length)`, true},
+		{`const a = []; while (true) a.push(new Float64Array(1 << 16).fill(1))`, true},
+		{`const a = []; while (true) a.push({i: a.length, s: "y" + a.length})`, false},
+		{`const a = [new ArrayBuffer(48 << 20)]; while (true) a.push(new ArrayBuffer(1 << 20))`, true},
+		{`new ArrayBuffer(80 << 20)`, false},
+		{`new ArrayBuffer(256 << 20)`, false},
+		{`"x".repeat(256 << 20)`, false},
+		{`try { new ArrayBuffer(256 << 20) } catch { } while (true) { try { new ArrayBuffer(256 << 20) } catch { } }`, false},
+	} {
+		settleResident(baseline, 16<<20)
+		before := residentBytes()
+		stop := make(chan struct{})
+		peak := peakResident(stop)
+		r := executeCell(t, s, bomb.src)
+		close(stop)
+		if errorTextOf(r) != oom {
+			t.Fatalf("%s: %q", bomb.src, errorTextOf(r))
+		}
+		m := <-seen
+		grown := <-peak - before
+		t.Logf("%.50s: wasm memory %.1f MiB (module: %.1f MiB; base %.1f MiB + %.1f MiB of heap, cap 64), peak RSS +%.1f MiB",
+			bomb.src, mib(m.size), mib(m.wasmSize), mib(m.base), mib(m.size-m.base), mib(grown))
+		if m.size > m.base+heapCap || m.wasmSize > m.base+heapCap {
+			t.Errorf("%s: the memory grew to %d bytes (module: %d), more than base %d + cap %d", bomb.src, m.size, m.wasmSize, m.base, heapCap)
+		}
+		if bomb.stepwise && m.size < m.base+heapCap*9/10 {
+			t.Errorf("%s: the cell stopped at %d bytes, far below base %d + cap %d", bomb.src, m.size, m.base, heapCap)
+		}
+		if !raceEnabled && grown > heapCap*6/5 {
+			t.Errorf("%s: the resident set grew by %d bytes, more than 1.2 times the cap", bomb.src, grown)
+		}
+	}
+}
+
+func mib(n uint64) float64 { return float64(n) / (1 << 20) }
