@@ -52,3 +52,26 @@ await tools.block()`, 60_000, testTool("block"))
 		t.Fatalf("%d cleared timers grew the Go heap by %d bytes", rounds*10000, during-before)
 	}
 }
+
+// TestDeepRecursionDoesNotGrowTheGoHeap runs cells that recurse 5,000 frames deep. wazero grows
+// the native stack of the call that runs them to about 50 MB and never shrinks it; an engine that
+// kept its resolved exports would hold that for as long as it is reused. Before engines shed them
+// after a deep cell, twenty such cells left the Go heap 157 MiB larger (four engines).
+func TestDeepRecursionDoesNotGrowTheGoHeap(t *testing.T) {
+	p := newCappedProvider(t, Options{PoolSize: 2})
+	s := newCappedSession(t, p, nil)
+	for range 4 {
+		checkResult(t, "warm up", executeCell(t, s, `text("warm")`), "", "warm")
+	}
+	waitIdle(t, p)
+	before := goHeap()
+	for range 20 {
+		checkResult(t, "deep", executeCell(t, s, recurse(5000)), "", "5000")
+	}
+	waitIdle(t, p)
+	after := goHeap()
+	t.Logf("20 cells 5,000 frames deep: Go heap %.1f -> %.1f MiB", mib(before), mib(after))
+	if after > before+16<<20 {
+		t.Fatalf("deep recursion grew the Go heap by %.1f MiB", mib(after-before))
+	}
+}

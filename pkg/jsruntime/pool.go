@@ -87,6 +87,9 @@ func (p *pool) reset(e *engine) (ok bool) {
 			ok = false
 		}
 	}()
+	if stackWentDeep(e.mem) {
+		e.w.shed()
+	}
 	e.snap.restore(e.mem)
 	e.mem.takeRefused()
 	if e.mem.hole > 0 && (!e.mem.mapped() || e.mem.hole > p.maxHole) {

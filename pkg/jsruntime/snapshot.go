@@ -108,6 +108,20 @@ func (s *snapshot) restore(m *linearMemory) {
 	s.sp.Set(qjswasm.StackTop)
 }
 
+// deepStackBytes is how deep into its wasm stack a cell may go before its engine sheds wazero's
+// native call stacks (wasm.shed): QuickJS's interpreter uses about twenty bytes of native stack
+// per byte of wasm stack, so 64 KiB (some 230 JavaScript frames) leaves native stacks of a few
+// megabytes at most.
+const deepStackBytes = 64 << 10
+
+// stackWentDeep reports whether the cell that just ran used more than deepStackBytes of the wasm
+// stack: whether the stack page at that depth holds data. It runs before restore, which zeroes the
+// stack region.
+func stackWentDeep(m *linearMemory) bool {
+	page := (stackSpan.to - deepStackBytes) &^ (snapshotPage - 1)
+	return int(page)+snapshotPage <= len(m.buf) && !allZero(m.buf[page:page+snapshotPage])
+}
+
 // matches reports whether m holds exactly the image (restore's postcondition), naming the first
 // difference otherwise. Tests use it to prove the reset.
 func (s *snapshot) matches(m *linearMemory) error {

@@ -128,6 +128,16 @@ func (w *wasm) take(id export) api.Function {
 	return w.mod.ExportedFunction(exportNames[id])
 }
 
+// shed drops the resolved instances of every export; take resolves new ones as calls need them.
+// Each instance owns wazero's native call stack for its calls, which deep recursion grows (to about
+// 50 MB for 5,000 JavaScript frames) and wazero never shrinks: an engine reused for weeks would
+// hold every such stack for good.
+func (w *wasm) shed() {
+	for id := range w.fns {
+		w.fns[id] = nil
+	}
+}
+
 // stack returns the parameter/result buffer of the current nesting depth, with room for n values
 // and the result. Nested calls use deeper buffers, so an outer call's buffer is never overwritten
 // before it reads its result.
