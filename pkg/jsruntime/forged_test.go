@@ -229,9 +229,12 @@ func forgingProvider(t *testing.T) *Provider {
 
 // waitIdle waits until p's pool holds an idle runtime: a cell's runtime goes back to the pool
 // just after its result is delivered, and a cell started before that gets another runtime.
-func waitIdle(p *Provider) {
-	for len(p.pool.idle) == 0 {
-		time.Sleep(100 * time.Microsecond)
+func waitIdle(t testing.TB, p *Provider) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); len(p.pool.idle) == 0; time.Sleep(100 * time.Microsecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no runtime went back to the pool")
+		}
 	}
 }
 
@@ -256,7 +259,7 @@ func TestForgedMessagesFailOnlyTheirCell(t *testing.T) {
 		`await null; forge("y1")`:                                     "operation 'y' takes no payload",
 		`setTimeout(() => forge(""), 0); await new Promise(() => {})`: "empty message",
 	} {
-		waitIdle(p)
+		waitIdle(t, p)
 		r := executeCell(t, s, src)
 		want := forgedMessageText + ": " + reason
 		if r.Kind != codemode.Result || errorTextOf(r) != want {
@@ -265,14 +268,14 @@ func TestForgedMessagesFailOnlyTheirCell(t *testing.T) {
 		if got := textsOf(r.ContentItems); strings.HasPrefix(src, "text") && !reflect.DeepEqual(got, []string{"before"}) {
 			t.Errorf("%s: output %q continued after the forged message", src, got)
 		}
-		waitIdle(p)
+		waitIdle(t, p)
 		r = executeCell(t, s, `text(typeof forge)`)
 		if r.ErrorText != nil || !reflect.DeepEqual(textsOf(r.ContentItems), []string{"function"}) {
 			t.Fatalf("after %s: %s %q", src, errorTextOf(r), textsOf(r.ContentItems))
 		}
 		cells += 2
 	}
-	waitIdle(p)
+	waitIdle(t, p)
 	p.pool.statsMu.Lock()
 	defer p.pool.statsMu.Unlock()
 	if got := p.pool.stats; got != (poolStats{reused: cells}) {
