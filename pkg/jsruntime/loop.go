@@ -66,6 +66,8 @@ func (s *session) runCell(c *cell, req codemode.ExecuteRequest, snapshot storedV
 	r.tools.init(r, c.ctx)
 	r.timers.limit = s.p.limits.maxPendingTimers
 	r.notes.send = r.sendNotification
+	// Undelivered notifications are output too: bounded like unobserved output.
+	r.notes.limit, r.notes.done = s.p.limits.maxOutputBytes, c.ctx.Done()
 	r.schemas = make([]*jsonschema.Schema, len(req.EnabledTools))
 	for i, def := range req.EnabledTools {
 		r.schemas[i] = s.p.schemas.get(def.InputSchema)
