@@ -245,8 +245,8 @@ func TestTimerQueueBoundsAndClears(t *testing.T) {
 		}
 		fired = append(fired, id)
 	}
-	if !reflect.DeepEqual(fired, []int64{2, 4}) || q.heap.Len() != 1 || len(q.heap.index) != 1 {
-		t.Fatalf("fired %v, %d left (%d indexed)", fired, q.heap.Len(), len(q.heap.index))
+	if !reflect.DeepEqual(fired, []int64{2, 4}) || q.heap.Len() != 1 || len(q.heap.byID) != 1 {
+		t.Fatalf("fired %v, %d left (%d indexed)", fired, q.heap.Len(), len(q.heap.byID))
 	}
 }
 

@@ -28,21 +28,23 @@ type timerQueue struct {
 }
 
 type pendingTimer struct {
-	due time.Time
-	seq uint64
-	id  int64
+	due   time.Time
+	seq   uint64
+	id    int64
+	index int // position in the heap
 }
 
-// timerHeap is a min-heap of timers by due time, with each pending id's position so that a
-// cleared timer can be removed.
+// timerHeap is a min-heap of timers by due time, with the pending timers by id so that a cleared
+// one can be found. The heap holds pointers that know their position, so reordering it does not
+// touch the map.
 type timerHeap struct {
-	items []pendingTimer
-	index map[int64]int // id -> position in items
+	items []*pendingTimer
+	byID  map[int64]*pendingTimer
 }
 
 func (h *timerHeap) Len() int { return len(h.items) }
 func (h *timerHeap) Less(i, j int) bool {
-	a, b := &h.items[i], &h.items[j]
+	a, b := h.items[i], h.items[j]
 	if a.due.Equal(b.due) {
 		return a.seq < b.seq
 	}
@@ -50,21 +52,23 @@ func (h *timerHeap) Less(i, j int) bool {
 }
 func (h *timerHeap) Swap(i, j int) {
 	h.items[i], h.items[j] = h.items[j], h.items[i]
-	h.index[h.items[i].id] = i
-	h.index[h.items[j].id] = j
+	h.items[i].index, h.items[j].index = i, j
 }
 func (h *timerHeap) Push(x any) {
-	t := x.(pendingTimer)
-	if h.index == nil {
-		h.index = map[int64]int{}
+	t := x.(*pendingTimer)
+	if h.byID == nil {
+		h.byID = map[int64]*pendingTimer{}
 	}
-	h.index[t.id] = len(h.items)
+	t.index = len(h.items)
 	h.items = append(h.items, t)
+	h.byID[t.id] = t
 }
 func (h *timerHeap) Pop() any {
-	t := h.items[len(h.items)-1]
-	h.items = h.items[:len(h.items)-1]
-	delete(h.index, t.id)
+	n := len(h.items) - 1
+	t := h.items[n]
+	h.items[n] = nil
+	h.items = h.items[:n]
+	delete(h.byID, t.id)
 	return t
 }
 
@@ -89,7 +93,7 @@ func (q *timerQueue) add(record string) error {
 		delay = time.Duration(ms) * time.Millisecond
 	}
 	q.seq++
-	heap.Push(&q.heap, pendingTimer{due: time.Now().Add(delay), seq: q.seq, id: id})
+	heap.Push(&q.heap, &pendingTimer{due: time.Now().Add(delay), seq: q.seq, id: id})
 	return nil
 }
 
@@ -100,11 +104,11 @@ func (q *timerQueue) clear(record string) error {
 	if err != nil {
 		return forged("cleared timer id %q", record)
 	}
-	i, ok := q.heap.index[id]
+	t, ok := q.heap.byID[id]
 	if !ok {
 		return forged("cleared timer %d is not pending", id)
 	}
-	heap.Remove(&q.heap, i)
+	heap.Remove(&q.heap, t.index)
 	return nil
 }
 
@@ -113,7 +117,7 @@ func (q *timerQueue) due() (int64, bool) {
 	if q.heap.Len() == 0 || time.Now().Before(q.heap.items[0].due) {
 		return 0, false
 	}
-	return heap.Pop(&q.heap).(pendingTimer).id, true
+	return heap.Pop(&q.heap).(*pendingTimer).id, true
 }
 
 // clock arms the alarm for the earliest timer; nil (never ready) without timers.
