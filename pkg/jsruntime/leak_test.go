@@ -3,8 +3,6 @@
 package jsruntime
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
@@ -87,11 +85,6 @@ func TestDeepRecursionDoesNotGrowTheGoHeap(t *testing.T) {
 const representativeCell = `const v = await tools.echo({n: 1});
 store("k", v); text(load("k").n + 1); notify("tick");
 await new Promise(r => setTimeout(r, 0));`
-
-// echoDelegate answers every tool call with its input and records nothing.
-var echoDelegate = funcDelegate(func(_ context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
-	return call.Input, nil
-})
 
 // heapSample is the state of the process at one point of a long run.
 type heapSample struct {
