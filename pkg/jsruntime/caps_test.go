@@ -263,12 +263,11 @@ type memorySample struct {
 func watchMemory(t *testing.T, heapLimit uint64) <-chan memorySample {
 	t.Helper()
 	seen := make(chan memorySample, 64)
-	observeReset = func(e *engine, _ bool) {
+	setObserveReset(t, func(e *engine, _ bool) {
 		if e.mem.limit == uint64(e.snap.size)+heapLimit {
 			seen <- memorySample{size: uint64(len(e.mem.buf)), wasmSize: uint64(e.w.mem.Size()), base: uint64(e.snap.size)}
 		}
-	}
-	t.Cleanup(func() { observeReset = nil })
+	})
 	return seen
 }
 

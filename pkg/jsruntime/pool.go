@@ -2,6 +2,7 @@ package jsruntime
 
 import (
 	"sync"
+	"sync/atomic"
 )
 
 // pool holds the engines not serving a cell. An engine comes back after each cell and is reset
@@ -53,15 +54,16 @@ func (p *pool) get() (*engine, error) {
 }
 
 // observeReset, when set (by tests), sees every engine right after put reset it, with the
-// verdict, before it is handed to another cell.
-var observeReset func(e *engine, reusable bool)
+// verdict, before it is handed to another cell. It is atomic: a cell of an earlier test may still
+// be putting its engine back while the next test sets or clears the hook.
+var observeReset atomic.Pointer[func(e *engine, reusable bool)]
 
 // put takes an engine back after its cell: reset and kept if it is still sound, disposed
 // otherwise. It runs on the goroutine that owned the engine.
 func (p *pool) put(e *engine) {
 	ok := p.reset(e)
-	if observeReset != nil {
-		observeReset(e, ok)
+	if observe := observeReset.Load(); observe != nil {
+		(*observe)(e, ok)
 	}
 	if !ok {
 		e.dispose()

@@ -14,18 +14,32 @@ type resetVerdict struct {
 	hole     uint64
 }
 
-// watchResets records the reset of every engine put back while the test runs.
+// setObserveReset installs f as the pool's reset hook until the test ends.
+func setObserveReset(t *testing.T, f func(e *engine, reusable bool)) {
+	t.Helper()
+	observeReset.Store(&f)
+	t.Cleanup(func() { observeReset.Store(nil) })
+}
+
+// resetsLimit is the heap limit of the cells whose resets watchResets records: a limit no other
+// test uses, because a cell of an earlier test may still be putting its engine back.
+const resetsLimit = DefaultHeapLimitBytes + 8192
+
+// watchResets records the reset of every engine put back after a cell with heap limit
+// resetsLimit while the test runs.
 func watchResets(t *testing.T) <-chan resetVerdict {
 	t.Helper()
 	seen := make(chan resetVerdict, 64)
-	observeReset = func(e *engine, ok bool) {
+	setObserveReset(t, func(e *engine, ok bool) {
+		if e.mem.limit != uint64(e.snap.size)+resetsLimit {
+			return
+		}
 		v := resetVerdict{reusable: ok, hole: e.mem.hole}
 		if ok {
 			v.err = e.snap.matches(e.mem)
 		}
 		seen <- v
-	}
-	t.Cleanup(func() { observeReset = nil })
+	})
 	return seen
 }
 
@@ -37,7 +51,7 @@ func watchResets(t *testing.T) <-chan resetVerdict {
 func TestResetRestoresTheImage(t *testing.T) {
 	seen := watchResets(t)
 	d := newRecorder(nil)
-	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{MaxHeapSizeBytes: ptrU64(resetsLimit)})
 	for _, src := range []string{
 		`globalThis.leak = 1; Object.prototype.polluted = "yes"; Array.prototype.push = () => 0;
 		 JSON.parse = () => "hijacked"; Math.random = () => 4; store("k", {a: 1});
