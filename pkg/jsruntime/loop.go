@@ -195,7 +195,8 @@ func (r *cellRun) turn(entry uint64, input string) error {
 }
 
 // dispatch starts what a turn queued: one record a line, "c id toolIndex[ inputJSON]",
-// "t id delayMs" or "k id" (a cleared timer; see prelude.js). Records are checked like every bridge message.
+// "t id delayMs" or "k id" (a cleared timer; see prelude.js). Records are checked like every
+// bridge message.
 func (r *cellRun) dispatch(queued string) error {
 	for len(queued) > 0 {
 		var record string
