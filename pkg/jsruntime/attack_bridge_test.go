@@ -162,9 +162,10 @@ func TestAttackBridgeRefusesForgeriesFromJavaScript(t *testing.T) {
 	e.host = rec
 	thrown := "TypeError: " + forgedMessageText
 	for i, c := range forgedMessages {
-		if c.msg == "\x01" || strings.Contains(c.msg, "\xff") {
-			// QuickJS strings cross as C strings, and QuickJS reads invalid UTF-8 as U+FFFD; the
-			// table's other messages cover these.
+		if c.msg == "\x01" || strings.Contains(c.msg, "\xff") || strings.Contains(c.msg, "\xed\xa0\x80") {
+			// QuickJS strings cross as C strings, QuickJS reads invalid UTF-8 as U+FFFD, and a lone
+			// surrogate it writes out becomes U+FFFD as Go reads it (readString): from JavaScript
+			// these arrive valid. Go's own table (decodeHostMessage) covers them.
 			continue
 		}
 		s, err := e.newString(c.msg)

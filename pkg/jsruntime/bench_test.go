@@ -99,7 +99,7 @@ func BenchmarkMemory(b *testing.B) {
 	}
 	rss := func() uint64 {
 		runtime.GC()
-		r, _ := residentBytes()
+		r, _ := residentAndPeak()
 		return r
 	}
 	for b.Loop() {

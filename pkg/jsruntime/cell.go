@@ -253,6 +253,11 @@ func (r *cellRun) conclude(panicked any, finished bool) {
 	}
 	r.tools.cancelAndWait()
 	r.notes.wait()
+	if r.e != nil {
+		// The next cell may start as soon as finish publishes this one's response: it waits for
+		// this engine instead of creating one.
+		r.s.p.pool.willReturn()
+	}
 	r.s.finish(r.c, r.errText, r.store.writes)
 	if r.e != nil {
 		// Let the observer the response just woke run first: a reset takes tens of microseconds.

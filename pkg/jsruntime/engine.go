@@ -3,12 +3,14 @@ package jsruntime
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/fastschema/qjs"
 	"github.com/tetratelabs/wazero/api"
@@ -425,11 +427,13 @@ func (e *engine) free(v uint64) {
 	}
 }
 
-// newString makes a JS string of s, which must not contain NUL: QuickJS reads C strings. Every
-// string Go passes is JSON text or code printed by the source transform, which escape NUL.
+// newString makes a JS string of s. QuickJS's string constructors exported to wasm read C strings,
+// which end at the first NUL, so a string holding NUL (code that eval builds at run time, say) is
+// made by parsing it as a JSON string instead, whose escapes carry NUL intact.
 func (e *engine) newString(s string) (uint64, error) {
+	export := exNewString
 	if strings.IndexByte(s, 0) >= 0 {
-		return 0, errors.New("javascript runtime: string with NUL crosses into QuickJS")
+		export, s = exParseJSON, jsonQuote(s)
 	}
 	ptr := e.scratch
 	if len(s)+1 > scratchSize {
@@ -443,7 +447,7 @@ func (e *engine) newString(s string) (uint64, error) {
 	if err := e.w.writeCString(ptr, s); err != nil {
 		return 0, err
 	}
-	v, err := e.w.call(exNewString, e.jsctx, uint64(ptr))
+	v, err := e.w.call(export, e.jsctx, uint64(ptr))
 	if err == nil && valueTag(v) == tagException {
 		err = e.takeException()
 	}
@@ -488,9 +492,21 @@ func (e *engine) parseJSON(s string) (uint64, error) {
 	return v, err
 }
 
+// jsonQuote returns s as a JSON string: NUL and the other control characters escaped, nothing
+// else changed (json.Marshal would also escape <, > and &).
+func jsonQuote(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
 // readString returns the text of the JS string v and releases the C copy QuickJS made of it. It
-// does not free v. The prelude sends only JSON text, which has no NUL (QuickJS's C strings would
-// end there).
+// does not free v. The copy is a C string, so the text ends at its first NUL: the prelude sends
+// only JSON, whose strings escape NUL. A lone surrogate, which the copy encodes as the three bytes
+// of its code point (WTF-8, as a forged message could hold one), becomes U+FFFD, so that the text
+// is valid UTF-8 for whatever carries it on (protobuf refuses anything else).
 func (e *engine) readString(v uint64) (string, error) {
 	packed, err := e.w.call(exToCString, e.jsctx, v)
 	if err != nil {
@@ -508,7 +524,7 @@ func (e *engine) readString(v uint64) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s := string(b)
+	s := wellFormed(b)
 	if _, err := e.w.call(exFreeCString, e.jsctx, uint64(addr)); err != nil {
 		return "", err
 	}
@@ -516,7 +532,32 @@ func (e *engine) readString(v uint64) (string, error) {
 	return s, err
 }
 
-// takeException takes the pending exception and renders it with the prelude's errorText.
+// wellFormed returns b as a string with every byte sequence that is not UTF-8 replaced by U+FFFD:
+// one replacement per lone surrogate (ED A0–BF xx), as Go's JSON decoder does for an escaped one,
+// and one per other invalid byte.
+func wellFormed(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	var out strings.Builder
+	out.Grow(len(b) + 8)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 {
+			if len(b) >= 3 && b[0] == 0xED && b[1]&0xE0 == 0xA0 && b[2]&0xC0 == 0x80 {
+				n = 3
+			}
+			out.WriteRune(utf8.RuneError)
+		} else {
+			out.Write(b[:n])
+		}
+		b = b[n:]
+	}
+	return out.String()
+}
+
+// takeException takes the pending exception and renders it with the prelude's errorText, which
+// arrives quoted as JSON so that NUL survives.
 func (e *engine) takeException() error {
 	exc, err := e.w.call(exGetException, e.jsctx)
 	if err != nil {
@@ -540,6 +581,9 @@ func (e *engine) takeException() error {
 	s, err := e.readString(text)
 	if err != nil {
 		return err
+	}
+	if t, err := decodeJSONString(s); err == nil {
+		s = t
 	}
 	return &jsError{text: s}
 }
@@ -709,13 +753,21 @@ const interruptExitCode = 0xC0DE
 
 // interrupt stops a running script from any goroutine: it closes the wasm module, and wazero's
 // CloseOnContextDone instrumentation makes the running code return at its next loop header or call
-// (about a millisecond later). The engine is dead afterwards. Closing the module directly, rather
-// than cancelling a context passed to every call, spares each call the goroutine and allocation
-// that wazero spends watching a cancellable context.
+// (about a millisecond later). The engine is dead afterwards. Closing the module directly lets any
+// goroutine stop the engine without a cancellable context threaded through every call. (It does
+// not save wazero's watcher: v1.9 starts a goroutine on every call of a module compiled with
+// CloseOnContextDone, whatever the call's context, about a microsecond of each crossing.)
 func (e *engine) interrupt() {
 	if mod := e.w.mod; mod != nil {
 		_ = mod.CloseWithExitCode(context.Background(), interruptExitCode)
 	}
+}
+
+// interruptOn interrupts the engine when ctx ends, until the returned stop is called; stop waits
+// for an interrupt that has already begun (interruptWhenStopped), so the engine never goes back to
+// the pool with a late interrupt on its way to it.
+func (e *engine) interruptOn(ctx context.Context) (stop func()) {
+	return interruptWhenStopped(ctx, e.interrupt)
 }
 
 // classify turns a crossing's error into what it means for the engine: an interrupt (dead), a

@@ -67,7 +67,10 @@ var observeLoopStats func(loopStats)
 func (s *session) runCell(c *cell, req codemode.ExecuteRequest, snapshot storedValues) {
 	r := &cellRun{s: s, c: c, req: req, heapLimit: s.heapLimit(), store: newCellStore(snapshot, s.p.storeLimits)}
 	r.tools.init(r, c.ctx)
+	r.timers.limit = s.p.limits.maxPendingTimers
 	r.notes.send = r.sendNotification
+	// Undelivered notifications are output too: bounded like unobserved output.
+	r.notes.limit, r.notes.done = s.p.limits.maxOutputBytes, c.ctx.Done()
 	r.schemas = make([]*jsonschema.Schema, len(req.EnabledTools))
 	for i, def := range req.EnabledTools {
 		r.schemas[i] = s.p.schemas.get(def.InputSchema)
@@ -95,7 +98,7 @@ func (r *cellRun) run() {
 	r.s.runtimeStarted(r.c)
 	e.mem.limit = uint64(e.img.size) + r.heapLimit
 	// The script is interrupted when the cell is stopped, or at once when its heap is full.
-	stop := interruptWhenStopped(r.c.ctx, e.interrupt)
+	stop := e.interruptOn(r.c.ctx)
 	e.mem.onRefuse = e.interrupt
 	defer func() {
 		stop()
@@ -187,8 +190,9 @@ func (r *cellRun) turn(entry uint64, input string) error {
 	return r.dispatch(queued)
 }
 
-// dispatch starts what a turn queued: one record a line, "c id toolIndex[ inputJSON]" or
-// "t id delayMs" (see prelude.js). Records are checked like every bridge message.
+// dispatch starts what a turn queued: one record a line, "c id toolIndex[ inputJSON]",
+// "t id delayMs" or "k id" (a cleared timer; see prelude.js). Records are checked like every
+// bridge message.
 func (r *cellRun) dispatch(queued string) error {
 	for len(queued) > 0 {
 		var record string
@@ -201,6 +205,10 @@ func (r *cellRun) dispatch(queued string) error {
 			}
 		case "t":
 			if err := r.timers.add(rest); err != nil {
+				return err
+			}
+		case "k":
+			if err := r.timers.clear(rest); err != nil {
 				return err
 			}
 		default:

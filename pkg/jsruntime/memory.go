@@ -1,6 +1,7 @@
 package jsruntime
 
 import (
+	"errors"
 	"sync/atomic"
 
 	"github.com/tetratelabs/wazero/experimental"
@@ -17,7 +18,8 @@ import (
 // pages back to the system. Elsewhere it grows by copying, as wazero's own memories do.
 //
 // A refused grow makes QuickJS's malloc fail; the engine also records it, and the cell fails with
-// an out-of-memory error at the end of the turn however the script handled the exception.
+// an out-of-memory error at the end of the turn however the script handled the exception. During
+// a cell, a refused grow also interrupts the script and never returns (see Reallocate).
 type linearMemory struct {
 	buf    []byte // the memory: len is its current size
 	region []byte // the mapped reservation buf lives in; nil when growing by copying
@@ -28,10 +30,14 @@ type linearMemory struct {
 	// beyond. It is given back to the system, and not counted against the limit.
 	hole    uint64
 	refused atomic.Bool
-	// onRefuse, when set, is called on the first refused grow: the engine interrupts the cell, so
-	// a script that catches the out-of-memory error cannot keep running on a heap that is full.
+	// onRefuse, when set (during a cell), is called on the first refused grow: the engine
+	// interrupts the cell, so a script that catches the out-of-memory error cannot keep running on
+	// a heap that is full.
 	onRefuse func()
 }
+
+// errGrowRefused is the panic of a refused grow during a cell (see Reallocate).
+var errGrowRefused = errors.New("javascript runtime: linear memory limit reached")
 
 // newLinearMemory returns a memory that can grow to reserve bytes; limit starts at reserve.
 func newLinearMemory(reserve uint64) *linearMemory {
@@ -49,13 +55,25 @@ func (m *linearMemory) allocator() experimental.MemoryAllocator {
 }
 
 // Reallocate implements experimental.LinearMemory: it grows the memory to size bytes, or refuses
-// (nil) beyond the limit.
+// beyond the limit.
+//
+// During a cell (onRefuse set) a refusal interrupts the script, which closes the module, and then
+// panics instead of returning nil. wazero runs memory.grow in Go inside the wasm call and turns the
+// panic into that call's error, so the code that asked runs no further. Returning nil would let it
+// ask again (QuickJS's malloc does, at once), and a closed module has detached this allocator:
+// wazero then grows the memory itself, by appending to the buffer last returned, whose capacity is
+// the whole reservation. A refused 1 GiB ArrayBuffer under a 64 MiB cap so made the process
+// resident set grow by 1 GiB. Outside a cell (setup) a refusal returns nil: malloc fails.
 func (m *linearMemory) Reallocate(size uint64) []byte {
 	if size < m.hole || size-m.hole > m.limit || (m.region != nil && size > uint64(len(m.region))) {
-		if !m.refused.Swap(true) && m.onRefuse != nil {
+		if m.onRefuse == nil {
+			m.refused.Store(true)
+			return nil
+		}
+		if !m.refused.Swap(true) {
 			m.onRefuse()
 		}
-		return nil
+		panic(errGrowRefused)
 	}
 	switch {
 	case m.region != nil:

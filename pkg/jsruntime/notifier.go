@@ -3,19 +3,43 @@ package jsruntime
 import "sync"
 
 // notifier delivers a cell's notifications in order on one goroutine, started on demand, so a
-// slow delegate never blocks the script.
+// slow delegate never blocks the script, up to a point: once limit bytes of text wait for
+// delivery, push waits for the delegate to catch up. Without that bound a cell notifying in a
+// loop to a slow delegate grew the Go heap without limit, and its completion then waited for the
+// whole backlog.
 type notifier struct {
-	send    func(string)
-	mu      sync.Mutex
-	queue   []string
-	running bool
-	wg      sync.WaitGroup
+	send  func(string)
+	limit int             // bytes of undelivered text past which push waits; 0: no limit
+	done  <-chan struct{} // the cell's end: a waiting push gives up
+	mu    sync.Mutex
+	queue []string
+	bytes int // text queued or being delivered
+	// delivered receives a token (without blocking) after each delivery, for a waiting push.
+	delivered chan struct{}
+	running   bool
+	wg        sync.WaitGroup
 }
 
+// push queues text for delivery. It waits while the undelivered text would exceed the limit (a
+// text alone may exceed it), and drops text if the cell ends meanwhile: notifications of an ended
+// cell are not delivered anyway.
 func (n *notifier) push(text string) {
-	n.wg.Add(1)
 	n.mu.Lock()
+	for n.limit > 0 && n.bytes > 0 && n.bytes+len(text) > n.limit {
+		if n.delivered == nil {
+			n.delivered = make(chan struct{}, 1)
+		}
+		n.mu.Unlock()
+		select {
+		case <-n.delivered:
+		case <-n.done:
+			return
+		}
+		n.mu.Lock()
+	}
+	n.wg.Add(1)
 	n.queue = append(n.queue, text)
+	n.bytes += len(text)
 	start := !n.running
 	n.running = true
 	n.mu.Unlock()
@@ -47,13 +71,28 @@ func (n *notifier) drain() {
 // new goroutine.
 func (n *notifier) deliver(text string) (goOn bool) {
 	defer func() {
-		n.wg.Done()
+		n.delivered1(len(text))
 		if !goOn {
 			go n.drain()
 		}
 	}()
 	n.send(text)
 	return true
+}
+
+// delivered1 accounts for one delivered (or abandoned) text of size bytes and wakes a waiting
+// push.
+func (n *notifier) delivered1(size int) {
+	n.mu.Lock()
+	n.bytes -= size
+	if n.delivered != nil {
+		select {
+		case n.delivered <- struct{}{}:
+		default:
+		}
+	}
+	n.mu.Unlock()
+	n.wg.Done()
 }
 
 func (n *notifier) wait() { n.wg.Wait() }

@@ -2,6 +2,7 @@ package jsruntime
 
 import (
 	"sync"
+	"sync/atomic"
 )
 
 // pool holds the engines not serving a cell. An engine comes back after each cell and is reset
@@ -17,10 +18,14 @@ type pool struct {
 	stop    chan struct{}
 	done    chan struct{}
 	once    sync.Once
-	mu      sync.Mutex // orders put against close
+	mu      sync.Mutex // orders put against close; guards returned
 	closed  bool
-	stats   poolStats
-	statsMu sync.Mutex
+	// returning counts engines that finished cells are about to put back; returned is closed
+	// (and replaced) each time one is.
+	returning atomic.Int64
+	returned  chan struct{}
+	stats     poolStats
+	statsMu   sync.Mutex
 }
 
 // poolStats counts what became of engines after their cells.
@@ -32,26 +37,45 @@ type poolStats struct {
 // engine.
 func newPool(cfg engineConfig, first *engine, warm, capacity int, maxHole uint64) *pool {
 	p := &pool{
-		cfg:     cfg,
-		img:     first.img,
-		idle:    make(chan *engine, max(capacity, warm, 1)),
-		warm:    warm,
-		maxHole: maxHole,
-		refill:  make(chan struct{}, 1),
-		stop:    make(chan struct{}),
-		done:    make(chan struct{}),
+		cfg:      cfg,
+		img:      first.img,
+		idle:     make(chan *engine, max(capacity, warm, 1)),
+		warm:     warm,
+		maxHole:  maxHole,
+		refill:   make(chan struct{}, 1),
+		returned: make(chan struct{}),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
 	}
 	p.idle <- first
+	p.stats.created = 1
 	go p.fill()
 	p.signalRefill()
 	return p
 }
 
-// get returns an idle engine, or creates one.
+// willReturn records that a cell has ended and will put its engine back shortly: get waits for
+// that engine rather than creating one.
+func (p *pool) willReturn() { p.returning.Add(1) }
+
+// get returns an idle engine, waits for one that a finished cell is putting back, or creates one.
 func (p *pool) get() (*engine, error) {
+	for p.returning.Load() > 0 {
+		p.mu.Lock()
+		returned := p.returned
+		p.mu.Unlock()
+		select {
+		case e := <-p.idle:
+			return e, nil
+		case <-returned:
+		}
+	}
+	// Taking an idle engine does not ask for a refill: the engine comes back after its cell, and
+	// refilling meanwhile would create one each time a cell starts before the previous one has
+	// put its engine back, until the pool held capacity engines. Refills replace engines that
+	// were disposed.
 	select {
 	case e := <-p.idle:
-		p.signalRefill()
 		return e, nil
 	default:
 	}
@@ -60,15 +84,17 @@ func (p *pool) get() (*engine, error) {
 }
 
 // observeReset, when set (by tests), sees every engine right after put reset it, with the
-// verdict, before it is handed to another cell.
-var observeReset func(e *engine, reusable bool)
+// verdict, before it is handed to another cell. It is atomic: a cell of an earlier test may still
+// be putting its engine back while the next test sets or clears the hook.
+var observeReset atomic.Pointer[func(e *engine, reusable bool)]
 
 // put takes an engine back after its cell: reset and kept if it is still sound, disposed
 // otherwise. It runs on the goroutine that owned the engine.
 func (p *pool) put(e *engine) {
+	defer p.announceReturn()
 	ok := p.reset(e)
-	if observeReset != nil {
-		observeReset(e, ok)
+	if observe := observeReset.Load(); observe != nil {
+		(*observe)(e, ok)
 	}
 	if !ok {
 		e.dispose()
@@ -89,6 +115,15 @@ func (p *pool) put(e *engine) {
 	e.dispose()
 }
 
+// announceReturn ends a willReturn and wakes the gets waiting for it.
+func (p *pool) announceReturn() {
+	p.returning.Add(-1)
+	p.mu.Lock()
+	close(p.returned)
+	p.returned = make(chan struct{})
+	p.mu.Unlock()
+}
+
 // reset restores e's memory image, reporting whether e can serve another cell.
 func (p *pool) reset(e *engine) (ok bool) {
 	if e.dead || e.w.mod.IsClosed() {
@@ -99,8 +134,8 @@ func (p *pool) reset(e *engine) (ok bool) {
 			ok = false
 		}
 	}()
-	if e.usedDeepStack() {
-		e.w.forgetScriptStacks()
+	if stackWentDeep(e.mem) {
+		e.w.shed()
 	}
 	e.img.restore(e.mem, e.sp)
 	e.mem.takeRefused()

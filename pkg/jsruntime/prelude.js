@@ -304,8 +304,9 @@
   }
 
   // Work for Go queues here and Go takes it at the end of the turn, one record a line: "c id
-  // toolIndex[ inputJSON]" for a tool call, "t id delayMs" for a timer. Records go to an array
-  // joined once per turn: growing a string with += is quadratic in QuickJS.
+  // toolIndex[ inputJSON]" for a tool call, "t id delayMs" for a timer, "k id" for a cleared
+  // timer. Records go to an array joined once per turn: growing a string with += is quadratic in
+  // QuickJS.
   const queue = list();
 
   // Timers live in Go: JS keeps the callbacks, Go keeps the clocks. A timer never keeps the cell
@@ -337,7 +338,11 @@
     if (id === undefined || id === null) return undefined;
     const n = NumberCtor(id);
     if (!isFiniteNumber(n) || n <= 0) return undefined;
-    if (mapDelete(timers, mathTrunc(n))) pendingTimers--;
+    const key = mathTrunc(n);
+    if (mapDelete(timers, key)) {
+      pendingTimers--;
+      queue[queue.length] = "k " + key;
+    }
     return undefined;
   }
 
@@ -528,9 +533,10 @@
         else settle[1](r[2]);
       }
     },
-    // describe renders a thrown value as error text.
+    // describe renders a thrown value as error text, quoted as JSON: Go reads strings from QuickJS
+    // as C strings, which would end at a NUL in the text.
     describe(e) {
-      return errorText(e);
+      return q(errorText(e));
     },
   };
 })

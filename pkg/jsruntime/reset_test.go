@@ -15,12 +15,19 @@ type resetVerdict struct {
 	hole     uint64
 }
 
+// setObserveReset installs f as the pool's reset hook until the test ends.
+func setObserveReset(t *testing.T, f func(e *engine, reusable bool)) {
+	t.Helper()
+	observeReset.Store(&f)
+	t.Cleanup(func() { observeReset.Store(nil) })
+}
+
 // watchResets records the reset of every engine of p put back while the test runs (engines of
 // other providers, such as late cells of earlier tests, are ignored).
 func watchResets(t *testing.T, p *Provider) <-chan resetVerdict {
 	t.Helper()
 	seen := make(chan resetVerdict, 64)
-	observeReset = func(e *engine, ok bool) {
+	setObserveReset(t, func(e *engine, ok bool) {
 		if e.img != p.pool.img {
 			return
 		}
@@ -29,8 +36,7 @@ func watchResets(t *testing.T, p *Provider) <-chan resetVerdict {
 			v.err = e.img.matches(e.mem, e.sp)
 		}
 		seen <- v
-	}
-	t.Cleanup(func() { observeReset = nil })
+	})
 	return seen
 }
 
@@ -98,12 +104,11 @@ func TestDeepRecursionDropsGrownCallStacks(t *testing.T) {
 	}
 	t.Cleanup(func() { p.Close() })
 	kept := make(chan int, 4)
-	observeReset = func(e *engine, ok bool) {
+	setObserveReset(t, func(e *engine, ok bool) {
 		if e.img == p.pool.img && ok {
 			kept <- len(e.w.fns[exCall])
 		}
-	}
-	t.Cleanup(func() { observeReset = nil })
+	})
 	s, err := p.CreateSession(context.Background(), nil, codemode.SessionCellExecutionLimits{})
 	if err != nil {
 		t.Fatal(err)

@@ -120,6 +120,20 @@ func (s *image) restore(m *linearMemory, sp api.MutableGlobal) {
 	sp.Set(qjswasm.StackTop)
 }
 
+// deepStackBytes is how deep into its wasm stack a cell may go before its engine sheds wazero's
+// native call stacks (wasm.shed): QuickJS's interpreter uses about twenty bytes of native stack
+// per byte of wasm stack, so 64 KiB (some 230 JavaScript frames) leaves native stacks of a few
+// megabytes at most.
+const deepStackBytes = 64 << 10
+
+// stackWentDeep reports whether the cell that just ran used more than deepStackBytes of the wasm
+// stack: whether the stack page at that depth holds data. It runs before restore, which zeroes the
+// stack region.
+func stackWentDeep(m *linearMemory) bool {
+	page := (stackSpan.to - deepStackBytes) &^ (snapshotPage - 1)
+	return int(page)+snapshotPage <= len(m.buf) && !allZero(m.buf[page:page+snapshotPage])
+}
+
 // matches reports whether m holds exactly the image (restore's postcondition), naming the first
 // difference otherwise. Tests use it to prove the reset.
 func (s *image) matches(m *linearMemory, sp api.MutableGlobal) error {
@@ -145,22 +159,4 @@ func (s *image) matches(m *linearMemory, sp api.MutableGlobal) error {
 		return fmt.Errorf("stack pointer is %d, not %d", v, qjswasm.StackTop)
 	}
 	return nil
-}
-
-// deepStackBytes is how much of the wasm stack a cell must have used for the engine to drop its
-// script call stacks (wasm.forgetScriptStacks): about 230 frames of plain JavaScript recursion,
-// where wazero's own stack for the call has grown well past its initial 10 KB.
-const deepStackBytes = 64 << 10
-
-// usedDeepStack reports whether the cell that just ran used more than deepStackBytes of the wasm
-// stack. The reset zeroed the stack region, and a frame leaves data behind, so any non-zero word
-// in the page below that depth shows the stack reached it.
-func (e *engine) usedDeepStack() bool {
-	top := uint32(qjswasm.StackTop)
-	if top < stackSpan.from+deepStackBytes {
-		return false
-	}
-	probe := top - deepStackBytes
-	page, ok := e.w.mem.Read(probe-snapshotPage, snapshotPage)
-	return ok && !allZero(page)
 }

@@ -68,8 +68,8 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[i]
 }
 
-// residentBytes reads the process's resident set size and its peak (Linux; zero elsewhere).
-func residentBytes() (rss, peak uint64) {
+// residentAndPeak reads the process's resident set size and its peak (Linux; zero elsewhere).
+func residentAndPeak() (rss, peak uint64) {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0, 0
@@ -130,7 +130,7 @@ func BenchmarkSustained100Sessions(b *testing.B) {
 	slices.Sort(d.samples)
 	p50, p99 := percentile(d.samples, 50), percentile(d.samples, 99)
 	d.mu.Unlock()
-	_, peak := residentBytes()
+	_, peak := residentAndPeak()
 	b.ReportMetric(float64(calls)/elapsed.Seconds(), "calls/s")
 	b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
 	b.ReportMetric(float64(p99.Microseconds()), "p99-µs")
@@ -205,7 +205,7 @@ func BenchmarkIdleAndLiveSessions(b *testing.B) {
 			<-d.entered
 		}
 		runtime.GC()
-		rss, _ := residentBytes()
+		rss, _ := residentAndPeak()
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		b.ReportMetric(float64(rss)/(1<<20), "RSS-MiB")

@@ -8,8 +8,10 @@ import (
 )
 
 // Timers: JavaScript keeps the callbacks, Go keeps the clock. One time.Timer is armed for the
-// earliest due timer; a heap orders them, so scheduling and firing cost O(log n) however many are
-// pending, and equal due times fire in creation order.
+// earliest due timer; a heap orders them, so scheduling, clearing and firing cost O(log n) however
+// many are pending, and equal due times fire in creation order. A cleared timer leaves the heap at
+// once: a cell that sets and clears timers in a loop (a timeout raced against each call) must not
+// pile up timers that will never fire.
 
 // maxTimerDelay caps delays so that due times stay representable.
 const maxTimerDelay = 100 * 365 * 24 * time.Hour
@@ -19,31 +21,54 @@ type timerQueue struct {
 	heap   timerHeap
 	seq    uint64
 	lastID int64
-	limit  int
-	alarm  *time.Timer
+	// limit bounds the pending timers (0: unbounded); the prelude enforces the same limit, so
+	// only a forged record exceeds it.
+	limit int
+	alarm *time.Timer
 }
 
 type pendingTimer struct {
-	due time.Time
-	seq uint64
-	id  int64
+	due   time.Time
+	seq   uint64
+	id    int64
+	index int // position in the heap
 }
 
-type timerHeap []pendingTimer
+// timerHeap is a min-heap of timers by due time, with the pending timers by id so that a cleared
+// one can be found. The heap holds pointers that know their position, so reordering it does not
+// touch the map.
+type timerHeap struct {
+	items []*pendingTimer
+	byID  map[int64]*pendingTimer
+}
 
-func (h timerHeap) Len() int { return len(h) }
-func (h timerHeap) Less(i, j int) bool {
-	if h[i].due.Equal(h[j].due) {
-		return h[i].seq < h[j].seq
+func (h *timerHeap) Len() int { return len(h.items) }
+func (h *timerHeap) Less(i, j int) bool {
+	a, b := h.items[i], h.items[j]
+	if a.due.Equal(b.due) {
+		return a.seq < b.seq
 	}
-	return h[i].due.Before(h[j].due)
+	return a.due.Before(b.due)
 }
-func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *timerHeap) Push(x any)   { *h = append(*h, x.(pendingTimer)) }
+func (h *timerHeap) Swap(i, j int) {
+	h.items[i], h.items[j] = h.items[j], h.items[i]
+	h.items[i].index, h.items[j].index = i, j
+}
+func (h *timerHeap) Push(x any) {
+	t := x.(*pendingTimer)
+	if h.byID == nil {
+		h.byID = map[int64]*pendingTimer{}
+	}
+	t.index = len(h.items)
+	h.items = append(h.items, t)
+	h.byID[t.id] = t
+}
 func (h *timerHeap) Pop() any {
-	old := *h
-	t := old[len(old)-1]
-	*h = old[:len(old)-1]
+	n := len(h.items) - 1
+	t := h.items[n]
+	h.items[n] = nil
+	h.items = h.items[:n]
+	delete(h.byID, t.id)
 	return t
 }
 
@@ -59,7 +84,7 @@ func (q *timerQueue) add(record string) error {
 	if err != nil || ms < 0 {
 		return forged("timer delay %q", delayText)
 	}
-	if q.limit > 0 && len(q.heap) >= q.limit {
+	if q.limit > 0 && q.heap.Len() >= q.limit {
 		return forged("more than %d pending timers", q.limit)
 	}
 	q.lastID = id
@@ -68,24 +93,39 @@ func (q *timerQueue) add(record string) error {
 		delay = time.Duration(ms) * time.Millisecond
 	}
 	q.seq++
-	heap.Push(&q.heap, pendingTimer{due: time.Now().Add(delay), seq: q.seq, id: id})
+	heap.Push(&q.heap, &pendingTimer{due: time.Now().Add(delay), seq: q.seq, id: id})
+	return nil
+}
+
+// clear removes a timer that clearTimeout cancelled: record "id". The prelude sends it only for a
+// timer still pending, so an id that is not in the queue is a forged record.
+func (q *timerQueue) clear(record string) error {
+	id, err := strconv.ParseInt(record, 10, 64)
+	if err != nil {
+		return forged("cleared timer id %q", record)
+	}
+	t, ok := q.heap.byID[id]
+	if !ok {
+		return forged("cleared timer %d is not pending", id)
+	}
+	heap.Remove(&q.heap, t.index)
 	return nil
 }
 
 // due pops the earliest timer if it is due.
 func (q *timerQueue) due() (int64, bool) {
-	if len(q.heap) == 0 || time.Now().Before(q.heap[0].due) {
+	if q.heap.Len() == 0 || time.Now().Before(q.heap.items[0].due) {
 		return 0, false
 	}
-	return heap.Pop(&q.heap).(pendingTimer).id, true
+	return heap.Pop(&q.heap).(*pendingTimer).id, true
 }
 
 // clock arms the alarm for the earliest timer; nil (never ready) without timers.
 func (q *timerQueue) clock() <-chan time.Time {
-	if len(q.heap) == 0 {
+	if q.heap.Len() == 0 {
 		return nil
 	}
-	wait := time.Until(q.heap[0].due)
+	wait := time.Until(q.heap.items[0].due)
 	if q.alarm == nil {
 		q.alarm = time.NewTimer(wait)
 	} else {

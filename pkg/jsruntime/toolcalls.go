@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf16"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
@@ -136,10 +137,61 @@ func (t *toolCalls) start(record string) error {
 		if !json.Valid([]byte(input)) {
 			return forged("tool call input is not JSON")
 		}
-		raw = json.RawMessage(input)
+		raw = json.RawMessage(replaceLoneSurrogates(input))
 	}
 	t.dispatch(id, index, raw)
 	return nil
+}
+
+// replaceLoneSurrogates returns the JSON text input with every escaped lone surrogate (\ud800 with
+// no low surrogate after it, or a low one alone) replaced by \ufffd. JSON.stringify escapes lone
+// surrogates rather than failing, Go's decoder reads them as U+FFFD, but stricter decoders (Rust's
+// serde_json, which Codex uses) refuse the whole input; the delegate gets what Go would read.
+// Backslashes occur only inside strings of valid JSON, so every one starts an escape.
+func replaceLoneSurrogates(input string) string {
+	var out strings.Builder
+	done := 0 // input[:done] is in out; it stays 0 until something is replaced
+	for i := 0; i < len(input); i++ {
+		switch {
+		case input[i] != '\\':
+			continue
+		case input[i+1] != 'u':
+			i++ // a two-character escape: skip the escaped character, which may be a backslash
+			continue
+		}
+		r := hexRune(input[i+2 : i+6])
+		switch {
+		case !utf16.IsSurrogate(r):
+			i += 5
+		case r < 0xDC00 && lowSurrogateEscape(input[i+6:]):
+			i += 11 // a pair
+		default:
+			out.WriteString(input[done:i])
+			out.WriteString(`\ufffd`)
+			done = i + 6
+			i += 5
+		}
+	}
+	if done == 0 {
+		return input
+	}
+	out.WriteString(input[done:])
+	return out.String()
+}
+
+// lowSurrogateEscape reports whether s starts with the escape of a low surrogate.
+func lowSurrogateEscape(s string) bool {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return false
+	}
+	r := hexRune(s[2:6])
+	return r >= 0xDC00 && r <= 0xDFFF
+}
+
+// hexRune reads four hexadecimal digits (valid JSON has them after \u).
+func hexRune(h string) rune {
+	n, _ := strconv.ParseUint(h, 16, 32)
+	return rune(n)
 }
 
 // dispatch checks a call and runs it, or queues it when the cell has no free slot.

@@ -101,19 +101,6 @@ func (w *wasm) bind(mod api.Module) error {
 	return nil
 }
 
-// scriptExports are the exports that run cell code, whose call stacks grow with its recursion.
-var scriptExports = [...]export{exCall, exEval, exLoad}
-
-// forgetScriptStacks drops the resolved instances of scriptExports: wazero grows a function's call
-// stack when the code it runs recurses deeply and never shrinks it, so an engine that kept them
-// would hold megabytes for as long as it lives. Fresh instances start small again.
-func (w *wasm) forgetScriptStacks() {
-	for _, id := range scriptExports {
-		clear(w.fns[id])
-		w.fns[id] = w.fns[id][:0]
-	}
-}
-
 // call invokes export id with args and returns its first result. A trap, or a call interrupted by
 // cancelling w.ctx, returns an *errTrap.
 func (w *wasm) call(id export, args ...uint64) (uint64, error) {
@@ -139,6 +126,16 @@ func (w *wasm) take(id export) api.Function {
 		return fn
 	}
 	return w.mod.ExportedFunction(exportNames[id])
+}
+
+// shed drops the resolved instances of every export; take resolves new ones as calls need them.
+// Each instance owns wazero's native call stack for its calls, which deep recursion grows (to about
+// 50 MB for 5,000 JavaScript frames) and wazero never shrinks: an engine reused for weeks would
+// hold every such stack for good.
+func (w *wasm) shed() {
+	for id := range w.fns {
+		w.fns[id] = nil
+	}
 }
 
 // stack returns the parameter/result buffer of the current nesting depth, with room for n values
