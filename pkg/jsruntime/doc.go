@@ -42,11 +42,12 @@
 //     with the validation errors and never reaches the delegate;
 //   - MaxHeapSizeBytes is enforced on the linear memory; a cell that runs out fails with an
 //     out-of-memory error even if it catches the exception;
-//   - unobserved output, stored values, pending timers and pending tool calls are bounded
+//   - unobserved output, undelivered notifications, stored values, pending timers and pending
+//     tool calls are bounded
 //     (Options);
 //   - tool results deeper than MaxToolResultDepth or larger than Options.MaxToolResultBytes are
 //     rejected before JavaScript parses them;
-//   - recursion stops at wazero's call-depth limit (about 8,800 plain JavaScript frames): the cell
+//   - recursion stops at wazero's call-depth limit (about 10,800 plain JavaScript frames): the cell
 //     fails with a RangeError text (QuickJS cannot raise a catchable one in this build) and its
 //     engine is reset.
 //

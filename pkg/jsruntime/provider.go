@@ -30,7 +30,9 @@ type Options struct {
 	// DefaultMaxToolResultBytes. Larger results reject the call's promise.
 	MaxToolResultBytes int
 	// MaxOutputBytes bounds a cell's output that no observer has taken yet (text bytes plus URL
-	// bytes); zero means DefaultMaxOutputBytes. Past it, text(), image() and audio() throw.
+	// bytes); zero means DefaultMaxOutputBytes. Past it, text(), image() and audio() throw. It
+	// also bounds the text of notifications the delegate has not yet taken: past it, notify()
+	// waits for the delegate.
 	MaxOutputBytes int
 	// MaxStoredValues and MaxStoredBytes bound a session's stored values: their number, and the
 	// bytes of their keys and JSON. Zero means DefaultMaxStoredValues / DefaultMaxStoredBytes.
