@@ -1,0 +1,124 @@
+package jsruntime
+
+import (
+	"errors"
+	"strings"
+)
+
+// A turn of a cell's event loop inside the engine, and the bridge calls JavaScript makes during it.
+
+// turn is one turn of a cell's event loop: it calls entry (begin or deliver) with the JSON text
+// input (see jsonArgument), runs the pending jobs, and returns the records JavaScript queued for Go
+// ("" when none). A large input is parsed by QuickJS straight from the UTF-8 bytes: one pass over a
+// large tool result instead of decoding it into a string and parsing that again.
+func (e *engine) turn(entry uint64, input string) (string, error) {
+	arg, err := e.jsonArgument(input)
+	if err != nil {
+		return "", err
+	}
+	if err := e.w.writeU64(e.argv, arg); err != nil {
+		return "", err
+	}
+	res, err := e.w.call(exCall, e.jsctx, entry, jsUndefined, 1, uint64(e.argv))
+	e.free(arg)
+	if err != nil {
+		return "", err
+	}
+	if res != jsUndefined {
+		if valueTag(res) == tagException {
+			return "", e.takeException()
+		}
+		e.free(res)
+	}
+	if _, err := e.evalWith(e.jobsOpts); err != nil {
+		return "", err
+	}
+	return e.take()
+}
+
+// take calls the prelude's take and returns the queued records.
+func (e *engine) take() (string, error) {
+	v, err := e.w.call(exCall, e.jsctx, e.entry.take, jsUndefined, 0, 0)
+	if err != nil || v == jsUndefined {
+		return "", err
+	}
+	defer e.free(v)
+	if valueTag(v) != tagString {
+		if valueTag(v) == tagException {
+			return "", e.takeException()
+		}
+		return "", forged("take returned a non-string")
+	}
+	return e.readString(v)
+}
+
+// serveHost answers one call of the bridge: argv holds qjs's four leading arguments and the
+// message (see the proxy factory in generators/qjswasm).
+func (e *engine) serveHost(argc, argv uint32) uint64 {
+	h := e.host
+	if h == nil {
+		return jsUndefined
+	}
+	msg, err := e.hostArgument(argc, argv)
+	if err == nil {
+		var m hostMessage
+		if m, err = decodeHostMessage(msg); err == nil {
+			return e.answer(h.serve(m))
+		}
+	}
+	var f *errForged
+	if errors.As(err, &f) {
+		h.fault(err)
+		return e.throw(exThrowTypeError, forgedMessageText)
+	}
+	// A crossing failed: the module is closing or broken; the outer call reports it.
+	return jsUndefined
+}
+
+// hostArgument reads the message argument of a bridge call.
+func (e *engine) hostArgument(argc, argv uint32) (string, error) {
+	if argc != 5 {
+		return "", forged("bridge called with %d arguments", argc)
+	}
+	v, err := e.w.readU64(argv + 4*8)
+	if err != nil {
+		return "", forged("bridge arguments out of range")
+	}
+	if valueTag(v) != tagString {
+		return "", forged("bridge called with a non-string message")
+	}
+	return e.readString(v)
+}
+
+// answer turns a reply into the bridge call's return value.
+func (e *engine) answer(r hostReply) uint64 {
+	switch r.kind {
+	case replyString:
+		v, err := e.newString(r.text)
+		if err != nil {
+			return e.throw(exThrowTypeError, err.Error())
+		}
+		return v
+	case replySyntaxError:
+		return e.throw(exThrowSyntaxError, r.text)
+	default:
+		return jsUndefined
+	}
+}
+
+// throw raises an error of the export's kind with message text in JavaScript and returns the
+// exception marker for the bridge call to return.
+func (e *engine) throw(kind export, text string) uint64 {
+	text = strings.ReplaceAll(text, "\x00", "\uFFFD")
+	if len(text)+1 > scratchSize {
+		text = text[:scratchSize-4]
+	}
+	if err := e.w.writeCString(e.scratch, text); err != nil {
+		return jsUndefined
+	}
+	v, err := e.w.call(kind, e.jsctx, uint64(e.scratch))
+	if err != nil {
+		return jsUndefined
+	}
+	return v
+}
