@@ -87,6 +87,33 @@ var planted = []plantedCase{
 		},
 	},
 	{
+		name: "pkg/toolprovider: the tool provider imports a runtime, a transport's generated types, a binary",
+		edges: []edge{
+			own("pkg/toolprovider", "schemas/manifest"),
+			ext("pkg/toolprovider", "github.com/santhosh-tekuri/jsonschema/v6", jsonschema),
+			own("pkg/toolprovider", "pkg/jsruntime"),
+			own("pkg/toolprovider", "gen/go/wirev1"),
+			own("pkg/toolprovider", "tools/codemode"),
+		},
+		want: []string{
+			"pkg/toolprovider → pkg/jsruntime [pkg/toolprovider]",
+			"pkg/toolprovider → gen/go/wirev1 [pkg/toolprovider]",
+			"pkg/toolprovider → tools/codemode [pkg/toolprovider]",
+		},
+	},
+	{
+		name: "schemas/...: a schema package imports code",
+		edges: []edge{
+			stdlib("schemas/manifest", "embed"),
+			own("schemas/manifest", "pkg/codemode"),
+			ext("schemas/manifest", "github.com/santhosh-tekuri/jsonschema/v6", jsonschema),
+		},
+		want: []string{
+			"schemas/manifest → pkg/codemode [schemas/...]",
+			"schemas/manifest → github.com/santhosh-tekuri/jsonschema/v6 [schemas/...]",
+		},
+	},
+	{
 		name: "pkg/serdejson: the runtime below gen/ imports generated code or the domain",
 		edges: []edge{
 			stdlib("pkg/serdejson", "strconv"),

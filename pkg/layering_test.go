@@ -61,6 +61,11 @@ var layers = []layer{
 		why:          "the QuickJS runtime implements the domain contract; it is no adapter, so it never touches generated wire types, and the conformance suite is linked into its tests only",
 	},
 	{
+		pkgs:  "pkg/toolprovider",
+		allow: []string{std, "pkg/codemode", "schemas/manifest", jsonschema, xtext},
+		why:   "the tool provider serves the domain contract's Delegate from a manifest validated against schemas/manifest; it runs commands and knows no transport, runtime or generated code, so every program can use it",
+	},
+	{
 		pkgs:  "pkg/serdejson",
 		allow: []string{std},
 		why:   "the hand-written runtime that generated code imports sits below gen/: importing anything of the module would make gen/ depend on the layers above it",
@@ -69,6 +74,11 @@ var layers = []layer{
 		pkgs:  "pkg/...",
 		allow: []string{std},
 		why:   "a library package (pkg/frame, pkg/testenv, and every new one until it gets its own rule) needs the standard library only; pkg never imports generated code, services or tools",
+	},
+	{
+		pkgs:  "schemas/...",
+		allow: []string{std},
+		why:   "schemas/ is the truth, data at the bottom of the flow: its Go packages only embed documents for the code that checks files against them",
 	},
 	{
 		pkgs:  "gen/...",
