@@ -114,6 +114,14 @@ var planted = []plantedCase{
 		},
 	},
 	{
+		name: "examples/...: an example tool imports the module",
+		edges: []edge{
+			stdlib("examples/tools/read_file", "os"),
+			own("examples/tools/read_file", "pkg/toolprovider"),
+		},
+		want: []string{"examples/tools/read_file → pkg/toolprovider [examples/...]"},
+	},
+	{
 		name: "pkg/serdejson: the runtime below gen/ imports generated code or the domain",
 		edges: []edge{
 			stdlib("pkg/serdejson", "strconv"),

@@ -81,6 +81,11 @@ var layers = []layer{
 		why:   "schemas/ is the truth, data at the bottom of the flow: its Go packages only embed documents for the code that checks files against them",
 	},
 	{
+		pkgs:  "examples/...",
+		allow: []string{std},
+		why:   "the example tools are stand-alone programs a manifest runs, readable by anyone who knows Go: nothing of the module",
+	},
+	{
 		pkgs:  "gen/...",
 		allow: []string{std, "gen/...", protobuf, connect, "pkg/serdejson"},
 		why:   "generated code depends on its runtime libraries only (protobuf and connect for buf's output, the hand-written pkg/serdejson for ours, as protoimpl is protoc-gen-go's), never on other hand-written code",
