@@ -1,4 +1,5 @@
-// A first cell: output helpers, stored values, and a timer. Run it with `make run`.
+// A first cell: output helpers, stored values, and a timer. Run it with `make run`, or:
+//   codemode run examples/hello.js
 text("Hello from a codemode cell!");
 text({ answer: 42, tools: ALL_TOOLS.map((t) => t.name) });
 

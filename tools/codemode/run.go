@@ -9,58 +9,201 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/exectool"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
+	"github.com/codemodehq/codemode/pkg/toolprovider"
 )
 
 func init() {
 	register("run", command{summary: "run FILE.js (or - for stdin) as one cell and print what the model would see", run: runCommand})
 }
 
+// The exit statuses of `codemode run` beyond exitOK, exitFailed and exitUsage.
+const (
+	// exitStillRunning: the cell yielded and was still running when codemode stopped watching
+	// it (no --wait); codemode's exit ended it.
+	exitStillRunning = 3
+	// exitInterrupted: Ctrl-C terminated the cell (128 + SIGINT, as a shell reports it).
+	exitInterrupted = 130
+)
+
+var runCmd = flagCommand{
+	name:     "codemode run",
+	synopsis: "codemode run [--tools FILE] [--yield MS] [--wait] [--repeat N] [--max-output-tokens N] [--json] FILE.js|-",
+	help: `usage: codemode run [flags] FILE.js|-
+
+Runs FILE.js (or the source read from stdin, for -) as one cell of a fresh session and prints
+what a model would see for it: "Script completed", "Script failed", "Script running with cell ID
+N" or "Script terminated", the wall time, then the output. A first line like
+// @exec: {"yield_time_ms": 100} sets the cell's yield time and output budget, as in Codex.
+
+Flags (they go before the file):
+  --tools FILE
+        the tools the cell can call, from a tool manifest; a manifest with an error is refused
+        before anything runs. Without --tools, two demo tools: echo and upper.
+          codemode run --tools examples/tools.json examples/promise_all.js
+  --yield MS
+        yield time in milliseconds, for the cell's start and for each wait (default: the
+        file's pragma, else 10000). 0 yields at once.
+          codemode run --yield 200 --wait examples/yield.js
+  --wait
+        when the cell yields, keep waiting (and printing) until it finishes. Without it a cell
+        still running after its first yield is stopped, and codemode exits with status 3.
+          codemode run --wait examples/yield.js
+  --repeat N
+        run the file N times, as successive cells of one session: what a cell store()s, the
+        next one load()s (default 1). codemode stops at the first cell that does not complete.
+          codemode run --repeat 2 --tools examples/tools.json examples/store_load.js
+  --max-output-tokens N
+        the output budget of each response in tokens of 4 bytes (default: the pragma's, else
+        10000); longer output is truncated in the middle, as the model would see it.
+          codemode run --max-output-tokens 20 examples/hello.js
+  --json
+        print each response's content items as one JSON line (Codex's input_text,
+        input_image and input_audio items) instead of the text a model reads.
+          codemode run --json examples/hello.js
+  -h, --help
+        print this help.
+
+Notifications (notify()) are printed on stderr as they arrive. Ctrl-C terminates the cell and
+prints what the model would see for a terminated cell.
+
+Exit status: 0 the cell completed; 1 the script failed (or the runtime could not start);
+2 wrong invocation, an unreadable file or a refused manifest; 3 the cell was still running and
+codemode stopped it (use --wait); 130 interrupted by Ctrl-C.
+
+Examples:
+  codemode run examples/hello.js
+  echo 'text(6 * 7)' | codemode run -
+  codemode run --tools examples/tools.json examples/promise_all.js
+`,
+}
+
 // runOptions are the flags of `codemode run`.
 type runOptions struct {
-	yieldMs         int64
-	maxOutputTokens int64
+	tools           string
+	yieldMs         optionalUint
+	maxOutputTokens optionalUint
+	repeat          optionalUint
 	wait            bool
 	jsonOutput      bool
 }
 
+// optionalUint is a flag holding a non-negative integer, or nothing when it was not given.
+type optionalUint struct {
+	value uint64
+	set   bool
+}
+
+// String implements flag.Value.
+func (o *optionalUint) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return strconv.FormatUint(o.value, 10)
+}
+
+// Set implements flag.Value: it accepts what a pragma accepts, a non-negative integer.
+func (o *optionalUint) Set(s string) error {
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return errors.New("must be a whole number ≥ 0")
+	}
+	o.value, o.set = v, true
+	return nil
+}
+
+// valueOr returns the value, or def when the flag was not given.
+func (o optionalUint) valueOr(def uint64) uint64 {
+	if !o.set {
+		return def
+	}
+	return o.value
+}
+
+// pointer returns the value, or nil when the flag was not given.
+func (o optionalUint) pointer() *uint64 {
+	if !o.set {
+		return nil
+	}
+	v := o.value
+	return &v
+}
+
 func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("codemode run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var o runOptions
-	fs.Int64Var(&o.yieldMs, "yield", -1, "yield time in ms for exec and each wait (default: the pragma's, else 10000)")
-	fs.Int64Var(&o.maxOutputTokens, "max-output-tokens", -1, "output token budget (default: the pragma's, else 10000)")
-	fs.BoolVar(&o.wait, "wait", false, "keep waiting on a yielded cell until it finishes")
-	fs.BoolVar(&o.jsonOutput, "json", false, "print each response's raw content items as one JSON line")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: codemode run [flags] FILE.js|-")
-		fs.PrintDefaults()
+	interrupts := make(chan os.Signal, 1)
+	signal.Notify(interrupts, os.Interrupt)
+	defer signal.Stop(interrupts)
+	return runWith(args, stdin, stdout, stderr, interrupts)
+}
+
+// runWith is runCommand with its interrupts given: tests send them, main gets them from Ctrl-C.
+func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer, interrupts <-chan os.Signal) int {
+	o, path, done, status := parseRunArgs(args, stdout, stderr)
+	if done {
+		return status
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() != 1 || o.yieldMs < -1 || o.maxOutputTokens < -1 {
-		fs.Usage()
-		return 2
-	}
-	source, err := readSource(fs.Arg(0), stdin)
+	source, err := readSource(path, stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "codemode run: %v\n", err)
-		return 1
+		return exitUsage
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	code, err := runCell(ctx, source, o, stdout, stderr)
+	delegate, err := runDelegate(o.tools, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	parsed, err := exectool.ParseExecSource(source)
+	if err != nil {
+		fmt.Fprintln(stdout, err.Error()) // what the model would see as the exec tool's error
+		return exitFailed
+	}
+	r := &cellRunner{opts: o, delegate: delegate, interrupts: interrupts, stdout: stdout, stderr: stderr}
+	status, err = r.run(parsed)
 	if err != nil {
 		fmt.Fprintf(stderr, "codemode run: %v\n", err)
-		return 1
+		return exitFailed
 	}
-	return code
+	return status
+}
+
+// runFlags defines the flags of `codemode run` into o. Their help is runCmd.help: the flag
+// package's own would print each default after a usage text that states it already.
+func runFlags(o *runOptions) *flag.FlagSet {
+	fs := flag.NewFlagSet(runCmd.name, flag.ContinueOnError)
+	fs.StringVar(&o.tools, "tools", "", "")
+	fs.Var(&o.yieldMs, "yield", "")
+	fs.Var(&o.maxOutputTokens, "max-output-tokens", "")
+	fs.Var(&o.repeat, "repeat", "")
+	fs.BoolVar(&o.wait, "wait", false, "")
+	fs.BoolVar(&o.jsonOutput, "json", false, "")
+	return fs
+}
+
+// parseRunArgs reads the flags and the one file argument. done reports that the command must
+// stop with status (help printed, or a wrong invocation explained).
+func parseRunArgs(args []string, stdout, stderr io.Writer) (o runOptions, path string, done bool, status int) {
+	fs := runFlags(&o)
+	if done, status := runCmd.parse(fs, args, stdout, stderr); done {
+		return o, "", true, status
+	}
+	rest := fs.Args()
+	switch {
+	case o.repeat.set && o.repeat.value == 0:
+		return o, "", true, runCmd.wrong(stderr, "--repeat must be at least 1")
+	case len(rest) == 0:
+		return o, "", true, runCmd.wrong(stderr, "no file given (- reads the source from stdin)")
+	case len(rest) > 1 && strings.HasPrefix(rest[1], "-") && rest[1] != "-":
+		return o, "", true, runCmd.wrong(stderr, fmt.Sprintf("flag %s comes after the file %s; flags go before it", rest[1], rest[0]))
+	case len(rest) > 1:
+		return o, "", true, runCmd.wrong(stderr, fmt.Sprintf("one file expected, got %d: %s", len(rest), strings.Join(rest, " ")))
+	}
+	return o, rest[0], false, exitOK
 }
 
 func readSource(path string, stdin io.Reader) (string, error) {
@@ -72,98 +215,188 @@ func readSource(path string, stdin io.Reader) (string, error) {
 		b, err = os.ReadFile(path)
 	}
 	if err != nil {
-		return "", fmt.Errorf("reading source: %w", err)
+		return "", fmt.Errorf("reading the source: %w", err)
 	}
 	return string(b), nil
 }
 
-// runCell executes source in a fresh in-process session and prints each observation. The exit
-// code is 0 when the last response succeeded, 1 when the script failed.
-func runCell(ctx context.Context, source string, o runOptions, stdout, stderr io.Writer) (int, error) {
-	parsed, err := exectool.ParseExecSource(source)
-	if err != nil {
-		// The model would see this text as the exec tool's error.
-		fmt.Fprintln(stdout, err.Error())
-		return 1, nil
+// runDelegate serves the manifest's tools, or the demo tools without one, and prints
+// notifications on stderr.
+func runDelegate(manifest string, stderr io.Writer) (*toolprovider.Delegate, error) {
+	var set toolprovider.ToolSet = demoTools{}
+	if manifest != "" {
+		p, err := toolprovider.Load(manifest)
+		if err != nil {
+			return nil, err
+		}
+		set = p
 	}
-	req, maxTokens := execRequest(parsed, o)
+	notify := func(_ context.Context, _ string, cellID codemode.CellID, text string) error {
+		fmt.Fprintf(stderr, "notify (cell %s): %s\n", cellID, text)
+		return nil
+	}
+	return toolprovider.NewDelegate(notify, set)
+}
+
+// cellRunner runs one cell and prints its observations.
+type cellRunner struct {
+	opts       runOptions
+	delegate   *toolprovider.Delegate
+	interrupts <-chan os.Signal
+	stdout     io.Writer
+	stderr     io.Writer
+	maxTokens  int
+}
+
+// run executes the cell (--repeat times, as successive cells) in a fresh in-process session and
+// prints each observation. It stops at the first cell that does not complete successfully and
+// returns the exit status.
+func (r *cellRunner) run(parsed exectool.ExecSource) (int, error) {
+	req := r.request(parsed)
 	provider, err := jsruntime.NewProvider(jsruntime.Options{PoolSize: 1})
 	if err != nil {
-		return 1, fmt.Errorf("starting the runtime: %w", err)
+		return exitFailed, fmt.Errorf("starting the runtime: %w", err)
 	}
 	defer provider.Close()
-	session, err := provider.CreateSession(ctx, demoDelegate{stderr: stderr}, codemode.SessionCellExecutionLimits{})
+	session, err := provider.CreateSession(context.Background(), r.delegate, codemode.SessionCellExecutionLimits{})
 	if err != nil {
-		return 1, fmt.Errorf("creating a session: %w", err)
+		return exitFailed, fmt.Errorf("creating a session: %w", err)
 	}
+	// Ends a cell still running (no --wait): its tool commands are killed with it.
 	defer session.Shutdown(context.Background())
+	for range r.opts.repeat.valueOr(1) {
+		if status, err := r.runCell(session, req); status != exitOK || err != nil {
+			return status, err
+		}
+	}
+	return exitOK, nil
+}
 
+// runCell executes one cell and prints its observations until it is finished, or yields without
+// --wait, or is interrupted.
+func (r *cellRunner) runCell(session codemode.Session, req codemode.ExecuteRequest) (int, error) {
+	ctx := context.Background()
 	start := time.Now()
 	cell, err := session.Execute(ctx, req)
 	if err != nil {
-		return 1, fmt.Errorf("execute: %w", err)
+		return exitFailed, fmt.Errorf("execute: %w", err)
 	}
-	resp, err := cell.InitialResponse(ctx)
+	observe := cell.InitialResponse
 	for {
+		responses, interrupted, err := r.observeUnlessInterrupted(session, cell.CellID, observe)
 		if err != nil {
-			return 1, err
+			return exitFailed, err
 		}
-		if err := printResponse(stdout, resp, time.Since(start), maxTokens, o.jsonOutput); err != nil {
-			return 1, err
+		for _, resp := range responses {
+			if err := r.print(resp, time.Since(start)); err != nil {
+				return exitFailed, err
+			}
 		}
-		if resp.IsTerminal() || !o.wait {
-			break
+		last := responses[len(responses)-1]
+		switch {
+		case interrupted:
+			return exitInterrupted, nil
+		case last.IsTerminal() && exectool.ResponseSucceeded(last):
+			return exitOK, nil
+		case last.IsTerminal():
+			return exitFailed, nil
+		case !r.opts.wait:
+			fmt.Fprintf(r.stderr, "codemode run: cell %s is still running; codemode stops it on exit (--wait waits for it to finish)\n", cell.CellID)
+			return exitStillRunning, nil
 		}
 		start = time.Now()
-		var outcome codemode.WaitOutcome
-		outcome, err = session.Wait(ctx, codemode.WaitRequest{CellID: resp.CellID, YieldTimeMs: waitYield(o)})
-		resp = outcome.Response
+		observe = func(ctx context.Context) (codemode.RuntimeResponse, error) {
+			outcome, err := session.Wait(ctx, codemode.WaitRequest{CellID: cell.CellID, YieldTimeMs: r.waitYield()})
+			return outcome.Response, err
+		}
 	}
-	if !exectool.ResponseSucceeded(resp) {
-		return 1, nil
-	}
-	return 0, nil
 }
 
-func execRequest(parsed exectool.ExecSource, o runOptions) (codemode.ExecuteRequest, int) {
+// observeUnlessInterrupted runs observe; an interrupt first terminates the cell instead. It
+// returns the responses to print: the observation, or after an interrupt what the model would
+// see for the terminated cell (preceded by an observation the interrupt crossed).
+func (r *cellRunner) observeUnlessInterrupted(session codemode.Session, id codemode.CellID, observe func(context.Context) (codemode.RuntimeResponse, error)) ([]codemode.RuntimeResponse, bool, error) {
+	type observed struct {
+		resp codemode.RuntimeResponse
+		err  error
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan observed, 1)
+	go func() {
+		resp, err := observe(ctx)
+		done <- observed{resp, err}
+	}()
+	select {
+	case o := <-done:
+		if o.err != nil {
+			return nil, false, o.err
+		}
+		return []codemode.RuntimeResponse{o.resp}, false, nil
+	case <-r.interrupts:
+	}
+	outcome, err := session.Terminate(context.Background(), id)
+	if err != nil {
+		return nil, true, fmt.Errorf("terminating the cell: %w", err)
+	}
+	// An observer still waiting gives up (it consumes nothing); one answered just before the
+	// terminate landed holds a response to show first.
+	cancel()
+	o := <-done
+	var responses []codemode.RuntimeResponse
+	if o.err == nil && o.resp.Kind != codemode.Terminated {
+		responses = append(responses, o.resp)
+	}
+	if !outcome.Missing && (len(responses) == 0 || responses[0].Kind == codemode.Yielded) {
+		responses = append(responses, outcome.Response)
+	}
+	if len(responses) == 0 {
+		responses = append(responses, outcome.Response)
+	}
+	return responses, true, nil
+}
+
+// request builds the cell's ExecuteRequest: the flags override the pragma, which overrides
+// Codex's defaults.
+func (r *cellRunner) request(parsed exectool.ExecSource) codemode.ExecuteRequest {
 	yield := parsed.YieldTimeMs
-	if o.yieldMs >= 0 {
-		v := uint64(o.yieldMs)
-		yield = &v
+	if p := r.opts.yieldMs.pointer(); p != nil {
+		yield = p
 	}
 	if yield == nil {
 		v := codemode.DefaultExecYieldTimeMs
 		yield = &v
 	}
 	tokens := parsed.MaxOutputTokens
-	if o.maxOutputTokens >= 0 {
-		v := uint64(o.maxOutputTokens)
-		tokens = &v
+	if p := r.opts.maxOutputTokens.pointer(); p != nil {
+		tokens = p
 	}
-	maxTokens := exectool.ResolveMaxOutputTokens(tokens)
+	r.maxTokens = exectool.ResolveMaxOutputTokens(tokens)
+	maxTokens := r.maxTokens
 	return codemode.ExecuteRequest{
 		ToolCallID:      "codemode-run",
-		EnabledTools:    demoTools(),
+		EnabledTools:    r.delegate.Definitions(),
 		Source:          parsed.Code,
 		YieldTimeMs:     yield,
 		MaxOutputTokens: &maxTokens,
-	}, maxTokens
+	}
 }
 
-func waitYield(o runOptions) uint64 {
-	if o.yieldMs >= 0 {
-		return uint64(o.yieldMs)
+func (r *cellRunner) waitYield() uint64 {
+	if p := r.opts.yieldMs.pointer(); p != nil {
+		return *p
 	}
 	return codemode.DefaultWaitYieldTimeMs
 }
 
-func printResponse(w io.Writer, resp codemode.RuntimeResponse, wall time.Duration, maxTokens int, raw bool) error {
-	if raw {
-		enc := json.NewEncoder(w)
+// print writes one response as the model would read it, or as JSON content items with --json.
+func (r *cellRunner) print(resp codemode.RuntimeResponse, wall time.Duration) error {
+	if r.opts.jsonOutput {
+		enc := json.NewEncoder(r.stdout)
 		enc.SetEscapeHTML(false)
 		return enc.Encode(contentItemsJSON(resp.ContentItems))
 	}
-	return exectool.WriteTerminal(w, exectool.FormatRuntimeResponse(resp, wall, maxTokens))
+	return exectool.WriteTerminal(r.stdout, exectool.FormatRuntimeResponse(resp, wall, r.maxTokens))
 }
 
 // Codex's FunctionCallOutputContentItem shapes, fields in its order (tag first).
@@ -198,49 +431,3 @@ func contentItemsJSON(items []codemode.ContentItem) []any {
 	}
 	return out
 }
-
-// demoTools are the built-in tools of `codemode run`, so examples can show nested calls before
-// a real tool owner is attached.
-func demoTools() []codemode.ToolDefinition {
-	return []codemode.ToolDefinition{
-		{
-			Name: "echo", ToolName: codemode.ToolName{Name: "echo"}, Kind: codemode.ToolKindFunction,
-			Description: "Returns its input object unchanged.",
-			InputSchema: json.RawMessage(`{"type":"object"}`),
-		},
-		{
-			Name: "upper", ToolName: codemode.ToolName{Name: "upper"}, Kind: codemode.ToolKindFreeform,
-			Description: "Returns its string input in upper case.",
-		},
-	}
-}
-
-// demoDelegate serves demoTools and prints notifications to stderr.
-type demoDelegate struct {
-	stderr io.Writer
-}
-
-func (d demoDelegate) InvokeTool(_ context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
-	switch call.ToolName.Name {
-	case "echo":
-		if call.Input == nil {
-			return json.RawMessage(`{}`), nil
-		}
-		return call.Input, nil
-	case "upper":
-		var s string
-		if err := json.Unmarshal(call.Input, &s); err != nil {
-			return nil, errors.New("tool `upper` expects a string input")
-		}
-		return json.Marshal(strings.ToUpper(s))
-	default:
-		return nil, fmt.Errorf("unknown tool %s", call.ToolName)
-	}
-}
-
-func (d demoDelegate) Notify(_ context.Context, _ string, cellID codemode.CellID, text string) error {
-	fmt.Fprintf(d.stderr, "notify (cell %s): %s\n", cellID, text)
-	return nil
-}
-
-func (demoDelegate) CellClosed(codemode.CellID) {}

@@ -1,93 +1,89 @@
 package main
 
 import (
-	"bytes"
-	"path/filepath"
-	"regexp"
-	"strings"
 	"testing"
 )
 
-// runCLI drives the real command with source on stdin.
-func runCLI(t *testing.T, source string, flags ...string) (stdout, stderr string, code int) {
+// runCLI runs `codemode run [flags] -` with source on stdin.
+func runCLI(t *testing.T, source string, flags ...string) cli {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	args := append(append([]string{"run"}, flags...), "-")
-	code = dispatch(args, strings.NewReader(source), &out, &errOut)
-	return out.String(), errOut.String(), code
+	return runArgs(t, source, append(append([]string{"run"}, flags...), "-")...)
 }
 
-var wallTime = regexp.MustCompile(`Wall time \d+\.\d seconds`)
-
-// normalize replaces the measured wall time, the only nondeterministic part of the output.
-func normalize(s string) string { return wallTime.ReplaceAllString(s, "Wall time X seconds") }
-
 func TestRunPrintsWhatTheModelSees(t *testing.T) {
-	out, _, code := runCLI(t, `text("hi"); text({a: 1});`)
-	want := "Script completed\nWall time X seconds\nOutput:\nhi\n{\"a\":1}\n"
-	if code != 0 || normalize(out) != want {
-		t.Fatalf("code %d, output:\n%q\nwant:\n%q", code, normalize(out), want)
+	got := runCLI(t, `text("hi"); text({a: 1});`)
+	want := "Script completed\nWall time X.X seconds\nOutput:\nhi\n{\"a\":1}\n"
+	if got.status != exitOK || normalize(got.stdout) != want {
+		t.Fatalf("exit status %d, output:\n%q\nwant:\n%q", got.status, normalize(got.stdout), want)
 	}
 }
 
-func TestRunReportsScriptErrorsWithExitCode1(t *testing.T) {
-	out, _, code := runCLI(t, `text("before"); throw "boom";`)
-	want := "Script failed\nWall time X seconds\nOutput:\nbefore\nScript error:\nboom\n"
-	if code != 1 || normalize(out) != want {
-		t.Fatalf("code %d, output:\n%q\nwant:\n%q", code, normalize(out), want)
+func TestRunReportsScriptErrorsWithExitStatus1(t *testing.T) {
+	got := runCLI(t, `text("before"); throw "boom";`)
+	want := "Script failed\nWall time X.X seconds\nOutput:\nbefore\nScript error:\nboom\n"
+	if got.status != exitFailed || normalize(got.stdout) != want {
+		t.Fatalf("exit status %d, output:\n%q\nwant:\n%q", got.status, normalize(got.stdout), want)
 	}
 }
 
 func TestRunCallsTheDemoToolsAndPrintsNotifications(t *testing.T) {
-	out, errOut, code := runCLI(t, `const r = await tools.echo({n: 2}); text(r.n); text(await tools.upper("abc")); notify("note");`)
-	if code != 0 || !strings.HasSuffix(out, "\n2\nABC\n") {
-		t.Fatalf("code %d, output %q", code, out)
+	got := runCLI(t, `const r = await tools.echo({n: 2}); text(r.n); text(await tools.upper("abc")); notify("note");`)
+	if got.status != exitOK || normalize(got.stdout) != "Script completed\nWall time X.X seconds\nOutput:\n2\nABC\n" {
+		t.Fatalf("exit status %d, output %q", got.status, got.stdout)
 	}
-	if errOut != "notify (cell 1): note\n" {
-		t.Fatalf("stderr %q", errOut)
+	if got.stderr != "notify (cell 1): note\n" {
+		t.Fatalf("stderr %q", got.stderr)
 	}
 }
 
+// A pragma's yield time applies (0: an empty yield before the script runs) and --wait waits for
+// the rest; a cell that yields and is not waited on exits with status 3 and says why on stderr.
 func TestRunHonoursThePragmaAndWaitsOnYieldedCells(t *testing.T) {
-	src := "// @exec: {\"yield_time_ms\": 0}\ntext(\"first\"); await new Promise(r => setTimeout(r, 20)); text(\"second\");"
-	out, _, code := runCLI(t, src, "--wait", "--yield", "5000")
-	if code != 0 || !strings.Contains(out, "Script completed") || !strings.Contains(out, "second") {
-		t.Fatalf("code %d, output %q", code, out)
+	src := "// @exec: {\"yield_time_ms\": 0}\ntext(\"first\"); text(\"second\");"
+	got := runCLI(t, src, "--wait")
+	want := "Script running with cell ID 1\nWall time X.X seconds\nOutput:\n" +
+		"Script completed\nWall time X.X seconds\nOutput:\nfirst\nsecond\n"
+	if got.status != exitOK || normalize(got.stdout) != want {
+		t.Fatalf("exit status %d, output %q\nwant %q", got.status, normalize(got.stdout), want)
 	}
-	out, _, _ = runCLI(t, src)
-	if !strings.HasPrefix(out, "Script running with cell ID 1\n") {
-		t.Fatalf("pragma yield_time_ms 0 did not yield: %q", out)
+	got = runCLI(t, src)
+	if got.status != exitStillRunning || normalize(got.stdout) != "Script running with cell ID 1\nWall time X.X seconds\nOutput:\n" ||
+		got.stderr != "codemode run: cell 1 is still running; codemode stops it on exit (--wait waits for it to finish)\n" {
+		t.Fatalf("pragma yield_time_ms 0: exit status %d, stdout %q, stderr %q", got.status, got.stdout, got.stderr)
 	}
 }
 
 func TestRunRejectsABadPragmaWithCodexText(t *testing.T) {
-	out, _, code := runCLI(t, "// @exec: {\"foo\": 1}\ntext(1)")
-	if code != 1 || out != "exec pragma only supports `yield_time_ms` and `max_output_tokens`; got `foo`\n" {
-		t.Fatalf("code %d, output %q", code, out)
+	got := runCLI(t, "// @exec: {\"foo\": 1}\ntext(1)")
+	if got.status != exitFailed || got.stdout != "exec pragma only supports `yield_time_ms` and `max_output_tokens`; got `foo`\n" {
+		t.Fatalf("exit status %d, output %q", got.status, got.stdout)
 	}
 }
 
 func TestRunJSONPrintsRawContentItems(t *testing.T) {
-	out, _, code := runCLI(t, `text("x"); image("data:image/png;base64,AAAA")`, "--json")
+	got := runCLI(t, `text("x"); image("data:image/png;base64,AAAA")`, "--json")
 	want := `[{"type":"input_text","text":"x"},{"type":"input_image","image_url":"data:image/png;base64,AAAA","detail":"high"}]` + "\n"
-	if code != 0 || out != want {
-		t.Fatalf("code %d, output %q", code, out)
+	if got.status != exitOK || got.stdout != want {
+		t.Fatalf("exit status %d, output %q", got.status, got.stdout)
 	}
 }
 
-// Every example must keep running to a successful completion: the README points newcomers there.
-func TestExamplesRunToCompletion(t *testing.T) {
-	paths, err := filepath.Glob("../../examples/*.js")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no examples found: %v", err)
+// --repeat runs the file as successive cells of one session: stored values carry over.
+func TestRunRepeatSharesStoredValuesAcrossCells(t *testing.T) {
+	got := runCLI(t, `const n = (load("n") ?? 0) + 1; store("n", n); text(n);`, "--repeat", "3")
+	one := func(n string) string { return "Script completed\nWall time X.X seconds\nOutput:\n" + n + "\n" }
+	if got.status != exitOK || normalize(got.stdout) != one("1")+one("2")+one("3") {
+		t.Fatalf("exit status %d, output %q", got.status, normalize(got.stdout))
 	}
-	for _, path := range paths {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			code := dispatch([]string{"run", "--wait", path}, strings.NewReader(""), &out, &errOut)
-			if code != 0 || !strings.Contains(out.String(), "Script completed\n") {
-				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
-			}
-		})
+	got = runCLI(t, `const n = (load("n") ?? 0) + 1; store("n", n); if (n === 2) throw "second"; text(n);`, "--repeat", "3")
+	if got.status != exitFailed || normalize(got.stdout) != one("1")+"Script failed\nWall time X.X seconds\nOutput:\nScript error:\nsecond\n" {
+		t.Fatalf("a failing cell stops the repetition: exit status %d, output %q", got.status, normalize(got.stdout))
+	}
+}
+
+func TestRunReportsAnUnreadableFile(t *testing.T) {
+	got := runArgs(t, "", "run", "testdata/run/no-such-file.js")
+	if got.status != exitUsage || got.stderr != "codemode run: reading the source: open testdata/run/no-such-file.js: no such file or directory\n" {
+		t.Fatalf("exit status %d, stderr %q", got.status, got.stderr)
 	}
 }
