@@ -140,8 +140,11 @@ func buildTool(ts toolSpec, base, at string) (*commandTool, []Problem) {
 	if k == codemode.ToolKindFreeform && ts.InputSchema != nil {
 		add("/input_schema", "a freeform tool's input is a string; input_schema is for function tools")
 	}
+	var input *jsonschema.Schema
 	if k == codemode.ToolKindFunction {
-		problems = append(problems, functionInputProblems(ts.InputSchema, at+"/input_schema")...)
+		var inputProblems []Problem
+		input, inputProblems = functionInputSchema(ts.InputSchema, at+"/input_schema")
+		problems = append(problems, inputProblems...)
 	}
 	output, outputProblems := toolSchema(ts.OutputSchema, at+"/output_schema")
 	problems = append(problems, outputProblems...)
@@ -161,7 +164,7 @@ func buildTool(ts toolSpec, base, at string) (*commandTool, []Problem) {
 	if len(problems) > 0 {
 		return nil, problems
 	}
-	return newCommandTool(definition(ts, k), output, command{
+	return newCommandTool(definition(ts, k), input, output, command{
 		path:           program,
 		args:           ts.Command[1:],
 		dir:            dir,
@@ -189,27 +192,28 @@ func definition(ts toolSpec, k codemode.ToolKind) codemode.ToolDefinition {
 	}
 }
 
-// functionInputProblems checks a function tool's input schema: it must compile, and since a
-// function tool's input is always an object, a top-level "type" must admit "object" (any other
-// schema would refuse every call).
-func functionInputProblems(raw json.RawMessage, at string) []Problem {
-	if _, problems := toolSchema(raw, at); len(problems) > 0 {
-		return problems
+// functionInputSchema compiles a function tool's input schema (nil when absent). Since a
+// function tool's input is always an object, a top-level "type" must admit "object": any other
+// schema would refuse every call.
+func functionInputSchema(raw json.RawMessage, at string) (*jsonschema.Schema, []Problem) {
+	s, problems := toolSchema(raw, at)
+	if len(problems) > 0 || s == nil {
+		return nil, problems
 	}
 	var top struct {
 		Type any `json:"type"`
 	}
 	if json.Unmarshal(raw, &top) != nil || top.Type == nil {
-		return nil
+		return s, nil
 	}
 	admitsObject := top.Type == "object"
 	if types, ok := top.Type.([]any); ok {
 		admitsObject = slices.Contains(types, any("object"))
 	}
 	if !admitsObject {
-		return []Problem{{Pointer: at + "/type", Message: `a function tool's input is an object, so its input_schema must allow "object"`}}
+		return nil, []Problem{{Pointer: at + "/type", Message: `a function tool's input is an object, so its input_schema must allow "object"`}}
 	}
-	return nil
+	return s, nil
 }
 
 // toolSchema compiles a tool's input or output schema (nil when absent), reporting a schema that

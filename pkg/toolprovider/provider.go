@@ -61,6 +61,7 @@ func notEnabled(name codemode.ToolName) error {
 // commandTool is one tool of a manifest.
 type commandTool struct {
 	def    codemode.ToolDefinition
+	input  *jsonschema.Schema // nil: no input_schema
 	output *jsonschema.Schema // nil: no output_schema
 	cmd    command
 	// run executes one call: cmd.run, replaced by tests of what surrounds it.
@@ -68,8 +69,8 @@ type commandTool struct {
 	slots chan struct{} // one token per call running; its capacity is max_concurrency
 }
 
-func newCommandTool(def codemode.ToolDefinition, output *jsonschema.Schema, c command, maxConcurrency int) *commandTool {
-	return &commandTool{def: def, output: output, cmd: c, run: c.run, slots: make(chan struct{}, maxConcurrency)}
+func newCommandTool(def codemode.ToolDefinition, input, output *jsonschema.Schema, c command, maxConcurrency int) *commandTool {
+	return &commandTool{def: def, input: input, output: output, cmd: c, run: c.run, slots: make(chan struct{}, maxConcurrency)}
 }
 
 // invoke checks the input as Codex does, waits for a free slot, runs the command and checks
@@ -92,9 +93,11 @@ func (t *commandTool) invoke(ctx context.Context, input json.RawMessage) (json.R
 	return t.result(out)
 }
 
-// stdin renders a call's input for the command, refusing what Codex refuses: a function tool
-// takes a JSON object (none means {}), a freeform tool a string. The JSON ends with a newline,
-// so line-reading programs see a complete line.
+// stdin renders a call's input for the command, refusing what Codex refuses (a function tool
+// takes a JSON object, none meaning {}; a freeform tool a string) and what the input schema
+// refuses. pkg/jsruntime checks the schema before a call leaves the cell, with the same text;
+// checking again here keeps the promise when the cell runs elsewhere. The JSON ends with a
+// newline, so line-reading programs see a complete line.
 func (t *commandTool) stdin(input json.RawMessage) ([]byte, error) {
 	if t.def.Kind == codemode.ToolKindFunction {
 		if input == nil {
@@ -106,7 +109,22 @@ func (t *commandTool) stdin(input json.RawMessage) ([]byte, error) {
 	} else if !isJSON(input, '"') {
 		return nil, fmt.Errorf("tool `%s` expects a string input", t.def.Name)
 	}
+	if err := matches(t.input, input); err != nil {
+		return nil, fmt.Errorf("tool `%s` input does not match its input_schema: %s", t.def.Name, validationText(err))
+	}
 	return append(bytes.TrimSpace(input), '\n'), nil
+}
+
+// matches validates raw JSON against schema; a nil schema accepts anything.
+func matches(schema *jsonschema.Schema, raw []byte) error {
+	if schema == nil {
+		return nil
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return err
+	}
+	return schema.Validate(v)
 }
 
 // isJSON reports whether raw is a JSON value whose first byte is first ('{': an object, '"': a
@@ -126,14 +144,7 @@ func (t *commandTool) result(out []byte) (json.RawMessage, error) {
 	if err := singleJSONValue(out); err != nil {
 		return nil, fmt.Errorf("tool `%s` printed invalid JSON on stdout: %w", t.def.Name, err)
 	}
-	if t.output == nil {
-		return out, nil
-	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(out))
-	if err != nil {
-		return nil, fmt.Errorf("tool `%s` printed invalid JSON on stdout: %w", t.def.Name, err)
-	}
-	if err := t.output.Validate(v); err != nil {
+	if err := matches(t.output, out); err != nil {
 		return nil, fmt.Errorf("tool `%s` result does not match its output_schema: %s", t.def.Name, validationText(err))
 	}
 	return out, nil

@@ -175,8 +175,10 @@ func TestInvokeKillsACommandThatPrintsTooMuch(t *testing.T) {
 
 // The input rules are Codex's, with its texts: function tools take an object, freeform tools a
 // string; a call to a tool the provider does not have, or with the wrong kind, is not enabled.
+// The input schema is enforced too, in pkg/jsruntime's words.
 func TestInvokeAppliesCodexsInputRules(t *testing.T) {
-	p := loadTools(t, helperTool("fn", "echo", nil), helperTool("free", "echo", map[string]any{"kind": "freeform"}))
+	p := loadTools(t, helperTool("fn", "echo", map[string]any{"input_schema": json.RawMessage(`{"type": "object", "properties": {"n": {"type": "integer"}}}`)}),
+		helperTool("free", "echo", map[string]any{"kind": "freeform"}))
 	cases := []struct {
 		name  string
 		kind  codemode.ToolKind
@@ -185,6 +187,7 @@ func TestInvokeAppliesCodexsInputRules(t *testing.T) {
 	}{
 		{"fn", codemode.ToolKindFunction, `"text"`, "tool `fn` expects a JSON object for arguments"},
 		{"fn", codemode.ToolKindFunction, `[1]`, "tool `fn` expects a JSON object for arguments"},
+		{"fn", codemode.ToolKindFunction, `{"n": "one"}`, "tool `fn` input does not match its input_schema: at '/n': got string, want integer"},
 		{"free", codemode.ToolKindFreeform, `{"a": 1}`, "tool `free` expects a string input"},
 		{"free", codemode.ToolKindFreeform, "", "tool `free` expects a string input"},
 		{"free", codemode.ToolKindFunction, `{}`, "code-mode tool free is not enabled for this execution"},
