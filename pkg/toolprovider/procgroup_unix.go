@@ -15,9 +15,10 @@ import (
 func killProcessGroupOnCancel(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
-		// Cancel may race with the leader's exit. The group's id is the leader's pid, and the
-		// kernel does not hand a pid out again while any process of the group lives, so the
-		// signal reaches the group's survivors or nobody (ESRCH).
+		// Cancel may race with the leader's exit. The group's id is the leader's pid, which the
+		// kernel does not hand out again while any process of the group lives; only when the
+		// whole group is gone could the id name a new group, in the microseconds before
+		// exec.Cmd stops calling Cancel.
 		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		if errors.Is(err, syscall.ESRCH) {
 			return os.ErrProcessDone
