@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
@@ -148,6 +149,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer, interrupt
 	if done {
 		return status
 	}
+	stderr = &syncWriter{w: stderr} // notifications arrive on the runtime's goroutines
 	source, err := readSource(path, stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "codemode run: %v\n", err)
@@ -399,6 +401,19 @@ func (r *cellRunner) print(resp codemode.RuntimeResponse, wall time.Duration) er
 		return enc.Encode(contentItemsJSON(resp.ContentItems))
 	}
 	return exectool.WriteTerminal(r.stdout, exectool.FormatRuntimeResponse(resp, wall, r.maxTokens))
+}
+
+// syncWriter serializes writes to w.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// Write implements io.Writer.
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
 
 // Codex's FunctionCallOutputContentItem shapes, fields in its order (tag first).
