@@ -49,7 +49,7 @@ type checkResult struct {
 	OK        bool
 	Value     []byte
 	Error     string
-	ErrorKind string // "invalid_data" or "unexpected_eof" for frame inputs
+	ErrorKind string // "invalid_data" for frame inputs
 }
 
 // kindChecker checks the input of one kind; name is the part after the prefix ("" for
@@ -210,9 +210,10 @@ func checkGRPC(name string, in checkInput) checkResult {
 	return checkResult{OK: true, Value: compact.Bytes()}
 }
 
-// checkFrame reads one frame from a byte stream given in hex. An empty stream is a clean EOF
-// (value null). The value is the payload's canonical JSON; bytes after the frame are refused like
-// a message transport refuses trailing data.
+// checkFrame reads its hex as one WebSocket binary message, with the message decoder: the
+// message must be exactly one frame, so a missing prefix, a truncated or trailing payload and an
+// oversize length are all invalid data (a message cannot end "unexpectedly"). The value is the
+// payload's canonical JSON.
 func checkFrame(_ string, in checkInput) checkResult {
 	if in.Hex == nil {
 		return failure(errors.New(`missing "hex"`))
@@ -221,16 +222,8 @@ func checkFrame(_ string, in checkInput) checkResult {
 	if err != nil {
 		return failure(fmt.Errorf("malformed hex: %w", err))
 	}
-	payload, err := frame.NewReader(bytes.NewReader(data)).Read()
-	switch {
-	case err == io.EOF:
-		return checkResult{OK: true, Value: []byte("null")}
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return checkResult{Error: err.Error(), ErrorKind: "unexpected_eof"}
-	case err != nil:
-		return checkResult{Error: err.Error(), ErrorKind: "invalid_data"}
-	}
-	if _, err := frame.Decode(data); err != nil {
+	payload, err := frame.Decode(data)
+	if err != nil {
 		return checkResult{Error: err.Error(), ErrorKind: "invalid_data"}
 	}
 	canonical, err := wirev1.CanonicalJSON(payload)

@@ -43,9 +43,11 @@ func TestWireCheckAnswersEveryLineInOrder(t *testing.T) {
 		{`{"kind":"v1:ClientToHost","json":{"type":"operation/cancel","id":1,"id":2}}`,
 			"{\"ok\":false,\"error\":\"duplicate field `id`\"}"},
 		{`{"kind":"frame","hex":"0b0000007b2276616c7565223a317d"}`, `{"ok":true,"value":{"value":1}}`},
-		{`{"kind":"frame","hex":""}`, `{"ok":true,"value":null}`},
-		{`{"kind":"frame","hex":"0100"}`, `{"ok":false,"kind":"unexpected_eof","error":"code-mode IPC frame header is truncated: unexpected EOF"}`},
-		{`{"kind":"frame","hex":"030000007b"}`, `{"ok":false,"kind":"unexpected_eof","error":"code-mode IPC frame payload is truncated: unexpected EOF"}`},
+		// One hex string is one WebSocket binary message: nothing is "partial", everything wrong is
+		// invalid data.
+		{`{"kind":"frame","hex":""}`, `{"ok":false,"kind":"invalid_data","error":"code-mode IPC frame is missing its length prefix"}`},
+		{`{"kind":"frame","hex":"0100"}`, `{"ok":false,"kind":"invalid_data","error":"code-mode IPC frame is missing its length prefix"}`},
+		{`{"kind":"frame","hex":"030000007b"}`, `{"ok":false,"kind":"invalid_data","error":"code-mode IPC frame declares 3 payload bytes but contains 1"}`},
 		{`{"kind":"frame","hex":"01000004"}`, `{"ok":false,"kind":"invalid_data","error":"code-mode IPC frame length 67108865 exceeds 67108864 bytes"}`},
 		{`{"kind":"frame","hex":"010000007b"}`, `{"ok":false,"kind":"invalid_data","error":"failed to decode code-mode IPC frame: EOF while parsing an object at line 1 column 1"}`},
 		{`{"kind":"frame","hex":"010000007b7d"}`, `{"ok":false,"kind":"invalid_data","error":"code-mode IPC frame declares 1 payload bytes but contains 2"}`},
