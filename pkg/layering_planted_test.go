@@ -75,6 +75,15 @@ var planted = []plantedCase{
 		want: []string{"pkg/transportv1 → pkg/codemode [pkg/transportv1]"},
 	},
 	{
+		name: "pkg/clientv1: the client imports the host driver outside tests",
+		edges: []edge{
+			own("pkg/clientv1", "pkg/transportv1"),
+			inTest(own("pkg/clientv1", "pkg/hostv1")),
+			own("pkg/clientv1", "pkg/hostv1"),
+		},
+		want: []string{"pkg/clientv1 → pkg/hostv1 [pkg/clientv1]"},
+	},
+	{
 		name: "pkg/hostv1: the host imports the runtime outside tests",
 		edges: []edge{
 			own("pkg/hostv1", "pkg/convertv1"),

@@ -80,6 +80,12 @@ var layers = []layer{
 		why:          "the V1 host driver serves any SessionProvider through the contract; it never imports a runtime (tests serve the in-process one) nor the client driver",
 	},
 	{
+		pkgs:         "pkg/clientv1",
+		allow:        []string{std, "pkg/codemode", "pkg/convertv1", "pkg/transportv1", "pkg/frame", "gen/go/wirev1", websocket},
+		allowInTests: []string{"pkg/hostv1", "pkg/jsruntime", "pkg/codemode/codemodetest", goleak},
+		why:          "the V1 client driver offers SessionProviders through the contract; only its tests run a host (a real process serving the in-process runtime)",
+	},
+	{
 		pkgs:  "pkg/serdejson",
 		allow: []string{std},
 		why:   "the hand-written runtime that generated code imports sits below gen/: importing anything of the module would make gen/ depend on the layers above it",
