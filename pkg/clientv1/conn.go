@@ -27,8 +27,8 @@ type connection struct {
 	// stop, if set, ends what the connection owns besides its transport (a host process).
 	stop func()
 
-	ctx    context.Context // ends when the connection fails
-	cancel context.CancelFunc
+	ctx        context.Context // ends when the connection fails
+	cancel     context.CancelFunc
 	readerDone chan struct{}
 
 	mu        sync.Mutex
