@@ -38,7 +38,7 @@ func hostMain(mode string) int {
 		return 1
 	}
 	defer p.Close()
-	h := hostv1.New(p, hostv1.Options{Logger: log})
+	h := hostv1.New(p, hostv1.WithLogger(log))
 	ctx := context.Background()
 	switch mode {
 	case "stdio":

@@ -9,7 +9,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/codemodehq/codemode/gen/go/wirev1"
 	"github.com/codemodehq/codemode/pkg/transportv1"
 )
 
@@ -88,7 +87,7 @@ func spawn(ctx context.Context, cmd Command, gen uint64, opts *Options) (*connec
 		<-exited
 		return nil, err
 	}
-	link := transportv1.NewLink(conn, transportv1.SideHost, wirev1.DecodeHostToClient)
+	link := transportv1.NewLink(conn, transportv1.SideHost, newTolerantDecoder().decode)
 	cn := newConnection(link, gen, n.limits, opts, nil)
 	go func() {
 		err := <-exited

@@ -9,7 +9,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/codemodehq/codemode/gen/go/wirev1"
 	"github.com/codemodehq/codemode/pkg/transportv1"
 )
 
@@ -58,7 +57,7 @@ func dialWebSocket(ctx context.Context, rawURL string, dual bool, gen uint64, op
 		}
 		conn = transportv1.NewDualWebSocketConn(control, bulk)
 	}
-	link := transportv1.NewLink(conn, transportv1.SideHost, wirev1.DecodeHostToClient)
+	link := transportv1.NewLink(conn, transportv1.SideHost, newTolerantDecoder().decode)
 	return newConnection(link, gen, n.limits, opts, nil), nil
 }
 

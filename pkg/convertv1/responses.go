@@ -1,7 +1,10 @@
 package convertv1
 
 import (
+	"errors"
 	"fmt"
+	"math"
+	"time"
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
 	"github.com/codemodehq/codemode/pkg/codemode"
@@ -49,30 +52,64 @@ func ContentItemsFromWire(items []wirev1.WireContentItem) []codemode.ContentItem
 	return out
 }
 
-// RuntimeResponseToWire converts a response for the wire under cell, the wire ID of its cell.
-func RuntimeResponseToWire(r codemode.RuntimeResponse, cell wirev1.WireCellId) (wirev1.WireRuntimeResponse, error) {
+// ErrMissingHostDuration is Codex's refusal to encode a runtime response without its host
+// duration for a generation that requires one.
+var ErrMissingHostDuration = errors.New("code-mode response is missing host duration")
+
+// RuntimeResponseToWire converts a response for the wire generation g under cell, the wire ID
+// of its cell. From GenerationHostDuration on the response must carry HostDuration.
+func RuntimeResponseToWire(r codemode.RuntimeResponse, cell wirev1.WireCellId, g wirev1.Generation) (wirev1.WireRuntimeResponse, error) {
 	items := ContentItemsToWire(r.ContentItems)
+	var ns *uint64
+	if g >= wirev1.GenerationHostDuration {
+		if r.HostDuration == nil {
+			return nil, ErrMissingHostDuration
+		}
+		d := durationNanos(*r.HostDuration)
+		ns = &d
+	}
 	switch r.Kind {
 	case codemode.Yielded:
-		return wirev1.Yielded{CellId: cell, ContentItems: items}, nil
+		return wirev1.Yielded{CellId: cell, ContentItems: items, CodeModeHostDurationNs: ns}, nil
 	case codemode.Terminated:
-		return wirev1.Terminated{CellId: cell, ContentItems: items}, nil
+		return wirev1.Terminated{CellId: cell, ContentItems: items, CodeModeHostDurationNs: ns}, nil
 	case codemode.Result:
-		return wirev1.Result{CellId: cell, ContentItems: items, ErrorText: r.ErrorText}, nil
+		return wirev1.Result{CellId: cell, ContentItems: items, ErrorText: r.ErrorText, CodeModeHostDurationNs: ns}, nil
 	}
 	return nil, fmt.Errorf("runtime response of cell %s has no kind", r.CellID)
 }
 
-// RuntimeResponseFromWire converts a received response; its CellID is the wire ID, which the
-// client maps to the public ID.
+// durationNanos is d in nanoseconds; a negative duration (which a monotonic clock never gives)
+// counts as 0.
+func durationNanos(d time.Duration) uint64 {
+	if d < 0 {
+		return 0
+	}
+	return uint64(d)
+}
+
+// hostDuration converts a received duration; values beyond time.Duration's range saturate.
+func hostDuration(ns *uint64) *time.Duration {
+	if ns == nil {
+		return nil
+	}
+	d := time.Duration(math.MaxInt64)
+	if *ns <= math.MaxInt64 {
+		d = time.Duration(*ns)
+	}
+	return &d
+}
+
+// RuntimeResponseFromWire converts a received response of either generation; its CellID is the
+// wire ID, which the client maps to the public ID, and HostDuration is set when the host sent one.
 func RuntimeResponseFromWire(w wirev1.WireRuntimeResponse) codemode.RuntimeResponse {
 	switch v := w.(type) {
 	case wirev1.Yielded:
-		return codemode.RuntimeResponse{Kind: codemode.Yielded, CellID: codemode.CellID(v.CellId), ContentItems: ContentItemsFromWire(v.ContentItems)}
+		return codemode.RuntimeResponse{Kind: codemode.Yielded, CellID: codemode.CellID(v.CellId), ContentItems: ContentItemsFromWire(v.ContentItems), HostDuration: hostDuration(v.CodeModeHostDurationNs)}
 	case wirev1.Terminated:
-		return codemode.RuntimeResponse{Kind: codemode.Terminated, CellID: codemode.CellID(v.CellId), ContentItems: ContentItemsFromWire(v.ContentItems)}
+		return codemode.RuntimeResponse{Kind: codemode.Terminated, CellID: codemode.CellID(v.CellId), ContentItems: ContentItemsFromWire(v.ContentItems), HostDuration: hostDuration(v.CodeModeHostDurationNs)}
 	case wirev1.Result:
-		return codemode.RuntimeResponse{Kind: codemode.Result, CellID: codemode.CellID(v.CellId), ContentItems: ContentItemsFromWire(v.ContentItems), ErrorText: v.ErrorText}
+		return codemode.RuntimeResponse{Kind: codemode.Result, CellID: codemode.CellID(v.CellId), ContentItems: ContentItemsFromWire(v.ContentItems), ErrorText: v.ErrorText, HostDuration: hostDuration(v.CodeModeHostDurationNs)}
 	}
 	return codemode.RuntimeResponse{}
 }
@@ -90,9 +127,9 @@ func RuntimeResponseCellID(w wirev1.WireRuntimeResponse) wirev1.WireCellId {
 	return ""
 }
 
-// WaitOutcomeToWire converts the outcome of a wait or terminate for the wire.
-func WaitOutcomeToWire(o codemode.WaitOutcome, cell wirev1.WireCellId) (wirev1.WireWaitOutcome, error) {
-	r, err := RuntimeResponseToWire(o.Response, cell)
+// WaitOutcomeToWire converts the outcome of a wait or terminate for generation g.
+func WaitOutcomeToWire(o codemode.WaitOutcome, cell wirev1.WireCellId, g wirev1.Generation) (wirev1.WireWaitOutcome, error) {
+	r, err := RuntimeResponseToWire(o.Response, cell, g)
 	if err != nil {
 		return nil, err
 	}

@@ -206,7 +206,10 @@ func (c *conn) sendInitial(id wirev1.RequestId, cell codemode.CellID, res codemo
 		c.sendInitialResult(id, wirev1.RuntimeResponseError{Message: res.Err.Error()})
 		return
 	}
-	w, err := convertv1.RuntimeResponseToWire(res.Response, wirev1.WireCellId(res.Response.CellID))
+	// The duration is frozen before conversion and delivery, as Codex does.
+	d := time.Since(receivedAt)
+	res.Response.HostDuration = &d
+	w, err := convertv1.RuntimeResponseToWire(res.Response, wirev1.WireCellId(res.Response.CellID), c.host.generation)
 	if err != nil {
 		c.sendInitialResult(id, wirev1.RuntimeResponseError{Message: err.Error()})
 		return

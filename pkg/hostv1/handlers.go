@@ -162,7 +162,9 @@ func (c *conn) terminate(ctx context.Context, r wirev1.Terminate, receivedAt tim
 // waitCompleted answers a wait or terminate. The host duration counts from receipt of the
 // request until now, when the outcome is ready (spec §6.1).
 func (c *conn) waitCompleted(o codemode.WaitOutcome, receivedAt time.Time) result {
-	w, err := convertv1.WaitOutcomeToWire(o, wirev1.WireCellId(o.Response.CellID))
+	d := time.Since(receivedAt)
+	o.Response.HostDuration = &d
+	w, err := convertv1.WaitOutcomeToWire(o, wirev1.WireCellId(o.Response.CellID), c.host.generation)
 	if err != nil {
 		return failure(err)
 	}

@@ -27,35 +27,46 @@ const (
 	ResourceLimitsCapability wirev1.Capability = "session-cell-execution-resource-limits"
 )
 
-// Options configure a Host.
-type Options struct {
-	// Logger receives the host's diagnostics; nil discards them. On stdio it must not write to
-	// stdout, which carries the protocol.
-	Logger *slog.Logger
-}
+// DefaultGeneration is the wire generation a Host serves unless told otherwise: the one current
+// Codex (0.152 and later) speaks, with code_mode_host_duration_ns on every runtime response.
+// Codex 0.151 and older need WithGeneration(wirev1.GenerationBaseline); no host can serve both,
+// because each refuses the other's shape (spec §6.1).
+const DefaultGeneration = wirev1.GenerationHostDuration
+
+// Option configures a Host.
+type Option func(*Host)
+
+// WithLogger sends the host's diagnostics to log (by default they are discarded). On stdio it
+// must not write to stdout, which carries the protocol.
+func WithLogger(log *slog.Logger) Option { return func(h *Host) { h.log = log } }
+
+// WithGeneration makes the host serve wire generation g instead of DefaultGeneration.
+func WithGeneration(g wirev1.Generation) Option { return func(h *Host) { h.generation = g } }
 
 // Host serves a SessionProvider over V1 connections.
 type Host struct {
-	provider codemode.SessionProvider
-	log      *slog.Logger
-	requests semaphore
-	cells    semaphore
-	pairings *pairings
+	provider   codemode.SessionProvider
+	log        *slog.Logger
+	generation wirev1.Generation
+	requests   semaphore
+	cells      semaphore
+	pairings   *pairings
 }
 
 // New returns a Host serving provider.
-func New(provider codemode.SessionProvider, opts Options) *Host {
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+func New(provider codemode.SessionProvider, opts ...Option) *Host {
+	h := &Host{
+		provider:   provider,
+		log:        slog.New(slog.NewTextHandler(io.Discard, nil)),
+		generation: DefaultGeneration,
+		requests:   newSemaphore(MaxInFlightRequests),
+		cells:      newSemaphore(MaxActiveCells),
+		pairings:   newPairings(MaxPendingPairings),
 	}
-	return &Host{
-		provider: provider,
-		log:      log,
-		requests: newSemaphore(MaxInFlightRequests),
-		cells:    newSemaphore(MaxActiveCells),
-		pairings: newPairings(MaxPendingPairings),
+	for _, o := range opts {
+		o(h)
 	}
+	return h
 }
 
 // semaphore is a counting semaphore that is only ever tried, never waited on: the host refuses

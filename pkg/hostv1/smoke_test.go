@@ -1,9 +1,13 @@
 package hostv1
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/codemodehq/codemode/gen/go/wirev1"
+)
 
 func TestSmokeExecute(t *testing.T) {
-	c := serveRaw(t, New(newProvider(t), Options{})).ready()
+	c := serveRaw(t, New(newProvider(t), WithGeneration(wirev1.GenerationBaseline))).ready()
 	c.send(`{"type":"operation/request","id":1,"request":{"method":"session/open","sessionId":"s"}}`)
 	c.expect(`{"type":"operation/response","id":1,"result":{"status":"ok","value":{"type":"session/ready","sessionId":"s"}}}`)
 	c.send(`{"type":"operation/request","id":2,"request":{"method":"session/execute","sessionId":"s","request":{"tool_call_id":"c","enabled_tools":[],"source":"text('hi')","yield_time_ms":null,"max_output_tokens":null}}}`)

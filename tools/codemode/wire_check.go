@@ -42,6 +42,9 @@ type checkInput struct {
 	Hex  *string         `json:"hex"`
 	// Input is the raw exec tool input of "exec_source" lines.
 	Input *string `json:"input"`
+	// Generation is the V1 wire generation a "v1:" line is read in ("baseline", the default, or
+	// "host-duration": runtime responses with code_mode_host_duration_ns, spec §6.1).
+	Generation *string `json:"generation"`
 }
 
 // checkResult is one JSON line on stdout. Value holds a canonical encoding (raw JSON).
@@ -70,7 +73,8 @@ var kindCheckers = map[string]kindChecker{
 func runWire(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) != 1 || args[0] != "check" {
 		fmt.Fprintln(stderr, "usage: codemode wire check < inputs.jsonl")
-		fmt.Fprintln(stderr, `  each line: {"kind":"v1:<Type>"|"grpc:<Message>","json":…} or {"kind":"frame","hex":"…"}`)
+		fmt.Fprintln(stderr, `  each line: {"kind":"v1:<Type>","json":…[,"generation":"baseline"|"host-duration"]},`)
+		fmt.Fprintln(stderr, `  {"kind":"grpc:<Message>","json":…} or {"kind":"frame","hex":"…"} (hex = one WebSocket binary message)`)
 		return 2
 	}
 	in := bufio.NewReader(stdin)
@@ -147,7 +151,15 @@ func checkV1(name string, in checkInput) checkResult {
 	if in.JSON == nil {
 		return failure(errors.New(`missing "json"`))
 	}
-	m, _, err := wirev1.DecodeNamed(name, in.JSON)
+	gen := wirev1.GenerationBaseline
+	if in.Generation != nil {
+		g, err := wirev1.ParseGeneration(*in.Generation)
+		if err != nil {
+			return failure(err)
+		}
+		gen = g
+	}
+	m, _, err := wirev1.DecodeNamedFor(name, gen, in.JSON)
 	if err != nil {
 		return failure(err)
 	}

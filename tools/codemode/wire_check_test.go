@@ -51,6 +51,20 @@ func TestWireCheckAnswersEveryLineInOrder(t *testing.T) {
 		{`{"kind":"frame","hex":"01000004"}`, `{"ok":false,"kind":"invalid_data","error":"code-mode IPC frame length 67108865 exceeds 67108864 bytes"}`},
 		{`{"kind":"frame","hex":"010000007b"}`, `{"ok":false,"kind":"invalid_data","error":"failed to decode code-mode IPC frame: EOF while parsing an object at line 1 column 1"}`},
 		{`{"kind":"frame","hex":"010000007b7d"}`, `{"ok":false,"kind":"invalid_data","error":"code-mode IPC frame declares 1 payload bytes but contains 2"}`},
+		// Both Codex wire generations (spec §6.1): the baseline (default) refuses the host
+		// duration, host-duration requires it, and each re-encodes its own shape.
+		{`{"kind":"v1:WireRuntimeResponse","json":{"Result":{"cell_id":"1","content_items":[],"error_text":null}}}`,
+			`{"ok":true,"value":{"Result":{"cell_id":"1","content_items":[],"error_text":null}}}`},
+		{`{"kind":"v1:WireRuntimeResponse","json":{"Result":{"cell_id":"1","content_items":[],"error_text":null,"code_mode_host_duration_ns":123}}}`,
+			"{\"ok\":false,\"error\":\"Result: unknown field `code_mode_host_duration_ns`, expected one of `cell_id`, `content_items`, `error_text`\"}"},
+		{`{"kind":"v1:WireRuntimeResponse","generation":"host-duration","json":{"Result":{"cell_id":"1","content_items":[],"error_text":null,"code_mode_host_duration_ns":123}}}`,
+			`{"ok":true,"value":{"Result":{"cell_id":"1","content_items":[],"error_text":null,"code_mode_host_duration_ns":123}}}`},
+		{`{"kind":"v1:HostToClient","generation":"host-duration","json":{"type":"execute/initialResponse","id":2,"result":{"status":"ok","value":{"Yielded":{"cell_id":"1","content_items":[]}}}}}`,
+			"{\"ok\":false,\"error\":\"result.value.Yielded: missing field `code_mode_host_duration_ns`\"}"},
+		{`{"kind":"v1:HostToClient","generation":"host-duration","json":{"type":"cell/closed","sessionId":"s","cellId":"1"}}`,
+			`{"ok":true,"value":{"type":"cell/closed","sessionId":"s","cellId":"1"}}`},
+		{`{"kind":"v1:WireRuntimeResponse","generation":"newest","json":{}}`,
+			`{"ok":false,"error":"unknown V1 wire generation \"newest\" (known: baseline, host-duration)"}`},
 		// Malformed lines answer ok:false and do not stop the stream.
 		{`not json`, `{"ok":false,"error":"malformed input line: invalid character 'o' in literal null (expecting 'u')"}`},
 		{`{"kind":"v1:Nope","json":{}}`, `{"ok":false,"error":"unknown V1 type \"Nope\" (known: ClientToHost, HostToClient, HostRequest, HostResponse, DelegateRequest, DelegateResponse, WireExecuteRequest, WireToolDefinition, WireToolName, WireWaitRequest, WireSessionCellExecutionLimits, WireContentItem, WireRuntimeResponse, WireWaitOutcome, WireNestedToolCall)"}`},
