@@ -9,6 +9,9 @@ import (
 	"github.com/codemodehq/codemode/pkg/convertv1"
 )
 
+// cellForwardingHook, when set by a test, runs at the start of every cell route goroutine.
+var cellForwardingHook func()
+
 // cellKey names a cell of a connection.
 type cellKey struct {
 	session wirev1.SessionId
@@ -112,6 +115,7 @@ func (c *conn) startCell(session wirev1.SessionId, id wirev1.RequestId, started 
 		defer c.cellTasks.Done()
 		defer releaseCell()
 		defer c.removeRoute(key)
+		defer c.supervise("cell forwarding")
 		c.driveCell(r, key, id, started, receivedAt)
 	}()
 	return r.initialSent
@@ -120,8 +124,12 @@ func (c *conn) startCell(session wirev1.SessionId, id wirev1.RequestId, started 
 // driveCell sends, in order, the cell's delegate requests and initial response, and cell/closed
 // once the cell closed after it. A disconnect ends it silently.
 func (c *conn) driveCell(r *cellRoute, key cellKey, id wirev1.RequestId, started *codemode.StartedCell, receivedAt time.Time) {
+	if cellForwardingHook != nil {
+		cellForwardingHook()
+	}
 	initial := make(chan codemode.InitialResult, 1)
 	go func() {
+		defer c.supervise("initial response")
 		resp, err := started.InitialResponse(c.ctx)
 		initial <- codemode.InitialResult{Response: resp, Err: err}
 	}()

@@ -42,9 +42,19 @@ func (c *conn) startRequest(id wirev1.RequestId, req wirev1.HostRequest) error {
 		defer c.tasks.Done()
 		defer release()
 		defer c.finish(id)
+		defer c.supervise("request")
 		c.handle(ctx, id, req, receivedAt)
 	}()
 	return nil
+}
+
+// supervise contains a panic of one of the connection's goroutines: the connection fails with
+// Codex's "code-mode {task} task failed: …" (its client can no longer trust what it was told),
+// and the host process and its other connections go on.
+func (c *conn) supervise(task string) {
+	if r := recover(); r != nil {
+		c.fail(fmt.Errorf("code-mode %s task failed: %v", task, r))
+	}
 }
 
 func (c *conn) finish(id wirev1.RequestId) {
@@ -124,7 +134,7 @@ func (c *conn) execute(ctx context.Context, id wirev1.RequestId, r wirev1.Execut
 		c.respond(id, failure(err))
 		return
 	}
-	c.respond(id, ok(wirev1.ExecutionStarted{CellId: wirev1.WireCellId(started.CellID)}))
+	c.respondKeepingID(id, ok(wirev1.ExecutionStarted{CellId: wirev1.WireCellId(started.CellID)}))
 	sent := c.startCell(s.id, id, started, releaseCell, receivedAt)
 	select {
 	case <-sent:

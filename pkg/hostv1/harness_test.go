@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/frame"
@@ -24,13 +27,23 @@ type rawClient struct {
 	w      *io.PipeWriter
 	r      *frame.Reader
 	rc     *io.PipeReader
-	served chan error
-	frames chan rawFrame
+	served  chan error
+	frames  chan rawFrame
+	stopped atomic.Bool
+	gate    chan struct{}
 }
 
 type rawFrame struct {
 	payload string
 	err     error
+}
+
+// checkLeaks fails t if goroutines started during it are still running once all of its
+// cleanups (registered after this call) have run.
+func checkLeaks(t *testing.T) {
+	t.Helper()
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
 }
 
 // newProvider returns an in-process provider closed at cleanup.
@@ -53,10 +66,13 @@ func serveRaw(t *testing.T, h *Host) *rawClient {
 		_ = toHostR.Close()
 		return fromHostW.Close()
 	})
-	c := &rawClient{t: t, w: toHostW, r: frame.NewReader(fromHostR), rc: fromHostR, served: make(chan error, 1), frames: make(chan rawFrame, 16)}
+	c := &rawClient{t: t, w: toHostW, r: frame.NewReader(fromHostR), rc: fromHostR, served: make(chan error, 1), frames: make(chan rawFrame, 16), gate: make(chan struct{})}
 	go func() { c.served <- h.ServeConn(context.Background(), conn) }()
 	go func() {
 		for {
+			for c.stopped.Load() {
+				<-c.gate
+			}
 			p, err := c.r.Read()
 			c.frames <- rawFrame{string(p), err}
 			if err != nil {
@@ -65,6 +81,8 @@ func serveRaw(t *testing.T, h *Host) *rawClient {
 		}
 	}()
 	t.Cleanup(func() {
+		c.stopped.Store(false)
+		close(c.gate)
 		_ = toHostW.Close()
 		select {
 		case <-c.served:
@@ -74,6 +92,11 @@ func serveRaw(t *testing.T, h *Host) *rawClient {
 		_ = fromHostR.Close()
 	})
 	return c
+}
+
+// stopReading makes the client stop reading the host's output (a backpressured writer).
+func (c *rawClient) stopReading() {
+	c.stopped.Store(true)
 }
 
 // send writes one frame holding payload.
@@ -121,6 +144,21 @@ func (c *rawClient) expectEOF() {
 		}
 	case <-time.After(testTimeout):
 		c.t.Fatal("the host did not close its output")
+	}
+}
+
+// drain reads until the host's output ends, however it ends.
+func (c *rawClient) drain() {
+	c.t.Helper()
+	for {
+		select {
+		case f := <-c.frames:
+			if f.err != nil {
+				return
+			}
+		case <-time.After(testTimeout):
+			c.t.Fatal("the host did not close its output")
+		}
 	}
 }
 

@@ -7,9 +7,16 @@ import (
 	"github.com/codemodehq/codemode/pkg/frame"
 )
 
-// respond answers request id with r. A response too large for a frame is replaced by an error
-// response saying so (spec §2.8); the connection survives.
+// respond answers request id with r, its final answer: the ID is retired into the history
+// first, so that a client that sees the answer may rely on it. A response too large for a frame
+// is replaced by an error response saying so (spec §2.8); the connection survives.
 func (c *conn) respond(id wirev1.RequestId, r result) {
+	c.finish(id)
+	c.respondKeepingID(id, r)
+}
+
+// respondKeepingID answers request id and leaves it active: an execute's started response.
+func (c *conn) respondKeepingID(id wirev1.RequestId, r result) {
 	var res wirev1.HostResponseResult = wirev1.HostResponseOk{Value: r.value}
 	if r.err != nil {
 		res = wirev1.HostResponseError{Message: r.err.Error()}
@@ -28,8 +35,9 @@ func (c *conn) respondError(id wirev1.RequestId, text string) {
 }
 
 // sendInitialResult sends an execute's initial response, replaced by an error response when
-// it does not fit a frame.
+// it does not fit a frame. It is the execute's final answer: the ID is retired first.
 func (c *conn) sendInitialResult(id wirev1.RequestId, r wirev1.RuntimeResponseResult) {
+	c.finish(id)
 	err := c.link.Send(c.ctx, wirev1.InitialResponse{Id: id, Result: r})
 	if errors.Is(err, frame.ErrInvalidData) {
 		c.send(wirev1.InitialResponse{Id: id, Result: wirev1.RuntimeResponseError{
