@@ -23,10 +23,10 @@ const testTimeout = 60 * time.Second
 // rawClient speaks V1 to a Host by hand over in-memory pipes, so tests can send exact bytes and
 // assert exact responses.
 type rawClient struct {
-	t      *testing.T
-	w      *io.PipeWriter
-	r      *frame.Reader
-	rc     *io.PipeReader
+	t       *testing.T
+	w       *io.PipeWriter
+	r       *frame.Reader
+	rc      *io.PipeReader
 	served  chan error
 	frames  chan rawFrame
 	stopped atomic.Bool
