@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -206,3 +207,6 @@ func typeOf(payload string) string {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// runtimeGosched yields the processor to the goroutines a test waits for.
+func runtimeGosched() { runtime.Gosched() }

@@ -231,7 +231,9 @@ func TestWebsocketDualConnectionsRouteNotificationsAndToolCallbacksToSeparateLan
 // delegateID is the id of a delegate/request payload.
 func delegateID(t *testing.T, payload string) int {
 	t.Helper()
-	var v struct{ ID int `json:"id"` }
+	var v struct {
+		ID int `json:"id"`
+	}
 	if err := json.Unmarshal([]byte(payload), &v); err != nil {
 		t.Fatalf("%s: %v", payload, err)
 	}
@@ -311,9 +313,11 @@ func TestMalformedWebsocketFrameDoesNotStopTheListener(t *testing.T) {
 		"text message":   func(c *wsClient) { c.sendRaw(websocket.MessageText, []byte("{}")) },
 		"missing prefix": func(c *wsClient) { c.sendRaw(websocket.MessageBinary, []byte{1, 0}) },
 		"trailing bytes": func(c *wsClient) { c.sendRaw(websocket.MessageBinary, []byte{1, 0, 0, 0, '{', '}'}) },
-		"oversize":       func(c *wsClient) { c.sendRaw(websocket.MessageBinary, binary.LittleEndian.AppendUint32(nil, frame.MaxFrameBytes+1)) },
-		"bad json":       func(c *wsClient) { c.send("{") },
-		"unknown field":  func(c *wsClient) { c.send(`{"type":"operation/cancel","id":1,"unexpected":true}`) },
+		"oversize": func(c *wsClient) {
+			c.sendRaw(websocket.MessageBinary, binary.LittleEndian.AppendUint32(nil, frame.MaxFrameBytes+1))
+		},
+		"bad json":      func(c *wsClient) { c.send("{") },
+		"unknown field": func(c *wsClient) { c.send(`{"type":"operation/cancel","id":1,"unexpected":true}`) },
 	}
 	for name, bad := range cases {
 		c := dialWS(t, "ws://"+addr+"/")
@@ -462,4 +466,3 @@ func TestParseListenURLRejectsInvalidTransports(t *testing.T) {
 		}
 	}
 }
-
