@@ -26,6 +26,8 @@ type connection struct {
 	log        *slog.Logger
 	// stop, if set, ends what the connection owns besides its transport (a host process).
 	stop func()
+	// pid is the host process's ID, 0 for a host reached over the network.
+	pid int
 
 	ctx        context.Context // ends when the connection fails
 	cancel     context.CancelFunc

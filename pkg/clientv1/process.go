@@ -89,6 +89,7 @@ func spawn(ctx context.Context, cmd Command, gen uint64, opts *Options) (*connec
 	}
 	link := transportv1.NewLink(conn, transportv1.SideHost, newTolerantDecoder().decode)
 	cn := newConnection(link, gen, n.limits, opts, nil)
+	cn.pid = c.Process.Pid
 	go func() {
 		err := <-exited
 		cn.fail(fmt.Errorf("code-mode host exited with status %v", exitStatus(err)))
