@@ -241,4 +241,3 @@ func TestOversizedInitialResponseDoesNotCloseTheSharedHost(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
