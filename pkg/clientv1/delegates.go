@@ -187,24 +187,45 @@ func (c *connection) cancelDelegate(id wirev1.DelegateRequestId) {
 	c.delegates.deferred = kept
 }
 
-// runDelegate runs one delegate call and answers it unless it was cancelled.
+// runDelegate runs one delegate call on the calling goroutine and answers it unless it was
+// cancelled. A delegate that ends its goroutine with runtime.Goexit (as t.FailNow does) still
+// gets its call answered, from the deferred handler that Goexit runs, with Codex's task failure
+// text, reported to the delegate too.
 func (c *connection) runDelegate(ctx context.Context, m wirev1.DelegateRequestMessage, d codemode.Delegate, cell codemode.CellID) {
 	var result wirev1.DelegateResponseResult
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		text := codemode.ToolTaskFailure(errGoexit.Error())
+		if _, ok := m.Request.(wirev1.NotificationSend); ok {
+			text = codemode.NotificationTaskFailure(errGoexit.Error())
+		}
+		codemode.ReportFailure(d, text)
+		c.finishDelegate(m.Id, wirev1.DelegateResponseError{Message: text})
+	}()
 	switch r := m.Request.(type) {
 	case wirev1.ToolInvoke:
 		result = invokeTool(ctx, d, r.Invocation, cell)
 	case wirev1.NotificationSend:
 		result = notify(ctx, d, r, cell)
 	}
+	returned = true
+	c.finishDelegate(m.Id, result)
+}
+
+// finishDelegate retires a call and sends its answer unless it was cancelled.
+func (c *connection) finishDelegate(id wirev1.DelegateRequestId, result wirev1.DelegateResponseResult) {
 	c.mu.Lock()
-	t := c.delegates.active[m.Id]
-	delete(c.delegates.active, m.Id)
+	t := c.delegates.active[id]
+	delete(c.delegates.active, id)
 	c.mu.Unlock()
 	if t == nil || t.suppressed {
 		return
 	}
 	t.cancel()
-	c.answer(m.Id, result)
+	c.answer(id, result)
 }
 
 // answer sends a delegate response; one too large for a frame is replaced by an error saying so.
@@ -224,7 +245,7 @@ func invokeTool(ctx context.Context, d codemode.Delegate, inv wirev1.WireNestedT
 	}
 	call.CellID = cell
 	var raw json.RawMessage
-	failure := contain(d, codemode.FailureToolTaskPanicked, codemode.ToolTaskFailure, func() {
+	failure := contain(d, codemode.FailureToolTaskPanicked, func() {
 		raw, err = d.InvokeTool(ctx, call)
 	})
 	if failure != nil {
@@ -245,7 +266,7 @@ func invokeTool(ctx context.Context, d codemode.Delegate, inv wirev1.WireNestedT
 
 func notify(ctx context.Context, d codemode.Delegate, n wirev1.NotificationSend, cell codemode.CellID) wirev1.DelegateResponseResult {
 	var err error
-	failure := contain(d, codemode.FailureNotificationTaskPanicked, codemode.NotificationTaskFailure, func() {
+	failure := contain(d, codemode.FailureNotificationTaskPanicked, func() {
 		err = d.Notify(ctx, n.CallId, cell, n.Text)
 	})
 	if failure != nil {
@@ -257,31 +278,22 @@ func notify(ctx context.Context, d codemode.Delegate, n wirev1.NotificationSend,
 	return wirev1.DelegateResponseOk{Value: wirev1.NotificationDelivered{}}
 }
 
-// contain runs fn on a goroutine of its own so that neither a panic nor runtime.Goexit in the
-// delegate escapes. Either is reported to the delegate's FailureReporter with Codex's text and
-// returned as the call's error (the script sees that text).
-func contain(d codemode.Delegate, panicked string, ended func(string) string, fn func()) error {
-	done := make(chan error, 1)
-	go func() {
-		returned := false
-		defer func() {
-			switch r := recover(); {
-			case r != nil:
-				done <- errors.New(panicked)
-			case !returned:
-				done <- errors.New(ended("the delegate goroutine exited without returning"))
-			default:
-				done <- nil
-			}
-		}()
-		fn()
-		returned = true
+// errGoexit marks a delegate goroutine that ended through runtime.Goexit.
+var errGoexit = errors.New("the delegate goroutine exited without returning")
+
+// contain runs fn on the calling goroutine and recovers a panic in it: the panic becomes the
+// call's error with Codex's text (the script sees it) and is reported to the delegate's
+// FailureReporter. (runtime.Goexit cannot be recovered; runDelegate answers such a call from the
+// deferred handler Goexit runs.)
+func contain(d codemode.Delegate, panicked string, fn func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = errors.New(panicked)
+			codemode.ReportFailure(d, err.Error())
+		}
 	}()
-	err := <-done
-	if err != nil {
-		codemode.ReportFailure(d, err.Error())
-	}
-	return err
+	fn()
+	return nil
 }
 
 // recentIDs remembers the last n IDs.

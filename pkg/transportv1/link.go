@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
 	"github.com/codemodehq/codemode/pkg/frame"
@@ -40,6 +41,12 @@ type Link[In wirev1.Message] struct {
 
 	inbox [3]chan inbound[In] // by lane
 	queue [3]chan []byte      // by lane; on a single connection everything uses LaneControl
+	// writing serialises writes per lane: the lane's writer goroutine holds it for each queued
+	// frame, and a sender that finds the lane idle (lock free, queue empty) writes itself,
+	// saving a goroutine handoff per message.
+	writing [3]sync.Mutex
+	// queued counts, per lane, the frames handed to the queue and not yet written.
+	queued [3]atomic.Int64
 
 	done    chan struct{}
 	closeMu sync.Once
@@ -201,19 +208,26 @@ func (l *Link[In]) Send(ctx context.Context, m wirev1.Message) error {
 	return l.SendFrame(ctx, l.lane(m), f)
 }
 
-// SendFrame queues an encoded frame on lane, waiting for room.
+// SendFrame queues an encoded frame on lane, waiting for room. When the lane is idle it writes
+// the frame at once instead, in order with everything queued before.
 func (l *Link[In]) SendFrame(ctx context.Context, lane wirev1.Lane, f []byte) error {
 	select {
 	case <-l.done:
 		return l.closedErr()
 	default:
 	}
+	if l.writeIfIdle(lane, f) {
+		return nil
+	}
+	l.queued[lane].Add(1)
 	select {
 	case l.queue[lane] <- f:
 		return nil
 	case <-ctx.Done():
+		l.queued[lane].Add(-1)
 		return ctx.Err()
 	case <-l.done:
+		l.queued[lane].Add(-1)
 		return l.closedErr()
 	}
 }
@@ -225,12 +239,17 @@ func (l *Link[In]) TrySend(m wirev1.Message) error {
 	if err != nil {
 		return err
 	}
+	// No direct write here: the caller must not wait for the peer to read.
+	lane := l.lane(m)
+	l.queued[lane].Add(1)
 	select {
 	case <-l.done:
+		l.queued[lane].Add(-1)
 		return l.closedErr()
-	case l.queue[l.lane(m)] <- f:
+	case l.queue[lane] <- f:
 		return nil
 	default:
+		l.queued[lane].Add(-1)
 		err := fmt.Errorf("code-mode %s outgoing queue is full: %w", l.self(), ErrQueueFull)
 		l.fail(err)
 		return err
@@ -245,13 +264,36 @@ func (l *Link[In]) self() Side {
 	return SideClient
 }
 
+// writeIfIdle writes f on lane when no frame is queued or being written there. A write error
+// fails the link; the frame counts as handled either way.
+func (l *Link[In]) writeIfIdle(lane wirev1.Lane, f []byte) bool {
+	mu := &l.writing[lane]
+	if !mu.TryLock() {
+		return false
+	}
+	if l.queued[lane].Load() > 0 {
+		mu.Unlock()
+		return false
+	}
+	err := l.conn.WriteFrame(lane, f)
+	mu.Unlock()
+	if err != nil {
+		l.fail(fmt.Errorf("failed to write code-mode %s message: %w", l.self(), err))
+	}
+	return true
+}
+
 // write drains one lane's queue into the Conn.
 func (l *Link[In]) write(lane wirev1.Lane) {
 	defer l.writers.Done()
 	for {
 		select {
 		case f := <-l.queue[lane]:
-			if err := l.conn.WriteFrame(lane, f); err != nil {
+			l.writing[lane].Lock()
+			err := l.conn.WriteFrame(lane, f)
+			l.queued[lane].Add(-1)
+			l.writing[lane].Unlock()
+			if err != nil {
 				l.fail(fmt.Errorf("failed to write code-mode %s message: %w", l.self(), err))
 				return
 			}
