@@ -28,6 +28,10 @@ type cellRoute struct {
 	wake    chan struct{} // one pending signal: queue grew
 	space   chan struct{} // closed and replaced when the queue was drained
 	started bool
+	// sending is set while a goroutine sends this route's delegate requests: the route's own
+	// goroutine draining the queue, or a caller that found the route idle and sends its request
+	// itself (saving a handoff). Either way requests go out one at a time, in order.
+	sending bool
 	// initialSent is closed once the initial response was queued.
 	initialSent chan struct{}
 }
@@ -86,15 +90,44 @@ func signal(ch chan struct{}) {
 	}
 }
 
-// take empties the route's queue.
+// take empties the route's queue and marks the route as sending, unless a caller is sending
+// right now (it wakes the route when it is done).
 func (c *conn) take(r *cellRoute) []routeMessage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if r.sending {
+		return nil
+	}
 	q := r.queue
 	r.queue = nil
+	r.sending = len(q) > 0
 	close(r.space)
 	r.space = make(chan struct{})
 	return q
+}
+
+// doneSending clears the sending mark and wakes the route if requests queued meanwhile.
+func (c *conn) doneSending(r *cellRoute) {
+	c.mu.Lock()
+	r.sending = false
+	more := len(r.queue) > 0
+	c.mu.Unlock()
+	if more {
+		signal(r.wake)
+	}
+}
+
+// claimIdleRoute marks the route of key as sending if it is started, idle and has nothing
+// queued, so that the caller may send its delegate request itself.
+func (c *conn) claimIdleRoute(key cellKey) *cellRoute {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.routes[key]
+	if r == nil || !r.started || r.sending || len(r.queue) > 0 || c.ctx.Err() != nil {
+		return nil
+	}
+	r.sending = true
+	return r
 }
 
 // closeCell is the runtime telling that a cell closed (Delegate.CellClosed).
@@ -163,14 +196,19 @@ func (c *conn) driveCell(r *cellRoute, key cellKey, id wirev1.RequestId, started
 
 // dispatchQueued sends the queued delegate requests and reports whether the cell closed.
 func (c *conn) dispatchQueued(r *cellRoute, session wirev1.SessionId) bool {
+	q := c.take(r)
+	if len(q) == 0 {
+		return false
+	}
 	closed := false
-	for _, m := range c.take(r) {
+	for _, m := range q {
 		if m.call == nil {
 			closed = true
 			continue
 		}
 		c.dispatchCall(session, m.call)
 	}
+	c.doneSending(r)
 	return closed
 }
 

@@ -121,7 +121,11 @@ func (c *conn) call(ctx context.Context, session wirev1.SessionId, cell codemode
 	if err != nil {
 		return nil, err
 	}
-	if err := c.enqueue(ctx, cellKey{session, cell}, routeMessage{call: call}); err != nil {
+	key := cellKey{session, cell}
+	if r := c.claimIdleRoute(key); r != nil {
+		c.dispatchCall(session, call)
+		c.doneSending(r)
+	} else if err := c.enqueue(ctx, key, routeMessage{call: call}); err != nil {
 		c.delegates.remove(call.id)
 		return nil, err
 	}
