@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"go.uber.org/goleak"
-
 	"github.com/codemodehq/codemode/pkg/hostv1"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
 )
@@ -105,10 +103,4 @@ func startWebSocketHost(t testing.TB) string {
 		}
 	})
 	return strings.TrimSpace(line)
-}
-
-// checkNoLeaks fails the test if goroutines it started are still running at its end.
-func checkNoLeaks(t *testing.T) {
-	t.Helper()
-	goleak.VerifyNone(t, goleak.IgnoreCurrent())
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"runtime"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -187,17 +186,6 @@ func (c *rawClient) ready() *rawClient {
 	return c
 }
 
-// recvByType reads frames until n have arrived and returns them keyed by their "type", in
-// arrival order per type.
-func (c *rawClient) recvN(n int) []string {
-	c.t.Helper()
-	out := make([]string, n)
-	for i := range out {
-		out[i] = c.recv()
-	}
-	return out
-}
-
 func typeOf(payload string) string {
 	var v struct {
 		Type string `json:"type"`
@@ -205,8 +193,6 @@ func typeOf(payload string) string {
 	_ = json.Unmarshal([]byte(payload), &v)
 	return v.Type
 }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
 // runtimeGosched yields the processor to the goroutines a test waits for.
 func runtimeGosched() { runtime.Gosched() }

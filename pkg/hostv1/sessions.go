@@ -72,5 +72,5 @@ func (c *conn) shutdownSession(ctx context.Context, r wirev1.ShutdownSession) re
 		return failure(err)
 	}
 	c.awaitSessionCells(r.SessionId)
-	return ok(wirev1.SessionClosed{SessionId: r.SessionId})
+	return ok(wirev1.SessionClosed(r))
 }
