@@ -135,11 +135,19 @@ func (c *connection) roundTrip(ctx context.Context, p *pendingRequest, req wirev
 		}
 		return nil, err
 	}
+	// The deadline is armed before the request becomes visible to the read loop, so the
+	// timer's stop function is set before anyone else can read it.
+	timer := time.AfterFunc(deadline, func() {
+		c.fail(fmt.Errorf("code-mode host timed out waiting for %s response", p.op))
+	})
+	p.stopTimer = timer.Stop
 	id, err := c.register(p)
 	if err != nil {
+		timer.Stop()
 		return nil, err
 	}
 	if err := c.send(wirev1.OperationRequest{Id: id, Request: req}); err != nil {
+		timer.Stop()
 		c.unregister(id)
 		if p.unsent != nil {
 			p.unsent()
@@ -149,12 +157,6 @@ func (c *connection) roundTrip(ctx context.Context, p *pendingRequest, req wirev
 		}
 		return nil, err
 	}
-	timer := time.AfterFunc(deadline, func() {
-		c.fail(fmt.Errorf("code-mode host timed out waiting for %s response", p.op))
-	})
-	c.mu.Lock()
-	p.stopTimer = timer.Stop
-	c.mu.Unlock()
 	select {
 	case r := <-p.done:
 		return r.value, r.err
