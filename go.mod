@@ -12,3 +12,8 @@ require (
 	golang.org/x/text v0.14.0
 	google.golang.org/protobuf v1.36.12
 )
+
+require (
+	github.com/coder/websocket v1.8.15 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
+)

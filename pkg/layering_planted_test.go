@@ -57,6 +57,42 @@ var planted = []plantedCase{
 
 	// One or more per rule.
 	{
+		name: "pkg/convertv1: the conversions import a transport",
+		edges: []edge{
+			own("pkg/convertv1", "gen/go/wirev1"),
+			own("pkg/convertv1", "pkg/codemode"),
+			own("pkg/convertv1", "pkg/transportv1"),
+		},
+		want: []string{"pkg/convertv1 → pkg/transportv1 [pkg/convertv1]"},
+	},
+	{
+		name: "pkg/transportv1: a transport imports the domain contract",
+		edges: []edge{
+			own("pkg/transportv1", "pkg/frame"),
+			ext("pkg/transportv1", "github.com/coder/websocket", websocket),
+			own("pkg/transportv1", "pkg/codemode"),
+		},
+		want: []string{"pkg/transportv1 → pkg/codemode [pkg/transportv1]"},
+	},
+	{
+		name: "pkg/clientv1: the client imports the host driver outside tests",
+		edges: []edge{
+			own("pkg/clientv1", "pkg/transportv1"),
+			inTest(own("pkg/clientv1", "pkg/hostv1")),
+			own("pkg/clientv1", "pkg/hostv1"),
+		},
+		want: []string{"pkg/clientv1 → pkg/hostv1 [pkg/clientv1]"},
+	},
+	{
+		name: "pkg/hostv1: the host imports the runtime outside tests",
+		edges: []edge{
+			own("pkg/hostv1", "pkg/convertv1"),
+			inTest(own("pkg/hostv1", "pkg/jsruntime")),
+			own("pkg/hostv1", "pkg/jsruntime"),
+		},
+		want: []string{"pkg/hostv1 → pkg/jsruntime [pkg/hostv1]"},
+	},
+	{
 		name:  "pkg/codemode: the domain imports another package of the module",
 		edges: []edge{inTest(own("pkg/codemode", "pkg/frame"))},
 		want:  []string{"pkg/codemode → pkg/frame (test) [pkg/codemode]"},

@@ -23,6 +23,8 @@ const (
 	xtext      = "golang.org/x/text"
 	tdewolff   = "github.com/tdewolff/parse/v2"
 	uuid       = "github.com/google/uuid"
+	websocket  = "github.com/coder/websocket"
+	goleak     = "go.uber.org/goleak"
 )
 
 // layers is the architecture. A package is governed by the most specific rule whose pkgs pattern
@@ -35,7 +37,8 @@ const (
 //
 // Not here yet, because a rule that governs nothing fails: services/ (the first service adds a
 // rule: std, pkg/..., gen/..., the libraries it uses) and the adapter packages of later issues
-// (pkg/hostv1, pkg/grpchost, …), the only pkg packages whose rule will allow gen/.
+// (pkg/grpchost, …). Adapter packages are the only pkg packages whose rule allows gen/: the V1
+// ones below (convertv1, transportv1, hostv1, clientv1) and nothing else.
 var layers = []layer{
 	{
 		pkgs:  "pkg/codemode",
@@ -64,6 +67,28 @@ var layers = []layer{
 		pkgs:  "pkg/toolprovider",
 		allow: []string{std, "pkg/codemode", "schemas/manifest", jsonschema, xtext},
 		why:   "the tool provider serves the domain contract's Delegate from a manifest validated against schemas/manifest; it runs commands and knows no transport, runtime or generated code, so every program can use it",
+	},
+	{
+		pkgs:  "pkg/convertv1",
+		allow: []string{std, "pkg/codemode", "gen/go/wirev1"},
+		why:   "the V1 adapter's conversions: the domain contract on one side, the generated V1 wire types on the other, nothing else",
+	},
+	{
+		pkgs:  "pkg/transportv1",
+		allow: []string{std, "gen/go/wirev1", "pkg/frame", websocket},
+		why:   "V1 transports move frames and check lanes with the generated lane table; they know no domain type, no driver and no runtime",
+	},
+	{
+		pkgs:         "pkg/hostv1",
+		allow:        []string{std, "pkg/codemode", "pkg/convertv1", "pkg/transportv1", "pkg/frame", "gen/go/wirev1", websocket, uuid},
+		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", goleak},
+		why:          "the V1 host driver serves any SessionProvider through the contract; it never imports a runtime (tests serve the in-process one) nor the client driver",
+	},
+	{
+		pkgs:         "pkg/clientv1",
+		allow:        []string{std, "pkg/codemode", "pkg/convertv1", "pkg/transportv1", "pkg/frame", "gen/go/wirev1", websocket},
+		allowInTests: []string{"pkg/hostv1", "pkg/jsruntime", "pkg/codemode/codemodetest", goleak},
+		why:          "the V1 client driver offers SessionProviders through the contract; only its tests run a host (a real process serving the in-process runtime)",
 	},
 	{
 		pkgs:  "pkg/serdejson",

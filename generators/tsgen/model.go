@@ -23,6 +23,7 @@ type model struct {
 }
 
 func newModel(schemas []*wiregen.Schema, runtime string) (*model, error) {
+	schemas = baselineOnly(schemas)
 	m := &model{schemas: schemas, byName: map[string]*wiregen.Schema{}, variants: map[string]*wiregen.Schema{}, runtime: runtime}
 	taken := map[string]string{}
 	claim := func(name, what string) error {
@@ -174,5 +175,32 @@ func usedNames(body string, names []string) []string {
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// baselineOnly drops the fields of later wire generations (x-generation): the TypeScript codec
+// speaks the baseline generation, which is what its differential test against Go compares.
+func baselineOnly(schemas []*wiregen.Schema) []*wiregen.Schema {
+	out := make([]*wiregen.Schema, len(schemas))
+	for i, s := range schemas {
+		c := *s
+		c.Fields = withoutGenerations(s.Fields)
+		c.Variants = make([]wiregen.Variant, len(s.Variants))
+		for j, v := range s.Variants {
+			v.Fields = withoutGenerations(v.Fields)
+			c.Variants[j] = v
+		}
+		out[i] = &c
+	}
+	return out
+}
+
+func withoutGenerations(fields []wiregen.Field) []wiregen.Field {
+	var out []wiregen.Field
+	for _, f := range fields {
+		if f.Generation == "" {
+			out = append(out, f)
+		}
+	}
 	return out
 }

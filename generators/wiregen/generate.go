@@ -49,6 +49,9 @@ func Files(opts Options) (goFiles, fixtures map[string][]byte, err error) {
 	if err := add(g.typesFile()); err != nil {
 		return nil, nil, err
 	}
+	if err := add(g.generationFile()); err != nil {
+		return nil, nil, err
+	}
 	if err := add(g.lanesFile()); err != nil {
 		return nil, nil, err
 	}

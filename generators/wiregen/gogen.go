@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/format"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,14 +19,97 @@ type generator struct {
 	schemas []*Schema
 	byName  map[string]*Schema
 	buf     bytes.Buffer
+	// generations are the wire generations, oldest first: "baseline", then every x-generation.
+	generations []string
+	// genDependent marks the types whose decoding depends on the generation: they hold an
+	// x-generation field, directly or through the types they refer to.
+	genDependent map[string]bool
 }
 
 func newGenerator(pkg string, schemas []*Schema) *generator {
-	g := &generator{pkg: pkg, schemas: schemas, byName: map[string]*Schema{}}
+	g := &generator{pkg: pkg, schemas: schemas, byName: map[string]*Schema{}, genDependent: map[string]bool{}}
 	for _, s := range schemas {
 		g.byName[s.Name] = s
 	}
+	g.generations = generationsOf(schemas)
+	for changed := true; changed; {
+		changed = false
+		for _, s := range schemas {
+			if !g.genDependent[s.Name] && g.needsGeneration(s) {
+				g.genDependent[s.Name] = true
+				changed = true
+			}
+		}
+	}
 	return g
+}
+
+// generationsOf lists "baseline" and the x-generation names in order of first appearance.
+func generationsOf(schemas []*Schema) []string {
+	gens := []string{"baseline"}
+	add := func(fields []Field) {
+		for _, f := range fields {
+			if f.Generation != "" && !slices.Contains(gens, f.Generation) {
+				gens = append(gens, f.Generation)
+			}
+		}
+	}
+	for _, s := range schemas {
+		add(s.Fields)
+		for _, v := range s.Variants {
+			add(v.Fields)
+		}
+	}
+	return gens
+}
+
+// needsGeneration reports whether decoding s depends on the generation, given what is known
+// about the types it refers to.
+func (g *generator) needsGeneration(s *Schema) bool {
+	fields := slices.Clone(s.Fields)
+	for _, v := range s.Variants {
+		fields = append(fields, v.Fields...)
+		if v.Wrapped != nil && g.typeNeedsGeneration(*v.Wrapped) {
+			return true
+		}
+	}
+	for _, f := range fields {
+		if f.Generation != "" || g.typeNeedsGeneration(f.Type) {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *generator) typeNeedsGeneration(ft FieldType) bool {
+	switch ft.Kind {
+	case "ref":
+		return g.genDependent[ft.Ref]
+	case "array":
+		return g.typeNeedsGeneration(*ft.Items)
+	}
+	return false
+}
+
+// generationConst is the Go constant of a generation name ("host-duration" → GenerationHostDuration).
+func generationConst(name string) string {
+	return "Generation" + goFieldName(strings.ReplaceAll(name, "-", "_"))
+}
+
+// genParam and genArg are the generation parameter of a dependent decoder and the argument
+// passed on to one.
+func (g *generator) genParam(name string) string {
+	if g.genDependent[name] {
+		return ", g Generation"
+	}
+	return ""
+}
+
+func (g *generator) genArg(name string) string {
+	if g.genDependent[name] {
+		return ", g"
+	}
+	return ""
 }
 
 func (g *generator) p(format string, args ...any) {
@@ -111,6 +195,9 @@ func (g *generator) decoderFunc(ft FieldType) string {
 	}
 	switch ft.Kind {
 	case "ref":
+		if g.genDependent[ft.Ref] {
+			return fmt.Sprintf("func(n *serdejson.Node, path string) (%s, error) { return decode%s(n, path, g) }", ft.Ref, ft.Ref)
+		}
 		return "decode" + ft.Ref
 	case "enum":
 		return fmt.Sprintf("func(n *serdejson.Node, path string) (string, error) { return serdejson.DecodeEnum(n, path, %s) }", stringSlice(ft.Enum))
@@ -140,6 +227,8 @@ func (g *generator) decodeCall(ft FieldType, n, p string) string {
 		item := *ft.Items
 		item.Nullable = false
 		return fmt.Sprintf("serdejson.DecodeList(%s, %s, %s)", n, p, g.decoderFunc(item))
+	case "ref":
+		return fmt.Sprintf("decode%s(%s, %s%s)", ft.Ref, n, p, g.genArg(ft.Ref))
 	}
 	return fmt.Sprintf("%s(%s, %s)", g.decoderFunc(ft), n, p)
 }
@@ -200,7 +289,10 @@ func (g *generator) structDecl(name, doc string, fields []Field) {
 	g.p("type %s struct {", name)
 	for _, f := range fields {
 		note := "required"
-		if !f.Required {
+		switch {
+		case f.Generation != "":
+			note = fmt.Sprintf("generation %s on: required there, unknown before; omitted when nil", f.Generation)
+		case !f.Required:
 			note = "optional; " + map[string]string{"null": "encoded as null when nil", "omit": "omitted when nil"}[f.Absent]
 		}
 		g.p("%s %s // %q: %s", f.Go, g.goType(f.Type), f.JSON, note)
@@ -212,7 +304,7 @@ func (g *generator) structDecl(name, doc string, fields []Field) {
 // objectDecoder writes decode<name>(n, path) for an object whose fields are listed; tag, when
 // set, is the union tag member consumed before the fields.
 func (g *generator) objectDecoder(name, expecting, tag string, fields []Field, ignoreUnknown bool, disjoint *Disjoint) {
-	g.p("func decode%s(n *serdejson.Node, path string) (%s, error) {", name, name)
+	g.p("func decode%s(n *serdejson.Node, path string%s) (%s, error) {", name, g.genParam(name), name)
 	g.p("var v %s", name)
 	if len(fields) == 0 && ignoreUnknown {
 		// A unit variant: serde ignores its extra keys, only the shape is checked.
@@ -229,14 +321,27 @@ func (g *generator) objectDecoder(name, expecting, tag string, fields []Field, i
 		if tag != "" {
 			keys = append(keys, tag)
 		}
+		var genFields []Field
 		for _, f := range fields {
+			if f.Generation != "" {
+				genFields = append(genFields, f)
+				continue
+			}
 			keys = append(keys, f.JSON)
 		}
 		// Unknown keys are reported before missing ones, as serde's deny_unknown_fields does
-		// while it walks the members.
-		g.p("if err := o.AllowOnly(%s); err != nil { return v, err }", stringSlice(keys))
+		// while it walks the members. A generation's fields are known from that generation on.
+		g.p("keys := %s", stringSlice(keys))
+		for _, f := range genFields {
+			g.p("if g >= %s { keys = append(keys, %q) }", generationConst(f.Generation), f.JSON)
+		}
+		g.p("if err := o.AllowOnly(keys); err != nil { return v, err }")
 	}
 	for _, f := range fields {
+		if f.Generation != "" {
+			g.generationField(f)
+			continue
+		}
 		g.p("if f := o.Take(%q); f != nil {", f.JSON)
 		fp := fmt.Sprintf("serdejson.JoinPath(path, %q)", f.JSON)
 		nullableIndirect := f.Type.Nullable && f.Type.Kind != "value" && !(f.Type.Kind == "ref" && isUnion(g.byName[f.Type.Ref]))
@@ -270,6 +375,18 @@ func (g *generator) objectDecoder(name, expecting, tag string, fields []Field, i
 	g.p("return v, nil")
 	g.p("}")
 	g.p("")
+}
+
+// generationField decodes a field that is required from its generation on (earlier
+// generations never get here: AllowOnly refused the key).
+func (g *generator) generationField(f Field) {
+	base := f.Type
+	base.Nullable = false
+	g.p("if f := o.Take(%q); f != nil {", f.JSON)
+	g.p("x, err := %s", g.decodeCall(base, "f", fmt.Sprintf("serdejson.JoinPath(path, %q)", f.JSON)))
+	g.p("if err != nil { return v, err }")
+	g.p("v.%s = &x", f.Go)
+	g.p("} else if g >= %s { return v, serdejson.MissingField(path, %q) }", generationConst(f.Generation), f.JSON)
 }
 
 // objectEncoder writes AppendJSON for an object; prefix is emitted inside the braces before
@@ -349,6 +466,16 @@ func (g *generator) typesFile() (string, []byte, error) {
 		case KindInternalUnion, KindExternalUnion:
 			g.union(s)
 		}
+		g.publicDecoder(s)
+	}
+	g.registry()
+	return g.file("types.go", "encoding/json", "slices", "strconv", RuntimeImport)
+}
+
+// publicDecoder writes Decode<Name>, and for a generation-dependent type Decode<Name>For: the
+// plain decoder reads the baseline generation.
+func (g *generator) publicDecoder(s *Schema) {
+	if !g.genDependent[s.Name] {
 		g.p("// Decode%s decodes one JSON document strictly (see DecodeError).", s.Name)
 		g.p("func Decode%s(data []byte) (%s, error) {", s.Name, s.Name)
 		g.p("n, err := serdejson.ParseDocument(data)")
@@ -356,9 +483,61 @@ func (g *generator) typesFile() (string, []byte, error) {
 		g.p("return decode%s(n, \"\")", s.Name)
 		g.p("}")
 		g.p("")
+		return
 	}
-	g.registry()
-	return g.file("types.go", "encoding/json", "slices", "strconv", RuntimeImport)
+	g.p("// Decode%s decodes one JSON document strictly (see DecodeError) as the baseline generation", s.Name)
+	g.p("// writes it; Decode%sFor reads another generation.", s.Name)
+	g.p("func Decode%s(data []byte) (%s, error) { return Decode%sFor(GenerationBaseline, data) }", s.Name, s.Name, s.Name)
+	g.p("")
+	g.p("// Decode%sFor decodes one JSON document strictly as generation g writes it.", s.Name)
+	g.p("func Decode%sFor(g Generation, data []byte) (%s, error) {", s.Name, s.Name)
+	g.p("n, err := serdejson.ParseDocument(data)")
+	g.p("if err != nil { var zero %s; return zero, err }", s.Name)
+	g.p("return decode%s(n, \"\", g)", s.Name)
+	g.p("}")
+	g.p("")
+}
+
+// generationFile declares the wire generations.
+func (g *generator) generationFile() (string, []byte, error) {
+	g.p("// Generation is a generation of the V1 wire: the shapes one range of Codex releases speaks.")
+	g.p("// Every V1 object denies unknown fields, so a field added by a later generation breaks the")
+	g.p("// earlier one in both directions; a decoder reads exactly one generation (spec §6.1).")
+	g.p("type Generation uint8")
+	g.p("")
+	g.p("// The generations, oldest first.")
+	g.p("const (")
+	for i, name := range g.generations {
+		if i == 0 {
+			g.p("%s Generation = iota", generationConst(name))
+			continue
+		}
+		g.p("%s", generationConst(name))
+	}
+	g.p(")")
+	g.p("")
+	g.p("// generationNames are the generations' names, by value.")
+	g.p("var generationNames = %s", stringSlice(g.generations))
+	g.p("")
+	g.p("// Generations lists every generation, oldest first.")
+	g.p("func Generations() []Generation {")
+	g.p("out := make([]Generation, len(generationNames))")
+	g.p("for i := range out { out[i] = Generation(i) }")
+	g.p("return out")
+	g.p("}")
+	g.p("")
+	g.p("// String returns the generation's name.")
+	g.p("func (g Generation) String() string {")
+	g.p("if int(g) < len(generationNames) { return generationNames[g] }")
+	g.p("return \"invalid\"")
+	g.p("}")
+	g.p("")
+	g.p("// ParseGeneration returns the generation named name.")
+	g.p("func ParseGeneration(name string) (Generation, error) {")
+	g.p("for i, n := range generationNames { if n == name { return Generation(i), nil } }")
+	g.p("return 0, fmt.Errorf(\"unknown V1 wire generation %%q (known: %%s)\", name, strings.Join(generationNames, \", \"))")
+	g.p("}")
+	return g.file("generation.go", "fmt", "strings")
 }
 
 func (g *generator) scalar(s *Schema) {
@@ -457,20 +636,20 @@ func (g *generator) union(s *Schema) {
 	for i, v := range s.Variants {
 		tags[i] = v.TagValue
 	}
-	g.p("func decode%s(n *serdejson.Node, path string) (%s, error) {", s.Name, s.Name)
+	g.p("func decode%s(n *serdejson.Node, path string%s) (%s, error) {", s.Name, g.genParam(s.Name), s.Name)
 	if s.Kind == KindInternalUnion {
 		g.p("tag, err := serdejson.UnionTag(n, path, %q, %q)", s.Tag, "internally tagged enum "+s.Name)
 		g.p("if err != nil { return nil, err }")
 		g.p("switch tag {")
 		for _, v := range s.Variants {
-			g.p("case %q: return decode%s(n, path)", v.TagValue, v.Name)
+			g.p("case %q: return decode%s(n, path%s)", v.TagValue, v.Name, g.genArg(s.Name))
 		}
 	} else {
 		g.p("key, value, err := serdejson.ExternalVariant(n, path, %q)", s.Name)
 		g.p("if err != nil { return nil, err }")
 		g.p("switch key {")
 		for _, v := range s.Variants {
-			g.p("case %q: return decode%s(value, serdejson.JoinPath(path, key))", v.TagValue, v.Name)
+			g.p("case %q: return decode%s(value, serdejson.JoinPath(path, key)%s)", v.TagValue, v.Name, g.genArg(s.Name))
 		}
 	}
 	g.p("}")
@@ -496,6 +675,9 @@ func variantNames(s *Schema) string {
 }
 
 func (g *generator) variant(s *Schema, v Variant) {
+	// A variant's decoder takes the generation when its union's does, so the union can pass it
+	// on uniformly.
+	g.genDependent[v.Name] = g.genDependent[s.Name]
 	if s.Kind == KindInternalUnion {
 		g.structDecl(v.Name, fmt.Sprintf("is the %s variant %q.", s.Name, v.TagValue), v.Fields)
 		g.p("func (%s) is%s() {}", v.Name, s.Name)
@@ -512,8 +694,8 @@ func (g *generator) variant(s *Schema, v Variant) {
 		g.p("")
 		g.p("func (%s) is%s() {}", v.Name, s.Name)
 		g.p("")
-		g.p("func decode%s(n *serdejson.Node, path string) (%s, error) {", v.Name, v.Name)
-		g.p("x, err := decode%s(n, path)", v.Wrapped.Ref)
+		g.p("func decode%s(n *serdejson.Node, path string%s) (%s, error) {", v.Name, g.genParam(v.Name), v.Name)
+		g.p("x, err := decode%s(n, path%s)", v.Wrapped.Ref, g.genArg(v.Wrapped.Ref))
 		g.p("return %s{Value: x}, err", v.Name)
 		g.p("}")
 		g.p("")
@@ -535,10 +717,14 @@ func (g *generator) variant(s *Schema, v Variant) {
 
 func (g *generator) registry() {
 	g.p("// decoders maps every schema title to its decoder.")
-	g.p("var decoders = map[string]func([]byte) (Message, error){")
+	g.p("var decoders = map[string]func(Generation, []byte) (Message, error){")
 	for _, s := range g.schemas {
-		g.p("%q: func(data []byte) (Message, error) {", s.Name)
-		g.p("v, err := Decode%s(data)", s.Name)
+		g.p("%q: func(g Generation, data []byte) (Message, error) {", s.Name)
+		if g.genDependent[s.Name] {
+			g.p("v, err := Decode%sFor(g, data)", s.Name)
+		} else {
+			g.p("v, err := Decode%s(data)", s.Name)
+		}
 		g.p("if err != nil { return nil, err }")
 		g.p("return v, nil")
 		g.p("},")
@@ -553,11 +739,17 @@ func (g *generator) registry() {
 	g.p("return names")
 	g.p("}")
 	g.p("")
-	g.p("// DecodeNamed decodes data as the type whose schema title is name; ok is false for an unknown name.")
+	g.p("// DecodeNamed decodes data as the type whose schema title is name, in the baseline")
+	g.p("// generation; ok is false for an unknown name.")
 	g.p("func DecodeNamed(name string, data []byte) (m Message, ok bool, err error) {")
+	g.p("return DecodeNamedFor(name, GenerationBaseline, data)")
+	g.p("}")
+	g.p("")
+	g.p("// DecodeNamedFor is DecodeNamed for generation g.")
+	g.p("func DecodeNamedFor(name string, g Generation, data []byte) (m Message, ok bool, err error) {")
 	g.p("dec, ok := decoders[name]")
 	g.p("if !ok { return nil, false, nil }")
-	g.p("m, err = dec(data)")
+	g.p("m, err = dec(g, data)")
 	g.p("return m, true, err")
 	g.p("}")
 	g.p("")

@@ -61,6 +61,10 @@ type Field struct {
 	Type     FieldType
 	Required bool
 	Absent   string // "null" (emit null) or "omit" (skip) for optional fields
+	// Generation, when set, is the wire generation that introduced the field (x-generation):
+	// it exists, and is required, only from that generation on; earlier generations reject it
+	// as an unknown field.
+	Generation string
 }
 
 // FieldType describes the Go and JSON shape of a property.
@@ -265,7 +269,15 @@ func buildFields(obj *node, skip string) ([]Field, error) {
 		if err != nil {
 			return nil, fmt.Errorf("property %s: %w", m.key, err)
 		}
-		f := Field{JSON: m.key, Go: goFieldName(m.key), Type: ft, Required: required[m.key], Absent: m.value.str("x-absent")}
+		f := Field{JSON: m.key, Go: goFieldName(m.key), Type: ft, Required: required[m.key], Absent: m.value.str("x-absent"), Generation: m.value.str("x-generation")}
+		if f.Generation != "" {
+			// Required in its generation, absent before it: the Go field is a pointer, emitted
+			// when set.
+			if f.Required {
+				return nil, fmt.Errorf("property %s: an x-generation property is not listed in required", m.key)
+			}
+			f.Absent = "omit"
+		}
 		if !f.Required {
 			if f.Absent != "null" && f.Absent != "omit" {
 				return nil, fmt.Errorf("optional property %s needs x-absent null|omit", m.key)

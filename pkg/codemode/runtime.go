@@ -1,5 +1,7 @@
 package codemode
 
+import "time"
+
 // Defaults and limits that Codex pins.
 const (
 	// PublicToolName is the model-facing exec tool.
@@ -73,6 +75,11 @@ type RuntimeResponse struct {
 	ContentItems []ContentItem
 	// ErrorText is set only on a Result of a failed script.
 	ErrorText *string
+	// HostDuration is how long a remote host spent on the request this response answers, from
+	// receiving it until the response was ready (nested tool waits included), when the host
+	// reports it: Codex from 0.152 on sends it with every V1 runtime response
+	// (code_mode_host_duration_ns). Nil when unknown; an in-process session leaves it nil.
+	HostDuration *time.Duration
 }
 
 // IsTerminal reports whether the cell is finished after this response.

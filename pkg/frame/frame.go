@@ -1,7 +1,14 @@
 // Package frame implements the V1 host protocol framing: a 4-byte little-endian payload length
-// followed by the payload (one JSON document). It serves byte streams (stdio) and message
-// transports (one complete frame per binary WebSocket message). Error texts match Codex's
-// host/codec.rs so they can surface unchanged.
+// followed by the payload (one JSON document). A frame is read in one of two ways, as Codex's
+// host/codec.rs does:
+//
+//   - from a byte stream (stdio) by a Reader: the stream may end cleanly only at a frame
+//     boundary; a partial header or payload is an unexpected EOF (stream.go);
+//   - from a message transport (one binary WebSocket message = one complete frame) by Decode: a
+//     missing prefix, a truncated or trailing payload and an oversize length are all invalid data,
+//     since a message cannot be "partial" (message.go).
+//
+// Error texts match Codex's so they can surface unchanged.
 package frame
 
 import (
@@ -36,10 +43,6 @@ func tooLarge(n uint64) error {
 	return invalidData("code-mode IPC frame length %d exceeds %d bytes", n, MaxFrameBytes)
 }
 
-// ErrTextMessage is the error a message transport returns for a text (non-binary) WebSocket
-// message; every V1 WebSocket message must be one binary frame.
-var ErrTextMessage error = &dataError{msg: "code-mode websocket messages must be binary framed messages"}
-
 // Append appends one frame holding payload to dst. It fails locally, before anything is sent,
 // when the payload exceeds MaxFrameBytes.
 func Append(dst, payload []byte) ([]byte, error) {
@@ -53,18 +56,26 @@ func Append(dst, payload []byte) ([]byte, error) {
 	return append(dst, payload...), nil
 }
 
-// Decode returns the payload of a complete frame received as one transport message. The message
-// must hold exactly the declared number of bytes after the prefix.
-func Decode(message []byte) ([]byte, error) {
-	if len(message) < HeaderBytes {
+// Reserve appends room for a frame header to dst, for a payload that the caller then appends
+// in place; Seal completes the frame. Encoding straight into a frame this way saves copying
+// the payload, which matters for frames of many megabytes.
+func Reserve(dst []byte) []byte {
+	return append(dst, 0, 0, 0, 0)
+}
+
+// Seal writes the length of the payload that follows a header Reserve put at frame[0:4] and
+// returns the frame. Like Append, it refuses a payload above MaxFrameBytes.
+func Seal(frame []byte) ([]byte, error) {
+	n := len(frame) - HeaderBytes
+	if n < 0 {
 		return nil, invalidData("code-mode IPC frame is missing its length prefix")
 	}
-	n := binary.LittleEndian.Uint32(message)
+	if uint64(n) > math.MaxUint32 {
+		return nil, invalidData("code-mode IPC frame length exceeds u32")
+	}
 	if n > MaxFrameBytes {
 		return nil, tooLarge(uint64(n))
 	}
-	if got := len(message) - HeaderBytes; uint64(got) != uint64(n) {
-		return nil, invalidData("code-mode IPC frame declares %d payload bytes but contains %d", n, got)
-	}
-	return message[HeaderBytes:], nil
+	binary.LittleEndian.PutUint32(frame, uint32(n))
+	return frame, nil
 }

@@ -146,23 +146,3 @@ func TestWriterPropagatesTransportErrors(t *testing.T) {
 type errWriter struct{}
 
 func (errWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
-
-func FuzzDecode(f *testing.F) {
-	f.Add([]byte{0x0b, 0, 0, 0, '{', '"', 'v', 'a', 'l', 'u', 'e', '"', ':', '1', '}'})
-	f.Add([]byte{1, 0})
-	f.Fuzz(func(t *testing.T, msg []byte) {
-		payload, err := Decode(msg)
-		if err != nil {
-			return
-		}
-		again, err := Append(nil, payload)
-		if err != nil || !bytes.Equal(again, msg) {
-			t.Fatalf("re-encoding % x gave % x, %v", msg, again, err)
-		}
-		// The stream reader must agree with the message decoder.
-		got, err := NewReader(bytes.NewReader(msg)).Read()
-		if err != nil || !bytes.Equal(got, payload) {
-			t.Fatalf("stream read %q, %v; want %q", got, err, payload)
-		}
-	})
-}

@@ -64,3 +64,9 @@ func (w *Writer) Write(payload []byte) error {
 	_, err = w.w.Write(b)
 	return err
 }
+
+// WriteFrame writes a complete frame (from Append or Seal) as it is.
+func (w *Writer) WriteFrame(frame []byte) error {
+	_, err := w.w.Write(frame)
+	return err
+}

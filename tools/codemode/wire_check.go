@@ -42,6 +42,9 @@ type checkInput struct {
 	Hex  *string         `json:"hex"`
 	// Input is the raw exec tool input of "exec_source" lines.
 	Input *string `json:"input"`
+	// Generation is the V1 wire generation a "v1:" line is read in ("baseline", the default, or
+	// "host-duration": runtime responses with code_mode_host_duration_ns, spec §6.1).
+	Generation *string `json:"generation"`
 }
 
 // checkResult is one JSON line on stdout. Value holds a canonical encoding (raw JSON).
@@ -49,7 +52,7 @@ type checkResult struct {
 	OK        bool
 	Value     []byte
 	Error     string
-	ErrorKind string // "invalid_data" or "unexpected_eof" for frame inputs
+	ErrorKind string // "invalid_data" for frame inputs
 }
 
 // kindChecker checks the input of one kind; name is the part after the prefix ("" for
@@ -70,7 +73,8 @@ var kindCheckers = map[string]kindChecker{
 func runWire(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) != 1 || args[0] != "check" {
 		fmt.Fprintln(stderr, "usage: codemode wire check < inputs.jsonl")
-		fmt.Fprintln(stderr, `  each line: {"kind":"v1:<Type>"|"grpc:<Message>","json":…} or {"kind":"frame","hex":"…"}`)
+		fmt.Fprintln(stderr, `  each line: {"kind":"v1:<Type>","json":…[,"generation":"baseline"|"host-duration"]},`)
+		fmt.Fprintln(stderr, `  {"kind":"grpc:<Message>","json":…} or {"kind":"frame","hex":"…"} (hex = one WebSocket binary message)`)
 		return 2
 	}
 	in := bufio.NewReader(stdin)
@@ -147,7 +151,15 @@ func checkV1(name string, in checkInput) checkResult {
 	if in.JSON == nil {
 		return failure(errors.New(`missing "json"`))
 	}
-	m, _, err := wirev1.DecodeNamed(name, in.JSON)
+	gen := wirev1.GenerationBaseline
+	if in.Generation != nil {
+		g, err := wirev1.ParseGeneration(*in.Generation)
+		if err != nil {
+			return failure(err)
+		}
+		gen = g
+	}
+	m, _, err := wirev1.DecodeNamedFor(name, gen, in.JSON)
 	if err != nil {
 		return failure(err)
 	}
@@ -210,9 +222,10 @@ func checkGRPC(name string, in checkInput) checkResult {
 	return checkResult{OK: true, Value: compact.Bytes()}
 }
 
-// checkFrame reads one frame from a byte stream given in hex. An empty stream is a clean EOF
-// (value null). The value is the payload's canonical JSON; bytes after the frame are refused like
-// a message transport refuses trailing data.
+// checkFrame reads its hex as one WebSocket binary message, with the message decoder: the
+// message must be exactly one frame, so a missing prefix, a truncated or trailing payload and an
+// oversize length are all invalid data (a message cannot end "unexpectedly"). The value is the
+// payload's canonical JSON.
 func checkFrame(_ string, in checkInput) checkResult {
 	if in.Hex == nil {
 		return failure(errors.New(`missing "hex"`))
@@ -221,16 +234,8 @@ func checkFrame(_ string, in checkInput) checkResult {
 	if err != nil {
 		return failure(fmt.Errorf("malformed hex: %w", err))
 	}
-	payload, err := frame.NewReader(bytes.NewReader(data)).Read()
-	switch {
-	case err == io.EOF:
-		return checkResult{OK: true, Value: []byte("null")}
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return checkResult{Error: err.Error(), ErrorKind: "unexpected_eof"}
-	case err != nil:
-		return checkResult{Error: err.Error(), ErrorKind: "invalid_data"}
-	}
-	if _, err := frame.Decode(data); err != nil {
+	payload, err := frame.Decode(data)
+	if err != nil {
 		return checkResult{Error: err.Error(), ErrorKind: "invalid_data"}
 	}
 	canonical, err := wirev1.CanonicalJSON(payload)

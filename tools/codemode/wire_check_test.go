@@ -43,12 +43,28 @@ func TestWireCheckAnswersEveryLineInOrder(t *testing.T) {
 		{`{"kind":"v1:ClientToHost","json":{"type":"operation/cancel","id":1,"id":2}}`,
 			"{\"ok\":false,\"error\":\"duplicate field `id`\"}"},
 		{`{"kind":"frame","hex":"0b0000007b2276616c7565223a317d"}`, `{"ok":true,"value":{"value":1}}`},
-		{`{"kind":"frame","hex":""}`, `{"ok":true,"value":null}`},
-		{`{"kind":"frame","hex":"0100"}`, `{"ok":false,"kind":"unexpected_eof","error":"code-mode IPC frame header is truncated: unexpected EOF"}`},
-		{`{"kind":"frame","hex":"030000007b"}`, `{"ok":false,"kind":"unexpected_eof","error":"code-mode IPC frame payload is truncated: unexpected EOF"}`},
+		// One hex string is one WebSocket binary message: nothing is "partial", everything wrong is
+		// invalid data.
+		{`{"kind":"frame","hex":""}`, `{"ok":false,"kind":"invalid_data","error":"code-mode IPC frame is missing its length prefix"}`},
+		{`{"kind":"frame","hex":"0100"}`, `{"ok":false,"kind":"invalid_data","error":"code-mode IPC frame is missing its length prefix"}`},
+		{`{"kind":"frame","hex":"030000007b"}`, `{"ok":false,"kind":"invalid_data","error":"code-mode IPC frame declares 3 payload bytes but contains 1"}`},
 		{`{"kind":"frame","hex":"01000004"}`, `{"ok":false,"kind":"invalid_data","error":"code-mode IPC frame length 67108865 exceeds 67108864 bytes"}`},
 		{`{"kind":"frame","hex":"010000007b"}`, `{"ok":false,"kind":"invalid_data","error":"failed to decode code-mode IPC frame: EOF while parsing an object at line 1 column 1"}`},
 		{`{"kind":"frame","hex":"010000007b7d"}`, `{"ok":false,"kind":"invalid_data","error":"code-mode IPC frame declares 1 payload bytes but contains 2"}`},
+		// Both Codex wire generations (spec §6.1): the baseline (default) refuses the host
+		// duration, host-duration requires it, and each re-encodes its own shape.
+		{`{"kind":"v1:WireRuntimeResponse","json":{"Result":{"cell_id":"1","content_items":[],"error_text":null}}}`,
+			`{"ok":true,"value":{"Result":{"cell_id":"1","content_items":[],"error_text":null}}}`},
+		{`{"kind":"v1:WireRuntimeResponse","json":{"Result":{"cell_id":"1","content_items":[],"error_text":null,"code_mode_host_duration_ns":123}}}`,
+			"{\"ok\":false,\"error\":\"Result: unknown field `code_mode_host_duration_ns`, expected one of `cell_id`, `content_items`, `error_text`\"}"},
+		{`{"kind":"v1:WireRuntimeResponse","generation":"host-duration","json":{"Result":{"cell_id":"1","content_items":[],"error_text":null,"code_mode_host_duration_ns":123}}}`,
+			`{"ok":true,"value":{"Result":{"cell_id":"1","content_items":[],"error_text":null,"code_mode_host_duration_ns":123}}}`},
+		{`{"kind":"v1:HostToClient","generation":"host-duration","json":{"type":"execute/initialResponse","id":2,"result":{"status":"ok","value":{"Yielded":{"cell_id":"1","content_items":[]}}}}}`,
+			"{\"ok\":false,\"error\":\"result.value.Yielded: missing field `code_mode_host_duration_ns`\"}"},
+		{`{"kind":"v1:HostToClient","generation":"host-duration","json":{"type":"cell/closed","sessionId":"s","cellId":"1"}}`,
+			`{"ok":true,"value":{"type":"cell/closed","sessionId":"s","cellId":"1"}}`},
+		{`{"kind":"v1:WireRuntimeResponse","generation":"newest","json":{}}`,
+			`{"ok":false,"error":"unknown V1 wire generation \"newest\" (known: baseline, host-duration)"}`},
 		// Malformed lines answer ok:false and do not stop the stream.
 		{`not json`, `{"ok":false,"error":"malformed input line: invalid character 'o' in literal null (expecting 'u')"}`},
 		{`{"kind":"v1:Nope","json":{}}`, `{"ok":false,"error":"unknown V1 type \"Nope\" (known: ClientToHost, HostToClient, HostRequest, HostResponse, DelegateRequest, DelegateResponse, WireExecuteRequest, WireToolDefinition, WireToolName, WireWaitRequest, WireSessionCellExecutionLimits, WireContentItem, WireRuntimeResponse, WireWaitOutcome, WireNestedToolCall)"}`},

@@ -104,7 +104,9 @@ func TestCurrentSchemasMatchTheBaseline(t *testing.T) {
 }
 
 // TestNewerCodexDurationFieldIsBreaking replays the field failure of spec §6.1: adding the
-// required code_mode_host_duration_ns to a runtime response body breaks baseline peers.
+// required code_mode_host_duration_ns to a runtime response body breaks baseline peers. The
+// committed schema describes the field as a generation of its own (x-generation), so the test
+// starts from the baseline shape without it.
 func TestNewerCodexDurationFieldIsBreaking(t *testing.T) {
 	data, err := os.ReadFile("../baseline/v1/WireRuntimeResponse.schema.json")
 	if err != nil {
@@ -117,9 +119,10 @@ func TestNewerCodexDurationFieldIsBreaking(t *testing.T) {
 	body := doc["$defs"].(map[string]any)["Result"].(map[string]any)["properties"].(map[string]any)["Result"].(map[string]any)
 	body["properties"].(map[string]any)["code_mode_host_duration_ns"] = map[string]any{"type": "integer", "x-int": "u64"}
 	body["required"] = append(body["required"].([]any), "code_mode_host_duration_ns")
-	var old any
+	var old map[string]any
 	_ = json.Unmarshal(data, &old)
-	got := CompareSchemas("v1/WireRuntimeResponse.schema.json", old, any(doc))
+	delete(old["$defs"].(map[string]any)["Result"].(map[string]any)["properties"].(map[string]any)["Result"].(map[string]any)["properties"].(map[string]any), "code_mode_host_duration_ns")
+	got := CompareSchemas("v1/WireRuntimeResponse.schema.json", any(old), any(doc))
 	want := []string{
 		`v1/WireRuntimeResponse.schema.json#/$defs/Result/properties/Result/required: field "code_mode_host_duration_ns" newly required`,
 		"v1/WireRuntimeResponse.schema.json#/$defs/Result/properties/Result/properties/code_mode_host_duration_ns: field added to a closed object (old peers reject unknown fields)",

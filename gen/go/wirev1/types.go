@@ -108,7 +108,8 @@ func decodeClientHello(n *serdejson.Node, path string) (ClientHello, error) {
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "supportedVersions", "requiredCapabilities", "optionalCapabilities"}); err != nil {
+	keys := []string{"type", "supportedVersions", "requiredCapabilities", "optionalCapabilities"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("supportedVersions"); f != nil {
@@ -173,7 +174,8 @@ func decodeOperationRequest(n *serdejson.Node, path string) (OperationRequest, e
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "id", "request"}); err != nil {
+	keys := []string{"type", "id", "request"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
@@ -223,7 +225,8 @@ func decodeOperationCancel(n *serdejson.Node, path string) (OperationCancel, err
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "id"}); err != nil {
+	keys := []string{"type", "id"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
@@ -263,7 +266,8 @@ func decodeDelegateResponseMessage(n *serdejson.Node, path string) (DelegateResp
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "id", "result"}); err != nil {
+	keys := []string{"type", "id", "result"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
@@ -343,7 +347,8 @@ func decodeToolInvoke(n *serdejson.Node, path string) (ToolInvoke, error) {
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "invocation"}); err != nil {
+	keys := []string{"type", "invocation"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("invocation"); f != nil {
@@ -384,7 +389,8 @@ func decodeNotificationSend(n *serdejson.Node, path string) (NotificationSend, e
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "callId", "cellId", "text"}); err != nil {
+	keys := []string{"type", "callId", "cellId", "text"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("callId"); f != nil {
@@ -496,7 +502,8 @@ func decodeToolResult(n *serdejson.Node, path string) (ToolResult, error) {
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "result"}); err != nil {
+	keys := []string{"type", "result"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("result"); f != nil {
@@ -585,7 +592,8 @@ func decodeDelegateResponseOk(n *serdejson.Node, path string) (DelegateResponseO
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"status", "value"}); err != nil {
+	keys := []string{"status", "value"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("value"); f != nil {
@@ -624,7 +632,8 @@ func decodeDelegateResponseError(n *serdejson.Node, path string) (DelegateRespon
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"status", "message"}); err != nil {
+	keys := []string{"status", "message"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("message"); f != nil {
@@ -695,7 +704,8 @@ func decodeNoCompatibleVersion(n *serdejson.Node, path string) (NoCompatibleVers
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "supportedVersions"}); err != nil {
+	keys := []string{"type", "supportedVersions"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("supportedVersions"); f != nil {
@@ -734,7 +744,8 @@ func decodeMissingRequiredCapability(n *serdejson.Node, path string) (MissingReq
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "capability"}); err != nil {
+	keys := []string{"type", "capability"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("capability"); f != nil {
@@ -773,7 +784,8 @@ func decodeInvalidHello(n *serdejson.Node, path string) (InvalidHello, error) {
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "message"}); err != nil {
+	keys := []string{"type", "message"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("message"); f != nil {
@@ -849,7 +861,8 @@ func decodeOpenSession(n *serdejson.Node, path string) (OpenSession, error) {
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"method", "sessionId", "cellExecutionLimits"}); err != nil {
+	keys := []string{"method", "sessionId", "cellExecutionLimits"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
@@ -906,7 +919,8 @@ func decodeExecute(n *serdejson.Node, path string) (Execute, error) {
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"method", "sessionId", "request"}); err != nil {
+	keys := []string{"method", "sessionId", "request"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
@@ -957,7 +971,8 @@ func decodeWait(n *serdejson.Node, path string) (Wait, error) {
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"method", "sessionId", "request"}); err != nil {
+	keys := []string{"method", "sessionId", "request"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
@@ -1008,7 +1023,8 @@ func decodeTerminate(n *serdejson.Node, path string) (Terminate, error) {
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"method", "sessionId", "cellId"}); err != nil {
+	keys := []string{"method", "sessionId", "cellId"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
@@ -1058,7 +1074,8 @@ func decodeShutdownSession(n *serdejson.Node, path string) (ShutdownSession, err
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"method", "sessionId"}); err != nil {
+	keys := []string{"method", "sessionId"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
@@ -1100,20 +1117,20 @@ type HostResponse interface {
 	isHostResponse()
 }
 
-func decodeHostResponse(n *serdejson.Node, path string) (HostResponse, error) {
+func decodeHostResponse(n *serdejson.Node, path string, g Generation) (HostResponse, error) {
 	tag, err := serdejson.UnionTag(n, path, "type", "internally tagged enum HostResponse")
 	if err != nil {
 		return nil, err
 	}
 	switch tag {
 	case "session/ready":
-		return decodeSessionReady(n, path)
+		return decodeSessionReady(n, path, g)
 	case "execution/started":
-		return decodeExecutionStarted(n, path)
+		return decodeExecutionStarted(n, path, g)
 	case "wait/completed":
-		return decodeWaitCompleted(n, path)
+		return decodeWaitCompleted(n, path, g)
 	case "session/closed":
-		return decodeSessionClosed(n, path)
+		return decodeSessionClosed(n, path, g)
 	}
 	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, []string{"session/ready", "execution/started", "wait/completed", "session/closed"})
 }
@@ -1125,13 +1142,14 @@ type SessionReady struct {
 
 func (SessionReady) isHostResponse() {}
 
-func decodeSessionReady(n *serdejson.Node, path string) (SessionReady, error) {
+func decodeSessionReady(n *serdejson.Node, path string, g Generation) (SessionReady, error) {
 	var v SessionReady
 	o, err := serdejson.ReadObject(n, path, "struct variant HostResponse::SessionReady")
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "sessionId"}); err != nil {
+	keys := []string{"type", "sessionId"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
@@ -1164,13 +1182,14 @@ type ExecutionStarted struct {
 
 func (ExecutionStarted) isHostResponse() {}
 
-func decodeExecutionStarted(n *serdejson.Node, path string) (ExecutionStarted, error) {
+func decodeExecutionStarted(n *serdejson.Node, path string, g Generation) (ExecutionStarted, error) {
 	var v ExecutionStarted
 	o, err := serdejson.ReadObject(n, path, "struct variant HostResponse::ExecutionStarted")
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "cellId"}); err != nil {
+	keys := []string{"type", "cellId"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("cellId"); f != nil {
@@ -1203,17 +1222,18 @@ type WaitCompleted struct {
 
 func (WaitCompleted) isHostResponse() {}
 
-func decodeWaitCompleted(n *serdejson.Node, path string) (WaitCompleted, error) {
+func decodeWaitCompleted(n *serdejson.Node, path string, g Generation) (WaitCompleted, error) {
 	var v WaitCompleted
 	o, err := serdejson.ReadObject(n, path, "struct variant HostResponse::WaitCompleted")
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "outcome"}); err != nil {
+	keys := []string{"type", "outcome"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("outcome"); f != nil {
-		x, err := decodeWireWaitOutcome(f, serdejson.JoinPath(path, "outcome"))
+		x, err := decodeWireWaitOutcome(f, serdejson.JoinPath(path, "outcome"), g)
 		if err != nil {
 			return v, err
 		}
@@ -1242,13 +1262,14 @@ type SessionClosed struct {
 
 func (SessionClosed) isHostResponse() {}
 
-func decodeSessionClosed(n *serdejson.Node, path string) (SessionClosed, error) {
+func decodeSessionClosed(n *serdejson.Node, path string, g Generation) (SessionClosed, error) {
 	var v SessionClosed
 	o, err := serdejson.ReadObject(n, path, "struct variant HostResponse::SessionClosed")
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "sessionId"}); err != nil {
+	keys := []string{"type", "sessionId"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
@@ -1274,14 +1295,20 @@ func (v SessionClosed) AppendJSON(b []byte) []byte {
 	return b
 }
 
-// DecodeHostResponse decodes one JSON document strictly (see DecodeError).
+// DecodeHostResponse decodes one JSON document strictly (see DecodeError) as the baseline generation
+// writes it; DecodeHostResponseFor reads another generation.
 func DecodeHostResponse(data []byte) (HostResponse, error) {
+	return DecodeHostResponseFor(GenerationBaseline, data)
+}
+
+// DecodeHostResponseFor decodes one JSON document strictly as generation g writes it.
+func DecodeHostResponseFor(g Generation, data []byte) (HostResponse, error) {
 	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero HostResponse
 		return zero, err
 	}
-	return decodeHostResponse(n, "")
+	return decodeHostResponse(n, "", g)
 }
 
 // HostResponseResult is defined by HostResponseResult.schema.json. WireResult<HostResponse>: internally tagged by `status`. Instantiates WireResult<HostResponse>. Implemented by: HostResponseOk, HostResponseError.
@@ -1290,16 +1317,16 @@ type HostResponseResult interface {
 	isHostResponseResult()
 }
 
-func decodeHostResponseResult(n *serdejson.Node, path string) (HostResponseResult, error) {
+func decodeHostResponseResult(n *serdejson.Node, path string, g Generation) (HostResponseResult, error) {
 	tag, err := serdejson.UnionTag(n, path, "status", "internally tagged enum HostResponseResult")
 	if err != nil {
 		return nil, err
 	}
 	switch tag {
 	case "ok":
-		return decodeHostResponseOk(n, path)
+		return decodeHostResponseOk(n, path, g)
 	case "error":
-		return decodeHostResponseError(n, path)
+		return decodeHostResponseError(n, path, g)
 	}
 	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "status"), tag, []string{"ok", "error"})
 }
@@ -1311,17 +1338,18 @@ type HostResponseOk struct {
 
 func (HostResponseOk) isHostResponseResult() {}
 
-func decodeHostResponseOk(n *serdejson.Node, path string) (HostResponseOk, error) {
+func decodeHostResponseOk(n *serdejson.Node, path string, g Generation) (HostResponseOk, error) {
 	var v HostResponseOk
 	o, err := serdejson.ReadObject(n, path, "struct variant HostResponseResult::HostResponseOk")
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"status", "value"}); err != nil {
+	keys := []string{"status", "value"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("value"); f != nil {
-		x, err := decodeHostResponse(f, serdejson.JoinPath(path, "value"))
+		x, err := decodeHostResponse(f, serdejson.JoinPath(path, "value"), g)
 		if err != nil {
 			return v, err
 		}
@@ -1350,13 +1378,14 @@ type HostResponseError struct {
 
 func (HostResponseError) isHostResponseResult() {}
 
-func decodeHostResponseError(n *serdejson.Node, path string) (HostResponseError, error) {
+func decodeHostResponseError(n *serdejson.Node, path string, g Generation) (HostResponseError, error) {
 	var v HostResponseError
 	o, err := serdejson.ReadObject(n, path, "struct variant HostResponseResult::HostResponseError")
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"status", "message"}); err != nil {
+	keys := []string{"status", "message"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("message"); f != nil {
@@ -1382,14 +1411,20 @@ func (v HostResponseError) AppendJSON(b []byte) []byte {
 	return b
 }
 
-// DecodeHostResponseResult decodes one JSON document strictly (see DecodeError).
+// DecodeHostResponseResult decodes one JSON document strictly (see DecodeError) as the baseline generation
+// writes it; DecodeHostResponseResultFor reads another generation.
 func DecodeHostResponseResult(data []byte) (HostResponseResult, error) {
+	return DecodeHostResponseResultFor(GenerationBaseline, data)
+}
+
+// DecodeHostResponseResultFor decodes one JSON document strictly as generation g writes it.
+func DecodeHostResponseResultFor(g Generation, data []byte) (HostResponseResult, error) {
 	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero HostResponseResult
 		return zero, err
 	}
-	return decodeHostResponseResult(n, "")
+	return decodeHostResponseResult(n, "", g)
 }
 
 // HostToClient is defined by HostToClient.schema.json. Every frame a host sends, internally tagged by `type`, camelCase fields. x-lane per §2.7. Implemented by: HostHello, HandshakeRejected, OperationResponse, InitialResponse, DelegateRequestMessage, DelegateCancel, CellClosed.
@@ -1398,26 +1433,26 @@ type HostToClient interface {
 	isHostToClient()
 }
 
-func decodeHostToClient(n *serdejson.Node, path string) (HostToClient, error) {
+func decodeHostToClient(n *serdejson.Node, path string, g Generation) (HostToClient, error) {
 	tag, err := serdejson.UnionTag(n, path, "type", "internally tagged enum HostToClient")
 	if err != nil {
 		return nil, err
 	}
 	switch tag {
 	case "connection/ready":
-		return decodeHostHello(n, path)
+		return decodeHostHello(n, path, g)
 	case "connection/rejected":
-		return decodeHandshakeRejected(n, path)
+		return decodeHandshakeRejected(n, path, g)
 	case "operation/response":
-		return decodeOperationResponse(n, path)
+		return decodeOperationResponse(n, path, g)
 	case "execute/initialResponse":
-		return decodeInitialResponse(n, path)
+		return decodeInitialResponse(n, path, g)
 	case "delegate/request":
-		return decodeDelegateRequestMessage(n, path)
+		return decodeDelegateRequestMessage(n, path, g)
 	case "delegate/cancel":
-		return decodeDelegateCancel(n, path)
+		return decodeDelegateCancel(n, path, g)
 	case "cell/closed":
-		return decodeCellClosed(n, path)
+		return decodeCellClosed(n, path, g)
 	}
 	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, []string{"connection/ready", "connection/rejected", "operation/response", "execute/initialResponse", "delegate/request", "delegate/cancel", "cell/closed"})
 }
@@ -1431,13 +1466,14 @@ type HostHello struct {
 
 func (HostHello) isHostToClient() {}
 
-func decodeHostHello(n *serdejson.Node, path string) (HostHello, error) {
+func decodeHostHello(n *serdejson.Node, path string, g Generation) (HostHello, error) {
 	var v HostHello
 	o, err := serdejson.ReadObject(n, path, "struct variant HostToClient::HostHello")
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "selectedVersion", "capabilities", "bulkConnectionToken"}); err != nil {
+	keys := []string{"type", "selectedVersion", "capabilities", "bulkConnectionToken"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("selectedVersion"); f != nil {
@@ -1498,13 +1534,14 @@ type HandshakeRejected struct {
 
 func (HandshakeRejected) isHostToClient() {}
 
-func decodeHandshakeRejected(n *serdejson.Node, path string) (HandshakeRejected, error) {
+func decodeHandshakeRejected(n *serdejson.Node, path string, g Generation) (HandshakeRejected, error) {
 	var v HandshakeRejected
 	o, err := serdejson.ReadObject(n, path, "struct variant HostToClient::HandshakeRejected")
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "reason"}); err != nil {
+	keys := []string{"type", "reason"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("reason"); f != nil {
@@ -1538,13 +1575,14 @@ type OperationResponse struct {
 
 func (OperationResponse) isHostToClient() {}
 
-func decodeOperationResponse(n *serdejson.Node, path string) (OperationResponse, error) {
+func decodeOperationResponse(n *serdejson.Node, path string, g Generation) (OperationResponse, error) {
 	var v OperationResponse
 	o, err := serdejson.ReadObject(n, path, "struct variant HostToClient::OperationResponse")
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "id", "result"}); err != nil {
+	keys := []string{"type", "id", "result"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
@@ -1557,7 +1595,7 @@ func decodeOperationResponse(n *serdejson.Node, path string) (OperationResponse,
 		return v, serdejson.MissingField(path, "id")
 	}
 	if f := o.Take("result"); f != nil {
-		x, err := decodeHostResponseResult(f, serdejson.JoinPath(path, "result"))
+		x, err := decodeHostResponseResult(f, serdejson.JoinPath(path, "result"), g)
 		if err != nil {
 			return v, err
 		}
@@ -1589,13 +1627,14 @@ type InitialResponse struct {
 
 func (InitialResponse) isHostToClient() {}
 
-func decodeInitialResponse(n *serdejson.Node, path string) (InitialResponse, error) {
+func decodeInitialResponse(n *serdejson.Node, path string, g Generation) (InitialResponse, error) {
 	var v InitialResponse
 	o, err := serdejson.ReadObject(n, path, "struct variant HostToClient::InitialResponse")
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "id", "result"}); err != nil {
+	keys := []string{"type", "id", "result"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
@@ -1608,7 +1647,7 @@ func decodeInitialResponse(n *serdejson.Node, path string) (InitialResponse, err
 		return v, serdejson.MissingField(path, "id")
 	}
 	if f := o.Take("result"); f != nil {
-		x, err := decodeRuntimeResponseResult(f, serdejson.JoinPath(path, "result"))
+		x, err := decodeRuntimeResponseResult(f, serdejson.JoinPath(path, "result"), g)
 		if err != nil {
 			return v, err
 		}
@@ -1641,13 +1680,14 @@ type DelegateRequestMessage struct {
 
 func (DelegateRequestMessage) isHostToClient() {}
 
-func decodeDelegateRequestMessage(n *serdejson.Node, path string) (DelegateRequestMessage, error) {
+func decodeDelegateRequestMessage(n *serdejson.Node, path string, g Generation) (DelegateRequestMessage, error) {
 	var v DelegateRequestMessage
 	o, err := serdejson.ReadObject(n, path, "struct variant HostToClient::DelegateRequestMessage")
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "id", "sessionId", "request"}); err != nil {
+	keys := []string{"type", "id", "sessionId", "request"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
@@ -1702,13 +1742,14 @@ type DelegateCancel struct {
 
 func (DelegateCancel) isHostToClient() {}
 
-func decodeDelegateCancel(n *serdejson.Node, path string) (DelegateCancel, error) {
+func decodeDelegateCancel(n *serdejson.Node, path string, g Generation) (DelegateCancel, error) {
 	var v DelegateCancel
 	o, err := serdejson.ReadObject(n, path, "struct variant HostToClient::DelegateCancel")
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "id"}); err != nil {
+	keys := []string{"type", "id"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
@@ -1742,13 +1783,14 @@ type CellClosed struct {
 
 func (CellClosed) isHostToClient() {}
 
-func decodeCellClosed(n *serdejson.Node, path string) (CellClosed, error) {
+func decodeCellClosed(n *serdejson.Node, path string, g Generation) (CellClosed, error) {
 	var v CellClosed
 	o, err := serdejson.ReadObject(n, path, "struct variant HostToClient::CellClosed")
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "sessionId", "cellId"}); err != nil {
+	keys := []string{"type", "sessionId", "cellId"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
@@ -1785,14 +1827,20 @@ func (v CellClosed) AppendJSON(b []byte) []byte {
 	return b
 }
 
-// DecodeHostToClient decodes one JSON document strictly (see DecodeError).
+// DecodeHostToClient decodes one JSON document strictly (see DecodeError) as the baseline generation
+// writes it; DecodeHostToClientFor reads another generation.
 func DecodeHostToClient(data []byte) (HostToClient, error) {
+	return DecodeHostToClientFor(GenerationBaseline, data)
+}
+
+// DecodeHostToClientFor decodes one JSON document strictly as generation g writes it.
+func DecodeHostToClientFor(g Generation, data []byte) (HostToClient, error) {
 	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero HostToClient
 		return zero, err
 	}
-	return decodeHostToClient(n, "")
+	return decodeHostToClient(n, "", g)
 }
 
 // ProtocolVersion is defined by ProtocolVersion.schema.json. Protocol version: a non-zero u32. V1 = 1.
@@ -1843,16 +1891,16 @@ type RuntimeResponseResult interface {
 	isRuntimeResponseResult()
 }
 
-func decodeRuntimeResponseResult(n *serdejson.Node, path string) (RuntimeResponseResult, error) {
+func decodeRuntimeResponseResult(n *serdejson.Node, path string, g Generation) (RuntimeResponseResult, error) {
 	tag, err := serdejson.UnionTag(n, path, "status", "internally tagged enum RuntimeResponseResult")
 	if err != nil {
 		return nil, err
 	}
 	switch tag {
 	case "ok":
-		return decodeRuntimeResponseOk(n, path)
+		return decodeRuntimeResponseOk(n, path, g)
 	case "error":
-		return decodeRuntimeResponseError(n, path)
+		return decodeRuntimeResponseError(n, path, g)
 	}
 	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "status"), tag, []string{"ok", "error"})
 }
@@ -1864,17 +1912,18 @@ type RuntimeResponseOk struct {
 
 func (RuntimeResponseOk) isRuntimeResponseResult() {}
 
-func decodeRuntimeResponseOk(n *serdejson.Node, path string) (RuntimeResponseOk, error) {
+func decodeRuntimeResponseOk(n *serdejson.Node, path string, g Generation) (RuntimeResponseOk, error) {
 	var v RuntimeResponseOk
 	o, err := serdejson.ReadObject(n, path, "struct variant RuntimeResponseResult::RuntimeResponseOk")
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"status", "value"}); err != nil {
+	keys := []string{"status", "value"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("value"); f != nil {
-		x, err := decodeWireRuntimeResponse(f, serdejson.JoinPath(path, "value"))
+		x, err := decodeWireRuntimeResponse(f, serdejson.JoinPath(path, "value"), g)
 		if err != nil {
 			return v, err
 		}
@@ -1903,13 +1952,14 @@ type RuntimeResponseError struct {
 
 func (RuntimeResponseError) isRuntimeResponseResult() {}
 
-func decodeRuntimeResponseError(n *serdejson.Node, path string) (RuntimeResponseError, error) {
+func decodeRuntimeResponseError(n *serdejson.Node, path string, g Generation) (RuntimeResponseError, error) {
 	var v RuntimeResponseError
 	o, err := serdejson.ReadObject(n, path, "struct variant RuntimeResponseResult::RuntimeResponseError")
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"status", "message"}); err != nil {
+	keys := []string{"status", "message"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("message"); f != nil {
@@ -1935,14 +1985,20 @@ func (v RuntimeResponseError) AppendJSON(b []byte) []byte {
 	return b
 }
 
-// DecodeRuntimeResponseResult decodes one JSON document strictly (see DecodeError).
+// DecodeRuntimeResponseResult decodes one JSON document strictly (see DecodeError) as the baseline generation
+// writes it; DecodeRuntimeResponseResultFor reads another generation.
 func DecodeRuntimeResponseResult(data []byte) (RuntimeResponseResult, error) {
+	return DecodeRuntimeResponseResultFor(GenerationBaseline, data)
+}
+
+// DecodeRuntimeResponseResultFor decodes one JSON document strictly as generation g writes it.
+func DecodeRuntimeResponseResultFor(g Generation, data []byte) (RuntimeResponseResult, error) {
 	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero RuntimeResponseResult
 		return zero, err
 	}
-	return decodeRuntimeResponseResult(n, "")
+	return decodeRuntimeResponseResult(n, "", g)
 }
 
 // SessionId is defined by SessionId.schema.json. Client-chosen session identifier; non-empty after trim.
@@ -2063,7 +2119,8 @@ func decodeInputText(n *serdejson.Node, path string) (InputText, error) {
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "text"}); err != nil {
+	keys := []string{"type", "text"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("text"); f != nil {
@@ -2103,7 +2160,8 @@ func decodeInputImage(n *serdejson.Node, path string) (InputImage, error) {
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "image_url", "detail"}); err != nil {
+	keys := []string{"type", "image_url", "detail"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("image_url"); f != nil {
@@ -2159,7 +2217,8 @@ func decodeInputAudio(n *serdejson.Node, path string) (InputAudio, error) {
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"type", "audio_url"}); err != nil {
+	keys := []string{"type", "audio_url"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("audio_url"); f != nil {
@@ -2210,7 +2269,8 @@ func decodeWireExecuteRequest(n *serdejson.Node, path string) (WireExecuteReques
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"tool_call_id", "enabled_tools", "source", "yield_time_ms", "max_output_tokens"}); err != nil {
+	keys := []string{"tool_call_id", "enabled_tools", "source", "yield_time_ms", "max_output_tokens"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("tool_call_id"); f != nil {
@@ -2327,7 +2387,8 @@ func decodeWireNestedToolCall(n *serdejson.Node, path string) (WireNestedToolCal
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"cell_id", "runtime_tool_call_id", "tool_name", "tool_kind", "input"}); err != nil {
+	keys := []string{"cell_id", "runtime_tool_call_id", "tool_name", "tool_kind", "input"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("cell_id"); f != nil {
@@ -2406,43 +2467,48 @@ func DecodeWireNestedToolCall(data []byte) (WireNestedToolCall, error) {
 	return decodeWireNestedToolCall(n, "")
 }
 
-// WireRuntimeResponse is defined by WireRuntimeResponse.schema.json. Runtime response, externally tagged with PascalCase keys (exactly one key). Baseline shape: no code_mode_host_duration_ns. Implemented by: Yielded, Terminated, Result.
+// WireRuntimeResponse is defined by WireRuntimeResponse.schema.json. Runtime response, externally tagged with PascalCase keys (exactly one key). Two wire generations (spec §6.1): the baseline (Codex ≤ 0.151) has no code_mode_host_duration_ns; from generation host-duration on (Codex ≥ 0.152) every variant requires it, and each generation refuses the other's shape (deny_unknown_fields). Implemented by: Yielded, Terminated, Result.
 type WireRuntimeResponse interface {
 	Message
 	isWireRuntimeResponse()
 }
 
-func decodeWireRuntimeResponse(n *serdejson.Node, path string) (WireRuntimeResponse, error) {
+func decodeWireRuntimeResponse(n *serdejson.Node, path string, g Generation) (WireRuntimeResponse, error) {
 	key, value, err := serdejson.ExternalVariant(n, path, "WireRuntimeResponse")
 	if err != nil {
 		return nil, err
 	}
 	switch key {
 	case "Yielded":
-		return decodeYielded(value, serdejson.JoinPath(path, key))
+		return decodeYielded(value, serdejson.JoinPath(path, key), g)
 	case "Terminated":
-		return decodeTerminated(value, serdejson.JoinPath(path, key))
+		return decodeTerminated(value, serdejson.JoinPath(path, key), g)
 	case "Result":
-		return decodeResult(value, serdejson.JoinPath(path, key))
+		return decodeResult(value, serdejson.JoinPath(path, key), g)
 	}
 	return nil, serdejson.UnknownVariant(path, key, []string{"Yielded", "Terminated", "Result"})
 }
 
 // Yielded is the WireRuntimeResponse variant {"Yielded": {…}}.
 type Yielded struct {
-	CellId       WireCellId        // "cell_id": required
-	ContentItems []WireContentItem // "content_items": required
+	CellId                 WireCellId        // "cell_id": required
+	ContentItems           []WireContentItem // "content_items": required
+	CodeModeHostDurationNs *uint64           // "code_mode_host_duration_ns": generation host-duration on: required there, unknown before; omitted when nil
 }
 
 func (Yielded) isWireRuntimeResponse() {}
 
-func decodeYielded(n *serdejson.Node, path string) (Yielded, error) {
+func decodeYielded(n *serdejson.Node, path string, g Generation) (Yielded, error) {
 	var v Yielded
 	o, err := serdejson.ReadObject(n, path, "struct variant WireRuntimeResponse::Yielded")
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"cell_id", "content_items"}); err != nil {
+	keys := []string{"cell_id", "content_items"}
+	if g >= GenerationHostDuration {
+		keys = append(keys, "code_mode_host_duration_ns")
+	}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("cell_id"); f != nil {
@@ -2462,6 +2528,15 @@ func decodeYielded(n *serdejson.Node, path string) (Yielded, error) {
 		v.ContentItems = x
 	} else {
 		return v, serdejson.MissingField(path, "content_items")
+	}
+	if f := o.Take("code_mode_host_duration_ns"); f != nil {
+		x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "code_mode_host_duration_ns"))
+		if err != nil {
+			return v, err
+		}
+		v.CodeModeHostDurationNs = &x
+	} else if g >= GenerationHostDuration {
+		return v, serdejson.MissingField(path, "code_mode_host_duration_ns")
 	}
 	return v, nil
 }
@@ -2482,6 +2557,14 @@ func (v Yielded) AppendJSON(b []byte) []byte {
 		b = serdejson.AppendMessage(b, it0)
 	}
 	b = append(b, ']')
+	if v.CodeModeHostDurationNs != nil {
+		b = serdejson.AppendKey(b, start, "code_mode_host_duration_ns")
+		if v.CodeModeHostDurationNs == nil {
+			b = append(b, "null"...)
+		} else {
+			b = strconv.AppendUint(b, uint64((*v.CodeModeHostDurationNs)), 10)
+		}
+	}
 	b = append(b, '}')
 	b = append(b, '}')
 	return b
@@ -2489,19 +2572,24 @@ func (v Yielded) AppendJSON(b []byte) []byte {
 
 // Terminated is the WireRuntimeResponse variant {"Terminated": {…}}.
 type Terminated struct {
-	CellId       WireCellId        // "cell_id": required
-	ContentItems []WireContentItem // "content_items": required
+	CellId                 WireCellId        // "cell_id": required
+	ContentItems           []WireContentItem // "content_items": required
+	CodeModeHostDurationNs *uint64           // "code_mode_host_duration_ns": generation host-duration on: required there, unknown before; omitted when nil
 }
 
 func (Terminated) isWireRuntimeResponse() {}
 
-func decodeTerminated(n *serdejson.Node, path string) (Terminated, error) {
+func decodeTerminated(n *serdejson.Node, path string, g Generation) (Terminated, error) {
 	var v Terminated
 	o, err := serdejson.ReadObject(n, path, "struct variant WireRuntimeResponse::Terminated")
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"cell_id", "content_items"}); err != nil {
+	keys := []string{"cell_id", "content_items"}
+	if g >= GenerationHostDuration {
+		keys = append(keys, "code_mode_host_duration_ns")
+	}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("cell_id"); f != nil {
@@ -2522,6 +2610,15 @@ func decodeTerminated(n *serdejson.Node, path string) (Terminated, error) {
 	} else {
 		return v, serdejson.MissingField(path, "content_items")
 	}
+	if f := o.Take("code_mode_host_duration_ns"); f != nil {
+		x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "code_mode_host_duration_ns"))
+		if err != nil {
+			return v, err
+		}
+		v.CodeModeHostDurationNs = &x
+	} else if g >= GenerationHostDuration {
+		return v, serdejson.MissingField(path, "code_mode_host_duration_ns")
+	}
 	return v, nil
 }
 
@@ -2541,6 +2638,14 @@ func (v Terminated) AppendJSON(b []byte) []byte {
 		b = serdejson.AppendMessage(b, it0)
 	}
 	b = append(b, ']')
+	if v.CodeModeHostDurationNs != nil {
+		b = serdejson.AppendKey(b, start, "code_mode_host_duration_ns")
+		if v.CodeModeHostDurationNs == nil {
+			b = append(b, "null"...)
+		} else {
+			b = strconv.AppendUint(b, uint64((*v.CodeModeHostDurationNs)), 10)
+		}
+	}
 	b = append(b, '}')
 	b = append(b, '}')
 	return b
@@ -2548,20 +2653,25 @@ func (v Terminated) AppendJSON(b []byte) []byte {
 
 // Result is the WireRuntimeResponse variant {"Result": {…}}.
 type Result struct {
-	CellId       WireCellId        // "cell_id": required
-	ContentItems []WireContentItem // "content_items": required
-	ErrorText    *string           // "error_text": optional; encoded as null when nil
+	CellId                 WireCellId        // "cell_id": required
+	ContentItems           []WireContentItem // "content_items": required
+	ErrorText              *string           // "error_text": optional; encoded as null when nil
+	CodeModeHostDurationNs *uint64           // "code_mode_host_duration_ns": generation host-duration on: required there, unknown before; omitted when nil
 }
 
 func (Result) isWireRuntimeResponse() {}
 
-func decodeResult(n *serdejson.Node, path string) (Result, error) {
+func decodeResult(n *serdejson.Node, path string, g Generation) (Result, error) {
 	var v Result
 	o, err := serdejson.ReadObject(n, path, "struct variant WireRuntimeResponse::Result")
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"cell_id", "content_items", "error_text"}); err != nil {
+	keys := []string{"cell_id", "content_items", "error_text"}
+	if g >= GenerationHostDuration {
+		keys = append(keys, "code_mode_host_duration_ns")
+	}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("cell_id"); f != nil {
@@ -2591,6 +2701,15 @@ func decodeResult(n *serdejson.Node, path string) (Result, error) {
 			v.ErrorText = &x
 		}
 	}
+	if f := o.Take("code_mode_host_duration_ns"); f != nil {
+		x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "code_mode_host_duration_ns"))
+		if err != nil {
+			return v, err
+		}
+		v.CodeModeHostDurationNs = &x
+	} else if g >= GenerationHostDuration {
+		return v, serdejson.MissingField(path, "code_mode_host_duration_ns")
+	}
 	return v, nil
 }
 
@@ -2616,19 +2735,33 @@ func (v Result) AppendJSON(b []byte) []byte {
 	} else {
 		b = serdejson.AppendString(b, (*v.ErrorText))
 	}
+	if v.CodeModeHostDurationNs != nil {
+		b = serdejson.AppendKey(b, start, "code_mode_host_duration_ns")
+		if v.CodeModeHostDurationNs == nil {
+			b = append(b, "null"...)
+		} else {
+			b = strconv.AppendUint(b, uint64((*v.CodeModeHostDurationNs)), 10)
+		}
+	}
 	b = append(b, '}')
 	b = append(b, '}')
 	return b
 }
 
-// DecodeWireRuntimeResponse decodes one JSON document strictly (see DecodeError).
+// DecodeWireRuntimeResponse decodes one JSON document strictly (see DecodeError) as the baseline generation
+// writes it; DecodeWireRuntimeResponseFor reads another generation.
 func DecodeWireRuntimeResponse(data []byte) (WireRuntimeResponse, error) {
+	return DecodeWireRuntimeResponseFor(GenerationBaseline, data)
+}
+
+// DecodeWireRuntimeResponseFor decodes one JSON document strictly as generation g writes it.
+func DecodeWireRuntimeResponseFor(g Generation, data []byte) (WireRuntimeResponse, error) {
 	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero WireRuntimeResponse
 		return zero, err
 	}
-	return decodeWireRuntimeResponse(n, "")
+	return decodeWireRuntimeResponse(n, "", g)
 }
 
 // WireSessionCellExecutionLimits is defined by WireSessionCellExecutionLimits.schema.json. Session limits (camelCase!); both fields optional and omitted when absent.
@@ -2643,7 +2776,8 @@ func decodeWireSessionCellExecutionLimits(n *serdejson.Node, path string) (WireS
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"maxYieldTimeMs", "maxHeapSizeBytes"}); err != nil {
+	keys := []string{"maxYieldTimeMs", "maxHeapSizeBytes"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("maxYieldTimeMs"); f != nil {
@@ -2717,7 +2851,8 @@ func decodeWireToolDefinition(n *serdejson.Node, path string) (WireToolDefinitio
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"name", "tool_name", "description", "kind", "input_schema", "output_schema"}); err != nil {
+	keys := []string{"name", "tool_name", "description", "kind", "input_schema", "output_schema"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("name"); f != nil {
@@ -2819,7 +2954,8 @@ func decodeWireToolName(n *serdejson.Node, path string) (WireToolName, error) {
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"name", "namespace"}); err != nil {
+	keys := []string{"name", "namespace"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("name"); f != nil {
@@ -2875,16 +3011,16 @@ type WireWaitOutcome interface {
 	isWireWaitOutcome()
 }
 
-func decodeWireWaitOutcome(n *serdejson.Node, path string) (WireWaitOutcome, error) {
+func decodeWireWaitOutcome(n *serdejson.Node, path string, g Generation) (WireWaitOutcome, error) {
 	key, value, err := serdejson.ExternalVariant(n, path, "WireWaitOutcome")
 	if err != nil {
 		return nil, err
 	}
 	switch key {
 	case "LiveCell":
-		return decodeLiveCell(value, serdejson.JoinPath(path, key))
+		return decodeLiveCell(value, serdejson.JoinPath(path, key), g)
 	case "MissingCell":
-		return decodeMissingCell(value, serdejson.JoinPath(path, key))
+		return decodeMissingCell(value, serdejson.JoinPath(path, key), g)
 	}
 	return nil, serdejson.UnknownVariant(path, key, []string{"LiveCell", "MissingCell"})
 }
@@ -2896,8 +3032,8 @@ type LiveCell struct {
 
 func (LiveCell) isWireWaitOutcome() {}
 
-func decodeLiveCell(n *serdejson.Node, path string) (LiveCell, error) {
-	x, err := decodeWireRuntimeResponse(n, path)
+func decodeLiveCell(n *serdejson.Node, path string, g Generation) (LiveCell, error) {
+	x, err := decodeWireRuntimeResponse(n, path, g)
 	return LiveCell{Value: x}, err
 }
 
@@ -2915,8 +3051,8 @@ type MissingCell struct {
 
 func (MissingCell) isWireWaitOutcome() {}
 
-func decodeMissingCell(n *serdejson.Node, path string) (MissingCell, error) {
-	x, err := decodeWireRuntimeResponse(n, path)
+func decodeMissingCell(n *serdejson.Node, path string, g Generation) (MissingCell, error) {
+	x, err := decodeWireRuntimeResponse(n, path, g)
 	return MissingCell{Value: x}, err
 }
 
@@ -2927,14 +3063,20 @@ func (v MissingCell) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// DecodeWireWaitOutcome decodes one JSON document strictly (see DecodeError).
+// DecodeWireWaitOutcome decodes one JSON document strictly (see DecodeError) as the baseline generation
+// writes it; DecodeWireWaitOutcomeFor reads another generation.
 func DecodeWireWaitOutcome(data []byte) (WireWaitOutcome, error) {
+	return DecodeWireWaitOutcomeFor(GenerationBaseline, data)
+}
+
+// DecodeWireWaitOutcomeFor decodes one JSON document strictly as generation g writes it.
+func DecodeWireWaitOutcomeFor(g Generation, data []byte) (WireWaitOutcome, error) {
 	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero WireWaitOutcome
 		return zero, err
 	}
-	return decodeWireWaitOutcome(n, "")
+	return decodeWireWaitOutcome(n, "", g)
 }
 
 // WireWaitRequest is defined by WireWaitRequest.schema.json. Wait payload: both fields required.
@@ -2949,7 +3091,8 @@ func decodeWireWaitRequest(n *serdejson.Node, path string) (WireWaitRequest, err
 	if err != nil {
 		return v, err
 	}
-	if err := o.AllowOnly([]string{"cell_id", "yield_time_ms"}); err != nil {
+	keys := []string{"cell_id", "yield_time_ms"}
+	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("cell_id"); f != nil {
@@ -2996,190 +3139,190 @@ func DecodeWireWaitRequest(data []byte) (WireWaitRequest, error) {
 }
 
 // decoders maps every schema title to its decoder.
-var decoders = map[string]func([]byte) (Message, error){
-	"Capability": func(data []byte) (Message, error) {
+var decoders = map[string]func(Generation, []byte) (Message, error){
+	"Capability": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeCapability(data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"CapabilitySet": func(data []byte) (Message, error) {
+	"CapabilitySet": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeCapabilitySet(data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"ClientToHost": func(data []byte) (Message, error) {
+	"ClientToHost": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeClientToHost(data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"DelegateRequest": func(data []byte) (Message, error) {
+	"DelegateRequest": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeDelegateRequest(data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"DelegateRequestId": func(data []byte) (Message, error) {
+	"DelegateRequestId": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeDelegateRequestId(data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"DelegateResponse": func(data []byte) (Message, error) {
+	"DelegateResponse": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeDelegateResponse(data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"DelegateResponseResult": func(data []byte) (Message, error) {
+	"DelegateResponseResult": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeDelegateResponseResult(data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"HandshakeRejectReason": func(data []byte) (Message, error) {
+	"HandshakeRejectReason": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeHandshakeRejectReason(data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"HostRequest": func(data []byte) (Message, error) {
+	"HostRequest": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeHostRequest(data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"HostResponse": func(data []byte) (Message, error) {
-		v, err := DecodeHostResponse(data)
+	"HostResponse": func(g Generation, data []byte) (Message, error) {
+		v, err := DecodeHostResponseFor(g, data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"HostResponseResult": func(data []byte) (Message, error) {
-		v, err := DecodeHostResponseResult(data)
+	"HostResponseResult": func(g Generation, data []byte) (Message, error) {
+		v, err := DecodeHostResponseResultFor(g, data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"HostToClient": func(data []byte) (Message, error) {
-		v, err := DecodeHostToClient(data)
+	"HostToClient": func(g Generation, data []byte) (Message, error) {
+		v, err := DecodeHostToClientFor(g, data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"ProtocolVersion": func(data []byte) (Message, error) {
+	"ProtocolVersion": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeProtocolVersion(data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"RequestId": func(data []byte) (Message, error) {
+	"RequestId": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeRequestId(data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"RuntimeResponseResult": func(data []byte) (Message, error) {
-		v, err := DecodeRuntimeResponseResult(data)
+	"RuntimeResponseResult": func(g Generation, data []byte) (Message, error) {
+		v, err := DecodeRuntimeResponseResultFor(g, data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"SessionId": func(data []byte) (Message, error) {
+	"SessionId": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeSessionId(data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"SupportedProtocolVersions": func(data []byte) (Message, error) {
+	"SupportedProtocolVersions": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeSupportedProtocolVersions(data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"WireCellId": func(data []byte) (Message, error) {
+	"WireCellId": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeWireCellId(data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"WireContentItem": func(data []byte) (Message, error) {
+	"WireContentItem": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeWireContentItem(data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"WireExecuteRequest": func(data []byte) (Message, error) {
+	"WireExecuteRequest": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeWireExecuteRequest(data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"WireNestedToolCall": func(data []byte) (Message, error) {
+	"WireNestedToolCall": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeWireNestedToolCall(data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"WireRuntimeResponse": func(data []byte) (Message, error) {
-		v, err := DecodeWireRuntimeResponse(data)
+	"WireRuntimeResponse": func(g Generation, data []byte) (Message, error) {
+		v, err := DecodeWireRuntimeResponseFor(g, data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"WireSessionCellExecutionLimits": func(data []byte) (Message, error) {
+	"WireSessionCellExecutionLimits": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeWireSessionCellExecutionLimits(data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"WireToolDefinition": func(data []byte) (Message, error) {
+	"WireToolDefinition": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeWireToolDefinition(data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"WireToolName": func(data []byte) (Message, error) {
+	"WireToolName": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeWireToolName(data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"WireWaitOutcome": func(data []byte) (Message, error) {
-		v, err := DecodeWireWaitOutcome(data)
+	"WireWaitOutcome": func(g Generation, data []byte) (Message, error) {
+		v, err := DecodeWireWaitOutcomeFor(g, data)
 		if err != nil {
 			return nil, err
 		}
 		return v, nil
 	},
-	"WireWaitRequest": func(data []byte) (Message, error) {
+	"WireWaitRequest": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeWireWaitRequest(data)
 		if err != nil {
 			return nil, err
@@ -3198,12 +3341,18 @@ func TypeNames() []string {
 	return names
 }
 
-// DecodeNamed decodes data as the type whose schema title is name; ok is false for an unknown name.
+// DecodeNamed decodes data as the type whose schema title is name, in the baseline
+// generation; ok is false for an unknown name.
 func DecodeNamed(name string, data []byte) (m Message, ok bool, err error) {
+	return DecodeNamedFor(name, GenerationBaseline, data)
+}
+
+// DecodeNamedFor is DecodeNamed for generation g.
+func DecodeNamedFor(name string, g Generation, data []byte) (m Message, ok bool, err error) {
 	dec, ok := decoders[name]
 	if !ok {
 		return nil, false, nil
 	}
-	m, err = dec(data)
+	m, err = dec(g, data)
 	return m, true, err
 }

@@ -1885,7 +1885,7 @@ export function marshalWireNestedToolCall(v: WireNestedToolCall): string {
 
 // ---- WireRuntimeResponse (WireRuntimeResponse.schema.json) ----
 
-/** Runtime response, externally tagged with PascalCase keys (exactly one key). Baseline shape: no code_mode_host_duration_ns. */
+/** Runtime response, externally tagged with PascalCase keys (exactly one key). Two wire generations (spec §6.1): the baseline (Codex ≤ 0.151) has no code_mode_host_duration_ns; from generation host-duration on (Codex ≥ 0.152) every variant requires it, and each generation refuses the other's shape (deny_unknown_fields). */
 export type WireRuntimeResponse = Yielded | Terminated | Result;
 
 function readWireRuntimeResponse(n: unknown, path: string): WireRuntimeResponse {

@@ -1,0 +1,18 @@
+// Package clientv1 is the V1 client: codemode.SessionProviders whose sessions run on a remote
+// code-mode host (Codex's own, or hostv1) reached over a spawned host process's stdio, one
+// WebSocket, or a dual WebSocket connection (spec §2). It has Codex's client behaviour (§2.8):
+// waits on one cell are serialized behind a cancelled wait until the host retired it, an
+// execute whose caller gave up is terminated once admitted, delegate requests for a cell whose
+// execute is still being answered are deferred (at most 1,024), at most 1,024 delegate calls run
+// at once, and every protocol violation or missed deadline fails the whole connection, closing
+// each live cell exactly once. A process host that died is restarted for the next session, whose
+// cells carry the next generation's IDs ("g2:1", spec §3.9).
+//
+// It accepts both Codex wire generations: runtime responses with or without
+// code_mode_host_duration_ns (spec §6.1).
+//
+// Files: provider.go (providers, generations), process.go and websocket.go (connectors),
+// handshake.go, conn.go (one connection: read loop, failure), requests.go (request IDs,
+// deadlines, cancellation), session.go (the Session operations), cellids.go (public and wire
+// cell IDs), delegates.go (calls from the host to the delegate).
+package clientv1

@@ -1,0 +1,125 @@
+package clientv1
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os/exec"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/codemodehq/codemode/pkg/transportv1"
+)
+
+// DefaultProcessStartTimeout bounds spawning a process host and its handshake (Codex's 30 s).
+const DefaultProcessStartTimeout = 30 * time.Second
+
+// Command is how to start a process host, which serves V1 on its stdin and stdout (Codex's
+// `codex-code-mode-host --listen stdio`, or `codemode host`).
+type Command struct {
+	Path string
+	Args []string
+	// Env is the host's environment; nil inherits the client's.
+	Env []string
+}
+
+// NewProcessProvider returns a Provider whose sessions run on a host process it spawns on
+// first use and shares; a host that died is spawned again for the next session.
+func NewProcessProvider(cmd Command, opts Options) *Provider {
+	return newProvider(func(ctx context.Context, gen uint64, o *Options) (*connection, error) {
+		return spawn(ctx, cmd, gen, o)
+	}, opts)
+}
+
+// spawn starts the host in a process group of its own (so a kill reaches nothing else),
+// forwards its stderr to the logger and negotiates on its stdio.
+func spawn(ctx context.Context, cmd Command, gen uint64, opts *Options) (*connection, error) {
+	c := exec.Command(cmd.Path, cmd.Args...)
+	c.Env = cmd.Env
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := c.StdinPipe()
+	if err != nil {
+		return nil, spawnError(cmd.Path, err)
+	}
+	stdout, err := c.StdoutPipe()
+	if err != nil {
+		return nil, spawnError(cmd.Path, err)
+	}
+	stderr, err := c.StderrPipe()
+	if err != nil {
+		return nil, spawnError(cmd.Path, err)
+	}
+	if err := c.Start(); err != nil {
+		return nil, spawnError(cmd.Path, err)
+	}
+	log := opts.logger()
+	logged := make(chan struct{})
+	go func() {
+		defer close(logged)
+		lines := bufio.NewScanner(stderr)
+		for lines.Scan() {
+			log.Debug("code-mode host stderr", "line", lines.Text())
+		}
+	}()
+	exited := make(chan error, 1)
+	kill := func() {
+		_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+	}
+	conn := transportv1.NewStreamConn(stdout, stdin, func() error {
+		kill()
+		_ = stdin.Close()
+		return nil
+	})
+	go func() {
+		<-logged // Wait must not run before the pipes are drained.
+		exited <- c.Wait()
+	}()
+	timeout := opts.HandshakeTimeout
+	if timeout <= 0 {
+		timeout = DefaultProcessStartTimeout
+	}
+	hctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	n, err := handshake(hctx, conn, false)
+	if err != nil {
+		_ = conn.Close()
+		<-exited
+		return nil, err
+	}
+	link := transportv1.NewLink(conn, transportv1.SideHost, newTolerantDecoder().decode)
+	cn := newConnection(link, gen, n.limits, opts, nil)
+	cn.pid = c.Process.Pid
+	go func() {
+		err := <-exited
+		cn.fail(fmt.Errorf("code-mode host exited with status %v", exitStatus(err)))
+	}()
+	return cn, nil
+}
+
+func exitStatus(err error) string {
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
+}
+
+// maxDisplayedPath bounds the host path in a spawn error; longer paths keep their tail.
+const maxDisplayedPath = 512
+
+// spawnError is Codex's text for a host that cannot be started, with the path cut to its last
+// 509 bytes (on a UTF-8 boundary) after "..." when it is longer than 512 bytes.
+func spawnError(path string, err error) error {
+	return fmt.Errorf("failed to spawn code-mode host %s: %w", displayPath(path), err)
+}
+
+func displayPath(path string) string {
+	if len(path) <= maxDisplayedPath {
+		return path
+	}
+	start := len(path) - (maxDisplayedPath - len("..."))
+	for start < len(path) && !utf8.RuneStart(path[start]) {
+		start++
+	}
+	return "..." + path[start:]
+}

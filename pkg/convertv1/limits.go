@@ -1,0 +1,24 @@
+package convertv1
+
+import (
+	"github.com/codemodehq/codemode/gen/go/wirev1"
+	"github.com/codemodehq/codemode/pkg/codemode"
+)
+
+// LimitsToWire returns the session limits for session/open, or nil when no limit is set: Codex
+// sends cellExecutionLimits only when at least one limit is set.
+func LimitsToWire(l codemode.SessionCellExecutionLimits) *wirev1.WireSessionCellExecutionLimits {
+	if l.IsDefault() {
+		return nil
+	}
+	return &wirev1.WireSessionCellExecutionLimits{MaxYieldTimeMs: l.MaxYieldTimeMs, MaxHeapSizeBytes: l.MaxHeapSizeBytes}
+}
+
+// LimitsFromWire converts received limits; nil means no limit. The domain keeps heap sizes as
+// u64, so unlike Codex's usize on 32-bit targets nothing can overflow here.
+func LimitsFromWire(w *wirev1.WireSessionCellExecutionLimits) codemode.SessionCellExecutionLimits {
+	if w == nil {
+		return codemode.SessionCellExecutionLimits{}
+	}
+	return codemode.SessionCellExecutionLimits{MaxYieldTimeMs: w.MaxYieldTimeMs, MaxHeapSizeBytes: w.MaxHeapSizeBytes}
+}

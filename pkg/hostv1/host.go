@@ -1,0 +1,86 @@
+package hostv1
+
+import (
+	"io"
+	"log/slog"
+
+	"github.com/codemodehq/codemode/gen/go/wirev1"
+	"github.com/codemodehq/codemode/pkg/codemode"
+)
+
+// The host's limits (spec §2.8). Requests and cells are counted across all connections of a
+// Host, pending delegate calls per connection.
+const (
+	MaxInFlightRequests     = 256
+	MaxActiveCells          = 128
+	MaxPendingDelegateCalls = 1024
+	// MaxQueuedCellMessages bounds the delegate requests a cell may queue before its
+	// execution/started response is sent; further calls wait for the response.
+	MaxQueuedCellMessages = 128
+	// RecentIDs is how many finished request IDs and opened session IDs a connection remembers.
+	RecentIDs = 4096
+)
+
+// The capabilities a V1 host understands.
+const (
+	DualWebSocketCapability  wirev1.Capability = "dual-websocket-v1"
+	ResourceLimitsCapability wirev1.Capability = "session-cell-execution-resource-limits"
+)
+
+// DefaultGeneration is the wire generation a Host serves unless told otherwise: the one current
+// Codex (0.152 and later) speaks, with code_mode_host_duration_ns on every runtime response.
+// Codex 0.151 and older need WithGeneration(wirev1.GenerationBaseline); no host can serve both,
+// because each refuses the other's shape (spec §6.1).
+const DefaultGeneration = wirev1.GenerationHostDuration
+
+// Option configures a Host.
+type Option func(*Host)
+
+// WithLogger sends the host's diagnostics to log (by default they are discarded). On stdio it
+// must not write to stdout, which carries the protocol.
+func WithLogger(log *slog.Logger) Option { return func(h *Host) { h.log = log } }
+
+// WithGeneration makes the host serve wire generation g instead of DefaultGeneration.
+func WithGeneration(g wirev1.Generation) Option { return func(h *Host) { h.generation = g } }
+
+// Host serves a SessionProvider over V1 connections.
+type Host struct {
+	provider   codemode.SessionProvider
+	log        *slog.Logger
+	generation wirev1.Generation
+	requests   semaphore
+	cells      semaphore
+	pairings   *pairings
+}
+
+// New returns a Host serving provider.
+func New(provider codemode.SessionProvider, opts ...Option) *Host {
+	h := &Host{
+		provider:   provider,
+		log:        slog.New(slog.NewTextHandler(io.Discard, nil)),
+		generation: DefaultGeneration,
+		requests:   newSemaphore(MaxInFlightRequests),
+		cells:      newSemaphore(MaxActiveCells),
+		pairings:   newPairings(MaxPendingPairings),
+	}
+	for _, o := range opts {
+		o(h)
+	}
+	return h
+}
+
+// semaphore is a counting semaphore that is only ever tried, never waited on: the host refuses
+// work beyond a limit at once rather than queueing it.
+type semaphore chan struct{}
+
+func newSemaphore(n int) semaphore { return make(semaphore, n) }
+
+// tryAcquire takes a slot and returns its release function, or nil when none is free.
+func (s semaphore) tryAcquire() func() {
+	select {
+	case s <- struct{}{}:
+		return func() { <-s }
+	default:
+		return nil
+	}
+}

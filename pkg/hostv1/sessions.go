@@ -1,0 +1,76 @@
+package hostv1
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/codemodehq/codemode/gen/go/wirev1"
+	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/convertv1"
+)
+
+// hostSession is one open session of a connection.
+type hostSession struct {
+	id      wirev1.SessionId
+	session codemode.Session
+}
+
+// session looks an open session up.
+func (c *conn) session(id wirev1.SessionId) (*hostSession, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.sessions[id]
+	if !ok {
+		return nil, fmt.Errorf("unknown code-mode session %s", id)
+	}
+	return s, nil
+}
+
+// openSession creates a session on the provider. A session ID may not be open twice, nor reused
+// within the last RecentIDs opened on this connection (also after shutdown); other connections
+// may use the same IDs.
+func (c *conn) openSession(ctx context.Context, r wirev1.OpenSession) result {
+	c.mu.Lock()
+	switch {
+	case c.sessions[r.SessionId] != nil:
+		c.mu.Unlock()
+		return failed("code-mode session ID `%s` is already open", r.SessionId)
+	case c.closing:
+		c.mu.Unlock()
+		return failed(errHostClosing)
+	case !c.seen.remember(r.SessionId):
+		c.mu.Unlock()
+		return failed("code-mode session ID `%s` was reused", r.SessionId)
+	}
+	c.mu.Unlock()
+	delegate := &remoteDelegate{conn: c, session: r.SessionId}
+	sess, err := c.host.provider.CreateSession(ctx, delegate, convertv1.LimitsFromWire(r.CellExecutionLimits))
+	if err != nil {
+		return failure(err)
+	}
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		_ = sess.Shutdown(context.Background())
+		return failed(errHostClosing)
+	}
+	c.sessions[r.SessionId] = &hostSession{id: r.SessionId, session: sess}
+	c.mu.Unlock()
+	return ok(wirev1.SessionReady{SessionId: r.SessionId})
+}
+
+// shutdownSession shuts a session down and answers once every cell of it has sent cell/closed.
+func (c *conn) shutdownSession(ctx context.Context, r wirev1.ShutdownSession) result {
+	c.mu.Lock()
+	s, found := c.sessions[r.SessionId]
+	delete(c.sessions, r.SessionId)
+	c.mu.Unlock()
+	if !found {
+		return failed("unknown code-mode session %s", r.SessionId)
+	}
+	if err := s.session.Shutdown(ctx); err != nil {
+		return failure(err)
+	}
+	c.awaitSessionCells(r.SessionId)
+	return ok(wirev1.SessionClosed(r))
+}

@@ -1,0 +1,304 @@
+package transportv1
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"github.com/codemodehq/codemode/gen/go/wirev1"
+	"github.com/codemodehq/codemode/pkg/frame"
+)
+
+// Queue bounds (spec §2.8): the control queue, which is the only queue of a single connection,
+// and the bulk queue of a dual connection.
+const (
+	ControlQueueFrames = 128
+	BulkQueueFrames    = 1024
+)
+
+// ErrQueueFull is returned by TrySend when the lane's queue has no room; the link has then
+// failed with it (a peer that does not read must not make the other side buffer without bound).
+var ErrQueueFull = errors.New("outgoing queue is full")
+
+// Side names the party at the other end of a Link, as Codex's texts name it.
+type Side string
+
+// The two parties.
+const (
+	SideClient Side = "client"
+	SideHost   Side = "host"
+)
+
+// Link runs a Conn for one driver: In is the decoded type of incoming messages
+// (wirev1.ClientToHost on a host, wirev1.HostToClient on a client).
+type Link[In wirev1.Message] struct {
+	conn   Conn
+	peer   Side
+	decode func([]byte) (In, error)
+
+	inbox [3]chan inbound[In] // by lane
+	queue [3]chan []byte      // by lane; on a single connection everything uses LaneControl
+	// writing serialises writes per lane: the lane's writer goroutine holds it for each queued
+	// frame, and a sender that finds the lane idle (lock free, queue empty) writes itself,
+	// saving a goroutine handoff per message.
+	writing [3]sync.Mutex
+	// queued counts, per lane, the frames handed to the queue and not yet written.
+	queued [3]atomic.Int64
+
+	done    chan struct{}
+	closeMu sync.Once
+	errMu   sync.Mutex
+	err     error
+	readers sync.WaitGroup
+	writers sync.WaitGroup
+}
+
+type inbound[In any] struct {
+	msg In
+	err error
+}
+
+// NewLink starts the link's reader and writer goroutines. peer is who sends what this side
+// reads. decode turns a payload into a message; its error text is wrapped into Codex's "failed
+// to decode code-mode IPC frame: …".
+func NewLink[In wirev1.Message](conn Conn, peer Side, decode func([]byte) (In, error)) *Link[In] {
+	l := &Link[In]{conn: conn, peer: peer, decode: decode, done: make(chan struct{})}
+	lanes := []wirev1.Lane{wirev1.LaneControl}
+	if conn.Dual() {
+		lanes = append(lanes, wirev1.LaneBulk)
+	}
+	for _, lane := range lanes {
+		size := ControlQueueFrames
+		if lane == wirev1.LaneBulk {
+			size = BulkQueueFrames
+		}
+		l.inbox[lane] = make(chan inbound[In], 1)
+		l.queue[lane] = make(chan []byte, size)
+		l.readers.Add(1)
+		l.writers.Add(1)
+		go l.read(lane)
+		go l.write(lane)
+	}
+	return l
+}
+
+// Dual reports whether the link runs a dual connection.
+func (l *Link[In]) Dual() bool { return l.conn.Dual() }
+
+// Done is closed once the link has failed or was closed.
+func (l *Link[In]) Done() <-chan struct{} { return l.done }
+
+// Err is the reason the link ended, nil while it runs. A clean end of input is io.EOF.
+func (l *Link[In]) Err() error {
+	l.errMu.Lock()
+	defer l.errMu.Unlock()
+	return l.err
+}
+
+// Close ends the link with err (the first reason wins), closes the Conn, and waits for the
+// writer goroutines. Readers return once the closed Conn unblocks their read; Wait waits for
+// them too.
+func (l *Link[In]) Close(err error) {
+	l.fail(err)
+	l.writers.Wait()
+}
+
+// Wait waits until every goroutine of a closed link has returned.
+func (l *Link[In]) Wait() {
+	<-l.done
+	l.writers.Wait()
+	l.readers.Wait()
+}
+
+func (l *Link[In]) fail(err error) {
+	l.closeMu.Do(func() {
+		l.errMu.Lock()
+		l.err = err
+		l.errMu.Unlock()
+		close(l.done)
+		_ = l.conn.Close()
+	})
+}
+
+// read decodes the frames of one lane until the lane fails.
+func (l *Link[In]) read(lane wirev1.Lane) {
+	defer l.readers.Done()
+	for {
+		in := l.readOne(lane)
+		select {
+		case l.inbox[lane] <- in:
+		case <-l.done:
+			return
+		}
+		if in.err != nil {
+			return
+		}
+	}
+}
+
+func (l *Link[In]) readOne(lane wirev1.Lane) inbound[In] {
+	payload, err := l.conn.ReadFrame(lane)
+	if err != nil {
+		return inbound[In]{err: err}
+	}
+	msg, err := l.decode(payload)
+	if err != nil {
+		return inbound[In]{err: fmt.Errorf("failed to decode code-mode IPC frame: %w", err)}
+	}
+	if l.conn.Dual() && wirev1.LaneOf(msg) != lane {
+		return inbound[In]{err: fmt.Errorf("code-mode %s sent a message on the wrong websocket lane", l.peer)}
+	}
+	return inbound[In]{msg: msg}
+}
+
+// Next returns the next incoming message, control before bulk: a bulk message is returned only
+// when no control message is waiting. A lane's error (io.EOF for a clean end) is returned once
+// and the caller should then Close the link. Next also returns when ctx ends or the link closes.
+func (l *Link[In]) Next(ctx context.Context) (In, error) {
+	var zero In
+	control, bulk := l.inbox[wirev1.LaneControl], l.inbox[wirev1.LaneBulk]
+	select {
+	case in := <-control:
+		return in.msg, in.err
+	default:
+	}
+	select {
+	case in := <-control:
+		return in.msg, in.err
+	case in := <-bulk: // nil on a single connection: never ready
+		return in.msg, in.err
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	case <-l.done:
+		return zero, l.closedErr()
+	}
+}
+
+func (l *Link[In]) closedErr() error {
+	if err := l.Err(); err != nil {
+		return err
+	}
+	return io.EOF
+}
+
+// Encode frames m. It fails when the encoding exceeds the frame limit, before anything is
+// queued, so the caller can send a smaller replacement.
+func Encode(m wirev1.Message) ([]byte, error) {
+	return frame.Seal(m.AppendJSON(frame.Reserve(nil)))
+}
+
+// lane is where m travels: its lane on a dual connection, the one stream otherwise.
+func (l *Link[In]) lane(m wirev1.Message) wirev1.Lane {
+	if l.conn.Dual() {
+		return wirev1.LaneOf(m)
+	}
+	return wirev1.LaneControl
+}
+
+// Send encodes m and queues it, waiting for room in its lane's queue. Encoding errors are
+// returned as they are (see Encode); a link that ended returns its reason.
+func (l *Link[In]) Send(ctx context.Context, m wirev1.Message) error {
+	f, err := Encode(m)
+	if err != nil {
+		return err
+	}
+	return l.SendFrame(ctx, l.lane(m), f)
+}
+
+// SendFrame queues an encoded frame on lane, waiting for room. When the lane is idle it writes
+// the frame at once instead, in order with everything queued before.
+func (l *Link[In]) SendFrame(ctx context.Context, lane wirev1.Lane, f []byte) error {
+	select {
+	case <-l.done:
+		return l.closedErr()
+	default:
+	}
+	if l.writeIfIdle(lane, f) {
+		return nil
+	}
+	l.queued[lane].Add(1)
+	select {
+	case l.queue[lane] <- f:
+		return nil
+	case <-ctx.Done():
+		l.queued[lane].Add(-1)
+		return ctx.Err()
+	case <-l.done:
+		l.queued[lane].Add(-1)
+		return l.closedErr()
+	}
+}
+
+// TrySend encodes m and queues it only if its lane's queue has room at once; otherwise the
+// link fails with ErrQueueFull. For senders that must never block, such as a read loop.
+func (l *Link[In]) TrySend(m wirev1.Message) error {
+	f, err := Encode(m)
+	if err != nil {
+		return err
+	}
+	// No direct write here: the caller must not wait for the peer to read.
+	lane := l.lane(m)
+	l.queued[lane].Add(1)
+	select {
+	case <-l.done:
+		l.queued[lane].Add(-1)
+		return l.closedErr()
+	case l.queue[lane] <- f:
+		return nil
+	default:
+		l.queued[lane].Add(-1)
+		err := fmt.Errorf("code-mode %s outgoing queue is full: %w", l.self(), ErrQueueFull)
+		l.fail(err)
+		return err
+	}
+}
+
+// self is this side's name.
+func (l *Link[In]) self() Side {
+	if l.peer == SideClient {
+		return SideHost
+	}
+	return SideClient
+}
+
+// writeIfIdle writes f on lane when no frame is queued or being written there. A write error
+// fails the link; the frame counts as handled either way.
+func (l *Link[In]) writeIfIdle(lane wirev1.Lane, f []byte) bool {
+	mu := &l.writing[lane]
+	if !mu.TryLock() {
+		return false
+	}
+	if l.queued[lane].Load() > 0 {
+		mu.Unlock()
+		return false
+	}
+	err := l.conn.WriteFrame(lane, f)
+	mu.Unlock()
+	if err != nil {
+		l.fail(fmt.Errorf("failed to write code-mode %s message: %w", l.self(), err))
+	}
+	return true
+}
+
+// write drains one lane's queue into the Conn.
+func (l *Link[In]) write(lane wirev1.Lane) {
+	defer l.writers.Done()
+	for {
+		select {
+		case f := <-l.queue[lane]:
+			l.writing[lane].Lock()
+			err := l.conn.WriteFrame(lane, f)
+			l.queued[lane].Add(-1)
+			l.writing[lane].Unlock()
+			if err != nil {
+				l.fail(fmt.Errorf("failed to write code-mode %s message: %w", l.self(), err))
+				return
+			}
+		case <-l.done:
+			return
+		}
+	}
+}
