@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/fastschema/qjs"
 )
@@ -19,7 +18,10 @@ const noDir = "/nonexistent-jssource-test-dir"
 // "value: " and the JSON of its default export, or "error: " and the error text.
 func runQJS(t testing.TB, src string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// No deadline: qjs's CloseOnContextDone would close the module when it passed, and the first
+	// qjs.New of the process (compiling the module) can take many seconds on a loaded machine. A
+	// sample that hangs is caught by go test's own -timeout, with every goroutine's stack.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	rt, err := qjs.New(qjs.Option{
 		Context: ctx, CloseOnContextDone: true, CWD: noDir, Stdout: io.Discard, Stderr: io.Discard,
