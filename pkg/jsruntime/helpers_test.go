@@ -12,6 +12,11 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
+// guardTimeout bounds waits that end in milliseconds on any machine, so that a hang fails the test
+// with a message rather than at go test's own timeout. It is minutes, not seconds: under -race on
+// two saturated cores an interrupt and a reset still take far less, but not always less than 10 s.
+const guardTimeout = 2 * time.Minute
+
 // sharedProvider is the provider of the package's tests: creating runtimes is the expensive part.
 var sharedProvider = sync.OnceValue(func() *Provider {
 	p, err := NewProvider(Options{PoolSize: 2})
@@ -77,7 +82,7 @@ func newTestSession(t testing.TB, d codemode.Delegate, limits codemode.SessionCe
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), guardTimeout)
 		defer cancel()
 		if err := s.Shutdown(ctx); err != nil {
 			t.Errorf("shutdown: %v", err)
@@ -98,8 +103,8 @@ func awaitCellGoroutines(t testing.TB, s codemode.Session) {
 	}()
 	select {
 	case <-ended:
-	case <-time.After(10 * time.Second):
-		t.Errorf("cell goroutines still running 10s after Shutdown")
+	case <-time.After(guardTimeout):
+		t.Errorf("cell goroutines still running %v after Shutdown", guardTimeout)
 	}
 }
 

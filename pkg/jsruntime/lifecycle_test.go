@@ -274,7 +274,7 @@ func TestShutdownInterruptsCPUBoundCellsAndRejectsNewOnes(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 	waited := waitInBackground(t, s, c.CellID)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), guardTimeout)
 	defer cancel()
 	if err := s.Shutdown(ctx); err != nil {
 		t.Fatal(err)
