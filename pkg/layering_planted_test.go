@@ -87,6 +87,21 @@ var planted = []plantedCase{
 		},
 	},
 	{
+		name: "pkg/grpcconv: the conversion package imports a transport, a runtime or the V1 wire",
+		edges: []edge{
+			own("pkg/grpcconv", "gen/go/pb/codex/code_mode/v1"),
+			own("pkg/grpcconv", "pkg/serdejson"),
+			ext("pkg/grpcconv", "connectrpc.com/connect/v2", connect),
+			own("pkg/grpcconv", "pkg/jsruntime"),
+			own("pkg/grpcconv", "gen/go/wirev1"),
+		},
+		want: []string{
+			"pkg/grpcconv → connectrpc.com/connect/v2 [pkg/grpcconv]",
+			"pkg/grpcconv → pkg/jsruntime [pkg/grpcconv]",
+			"pkg/grpcconv → gen/go/wirev1 [pkg/grpcconv]",
+		},
+	},
+	{
 		name: "pkg/serdejson: the runtime below gen/ imports generated code or the domain",
 		edges: []edge{
 			stdlib("pkg/serdejson", "strconv"),

@@ -35,7 +35,7 @@ const (
 //
 // Not here yet, because a rule that governs nothing fails: services/ (the first service adds a
 // rule: std, pkg/..., gen/..., the libraries it uses) and the adapter packages of later issues
-// (pkg/hostv1, pkg/grpchost, …), the only pkg packages whose rule will allow gen/.
+// (pkg/hostv1, …). The adapter packages are the only pkg packages whose rule allows gen/.
 var layers = []layer{
 	{
 		pkgs:  "pkg/codemode",
@@ -59,6 +59,11 @@ var layers = []layer{
 		allow:        []string{std, "pkg/codemode", "pkg/exectool/...", "pkg/jsruntime/...", "gen/go/qjswasm", qjs, wazero, jsonschema, xtext, tdewolff},
 		allowInTests: []string{"pkg/codemode/codemodetest"},
 		why:          "the QuickJS runtime implements the domain contract; it is no adapter, so it never touches generated wire types, and the conformance suite is linked into its tests only",
+	},
+	{
+		pkgs:  "pkg/grpcconv",
+		allow: []string{std, "pkg/codemode", "pkg/serdejson", "gen/go/pb/...", protobuf, uuid},
+		why:   "an adapter package: the one place protobuf messages become domain values and back, with Codex's refusals (serde_json's texts from pkg/serdejson); it knows no transport, so host, client and CLI share it",
 	},
 	{
 		pkgs:  "pkg/serdejson",
