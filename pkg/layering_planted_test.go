@@ -102,6 +102,22 @@ var planted = []plantedCase{
 		},
 	},
 	{
+		name: "pkg/grpchost: the host names a runtime, the V1 wire or the client outside tests",
+		edges: []edge{
+			own("pkg/grpchost", "gen/go/pb/codex/code_mode/v1/code_modev1connect"),
+			ext("pkg/grpchost", "connectrpc.com/connect/v2", connect),
+			inTest(own("pkg/grpchost", "pkg/jsruntime")),
+			own("pkg/grpchost", "pkg/jsruntime"),
+			own("pkg/grpchost", "gen/go/wirev1"),
+			own("pkg/grpchost", "pkg/grpcclient"),
+		},
+		want: []string{
+			"pkg/grpchost → pkg/jsruntime [pkg/grpchost]",
+			"pkg/grpchost → gen/go/wirev1 [pkg/grpchost]",
+			"pkg/grpchost → pkg/grpcclient [pkg/grpchost]",
+		},
+	},
+	{
 		name: "pkg/serdejson: the runtime below gen/ imports generated code or the domain",
 		edges: []edge{
 			stdlib("pkg/serdejson", "strconv"),
