@@ -18,7 +18,7 @@ func (s *session) reserveExecution(id string) error {
 	if s.state.closed || s.closed() {
 		return errSessionClosed()
 	}
-	if _, pending := s.state.pendingExecutions[id]; pending || s.executionInUse(id) || !s.state.seenExecutions.remember(id) {
+	if _, pending := s.state.pendingExecutions[id]; pending || s.executionInUse(id) || !s.state.seenExecutions.Remember(id) {
 		return connect.NewError(connect.CodeAlreadyExists, fmt.Sprintf("code-mode execution ID `%s` was reused", id))
 	}
 	s.state.pendingExecutions[id] = struct{}{}

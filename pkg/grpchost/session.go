@@ -12,6 +12,7 @@ import (
 
 	pb "github.com/codemodehq/codemode/gen/go/pb/codex/code_mode/v1"
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/grpcconv"
 )
 
 // session is one leased session: the provider's session that runs its cells, and what the
@@ -52,7 +53,7 @@ type sessionState struct {
 	cells map[codemode.CellID]*execution
 	// pendingExecutions are reserved execution IDs whose cell is not admitted yet.
 	pendingExecutions map[string]struct{}
-	seenExecutions    recentIDs[string]
+	seenExecutions    grpcconv.RecentIDs[string]
 	// pendingClosures are runtime closures of cells not admitted yet (the runtime may report a
 	// closure before Execute has recorded the cell); ignoredClosures are cells whose execution
 	// was abandoned before admission.
@@ -70,11 +71,11 @@ type sessionState struct {
 	spaceFreed chan struct{}
 
 	invocations     map[uuid.UUID]*invocation
-	seenInvocations recentIDs[uuid.UUID]
+	seenInvocations grpcconv.RecentIDs[uuid.UUID]
 
 	waits          map[string]*activeWait
-	seenWaits      recentIDs[string]
-	cancelledWaits recentIDs[string]
+	seenWaits      grpcconv.RecentIDs[string]
+	cancelledWaits grpcconv.RecentIDs[string]
 }
 
 // execution is an admitted cell.

@@ -176,7 +176,7 @@ func (s *session) tryDispatch(call *pb.ToolCall, name codemode.ToolName, cell co
 			e.sequence++
 			inv.sub = sub
 			s.state.invocations[id] = inv
-			s.state.seenInvocations.remember(id)
+			s.state.seenInvocations.Remember(id)
 			s.state.nextSubscription = (i + 1) % len(subs)
 			return nil, nil
 		default:
@@ -196,7 +196,7 @@ func (s *session) completeInvocation(id uuid.UUID, result grpcconv.ToolResult) e
 	if pending {
 		delete(s.state.invocations, id)
 	}
-	seen := s.state.seenInvocations.contains(id)
+	seen := s.state.seenInvocations.Contains(id)
 	s.mu.Unlock()
 	switch {
 	case pending:

@@ -29,10 +29,10 @@ func (s *session) registerWait(parent context.Context, id string) (*activeWait, 
 	if s.state.closed || s.closed() {
 		return nil, errSessionClosed()
 	}
-	if _, active := s.state.waits[id]; active || !s.state.seenWaits.remember(id) {
+	if _, active := s.state.waits[id]; active || !s.state.seenWaits.Remember(id) {
 		return nil, connect.NewError(connect.CodeAlreadyExists, fmt.Sprintf("code-mode wait ID `%s` was reused", id))
 	}
-	if s.state.cancelledWaits.remove(id) {
+	if s.state.cancelledWaits.Remove(id) {
 		return nil, errWaitCancelled()
 	}
 	ctx, cancel := s.bind(parent)
@@ -59,7 +59,7 @@ func (s *session) cancelWait(ctx context.Context, id string) error {
 	s.mu.Lock()
 	w, active := s.state.waits[id]
 	if !active {
-		s.state.cancelledWaits.remember(id)
+		s.state.cancelledWaits.Remember(id)
 		s.mu.Unlock()
 		return nil
 	}
