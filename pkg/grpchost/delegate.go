@@ -65,8 +65,9 @@ func (d delegate) InvokeTool(ctx context.Context, call codemode.NestedToolCall) 
 	}
 }
 
-// Notify queues a Notification on the lease. It returns as soon as the event is queued: the
-// cell never waits for the client to handle it (acknowledgements are not awaited).
+// Notify queues a Notification on the lease. As with Codex it returns as soon as the event is
+// queued, unless the client acknowledges notifications (grpcconv.AcknowledgementsHeader): then it returns
+// once the client acknowledged it, or the runtime gave up on it.
 func (d delegate) Notify(ctx context.Context, callID string, cell codemode.CellID, text string) error {
 	s := d.s
 	release := s.host.permits.delegates.acquire()
@@ -80,9 +81,23 @@ func (d delegate) Notify(ctx context.Context, callID string, cell codemode.CellI
 	}
 	ctx, cancel := s.bind(ctx)
 	defer cancel()
-	return s.events.pushNotification(ctx, &pb.SessionEvent{Event: &pb.SessionEvent_Notification{Notification: &pb.Notification{
-		NotificationId: uuid.NewString(), ExecutionId: e.id, CellId: string(cell), CallId: callID, Text: text,
-	}}})
+	id := uuid.New()
+	var ack <-chan struct{}
+	if s.acks {
+		ack = s.expectAck(id)
+		defer s.forgetAck(id)
+	}
+	if err := s.events.pushNotification(ctx, &pb.SessionEvent{Event: &pb.SessionEvent_Notification{Notification: &pb.Notification{
+		NotificationId: id.String(), ExecutionId: e.id, CellId: string(cell), CallId: callID, Text: text,
+	}}}); err != nil || ack == nil {
+		return err
+	}
+	select {
+	case <-ack:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
 }
 
 // CellClosed sends the cell's CellClosed once its execution is known.

@@ -54,6 +54,7 @@ func (svc service) open(ctx context.Context, req *pb.OpenSessionRequest) (*sessi
 	}
 	defer release()
 	s := newSession(svc.h, uuid.New())
+	s.acks = wantsAcknowledgements(ctx)
 	runtime, err := svc.h.provider.CreateSession(ctx, delegate{s}, grpcconv.SessionLimits(req.GetCellExecutionLimits()))
 	if err != nil {
 		return nil, connect.NewError(connect.CodeFailedPrecondition, err.Error())
@@ -155,19 +156,23 @@ func (svc service) CompleteToolCall(_ context.Context, req *pb.CompleteToolCallR
 	return &pb.CompleteToolCallResponse{}, nil
 }
 
-// AcknowledgeNotification is accepted for compatibility: the host never waits for it.
+// AcknowledgeNotification releases a notification the session waits for (grpcconv.AcknowledgementsHeader);
+// otherwise it is accepted for compatibility, as Codex's host accepts it.
 func (svc service) AcknowledgeNotification(_ context.Context, req *pb.AcknowledgeNotificationRequest) (*pb.AcknowledgeNotificationResponse, error) {
 	release, err := svc.h.permits.controlRequest()
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	if _, err := svc.h.lookup(req.GetSessionId()); err != nil {
+	s, err := svc.h.lookup(req.GetSessionId())
+	if err != nil {
 		return nil, err
 	}
-	if _, err := grpcconv.CheckUUID(req.GetNotificationId(), "notification ID"); err != nil {
+	id, err := grpcconv.CheckUUID(req.GetNotificationId(), "notification ID")
+	if err != nil {
 		return nil, invalidArgument(err)
 	}
+	s.acknowledge(id)
 	return &pb.AcknowledgeNotificationResponse{}, nil
 }
 

@@ -24,6 +24,8 @@ type session struct {
 	host    *Host
 	runtime codemode.Session
 	events  *eventQueue
+	// acks is set when the client acknowledges notifications (grpcconv.AcknowledgementsHeader).
+	acks bool
 
 	// ctx ends when the session closes: the lease dropped, CloseSession, a subscription lost an
 	// unanswered call, the runtime failed, or the host shut down. Everything that waits on the
@@ -76,6 +78,9 @@ type sessionState struct {
 	waits          map[string]*activeWait
 	seenWaits      grpcconv.RecentIDs[string]
 	cancelledWaits grpcconv.RecentIDs[string]
+
+	// pendingAcks are the notifications waiting for their acknowledgement.
+	pendingAcks map[uuid.UUID]chan struct{}
 }
 
 // execution is an admitted cell.
@@ -112,6 +117,7 @@ func newSession(h *Host, id uuid.UUID) *session {
 			spaceFreed:        make(chan struct{}),
 			invocations:       make(map[uuid.UUID]*invocation),
 			waits:             make(map[string]*activeWait),
+			pendingAcks:       make(map[uuid.UUID]chan struct{}),
 		},
 	}
 }
