@@ -118,6 +118,21 @@ var planted = []plantedCase{
 		},
 	},
 	{
+		name: "pkg/grpcclient: the client imports the host or a runtime outside tests",
+		edges: []edge{
+			own("pkg/grpcclient", "pkg/grpcconv"),
+			inTest(own("pkg/grpcclient", "pkg/grpchost")),
+			own("pkg/grpcclient", "pkg/grpchost"),
+			own("pkg/grpcclient", "pkg/jsruntime"),
+			own("pkg/grpcclient", "gen/go/wirev1"),
+		},
+		want: []string{
+			"pkg/grpcclient → pkg/grpchost [pkg/grpcclient]",
+			"pkg/grpcclient → pkg/jsruntime [pkg/grpcclient]",
+			"pkg/grpcclient → gen/go/wirev1 [pkg/grpcclient]",
+		},
+	},
+	{
 		name: "pkg/serdejson: the runtime below gen/ imports generated code or the domain",
 		edges: []edge{
 			stdlib("pkg/serdejson", "strconv"),

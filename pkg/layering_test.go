@@ -68,8 +68,14 @@ var layers = []layer{
 	{
 		pkgs:         "pkg/grpchost",
 		allow:        []string{std, "pkg/codemode", "pkg/grpcconv", "gen/go/pb/...", connect, protobuf, uuid},
-		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv"},
+		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/grpcclient", "pkg/testenv"},
 		why:          "the gRPC host adapter serves any SessionProvider: it never names a runtime outside its tests, which run it on jsruntime and drive it with the Go client",
+	},
+	{
+		pkgs:         "pkg/grpcclient",
+		allow:        []string{std, "pkg/codemode", "pkg/grpcconv", "pkg/serdejson", "gen/go/pb/...", connect, protobuf, uuid},
+		allowInTests: []string{"pkg/grpchost", "pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv"},
+		why:          "the gRPC client adapter speaks to any CodeModeHost: it never imports the host or a runtime outside its tests, which run the conformance suite against the host on jsruntime",
 	},
 	{
 		pkgs:  "pkg/serdejson",
