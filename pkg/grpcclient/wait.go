@@ -26,6 +26,10 @@ func (b *binding) wait(ctx context.Context, req codemode.WaitRequest) (codemode.
 	if err := b.requireOpen(); err != nil {
 		return codemode.WaitOutcome{}, err
 	}
+	// A caller already gone takes nothing: the cell's output stays for the next observation.
+	if err := context.Cause(ctx); err != nil {
+		return codemode.WaitOutcome{}, err
+	}
 	waitID := uuid.NewString()
 	msg := &pb.WaitRequest{SessionId: b.id, CellId: string(req.CellID), WaitId: waitID, YieldTimeMs: req.YieldTimeMs}
 	answers := make(chan waitAnswer, 1)
@@ -47,7 +51,16 @@ func (b *binding) wait(ctx context.Context, req codemode.WaitRequest) (codemode.
 		}
 		return b.waitOutcome(req.CellID, a.resp)
 	case <-ctx.Done():
-		b.retireWait(req.CellID, waitID, cancelRPC, answers)
+		select {
+		case a := <-answers:
+			// The answer came with the caller's end: what it took is returned, not lost.
+			cancelRPC()
+			if a.err == nil {
+				return b.waitOutcome(req.CellID, a.resp)
+			}
+		default:
+			b.retireWait(req.CellID, waitID, cancelRPC, answers)
+		}
 		return codemode.WaitOutcome{}, context.Cause(ctx)
 	}
 }
