@@ -12,3 +12,5 @@ require (
 	golang.org/x/text v0.14.0
 	google.golang.org/protobuf v1.36.12
 )
+
+require go.uber.org/goleak v1.3.0 // indirect

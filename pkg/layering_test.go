@@ -23,6 +23,7 @@ const (
 	xtext      = "golang.org/x/text"
 	tdewolff   = "github.com/tdewolff/parse/v2"
 	uuid       = "github.com/google/uuid"
+	goleak     = "go.uber.org/goleak"
 )
 
 // layers is the architecture. A package is governed by the most specific rule whose pkgs pattern
@@ -68,13 +69,13 @@ var layers = []layer{
 	{
 		pkgs:         "pkg/grpchost",
 		allow:        []string{std, "pkg/codemode", "pkg/grpcconv", "gen/go/pb/...", connect, protobuf, uuid},
-		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/grpcclient", "pkg/testenv"},
+		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/grpcclient", "pkg/testenv", goleak},
 		why:          "the gRPC host adapter serves any SessionProvider: it never names a runtime outside its tests, which run it on jsruntime and drive it with the Go client",
 	},
 	{
 		pkgs:         "pkg/grpcclient",
 		allow:        []string{std, "pkg/codemode", "pkg/grpcconv", "pkg/serdejson", "gen/go/pb/...", connect, protobuf, uuid},
-		allowInTests: []string{"pkg/grpchost", "pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv"},
+		allowInTests: []string{"pkg/grpchost", "pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv", goleak},
 		why:          "the gRPC client adapter speaks to any CodeModeHost: it never imports the host or a runtime outside its tests, which run the conformance suite against the host on jsruntime",
 	},
 	{

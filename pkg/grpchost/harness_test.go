@@ -72,8 +72,14 @@ func startServer(t *testing.T, provider codemode.SessionProvider, opts grpchost.
 // rawClient is a generated client over h2c with the given protocol option.
 func rawClient(t *testing.T, url string, opts ...connecthttp.Option) code_modev1connect.CodeModeHostClient {
 	t.Helper()
+	return codemodeClient(h2cClient(t), url, opts...)
+}
+
+// codemodeClient is a generated client over hc, sending messages of any size (the host's limits
+// are under test, not the client's).
+func codemodeClient(hc *http.Client, url string, opts ...connecthttp.Option) code_modev1connect.CodeModeHostClient {
 	opts = append(opts, connecthttp.WithReadMaxBytes(grpcconv.MaxMessageBytes), connecthttp.WithSendMaxBytes(0))
-	return code_modev1connect.NewCodeModeHostClient(connect.NewClient(connecthttp.NewTransport(h2cClient(t), url, opts...)))
+	return code_modev1connect.NewCodeModeHostClient(connect.NewClient(connecthttp.NewTransport(hc, url, opts...)))
 }
 
 // h2cClient speaks HTTP/2 with prior knowledge over cleartext; its idle connections are closed
