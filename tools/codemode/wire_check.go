@@ -42,6 +42,10 @@ type checkInput struct {
 	Hex  *string         `json:"hex"`
 	// Input is the raw exec tool input of "exec_source" lines.
 	Input *string `json:"input"`
+	// Generation, Public and Client are the fields of "cell_id" lines (wire_check_grpc.go).
+	Generation *uint64 `json:"generation"`
+	Public     *string `json:"public"`
+	Client     *string `json:"client"`
 }
 
 // checkResult is one JSON line on stdout. Value holds a canonical encoding (raw JSON).
@@ -196,6 +200,9 @@ func checkGRPC(name string, in checkInput) checkResult {
 	}
 	msg := mt.New().Interface()
 	if err := protojson.Unmarshal(in.JSON, msg); err != nil {
+		return failure(err)
+	}
+	if err := grpcSemanticCheck(msg); err != nil {
 		return failure(err)
 	}
 	out, err := protojson.Marshal(msg)
