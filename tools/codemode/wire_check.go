@@ -64,7 +64,7 @@ type kindChecker func(name string, in checkInput) checkResult
 //
 // Extension point: later kinds register here, e.g. "exec_source" (parse an exec pragma, value =
 // {source, yield_time_ms, max_output_tokens}) and "cell_id" (generation-prefixed cell ids,
-// value = {generation, wire_id}). A prefix ending in ":" takes a name after it.
+// value = {remote}, wire_check_grpc.go). A prefix ending in ":" takes a name after it.
 var kindCheckers = map[string]kindChecker{
 	"v1:":   checkV1,
 	"grpc:": checkGRPC,
