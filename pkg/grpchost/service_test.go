@@ -22,6 +22,9 @@ func TestExecuteStreamStartsImmediatelyAndWaitPreservesMissingCells(t *testing.T
 	if yielded.GetYielded() == nil || yielded.GetCellId() != e.cell || !reflect.DeepEqual(texts(yielded), []string{"before"}) {
 		t.Fatalf("initial outcome %v, want Yielded [before]", yielded)
 	}
+	if yielded.GetCodeModeHostDurationNs() == 0 {
+		t.Fatal("the host did not time the execution (code_mode_host_duration_ns)")
+	}
 	completed, err := srv.client.Wait(context.Background(), &pb.WaitRequest{SessionId: l.id, CellId: e.cell, WaitId: "wait-1", YieldTimeMs: 60_000})
 	if err != nil {
 		t.Fatal(err)
@@ -29,6 +32,9 @@ func TestExecuteStreamStartsImmediatelyAndWaitPreservesMissingCells(t *testing.T
 	live := completed.GetLiveCell()
 	if live.GetCompleted() == nil || live.GetCompleted().ErrorText != nil || !reflect.DeepEqual(texts(live), []string{"after"}) {
 		t.Fatalf("wait %v, want a completed live cell [after]", completed)
+	}
+	if live.GetCodeModeHostDurationNs() == 0 {
+		t.Fatal("the host did not time the wait (code_mode_host_duration_ns)")
 	}
 	if closed := l.next(t).GetCellClosed(); closed.GetExecutionId() != "execution-1" || closed.GetCellId() != e.cell || closed.GetFinalToolCallSequence() != 0 {
 		t.Fatalf("lease event %v, want CellClosed of execution-1 with sequence 0", closed)
