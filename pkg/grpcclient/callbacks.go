@@ -66,15 +66,24 @@ func (b *binding) handleToolCall(call *pb.ToolCall) error {
 }
 
 // invoke runs the delegate for an admitted tool call and completes it, unless the call was
-// cancelled meanwhile (the host no longer waits for it).
+// cancelled meanwhile (the host no longer waits for it). It runs on the call's own goroutine; if
+// the delegate ends that goroutine (runtime.Goexit), the deferred settle still answers the host.
 func (b *binding) invoke(ctx context.Context, call *pb.ToolCall) {
-	defer b.finishInvocation(call.GetInvocationId())
+	returned := false
+	defer func() {
+		if !returned && ctx.Err() == nil {
+			b.complete(ctx, call.GetInvocationId(), failed(goexitFailure(b.delegate)))
+		}
+		b.finishInvocation(call.GetInvocationId())
+	}()
 	domain, err := grpcconv.NestedToolCall(call)
 	if err != nil {
+		returned = true
 		b.complete(ctx, call.GetInvocationId(), failed(err.Error()))
 		return
 	}
 	out, err := invokeTool(withTraceparent(ctx, call.GetTraceparent()), b.delegate, domain)
+	returned = true
 	if ctx.Err() != nil {
 		return
 	}

@@ -56,7 +56,7 @@ func serve(t *testing.T) string {
 }
 
 // newProvider is a client provider for url, closed at cleanup.
-func newProvider(t *testing.T, url string, protocol grpcclient.Protocol) *grpcclient.Provider {
+func newProvider(t testing.TB, url string, protocol grpcclient.Protocol) *grpcclient.Provider {
 	t.Helper()
 	p, err := grpcclient.New(url, grpcclient.Options{Protocol: protocol})
 	if err != nil {

@@ -33,22 +33,26 @@ func contained(f func()) (panicked any, exited bool) {
 	return panicked, !returned && panicked == nil
 }
 
-// invokeTool runs the delegate's InvokeTool. A panic fails the call with
-// codemode.FailureToolTaskPanicked, a Goexit with codemode.ToolTaskFailure; both are reported.
-func invokeTool(ctx context.Context, d codemode.Delegate, call codemode.NestedToolCall) (json.RawMessage, error) {
-	var out json.RawMessage
-	var err error
-	p, exited := contained(func() { out, err = d.InvokeTool(ctx, call) })
-	switch {
-	case p != nil:
-		codemode.ReportFailure(d, codemode.FailureToolTaskPanicked)
-		return nil, errors.New(codemode.FailureToolTaskPanicked)
-	case exited:
-		reason := codemode.ToolTaskFailure(goexitDetail)
-		codemode.ReportFailure(d, reason)
-		return nil, errors.New(reason)
-	}
-	return out, err
+// invokeTool runs the delegate's InvokeTool on the calling goroutine, which is the tool call's
+// own (a goroutine per call is the hot path's cost; a second one only to contain a Goexit would
+// double it). A panic fails the call with codemode.FailureToolTaskPanicked and is reported. A
+// Goexit ends the calling goroutine: settle, deferred by the caller, then completes the call with
+// codemode.ToolTaskFailure, as the goroutine unwinds.
+func invokeTool(ctx context.Context, d codemode.Delegate, call codemode.NestedToolCall) (out json.RawMessage, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			codemode.ReportFailure(d, codemode.FailureToolTaskPanicked)
+			out, err = nil, errors.New(codemode.FailureToolTaskPanicked)
+		}
+	}()
+	return d.InvokeTool(ctx, call)
+}
+
+// goexitFailure is the failure of a tool call whose delegate ended its goroutine; it is reported.
+func goexitFailure(d codemode.Delegate) string {
+	reason := codemode.ToolTaskFailure(goexitDetail)
+	codemode.ReportFailure(d, reason)
+	return reason
 }
 
 // notify runs the delegate's Notify; a panic or Goexit is reported. The cell does not depend on

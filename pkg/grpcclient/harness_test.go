@@ -20,7 +20,7 @@ const testTimeout = 30 * time.Second
 // host is a grpchost serving a jsruntime provider on a listener, which a test can stop (as a
 // crash would, from the client's point of view) and start again on the same address.
 type host struct {
-	t       *testing.T
+	t       testing.TB
 	addr    string
 	runtime *jsruntime.Provider
 	stop    func()
@@ -28,7 +28,7 @@ type host struct {
 
 // startHost serves a fresh host on addr ("127.0.0.1:0" for any port) until the test ends or
 // stop is called.
-func startHost(t *testing.T, addr string) *host {
+func startHost(t testing.TB, addr string) *host {
 	t.Helper()
 	ln, err := grpchost.Listen(context.Background(), addr)
 	if err != nil {
@@ -38,7 +38,7 @@ func startHost(t *testing.T, addr string) *host {
 }
 
 // startHostOn serves a fresh host on ln until the test ends or stop is called.
-func startHostOn(t *testing.T, ln net.Listener) *host {
+func startHostOn(t testing.TB, ln net.Listener) *host {
 	t.Helper()
 	runtime, err := jsruntime.NewProvider(jsruntime.Options{})
 	if err != nil {

@@ -20,7 +20,7 @@ const HealthPath = "/healthz"
 
 // Handler returns the host's HTTP handler: the CodeModeHost service over gRPC, gRPC-Web and
 // Connect (one connect handler negotiates all three by content type), with 64 MiB message limits
-// in both directions, plus GET /healthz. Over HTTP/1.1 only the health check, Connect and
+// in both directions and uncompressed responses, plus GET /healthz. Over HTTP/1.1 only the health check, Connect and
 // gRPC-Web are served (browsers reach the host that way); any other HTTP/1 request, gRPC among
 // them, is answered 505 HTTP Version Not Supported, as Codex's host does.
 func (h *Host) Handler() http.Handler {
@@ -30,6 +30,10 @@ func (h *Host) Handler() http.Handler {
 	connecthttp.Mount(mux, server,
 		connecthttp.WithReadMaxBytes(grpcconv.MaxMessageBytes),
 		connecthttp.WithSendMaxBytes(grpcconv.MaxMessageBytes),
+		// Compressed requests are accepted, responses are never compressed: most messages are
+		// small tool calls, where gzip costs more than the bytes it saves, and Codex's host
+		// does not compress either.
+		connecthttp.WithCompressMinBytes(grpcconv.MaxMessageBytes+1),
 	)
 	mux.HandleFunc(HealthPath, health)
 	return http1Guard(mux)
