@@ -31,6 +31,10 @@ type binding struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
+	// acked is set when the host waits for notification acknowledgements
+	// (grpcconv.AcknowledgementsHeader): its Results come after their notifications were handled.
+	acked bool
+
 	shutdownRequested atomic.Bool
 	shutdownOnce      sync.Once
 	shutdownDone      chan struct{}
@@ -109,6 +113,7 @@ func (b *binding) openLease(ctx context.Context, limits codemode.SessionCellExec
 		return lease, err
 	}
 	b.id = opened.GetSessionId()
+	b.acked = info.ResponseHeader().Get(grpcconv.AcknowledgementsHeader) == "true"
 	return lease, nil
 }
 

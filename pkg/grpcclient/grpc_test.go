@@ -14,6 +14,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/codemode/codemodetest"
 	"github.com/codemodehq/codemode/pkg/grpcclient"
+	"github.com/codemodehq/codemode/pkg/grpchost"
 )
 
 // Codex's code-mode-host/tests/grpc.rs: the Go client against the host on real sockets.
@@ -396,7 +397,7 @@ func TestUnixSocketEndpointsExecuteCodeModeCells(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	startHostOn(t, ln)
+	startHostOn(t, ln, grpchost.Options{})
 	for _, endpoint := range []string{"unix://" + socket, "unix:" + socket} {
 		s, _ := session(t, newProvider(t, endpoint, grpcclient.ProtocolGRPC), codemode.SessionCellExecutionLimits{})
 		if r := run(t, s, execReq(`text("unix socket")`, 5_000)); r.CellID != "1" || texts(r) != "{unix socket};" {

@@ -30,15 +30,21 @@ type host struct {
 // stop is called.
 func startHost(t testing.TB, addr string) *host {
 	t.Helper()
+	return startHostWith(t, addr, grpchost.Options{})
+}
+
+// startHostWith is startHost with options.
+func startHostWith(t testing.TB, addr string, opts grpchost.Options) *host {
+	t.Helper()
 	ln, err := grpchost.Listen(context.Background(), addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return startHostOn(t, ln)
+	return startHostOn(t, ln, opts)
 }
 
 // startHostOn serves a fresh host on ln until the test ends or stop is called.
-func startHostOn(t testing.TB, ln net.Listener) *host {
+func startHostOn(t testing.TB, ln net.Listener, opts grpchost.Options) *host {
 	t.Helper()
 	runtime, err := jsruntime.NewProvider(jsruntime.Options{})
 	if err != nil {
@@ -47,7 +53,7 @@ func startHostOn(t testing.TB, ln net.Listener) *host {
 	h := &host{t: t, addr: ln.Addr().String(), runtime: runtime}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- grpchost.New(runtime, grpchost.Options{}).Serve(ctx, ln) }()
+	go func() { served <- grpchost.New(runtime, opts).Serve(ctx, ln) }()
 	stopped := false
 	h.stop = func() {
 		if stopped {

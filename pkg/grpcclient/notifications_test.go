@@ -8,13 +8,32 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/codemode/codemodetest"
 	"github.com/codemodehq/codemode/pkg/grpcclient"
+	"github.com/codemodehq/codemode/pkg/grpchost"
 )
 
-// Codex's code-mode-host/tests/grpc_notifications.rs.
+// Codex's code-mode-host/tests/grpc_notifications.rs, against both kinds of host: one that waits
+// for the client's acknowledgements (codemode's), and one that does not (Codex's baseline), where
+// the client itself holds a Result until the cell's notifications were delivered.
+
+// hostModes are the two notification behaviours of a host.
+var hostModes = []struct {
+	name string
+	opts grpchost.Options
+}{
+	{"acknowledged", grpchost.Options{}},
+	{"baseline", grpchost.Options{BaselineNotifications: true}},
+}
+
+// forEachHostMode runs test once per host mode.
+func forEachHostMode(t *testing.T, test func(t *testing.T, opts grpchost.Options)) {
+	for _, mode := range hostModes {
+		t.Run(mode.name, func(t *testing.T) { test(t, mode.opts) })
+	}
+}
 
 // heldNotifications starts a session whose notifications wait for gate.
-func heldNotifications(t *testing.T) (codemode.Session, *codemodetest.Recorder, *codemodetest.Gate) {
-	h := startHost(t, "127.0.0.1:0")
+func heldNotifications(t *testing.T, opts grpchost.Options) (codemode.Session, *codemodetest.Recorder, *codemodetest.Gate) {
+	h := startHostWith(t, "127.0.0.1:0", opts)
 	s, rec := session(t, newProvider(t, h.url(), grpcclient.ProtocolGRPC), codemode.SessionCellExecutionLimits{})
 	gate := codemodetest.NewGate()
 	rec.HandleNotify(gate.Notify())
@@ -22,7 +41,11 @@ func heldNotifications(t *testing.T) (codemode.Session, *codemodetest.Recorder, 
 }
 
 func TestCompletedCellsDrainPendingNotificationsBeforeCompletion(t *testing.T) {
-	s, rec, gate := heldNotifications(t)
+	forEachHostMode(t, testCompletedCellsDrain)
+}
+
+func testCompletedCellsDrain(t *testing.T, opts grpchost.Options) {
+	s, rec, gate := heldNotifications(t, opts)
 	c, err := s.Execute(ctxT(t), execReq(`notify("pending"); text("done");`, 60_000))
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +72,11 @@ func TestCompletedCellsDrainPendingNotificationsBeforeCompletion(t *testing.T) {
 }
 
 func TestCompletedWaitsDrainPendingNotificationsBeforeReturning(t *testing.T) {
-	s, rec, gate := heldNotifications(t)
+	forEachHostMode(t, testCompletedWaitsDrain)
+}
+
+func testCompletedWaitsDrain(t *testing.T, opts grpchost.Options) {
+	s, rec, gate := heldNotifications(t, opts)
 	c, err := s.Execute(ctxT(t), execReq(`yield_control(); notify("pending"); text("done");`, 60_000))
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +106,11 @@ func TestCompletedWaitsDrainPendingNotificationsBeforeReturning(t *testing.T) {
 }
 
 func TestTerminationCancelsPendingNotifications(t *testing.T) {
-	s, rec, _ := heldNotifications(t)
+	forEachHostMode(t, testTerminationCancels)
+}
+
+func testTerminationCancels(t *testing.T, opts grpchost.Options) {
+	s, rec, _ := heldNotifications(t, opts)
 	c, err := s.Execute(ctxT(t), execReq(`notify("pending"); await new Promise(() => {});`, 1))
 	if err != nil {
 		t.Fatal(err)

@@ -177,7 +177,8 @@ func (b *binding) checkCell(cell codemode.CellID, r codemode.RuntimeResponse) er
 
 // settle applies a response to the cell's notifications: a Result returns once all of them were
 // delivered (the host sends CellClosed after them, and the closure settles them), a Terminated
-// cancels them. It reports false if ctx ended first.
+// cancels them. A host that waits for acknowledgements sent the Result only after they were
+// handled, so there is nothing to wait for. It reports false if ctx ended first.
 func (b *binding) settle(ctx context.Context, r codemode.RuntimeResponse) bool {
 	b.mu.Lock()
 	var settled <-chan struct{}
@@ -185,7 +186,9 @@ func (b *binding) settle(ctx context.Context, r codemode.RuntimeResponse) bool {
 	case codemode.Terminated:
 		b.st.cancelNotifications(r.CellID)
 	case codemode.Result:
-		settled = b.st.notificationsSettled(r.CellID)
+		if !b.acked {
+			settled = b.st.notificationsSettled(r.CellID)
+		}
 	}
 	b.mu.Unlock()
 	if settled == nil {

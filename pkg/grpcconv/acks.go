@@ -9,4 +9,8 @@ package grpcconv
 // gets the in-process order: a cell completes only after its notifications were handled, and a
 // termination can still preempt a completion that waits for them. Codex peers neither send nor
 // know it, so it changes nothing between them and codemode.
+//
+// A host that honours the request answers with the same header on the OpenSession response. A
+// client then knows that a Result means its notifications were handled, and hands the Result over
+// without waiting for the cell's CellClosed as it must with a host that does not wait.
 const AcknowledgementsHeader = "X-Code-Mode-Notification-Acks"

@@ -9,11 +9,15 @@ import (
 	"github.com/codemodehq/codemode/pkg/grpcconv"
 )
 
-// wantsAcknowledgements reports whether an OpenSession asked for acknowledged notifications
-// (grpcconv.AcknowledgementsHeader).
-func wantsAcknowledgements(ctx context.Context) bool {
+// acceptAcknowledgements reports whether an OpenSession asked for acknowledged notifications
+// (grpcconv.AcknowledgementsHeader) and, if so, confirms it on the response.
+func acceptAcknowledgements(ctx context.Context) bool {
 	info, ok := connect.CallInfoForServerContext(ctx)
-	return ok && info.RequestHeader().Get(grpcconv.AcknowledgementsHeader) == "true"
+	if !ok || info.RequestHeader().Get(grpcconv.AcknowledgementsHeader) != "true" {
+		return false
+	}
+	info.ResponseHeader().Set(grpcconv.AcknowledgementsHeader, "true")
+	return true
 }
 
 // expectAck registers a notification whose acknowledgement the session waits for.

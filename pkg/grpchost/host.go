@@ -24,6 +24,10 @@ type Options struct {
 	Limits Limits
 	// Logger receives the host's warnings (a session closed by a failure); nil discards them.
 	Logger *slog.Logger
+	// BaselineNotifications serves notifications exactly as Codex's baseline host does: it never
+	// waits for acknowledgements, even when a client asks for it
+	// (grpcconv.AcknowledgementsHeader). For testing clients against that behaviour.
+	BaselineNotifications bool
 }
 
 // Host serves codex.code_mode.v1.CodeModeHost on a codemode.SessionProvider: each leased session
@@ -34,6 +38,8 @@ type Host struct {
 	limits   Limits
 	permits  *hostPermits
 	log      *slog.Logger
+	// baseline is Options.BaselineNotifications.
+	baseline bool
 
 	mu       sync.Mutex
 	sessions map[uuid.UUID]*session
@@ -52,6 +58,7 @@ func New(provider codemode.SessionProvider, opts Options) *Host {
 		limits:   limits,
 		permits:  newHostPermits(limits),
 		log:      log,
+		baseline: opts.BaselineNotifications,
 		sessions: make(map[uuid.UUID]*session),
 	}
 }

@@ -54,7 +54,7 @@ func (svc service) open(ctx context.Context, req *pb.OpenSessionRequest) (*sessi
 	}
 	defer release()
 	s := newSession(svc.h, uuid.New())
-	s.acks = wantsAcknowledgements(ctx)
+	s.acks = !svc.h.baseline && acceptAcknowledgements(ctx)
 	runtime, err := svc.h.provider.CreateSession(ctx, delegate{s}, grpcconv.SessionLimits(req.GetCellExecutionLimits()))
 	if err != nil {
 		return nil, connect.NewError(connect.CodeFailedPrecondition, err.Error())
