@@ -91,11 +91,16 @@ func (svc service) start(ctx context.Context, s *session, executionID string, re
 }
 
 // initialOutcome waits for the cell's first response and converts it. If the client goes away or
-// the session closes first, the started cell is abandoned, which terminates it.
+// the session closes first, the started cell is abandoned, which terminates it. An execution ends
+// with its session: a response that comes from the session's own closing (a cell its shutdown
+// stopped, a tool call it failed) is not sent.
 func initialOutcome(ctx context.Context, s *session, started *codemode.StartedCell, received time.Time) (*pb.ExecutionOutcome, error) {
 	bound, cancel := s.bind(ctx)
 	defer cancel()
 	resp, err := started.InitialResponse(bound)
+	if err == nil && s.closed() {
+		return nil, errSessionClosed()
+	}
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
