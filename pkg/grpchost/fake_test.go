@@ -13,8 +13,8 @@ import (
 // cancellation use it to hold requests in flight cheaply, without a JavaScript engine per cell.
 type blockingProvider struct {
 	// waiting and terminating, if set, receive a token when a Wait or a Terminate has reached the
-	// runtime (so the host holds its permits).
-	waiting, terminating chan struct{}
+	// runtime (so the host holds its permits); waited, when a Wait has given up.
+	waiting, terminating, waited chan struct{}
 }
 
 func (blockingProvider) Availability() error { return nil }
@@ -62,6 +62,7 @@ func (s *blockingSession) close(id codemode.CellID) {
 func (s *blockingSession) Wait(ctx context.Context, _ codemode.WaitRequest) (codemode.WaitOutcome, error) {
 	signal(s.p.waiting)
 	<-ctx.Done()
+	signal(s.p.waited)
 	return codemode.WaitOutcome{}, ctx.Err()
 }
 

@@ -151,3 +151,26 @@ func TestNotificationsDoNotDelayCellCompletion(t *testing.T) {
 		t.Fatalf("a late acknowledgement must be accepted: %v", err)
 	}
 }
+
+// CancelWait returns only once the cancelled Wait has left the runtime, so the client's next Wait
+// of the cell cannot meet the old observer.
+func TestCancelWaitReturnsAfterTheWaitRetired(t *testing.T) {
+	provider := &blockingProvider{waiting: make(chan struct{}, 1), waited: make(chan struct{}, 1)}
+	srv := startServer(t, provider, grpchost.Options{})
+	l := srv.openSession(t, nil)
+	waited := make(chan error, 1)
+	go func() {
+		_, err := srv.client.Wait(context.Background(), &pb.WaitRequest{SessionId: l.id, CellId: "1", WaitId: "active", YieldTimeMs: 60_000})
+		waited <- err
+	}()
+	<-provider.waiting
+	if _, err := srv.client.CancelWait(context.Background(), &pb.CancelWaitRequest{SessionId: l.id, WaitId: "active"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-provider.waited:
+	default:
+		t.Fatal("CancelWait returned before the cancelled Wait left the runtime")
+	}
+	wantStatus(t, "the cancelled wait", <-waited, connect.CodeCanceled, "code-mode wait was cancelled")
+}
