@@ -158,6 +158,52 @@ var planted = []plantedCase{
 		want: []string{"examples/tools/read_file → pkg/toolprovider [examples/...]"},
 	},
 	{
+		name: "pkg/grpcconv: the conversion package imports a transport, a runtime or the V1 wire",
+		edges: []edge{
+			own("pkg/grpcconv", "gen/go/pb/codex/code_mode/v1"),
+			own("pkg/grpcconv", "pkg/serdejson"),
+			ext("pkg/grpcconv", "connectrpc.com/connect/v2", connect),
+			own("pkg/grpcconv", "pkg/jsruntime"),
+			own("pkg/grpcconv", "gen/go/wirev1"),
+		},
+		want: []string{
+			"pkg/grpcconv → connectrpc.com/connect/v2 [pkg/grpcconv]",
+			"pkg/grpcconv → pkg/jsruntime [pkg/grpcconv]",
+			"pkg/grpcconv → gen/go/wirev1 [pkg/grpcconv]",
+		},
+	},
+	{
+		name: "pkg/grpchost: the host names a runtime, the V1 wire or the client outside tests",
+		edges: []edge{
+			own("pkg/grpchost", "gen/go/pb/codex/code_mode/v1/code_modev1connect"),
+			ext("pkg/grpchost", "connectrpc.com/connect/v2", connect),
+			inTest(own("pkg/grpchost", "pkg/jsruntime")),
+			own("pkg/grpchost", "pkg/jsruntime"),
+			own("pkg/grpchost", "gen/go/wirev1"),
+			own("pkg/grpchost", "pkg/grpcclient"),
+		},
+		want: []string{
+			"pkg/grpchost → pkg/jsruntime [pkg/grpchost]",
+			"pkg/grpchost → gen/go/wirev1 [pkg/grpchost]",
+			"pkg/grpchost → pkg/grpcclient [pkg/grpchost]",
+		},
+	},
+	{
+		name: "pkg/grpcclient: the client imports the host or a runtime outside tests",
+		edges: []edge{
+			own("pkg/grpcclient", "pkg/grpcconv"),
+			inTest(own("pkg/grpcclient", "pkg/grpchost")),
+			own("pkg/grpcclient", "pkg/grpchost"),
+			own("pkg/grpcclient", "pkg/jsruntime"),
+			own("pkg/grpcclient", "gen/go/wirev1"),
+		},
+		want: []string{
+			"pkg/grpcclient → pkg/grpchost [pkg/grpcclient]",
+			"pkg/grpcclient → pkg/jsruntime [pkg/grpcclient]",
+			"pkg/grpcclient → gen/go/wirev1 [pkg/grpcclient]",
+		},
+	},
+	{
 		name: "pkg/serdejson: the runtime below gen/ imports generated code or the domain",
 		edges: []edge{
 			stdlib("pkg/serdejson", "strconv"),

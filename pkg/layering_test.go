@@ -38,7 +38,8 @@ const (
 // Not here yet, because a rule that governs nothing fails: services/ (the first service adds a
 // rule: std, pkg/..., gen/..., the libraries it uses) and the adapter packages of later issues
 // (pkg/grpchost, …). Adapter packages are the only pkg packages whose rule allows gen/: the V1
-// ones below (convertv1, transportv1, hostv1, clientv1) and nothing else.
+// ones (convertv1, transportv1, hostv1, clientv1), the gRPC ones (grpcconv, grpchost, grpcclient) and
+// nothing else.
 var layers = []layer{
 	{
 		pkgs:  "pkg/codemode",
@@ -89,6 +90,23 @@ var layers = []layer{
 		allow:        []string{std, "pkg/codemode", "pkg/convertv1", "pkg/transportv1", "pkg/frame", "gen/go/wirev1", websocket},
 		allowInTests: []string{"pkg/hostv1", "pkg/jsruntime", "pkg/codemode/codemodetest", goleak},
 		why:          "the V1 client driver offers SessionProviders through the contract; only its tests run a host (a real process serving the in-process runtime)",
+	},
+	{
+		pkgs:  "pkg/grpcconv",
+		allow: []string{std, "pkg/codemode", "pkg/serdejson", "gen/go/pb/...", protobuf, uuid},
+		why:   "an adapter package: the one place protobuf messages become domain values and back, with Codex's refusals (serde_json's texts from pkg/serdejson); it knows no transport, so host, client and CLI share it",
+	},
+	{
+		pkgs:         "pkg/grpchost",
+		allow:        []string{std, "pkg/codemode", "pkg/grpcconv", "gen/go/pb/...", connect, protobuf, uuid},
+		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/grpcclient", "pkg/testenv", goleak},
+		why:          "the gRPC host adapter serves any SessionProvider: it never names a runtime outside its tests, which run it on jsruntime and drive it with the Go client",
+	},
+	{
+		pkgs:         "pkg/grpcclient",
+		allow:        []string{std, "pkg/codemode", "pkg/grpcconv", "pkg/serdejson", "gen/go/pb/...", connect, protobuf, uuid},
+		allowInTests: []string{"pkg/grpchost", "pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv", goleak},
+		why:          "the gRPC client adapter speaks to any CodeModeHost: it never imports the host or a runtime outside its tests, which run the conformance suite against the host on jsruntime",
 	},
 	{
 		pkgs:  "pkg/serdejson",

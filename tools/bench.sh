@@ -69,3 +69,7 @@ echo
 echo "Command: \`make bench\` (BENCHTIME=$benchtime${BEFORE:+, BEFORE=$BEFORE}), $(date -u +%Y-%m-%d), $(nproc) cores, $(go version | cut -d' ' -f3), node $(node --version)"
 echo
 go run ./tools/bench/report -ours "$out/ours.txt" -base "$out/node.txt" "${before_flag[@]}" "${pairs[@]}"
+
+echo
+echo "== gRPC transport (pkg/grpcclient ⇄ pkg/grpchost on 127.0.0.1) vs in process" >&2
+./tools/bench-grpc.sh

@@ -16,7 +16,9 @@ import (
 // codexSurface is codex.code_mode.v1 as Codex defines it (spec §3.1 and §3.2, transcribed
 // independently of the .proto): every RPC, message, field number, name, type, label, proto3
 // `optional` and oneof, and every enum value. buf breaking only rejects incompatible changes;
-// this also rejects additions, which would make the schema differ from Codex's.
+// this also rejects additions, which would make the schema differ from Codex's. The two fields of
+// newer Codex that codemode adopts (spec §6.1: ToolCall 10 traceparent, ExecutionOutcome 6
+// code_mode_host_duration_ns) are part of the surface; the baseline's shape is the rest.
 const codexSurface = `
 service CodeModeHost
   rpc OpenSession(OpenSessionRequest) returns (stream SessionEvent)
@@ -57,6 +59,7 @@ message ToolCall
   7 tool_kind ToolKind
   8 input_json bytes optional
   9 sequence uint64
+  10 traceparent string optional
 message CompleteToolCallRequest
   1 session_id string
   2 invocation_id string
@@ -120,6 +123,7 @@ message ExecutionOutcome
   3 yielded ExecutionYielded oneof=outcome
   4 terminated ExecutionTerminated oneof=outcome
   5 completed ExecutionCompleted oneof=outcome
+  6 code_mode_host_duration_ns uint64
 message ExecutionYielded
 message ExecutionTerminated
 message ExecutionCompleted

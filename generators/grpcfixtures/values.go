@@ -25,6 +25,8 @@ var stringOverrides = map[protoreflect.Name]string{
 	"cell_id": "1",
 	// A notification's call_id is the ExecuteRequest.tool_call_id of its cell.
 	"call_id": "tool_call_id-value",
+	// A W3C trace context header value (version-traceid-parentid-flags).
+	"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
 }
 
 // jsonBytesFields hold compact serde_json bytes on Codex's wire; their fixtures are valid compact
@@ -43,6 +45,8 @@ var uint64Overrides = map[protoreflect.Name]uint64{
 	"max_output_tokens":        10000,
 	"sequence":                 3,
 	"final_tool_call_sequence": 3,
+	// 1.5 ms: host timing in nanoseconds.
+	"code_mode_host_duration_ns": 1_500_000,
 	// 2^53+1: not representable as a JavaScript number, so the TypeScript round trip proves that
 	// uint64 survives protobuf-es (as a bigint and a JSON string).
 	"max_heap_size_bytes": 1<<53 + 1,

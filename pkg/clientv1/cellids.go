@@ -35,6 +35,14 @@ func wireCellID(gen uint64, id codemode.CellID) (wirev1.WireCellId, error) {
 	return wirev1.WireCellId(rest), nil
 }
 
+// RemoteCellID maps a caller's cell ID of a host generation to the host's own ID with the V1
+// client's rule (stricter than the gRPC client's: a generation-1 ID shaped "g…:…" is refused, and
+// the error names the cell). `codemode wire check`'s cell_id kind uses it.
+func RemoteCellID(generation uint64, id codemode.CellID) (codemode.CellID, error) {
+	wire, err := wireCellID(generation, id)
+	return codemode.CellID(wire), err
+}
+
 func staleCell(id codemode.CellID) error {
 	return fmt.Errorf("cell %s belongs to a stale code-mode host generation", id)
 }

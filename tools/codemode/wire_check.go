@@ -45,6 +45,10 @@ type checkInput struct {
 	// Generation is the V1 wire generation a "v1:" line is read in ("baseline", the default, or
 	// "host-duration": runtime responses with code_mode_host_duration_ns, spec §6.1).
 	Generation *string `json:"generation"`
+	// HostGeneration, Public and Client are the fields of "cell_id" lines (wire_check_grpc.go).
+	HostGeneration *uint64 `json:"host_generation"`
+	Public         *string `json:"public"`
+	Client         *string `json:"client"`
 }
 
 // checkResult is one JSON line on stdout. Value holds a canonical encoding (raw JSON).
@@ -61,9 +65,8 @@ type kindChecker func(name string, in checkInput) checkResult
 
 // kindCheckers maps a kind prefix to its checker.
 //
-// Extension point: later kinds register here, e.g. "exec_source" (parse an exec pragma, value =
-// {source, yield_time_ms, max_output_tokens}) and "cell_id" (generation-prefixed cell ids,
-// value = {generation, wire_id}). A prefix ending in ":" takes a name after it.
+// Other files register their kinds in init: "exec_source" (wire_exec_source.go) and "cell_id"
+// (wire_check_grpc.go). A prefix ending in ":" takes a name after it.
 var kindCheckers = map[string]kindChecker{
 	"v1:":   checkV1,
 	"grpc:": checkGRPC,
@@ -74,7 +77,8 @@ func runWire(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) != 1 || args[0] != "check" {
 		fmt.Fprintln(stderr, "usage: codemode wire check < inputs.jsonl")
 		fmt.Fprintln(stderr, `  each line: {"kind":"v1:<Type>","json":…[,"generation":"baseline"|"host-duration"]},`)
-		fmt.Fprintln(stderr, `  {"kind":"grpc:<Message>","json":…} or {"kind":"frame","hex":"…"} (hex = one WebSocket binary message)`)
+		fmt.Fprintln(stderr, `  {"kind":"grpc:<Message>","json":…}, {"kind":"frame","hex":"…"} (hex = one WebSocket binary message),`)
+		fmt.Fprintln(stderr, `  {"kind":"exec_source","input":"…"} or {"kind":"cell_id","host_generation":N,"public":"…"[,"client":"grpc"|"v1"]}`)
 		return 2
 	}
 	in := bufio.NewReader(stdin)
@@ -208,6 +212,9 @@ func checkGRPC(name string, in checkInput) checkResult {
 	}
 	msg := mt.New().Interface()
 	if err := protojson.Unmarshal(in.JSON, msg); err != nil {
+		return failure(err)
+	}
+	if err := grpcSemanticCheck(msg); err != nil {
 		return failure(err)
 	}
 	out, err := protojson.Marshal(msg)

@@ -9,10 +9,16 @@ input on stdout: {"ok":true,"value":…} with the input's canonical encoding, or
 {"ok":false,"error":"…"} with the text a strict peer would refuse it with.
 
 Input lines:
-  {"kind":"v1:<Type>","json":…}        a V1 message, e.g. v1:ClientToHost, v1:WireExecuteRequest
-  {"kind":"grpc:<Message>","json":…}   a codex.code_mode.v1 message in protobuf JSON
-  {"kind":"frame","hex":"…"}           a byte stream holding one length-prefixed frame
+  {"kind":"v1:<Type>","json":…}        a V1 message, e.g. v1:ClientToHost, v1:WireExecuteRequest;
+                                       "generation":"host-duration" reads it as Codex >= 0.152 does
+                                       (default "baseline")
+  {"kind":"grpc:<Message>","json":…}   a codex.code_mode.v1 message in protobuf JSON, with the
+                                       receiving peer's semantic checks
+  {"kind":"frame","hex":"…"}           one WebSocket binary message holding one length-prefixed frame
   {"kind":"exec_source","input":"…"}   an exec tool input: the pragma split off and checked
+  {"kind":"cell_id","host_generation":N,"public":"…"[,"client":"grpc"|"v1"]}
+                                       a public cell ID mapped to the host's ID of generation N
+                                       with the gRPC (default) or V1 client's rule
 
 It takes no flags.
 

@@ -1,0 +1,24 @@
+// Package grpcclient is a codemode.SessionProvider whose sessions live on a remote
+// codex.code_mode.v1.CodeModeHost: Codex's gRPC client, in Go, over gRPC (the default), gRPC-Web
+// or Connect (Options.Protocol), on connect-go.
+//
+// A session is a lease on the host (OpenSession) with one catch-all tool subscription. The host's
+// callbacks are admitted by Codex's rules before the delegate sees them (spec §3.7): the session
+// must match, an invocation ID must be a UUID never seen before (reuse is fatal), a cell belongs to
+// one execution (a host that reuses a live cell ID is fatal), a call for a closed execution is
+// answered with the closed-cell failure, a call the host already cancelled is dropped, a tool
+// must be enabled for its execution with its kind, and at most 1,024 tool calls and notifications
+// run at once. Delegate panics and runtime.Goexit are contained and reported. A Result is handed
+// over only after the cell's notifications were delivered; a Terminated cancels them.
+//
+// Every request has a deadline: 60 s for the transport plus, where the host waits on the runtime,
+// the yield time and its 1 s grace. A request that times out fails the whole session, because
+// the host no longer answers. Failures of the transport read "gRPC code-mode {operation} failed:
+// {status}", at most 512 bytes; errors of the runtime on the host (the host's
+// FAILED_PRECONDITION) reach the caller with the runtime's own text.
+//
+// When the lease is lost (the host restarted, the network failed) the session's next operation
+// opens a new lease, the next generation. Stored values and running cells of the lost one are gone
+// and its cells are reported closed; cells of generation N ≥ 2 are named "g<N>:<host ID>", and an
+// ID of another generation fails with ErrStaleGeneration.
+package grpcclient

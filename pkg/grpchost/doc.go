@@ -1,0 +1,22 @@
+// Package grpchost serves Codex's gRPC protocol, codex.code_mode.v1.CodeModeHost, on any
+// codemode.SessionProvider, with connect-go: one handler answers gRPC (HTTP/2, h2c without TLS),
+// gRPC-Web and Connect, so Codex, browsers and TypeScript clients reach the same service.
+//
+// A Host is a thin adapter. OpenSession creates a session of the provider and streams its lease
+// (the first event is opened; dropping the stream closes the session and terminates its cells).
+// The runtime's callbacks become protocol traffic: a nested tool call is dispatched as a ToolCall
+// to one matching SubscribeToToolCalls stream (round robin; filters alias the default namespace)
+// and waits for its CompleteToolCall; a notification becomes a Notification on the lease; a
+// closed cell a CellClosed (with its execution's last tool-call sequence). Execute sends started
+// at once and then one outcome; Wait, CancelWait and Terminate observe and stop cells.
+//
+// The host validates every request as Codex's does and answers with its status codes and texts
+// (spec §3.3, §3.4): identifiers non-empty and at most 256 bytes, host-generated ones UUIDs;
+// reused execution and wait IDs refused among the last 4,096; per-host limits on in-flight
+// requests, active cells, control requests and pending callbacks, answered RESOURCE_EXHAUSTED
+// without waiting; 64 MiB messages. Texts are part of the contract, and tests pin them.
+//
+// Handler, NewHTTPServer, Listen and Serve put the host on the network: h2c and HTTP/1.1 on one
+// port, TCP_NODELAY, GET /healthz over both HTTP versions, and 505 for HTTP/1 requests that are
+// neither the health check nor Connect or gRPC-Web.
+package grpchost

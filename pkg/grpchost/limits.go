@@ -1,0 +1,102 @@
+package grpchost
+
+import "connectrpc.com/connect/v2"
+
+// Limits bounds what one host process admits at once (Codex's HostLimits). Every zero field means
+// its default. They are per host, shared by all sessions; there is no limit on open sessions.
+type Limits struct {
+	// MaxInFlightRequests bounds the requests that can run for a long time: opening a session
+	// or a subscription (while it is set up), Execute (until its outcome is sent), Wait and
+	// Terminate. Default 256.
+	MaxInFlightRequests int
+	// MaxActiveCells bounds the cells admitted and not yet reported closed. Default 128.
+	MaxActiveCells int
+	// MaxControlRequests bounds the short requests that keep sessions moving: CloseSession,
+	// CompleteToolCall, AcknowledgeNotification, CancelWait. They have their own budget so that a
+	// host saturated by long requests can still complete the tool calls those requests wait for.
+	// Default 256.
+	MaxControlRequests int
+	// MaxPendingDelegateCalls bounds the tool calls and notifications of all cells that are on
+	// their way to a client. Default 1,024 (Codex's MAX_PENDING_DELEGATE_CALLS).
+	MaxPendingDelegateCalls int
+}
+
+// The defaults of Limits.
+const (
+	DefaultMaxInFlightRequests     = 256
+	DefaultMaxActiveCells          = 128
+	DefaultMaxControlRequests      = 256
+	DefaultMaxPendingDelegateCalls = 1_024
+)
+
+// withDefaults fills the zero fields.
+func (l Limits) withDefaults() Limits {
+	l.MaxInFlightRequests = orDefault(l.MaxInFlightRequests, DefaultMaxInFlightRequests)
+	l.MaxActiveCells = orDefault(l.MaxActiveCells, DefaultMaxActiveCells)
+	l.MaxControlRequests = orDefault(l.MaxControlRequests, DefaultMaxControlRequests)
+	l.MaxPendingDelegateCalls = orDefault(l.MaxPendingDelegateCalls, DefaultMaxPendingDelegateCalls)
+	return l
+}
+
+func orDefault(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// permits is a counting semaphore that never waits: a request either gets a permit at once or is
+// refused, so a saturated host answers instead of queueing work without bound.
+type permits chan struct{}
+
+func newPermits(n int) permits { return make(permits, n) }
+
+// acquire takes a permit if one is free and returns its release function, or nil.
+func (p permits) acquire() func() {
+	select {
+	case p <- struct{}{}:
+		return p.release
+	default:
+		return nil
+	}
+}
+
+func (p permits) release() { <-p }
+
+// hostPermits are the host's four budgets.
+type hostPermits struct {
+	requests, cells, control, delegates permits
+}
+
+func newHostPermits(l Limits) *hostPermits {
+	return &hostPermits{
+		requests:  newPermits(l.MaxInFlightRequests),
+		cells:     newPermits(l.MaxActiveCells),
+		control:   newPermits(l.MaxControlRequests),
+		delegates: newPermits(l.MaxPendingDelegateCalls),
+	}
+}
+
+// request takes an in-flight request permit or fails with Codex's status.
+func (p *hostPermits) request() (func(), error) {
+	if release := p.requests.acquire(); release != nil {
+		return release, nil
+	}
+	return nil, connect.NewError(connect.CodeResourceExhausted, "code-mode host has too many in-flight requests")
+}
+
+// cell takes an active-cell permit or fails with Codex's status.
+func (p *hostPermits) cell() (func(), error) {
+	if release := p.cells.acquire(); release != nil {
+		return release, nil
+	}
+	return nil, connect.NewError(connect.CodeResourceExhausted, "code-mode host has too many active cells")
+}
+
+// controlRequest takes a control permit or fails with Codex's status.
+func (p *hostPermits) controlRequest() (func(), error) {
+	if release := p.control.acquire(); release != nil {
+		return release, nil
+	}
+	return nil, connect.NewError(connect.CodeResourceExhausted, "code-mode host has too many in-flight control requests")
+}
