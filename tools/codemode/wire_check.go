@@ -42,13 +42,14 @@ type checkInput struct {
 	Hex  *string         `json:"hex"`
 	// Input is the raw exec tool input of "exec_source" lines.
 	Input *string `json:"input"`
-	// Generation is the V1 wire generation a "v1:" line is read in ("baseline", the default, or
-	// "host-duration": runtime responses with code_mode_host_duration_ns, spec §6.1).
-	Generation *string `json:"generation"`
-	// HostGeneration, Public and Client are the fields of "cell_id" lines (wire_check_grpc.go).
-	HostGeneration *uint64 `json:"host_generation"`
-	Public         *string `json:"public"`
-	Client         *string `json:"client"`
+	// Generation means what the kind says: for "v1:" lines the wire generation the message is
+	// read in, a string ("baseline", the default, or "host-duration": runtime responses with
+	// code_mode_host_duration_ns, spec §6.1); for "cell_id" lines the host generation, a number
+	// (wire_check_grpc.go).
+	Generation json.RawMessage `json:"generation"`
+	// Public and Client are the other fields of "cell_id" lines.
+	Public *string `json:"public"`
+	Client *string `json:"client"`
 }
 
 // checkResult is one JSON line on stdout. Value holds a canonical encoding (raw JSON).
@@ -155,13 +156,9 @@ func checkV1(name string, in checkInput) checkResult {
 	if in.JSON == nil {
 		return failure(errors.New(`missing "json"`))
 	}
-	gen := wirev1.GenerationBaseline
-	if in.Generation != nil {
-		g, err := wirev1.ParseGeneration(*in.Generation)
-		if err != nil {
-			return failure(err)
-		}
-		gen = g
+	gen, err := wireGeneration(in.Generation)
+	if err != nil {
+		return failure(err)
 	}
 	m, _, err := wirev1.DecodeNamedFor(name, gen, in.JSON)
 	if err != nil {
@@ -171,6 +168,18 @@ func checkV1(name string, in checkInput) checkResult {
 		return failure(err)
 	}
 	return checkResult{OK: true, Value: wirev1.Marshal(m)}
+}
+
+// wireGeneration reads a "v1:" line's optional generation, a string.
+func wireGeneration(raw json.RawMessage) (wirev1.Generation, error) {
+	if raw == nil {
+		return wirev1.GenerationBaseline, nil
+	}
+	var name string
+	if err := json.Unmarshal(raw, &name); err != nil {
+		return 0, fmt.Errorf(`"generation" of a V1 line must be a string ("baseline" or "host-duration"), not %s`, raw)
+	}
+	return wirev1.ParseGeneration(name)
 }
 
 // semanticCheck applies what a Codex peer refuses after a successful decode.

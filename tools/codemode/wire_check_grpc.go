@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -27,12 +28,16 @@ func grpcSemanticCheck(m proto.Message) error {
 }
 
 // checkCellID maps a public cell ID of a generation to the host's ID, as a client does before a
-// wait or terminate: {"kind":"cell_id","host_generation":N,"public":"…"} with the gRPC client's rule
+// wait or terminate: {"kind":"cell_id","generation":N,"public":"…"} with the gRPC client's rule
 // (spec §3.9), or with "client":"v1" the V1 client's stricter one. The value is
 // {"remote":"<host ID>"}.
 func checkCellID(_ string, in checkInput) checkResult {
-	if in.HostGeneration == nil {
-		return failure(errors.New(`missing "host_generation"`))
+	if in.Generation == nil {
+		return failure(errors.New(`missing "generation"`))
+	}
+	var generation uint64
+	if err := json.Unmarshal(in.Generation, &generation); err != nil {
+		return failure(fmt.Errorf(`"generation" of a cell_id line must be a non-negative integer, not %s`, in.Generation))
 	}
 	if in.Public == nil {
 		return failure(errors.New(`missing "public"`))
@@ -45,9 +50,9 @@ func checkCellID(_ string, in checkInput) checkResult {
 	var err error
 	switch client {
 	case "grpc":
-		remote, err = grpcclient.RemoteCellID(*in.HostGeneration, codemode.CellID(*in.Public))
+		remote, err = grpcclient.RemoteCellID(generation, codemode.CellID(*in.Public))
 	case "v1":
-		remote, err = clientv1.RemoteCellID(*in.HostGeneration, codemode.CellID(*in.Public))
+		remote, err = clientv1.RemoteCellID(generation, codemode.CellID(*in.Public))
 	default:
 		return failure(fmt.Errorf(`unknown client %q (known: "grpc", "v1")`, client))
 	}

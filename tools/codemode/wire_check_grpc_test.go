@@ -39,19 +39,20 @@ func TestWireCheckAppliesGrpcSemanticsAndCellIDRules(t *testing.T) {
 		{`{"kind":"grpc:ToolCall","json":{"invocationId":"` + session + `","toolName":{"name":"echo"},"toolKind":"TOOL_KIND_FUNCTION","traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}`,
 			`{"ok":true,"value":{"invocationId":"` + session + `","toolName":{"name":"echo"},"toolKind":"TOOL_KIND_FUNCTION","traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}`},
 		// Cell IDs across generations (spec §3.9): the gRPC client's rule by default.
-		{`{"kind":"cell_id","host_generation":1,"public":"42"}`, `{"ok":true,"value":{"remote":"42"}}`},
-		{`{"kind":"cell_id","host_generation":1,"public":"g2:42"}`, `{"ok":true,"value":{"remote":"g2:42"}}`},
-		{`{"kind":"cell_id","host_generation":1,"public":"graphics:1"}`, `{"ok":true,"value":{"remote":"graphics:1"}}`},
-		{`{"kind":"cell_id","host_generation":2,"public":"g2:42"}`, `{"ok":true,"value":{"remote":"42"}}`},
-		{`{"kind":"cell_id","host_generation":2,"public":"42"}`, `{"ok":false,"error":"cell belongs to a stale code-mode host generation"}`},
-		{`{"kind":"cell_id","host_generation":2,"public":"g3:42","client":"grpc"}`, `{"ok":false,"error":"cell belongs to a stale code-mode host generation"}`},
+		{`{"kind":"cell_id","generation":1,"public":"42"}`, `{"ok":true,"value":{"remote":"42"}}`},
+		{`{"kind":"cell_id","generation":1,"public":"g2:42"}`, `{"ok":true,"value":{"remote":"g2:42"}}`},
+		{`{"kind":"cell_id","generation":1,"public":"graphics:1"}`, `{"ok":true,"value":{"remote":"graphics:1"}}`},
+		{`{"kind":"cell_id","generation":2,"public":"g2:42"}`, `{"ok":true,"value":{"remote":"42"}}`},
+		{`{"kind":"cell_id","generation":2,"public":"42"}`, `{"ok":false,"error":"cell belongs to a stale code-mode host generation"}`},
+		{`{"kind":"cell_id","generation":2,"public":"g3:42","client":"grpc"}`, `{"ok":false,"error":"cell belongs to a stale code-mode host generation"}`},
 		// The V1 client's stricter rule names the cell and refuses prefixed IDs in generation 1.
-		{`{"kind":"cell_id","host_generation":1,"public":"g2:42","client":"v1"}`, `{"ok":false,"error":"cell g2:42 belongs to a stale code-mode host generation"}`},
-		{`{"kind":"cell_id","host_generation":1,"public":"42","client":"v1"}`, `{"ok":true,"value":{"remote":"42"}}`},
-		{`{"kind":"cell_id","host_generation":3,"public":"g2:1","client":"v1"}`, `{"ok":false,"error":"cell g2:1 belongs to a stale code-mode host generation"}`},
-		{`{"kind":"cell_id","host_generation":3,"public":"g3:1","client":"v1"}`, `{"ok":true,"value":{"remote":"1"}}`},
-		{`{"kind":"cell_id","public":"1"}`, `{"ok":false,"error":"missing \"host_generation\""}`},
-		{`{"kind":"cell_id","host_generation":1,"public":"1","client":"v2"}`, `{"ok":false,"error":"unknown client \"v2\" (known: \"grpc\", \"v1\")"}`},
+		{`{"kind":"cell_id","generation":1,"public":"g2:42","client":"v1"}`, `{"ok":false,"error":"cell g2:42 belongs to a stale code-mode host generation"}`},
+		{`{"kind":"cell_id","generation":1,"public":"42","client":"v1"}`, `{"ok":true,"value":{"remote":"42"}}`},
+		{`{"kind":"cell_id","generation":3,"public":"g2:1","client":"v1"}`, `{"ok":false,"error":"cell g2:1 belongs to a stale code-mode host generation"}`},
+		{`{"kind":"cell_id","generation":3,"public":"g3:1","client":"v1"}`, `{"ok":true,"value":{"remote":"1"}}`},
+		{`{"kind":"cell_id","public":"1"}`, `{"ok":false,"error":"missing \"generation\""}`},
+		{`{"kind":"cell_id","generation":"2","public":"1"}`, `{"ok":false,"error":"\"generation\" of a cell_id line must be a non-negative integer, not \"2\""}`},
+		{`{"kind":"cell_id","generation":1,"public":"1","client":"v2"}`, `{"ok":false,"error":"unknown client \"v2\" (known: \"grpc\", \"v1\")"}`},
 	}
 	var in strings.Builder
 	for _, c := range cases {

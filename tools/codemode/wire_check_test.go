@@ -65,6 +65,8 @@ func TestWireCheckAnswersEveryLineInOrder(t *testing.T) {
 			`{"ok":true,"value":{"type":"cell/closed","sessionId":"s","cellId":"1"}}`},
 		{`{"kind":"v1:WireRuntimeResponse","generation":"newest","json":{}}`,
 			`{"ok":false,"error":"unknown V1 wire generation \"newest\" (known: baseline, host-duration)"}`},
+		{`{"kind":"v1:WireRuntimeResponse","generation":2,"json":{}}`,
+			`{"ok":false,"error":"\"generation\" of a V1 line must be a string (\"baseline\" or \"host-duration\"), not 2"}`},
 		// Malformed lines answer ok:false and do not stop the stream.
 		{`not json`, `{"ok":false,"error":"malformed input line: invalid character 'o' in literal null (expecting 'u')"}`},
 		{`{"kind":"v1:Nope","json":{}}`, `{"ok":false,"error":"unknown V1 type \"Nope\" (known: ClientToHost, HostToClient, HostRequest, HostResponse, DelegateRequest, DelegateResponse, WireExecuteRequest, WireToolDefinition, WireToolName, WireWaitRequest, WireSessionCellExecutionLimits, WireContentItem, WireRuntimeResponse, WireWaitOutcome, WireNestedToolCall)"}`},

@@ -16,7 +16,7 @@ Input lines:
                                        receiving peer's semantic checks
   {"kind":"frame","hex":"…"}           one WebSocket binary message holding one length-prefixed frame
   {"kind":"exec_source","input":"…"}   an exec tool input: the pragma split off and checked
-  {"kind":"cell_id","host_generation":N,"public":"…"[,"client":"grpc"|"v1"]}
+  {"kind":"cell_id","generation":N,"public":"…"[,"client":"grpc"|"v1"]}
                                        a public cell ID mapped to the host's ID of generation N
                                        with the gRPC (default) or V1 client's rule
 
