@@ -219,3 +219,22 @@ func benchEngine(b *testing.B) *engine {
 	b.Cleanup(e.dispose)
 	return e
 }
+
+// BenchmarkRecursionDepth measures what the 8 MiB stack costs a cell that uses it: a cell that
+// recurses `depth` frames, back to back in one session, so each op includes the reset of the
+// engine the previous cell used (a deep cell's stack pages are discarded there, not zeroed).
+// Depth 10 is the baseline every cell pays; the deeper rows are the price of going deep.
+func BenchmarkRecursionDepth(b *testing.B) {
+	for _, depth := range []int{10, 1000, 5000} {
+		b.Run(fmt.Sprintf("frames=%d", depth), func(b *testing.B) {
+			s := newTestSession(b, nil, codemode.SessionCellExecutionLimits{})
+			src := fmt.Sprintf(`function f(n) { return n === 0 ? 0 : 1 + f(n - 1) } text(f(%d))`, depth)
+			want := fmt.Sprint(depth)
+			for b.Loop() {
+				if r := executeCell(b, s, src); r.Kind != codemode.Result || textsOf(r.ContentItems)[0] != want {
+					b.Fatal(errorTextOf(r), r)
+				}
+			}
+		})
+	}
+}

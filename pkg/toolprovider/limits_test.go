@@ -82,6 +82,9 @@ func TestACallWaitingForASlotStopsWhenItsContextEnds(t *testing.T) {
 		tool.run, tool.slots = fake.run, make(chan struct{}, 1)
 
 		go tool.invoke(context.Background(), nil)
+		// The first call holds the slot before the second asks for it: without this wait the
+		// second could take the slot first, end with its context, and let the first start.
+		synctest.Wait()
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error)
 		go func() {
