@@ -46,6 +46,13 @@ func startHostWith(t testing.TB, addr string, opts grpchost.Options) *host {
 // startHostOn serves a fresh host on ln until the test ends or stop is called.
 func startHostOn(t testing.TB, ln net.Listener, opts grpchost.Options) *host {
 	t.Helper()
+	return startHostServing(t, ln, opts, nil)
+}
+
+// startHostServing is startHostOn with the host serving wrap(runtime) instead of the runtime
+// itself (nil: the runtime), so a test can watch what the host's sessions see.
+func startHostServing(t testing.TB, ln net.Listener, opts grpchost.Options, wrap func(codemode.SessionProvider) codemode.SessionProvider) *host {
+	t.Helper()
 	runtime, err := jsruntime.NewProvider(jsruntime.Options{})
 	if err != nil {
 		t.Fatalf("jsruntime.NewProvider: %v", err)
@@ -53,7 +60,11 @@ func startHostOn(t testing.TB, ln net.Listener, opts grpchost.Options) *host {
 	h := &host{t: t, addr: ln.Addr().String(), runtime: runtime}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- grpchost.New(runtime, opts).Serve(ctx, ln) }()
+	var provider codemode.SessionProvider = runtime
+	if wrap != nil {
+		provider = wrap(runtime)
+	}
+	go func() { served <- grpchost.New(provider, opts).Serve(ctx, ln) }()
 	stopped := false
 	h.stop = func() {
 		if stopped {
