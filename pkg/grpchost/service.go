@@ -133,15 +133,11 @@ func (svc service) subscribe(req *pb.SubscribeToToolCallsRequest) (*session, *su
 
 // CompleteToolCall delivers one tool result.
 func (svc service) CompleteToolCall(_ context.Context, req *pb.CompleteToolCallRequest) (*pb.CompleteToolCallResponse, error) {
-	release, err := svc.h.permits.controlRequest()
+	s, release, err := svc.controlSession(req.GetSessionId())
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	s, err := svc.h.lookup(req.GetSessionId())
-	if err != nil {
-		return nil, err
-	}
 	id, err := grpcconv.CheckUUID(req.GetInvocationId(), "tool invocation ID")
 	if err != nil {
 		return nil, invalidArgument(err)
@@ -159,15 +155,11 @@ func (svc service) CompleteToolCall(_ context.Context, req *pb.CompleteToolCallR
 // AcknowledgeNotification releases a notification the session waits for (grpcconv.AcknowledgementsHeader);
 // otherwise it is accepted for compatibility, as Codex's host accepts it.
 func (svc service) AcknowledgeNotification(_ context.Context, req *pb.AcknowledgeNotificationRequest) (*pb.AcknowledgeNotificationResponse, error) {
-	release, err := svc.h.permits.controlRequest()
+	s, release, err := svc.controlSession(req.GetSessionId())
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	s, err := svc.h.lookup(req.GetSessionId())
-	if err != nil {
-		return nil, err
-	}
 	id, err := grpcconv.CheckUUID(req.GetNotificationId(), "notification ID")
 	if err != nil {
 		return nil, invalidArgument(err)
@@ -214,15 +206,11 @@ func (svc service) Wait(ctx context.Context, req *pb.WaitRequest) (*pb.WaitRespo
 // CancelWait cancels the Wait registered under the ID, or pre-cancels one not yet arrived, and
 // returns once that Wait has retired.
 func (svc service) CancelWait(ctx context.Context, req *pb.CancelWaitRequest) (*pb.CancelWaitResponse, error) {
-	release, err := svc.h.permits.controlRequest()
+	s, release, err := svc.controlSession(req.GetSessionId())
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	s, err := svc.h.lookup(req.GetSessionId())
-	if err != nil {
-		return nil, err
-	}
 	if err := grpcconv.CheckIdentifier(req.GetWaitId(), "wait ID"); err != nil {
 		return nil, invalidArgument(err)
 	}
@@ -270,6 +258,22 @@ func waitResponse(o codemode.WaitOutcome, received time.Time) (*pb.WaitResponse,
 		return nil, connect.NewError(connect.CodeInternal, err.Error())
 	}
 	return resp, nil
+}
+
+// controlSession admits a control request on a session (CompleteToolCall, AcknowledgeNotification,
+// CancelWait): a control permit first, then the session, Codex's order. The caller releases the
+// permit.
+func (svc service) controlSession(id string) (*session, func(), error) {
+	release, err := svc.h.permits.controlRequest()
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := svc.h.lookup(id)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return s, release, nil
 }
 
 // firstInvalid returns the first failed validation as INVALID_ARGUMENT.
