@@ -15,7 +15,7 @@ import (
 // guardTimeout bounds waits that end in milliseconds on any machine, so that a hang fails the test
 // with a message rather than at go test's own timeout. It is minutes, not seconds: under -race on
 // two saturated cores an interrupt and a reset still take far less, but not always less than 10 s.
-const guardTimeout = 2 * time.Minute
+const guardTimeout = 5 * time.Minute
 
 // sharedProvider is the provider of the package's tests: creating runtimes is the expensive part.
 var sharedProvider = sync.OnceValue(func() *Provider {
