@@ -588,7 +588,7 @@ export class Binding {
   /**
    * Starts a cell: registers the execution, sends the Execute and waits for its started event. If
    * `caller` aborts before the cell is admitted, the cell, once admitted, is terminated and
-   * reported closed, and the abort reason is thrown.
+   * reported closed, then the abort reason is thrown.
    */
   async execute(req: ExecutionRequest, caller: AbortSignal | undefined): Promise<BoundCell> {
     this.#requireOpen();
@@ -610,8 +610,15 @@ export class Binding {
     const first = await Promise.race(aborted === undefined ? [opened] : [opened, aborted.promise]);
     aborted?.dispose();
     if (first === "aborted") {
-      // Gave up before the started event: a cell the host admitted all the same is abandoned.
-      opened.then((e) => this.#abandon(executionId, e.cell, stream), () => {});
+      // Gave up before the started event: a cell the host admitted all the same is abandoned
+      // (terminated) before the caller hears of the abort, so its next wait finds the cell gone.
+      // The started event comes at once from a live host, and within its deadline in any case.
+      try {
+        const e = await opened;
+        await this.#abandon(executionId, e.cell, stream);
+      } catch {
+        // The execution failed to start: there is no cell to stop.
+      }
       throw abortReason(caller);
     }
     return this.#hand(executionId, first.cell, first.it, stream, req.yieldTimeMs ?? DEFAULT_YIELD_TIME_MS);

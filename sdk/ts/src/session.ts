@@ -87,8 +87,8 @@ export interface ExecuteOptions {
    */
   readonly tools?: readonly (string | ToolNameLike)[];
   /**
-   * Aborting it before the cell was admitted terminates the cell once it is; aborting it while
-   * `execute` waits for the first observation terminates the cell and rejects with the reason.
+   * Aborting it terminates the cell (once the host admitted it, if that is still to come) and
+   * then rejects with the signal's reason: the cell is gone by the time the promise rejects.
    */
   readonly signal?: AbortSignal;
 }
