@@ -272,6 +272,21 @@ var planted = []plantedCase{
 		},
 	},
 	{
+		name: "compat/tshost: the SDK's test host serves grpchost on jsruntime, and nothing else of the module",
+		edges: []edge{
+			own("compat/tshost", "pkg/grpchost"),
+			own("compat/tshost", "pkg/jsruntime"),
+			own("compat/tshost", "gen/go/pb/codex/code_mode/v1"),
+			own("compat/tshost", "pkg/grpcclient"),
+			ext("compat/tshost", "connectrpc.com/connect/v2", connect),
+		},
+		want: []string{
+			"compat/tshost → gen/go/pb/codex/code_mode/v1 [compat/tshost]",
+			"compat/tshost → pkg/grpcclient [compat/tshost]",
+			"compat/tshost → connectrpc.com/connect/v2 [compat/tshost]",
+		},
+	},
+	{
 		name: "tools/...: a binary imports a generator, a gate, a runtime library directly",
 		edges: []edge{
 			own("tools/codemode", "pkg/jsruntime"),

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# TypeScript compatibility tests: compiles compat/ts/**/*.ts together with the generated
-# gen/ts/** (tsconfig.test.json, output in .cache/ts-test) and runs every compiled *.test.js
-# under compat/ts with node's built-in test runner. New compat/ts/*.test.ts files are picked up
-# without changes here. Expects `tools/setup.sh` to have run (make test-ts does).
+# TypeScript tests: compiles compat/ts/**/*.ts and the SDK (sdk/ts: src and test) together with
+# the generated gen/ts/** (tsconfig.test.json, output in .cache/ts-test) and runs every compiled
+# *.test.js under compat/ts and sdk/ts with node's built-in test runner. New *.test.ts files there
+# are picked up without changes here. The SDK is type-checked on its own first, with its stricter
+# options (sdk/ts/tsconfig.json: no Node types in src; sdk/ts/test/tsconfig.json). The SDK's
+# integration tests spawn the Go test host compat/tshost, built here into .cache/tshost.
+# Expects `tools/setup.sh` to have run (make test-ts does).
 #
 # Quiet unless a test fails: the TAP report (~1,600 lines) goes to .cache/ts-test/report.tap and
 # only a one-line summary is printed; on failure the whole report is printed. VERBOSE=1 prints it
@@ -12,14 +15,24 @@ cd "$(dirname "$0")/.."
 
 out=.cache/ts-test
 rm -rf "$out"
+for project in sdk/ts/tsconfig.json sdk/ts/test/tsconfig.json; do
+  if ! node_modules/.bin/tsc -p "$project"; then
+    echo "test-ts: TypeScript check of $project failed" >&2
+    exit 1
+  fi
+done
 if ! node_modules/.bin/tsc -p tsconfig.test.json; then
   echo "test-ts: TypeScript compilation failed" >&2
   exit 1
 fi
 
-mapfile -t tests < <(find "$out/compat/ts" -name '*.test.js' | LC_ALL=C sort)
+mapfile -t tests < <(find "$out/compat/ts" "$out/sdk/ts" -name '*.test.js' | LC_ALL=C sort)
 if [ "${#tests[@]}" -eq 0 ]; then
-  echo "test-ts: no compat/ts/**/*.test.ts files found" >&2
+  echo "test-ts: no compat/ts/**/*.test.ts or sdk/ts/**/*.test.ts files found" >&2
+  exit 1
+fi
+if ! go build -o .cache/tshost ./compat/tshost; then
+  echo "test-ts: building the SDK's test host (compat/tshost) failed" >&2
   exit 1
 fi
 report=$out/report.tap

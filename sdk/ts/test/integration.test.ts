@@ -1,0 +1,263 @@
+// The SDK against a real Go host (compat/tshost: pkg/grpchost on the QuickJS runtime) on
+// 127.0.0.1, over every transport of the matrix: Connect on HTTP/1.1 and gRPC on HTTP/2 from
+// connect-node, Connect and gRPC-Web from connect-web on Node's fetch (the browsers' transports).
+// Nothing here sleeps: tests wait for the events they expect.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  openSession,
+  RuntimeError,
+  STALE_GENERATION_TEXT,
+  StaleGenerationError,
+  type CodeModeSession,
+  type ToolCallContext,
+  type WaitOutcome,
+} from "../src/index.js";
+import { deferred, TestHost, transports, type TransportCase } from "./host.js";
+
+/** The texts of an outcome's content items. */
+function texts(o: WaitOutcome): string[] {
+  return o.contentItems.flatMap((i) => (i.type === "input_text" ? [i.text] : []));
+}
+
+const timeout = 120_000;
+
+for (const tc of transports) {
+  describe(tc.name, { timeout }, () => {
+    let host: TestHost;
+    before(async () => {
+      host = await TestHost.start();
+    });
+    after(async () => {
+      assert.equal(await host.stop(), 0, "the test host exits 0 once its stdin closes");
+    });
+
+    /** Runs fn on a fresh session of the shared host, closing it (and its connections) after. */
+    async function withSession(fn: (s: CodeModeSession) => Promise<void>): Promise<void> {
+      const c = tc.make(host.url);
+      const s = await openSession({ transport: c.transport });
+      try {
+        await fn(s);
+      } finally {
+        await s.close();
+        c.close();
+      }
+    }
+
+    test("a cell calls a tool registered in TypeScript and gets its result", () =>
+      withSession(async (s) => {
+        const calls: { input: unknown; ctx: ToolCallContext }[] = [];
+        s.registerTool("echo", async (input, ctx) => {
+          calls.push({ input, ctx });
+          return { got: input, cell: ctx.cellId };
+        });
+        const o = await s.execute(`const r = await tools.echo({ x: 1 }); text(JSON.stringify(r));`);
+        assert.equal(o.kind, "result");
+        assert.equal(o.kind === "result" ? o.errorText : "", undefined);
+        assert.deepEqual(texts(o), [JSON.stringify({ got: { x: 1 }, cell: o.cellId })]);
+        assert.equal(calls.length, 1);
+        const ctx = calls[0]!.ctx;
+        assert.deepEqual(ctx.toolName, { name: "echo" });
+        assert.equal(ctx.runtimeToolCallId, "tool-1");
+        assert.equal(ctx.sequence, 1n);
+        assert.equal(ctx.signal.aborted, true, "a completed call's signal is released");
+        assert.equal(s.generation, 1);
+        assert.equal(s.acknowledgedNotifications, true, "the host confirms the acknowledgements header");
+      }));
+
+    test("Promise.all of several calls runs them at once", () =>
+      withSession(async (s) => {
+        // Every call waits until all five arrived: calls run one at a time would never finish.
+        const all = deferred();
+        let arrived = 0;
+        s.registerTool("double", async (input) => {
+          if (++arrived === 5) {
+            all.resolve();
+          }
+          await all.promise;
+          return (input as { i: number }).i * 2;
+        });
+        const o = await s.execute(`const r = await Promise.all([1, 2, 3, 4, 5].map((i) => tools.double({ i }))); text(r.join(","));`);
+        assert.equal(o.kind, "result");
+        assert.deepEqual(texts(o), ["2,4,6,8,10"]);
+      }));
+
+    test("a tool that throws rejects the cell's promise with the error's text", () =>
+      withSession(async (s) => {
+        s.registerTool("fail", () => {
+          throw new Error("boom: the tool failed");
+        });
+        const caught = await s.execute(`try { await tools.fail({}); text("resolved"); } catch (e) { text("caught " + e); }`);
+        assert.deepEqual(texts(caught), ["caught boom: the tool failed"]);
+        const uncaught = await s.execute(`await tools.fail();`);
+        assert.equal(uncaught.kind, "result");
+        assert.equal(uncaught.kind === "result" ? uncaught.errorText : undefined, "boom: the tool failed");
+      }));
+
+    test("notifications arrive as events before the cell's result, then the cell closes", () =>
+      withSession(async (s) => {
+        const seen: { text: string; callId: string; cellId: string }[] = [];
+        s.on("notification", async (n) => {
+          seen.push({ text: n.text, callId: n.callId, cellId: n.cellId });
+        });
+        const closed = deferred<string>();
+        s.on("cellClosed", (e) => closed.resolve(e.cellId));
+        const o = await s.execute(`notify("hello"); notify("world"); text("done");`, { toolCallId: "call-notify" });
+        assert.deepEqual(texts(o), ["done"]);
+        assert.deepEqual(seen, [
+          { text: "hello", callId: "call-notify", cellId: o.cellId },
+          { text: "world", callId: "call-notify", cellId: o.cellId },
+        ]);
+        assert.equal(await closed.promise, o.cellId);
+      }));
+
+    test("a yielded cell keeps running; wait returns its new output, then the cell is missing", () =>
+      withSession(async (s) => {
+        const gate = deferred<string>();
+        s.registerTool("gate", () => gate.promise);
+        const first = await s.execute(`text("before"); yield_control(); text(await tools.gate()); text("after");`, { yieldTimeMs: 60_000 });
+        assert.equal(first.kind, "yielded");
+        assert.deepEqual(texts(first), ["before"]);
+        gate.resolve("opened");
+        const second = await s.wait(first.cellId, { yieldTimeMs: 60_000 });
+        assert.equal(second.kind, "result");
+        assert.deepEqual(texts(second), ["opened", "after"]);
+        const third = await s.wait(first.cellId);
+        assert.equal(third.kind, "missing");
+        assert.equal(third.kind === "missing" ? third.errorText : "", `exec cell ${first.cellId} not found`);
+      }));
+
+    test("an aborted wait is cancelled on the host, and the next wait observes the cell", () =>
+      withSession(async (s) => {
+        const gate = deferred<string>();
+        s.registerTool("gate", () => gate.promise);
+        const first = await s.execute(`text("a"); yield_control(); await tools.gate(); text("b");`, { yieldTimeMs: 60_000 });
+        assert.equal(first.kind, "yielded");
+        const abort = new AbortController();
+        const waiting = s.wait(first.cellId, { yieldTimeMs: 60_000, signal: abort.signal });
+        abort.abort(new Error("the caller gave up"));
+        await assert.rejects(waiting, { message: "the caller gave up" });
+        gate.resolve("go");
+        const next = await s.wait(first.cellId, { yieldTimeMs: 60_000 });
+        assert.equal(next.kind, "result");
+        assert.deepEqual(texts(next), ["b"]);
+      }));
+
+    test("a second concurrent wait is refused with the runtime's text", () =>
+      withSession(async (s) => {
+        const gate = deferred<string>();
+        const waitingOnGate = deferred();
+        s.registerTool("gate", () => {
+          waitingOnGate.resolve();
+          return gate.promise;
+        });
+        const started = await s.start(`yield_control(); await tools.gate();`, { yieldTimeMs: 60_000 });
+        assert.equal((await started.outcome).kind, "yielded");
+        await waitingOnGate.promise;
+        const observing = s.wait(started.cellId, { yieldTimeMs: 60_000 });
+        // The first wait may reach the host after the second; retry until the host refuses one.
+        let refusal: unknown;
+        for (let i = 0; i < 100 && refusal === undefined; i++) {
+          try {
+            await s.wait(started.cellId, { yieldTimeMs: 0 });
+          } catch (e) {
+            refusal = e;
+          }
+        }
+        assert.ok(refusal instanceof RuntimeError, `expected a RuntimeError, got ${String(refusal)}`);
+        assert.equal(refusal.message, `exec cell ${started.cellId} already has an active observer`);
+        gate.resolve("done");
+        assert.equal((await observing).kind, "result");
+      }));
+
+    test("terminate stops a cell looping forever", () =>
+      withSession(async (s) => {
+        const cell = await s.start(`text("spinning"); while (true) {}`, { yieldTimeMs: 60_000 });
+        const stopped = await s.terminate(cell.cellId);
+        assert.equal(stopped.kind, "terminated");
+        assert.equal(stopped.cellId, cell.cellId);
+        assert.equal((await cell.outcome).kind, "terminated");
+        const after = await s.wait(cell.cellId);
+        assert.equal(after.kind, "missing");
+      }));
+
+    test("aborting execute terminates the admitted cell", () =>
+      withSession(async (s) => {
+        const running = deferred<string>();
+        s.registerTool("started", (_input, ctx) => {
+          running.resolve(ctx.cellId);
+          return null;
+        });
+        const abort = new AbortController();
+        const executing = s.execute(`await tools.started(); while (true) {}`, { yieldTimeMs: 60_000, signal: abort.signal });
+        const cellId = await running.promise;
+        abort.abort(new Error("stop it"));
+        await assert.rejects(executing, { message: "stop it" });
+        const after = await s.wait(cellId);
+        assert.equal(after.kind, "missing");
+      }));
+
+    test("stored values carry across the cells of a session", () =>
+      withSession(async (s) => {
+        const one = await s.execute(`store("k", { a: [1, 2] }); text("stored");`);
+        assert.deepEqual(texts(one), ["stored"]);
+        const two = await s.execute(`text(JSON.stringify(load("k")));`);
+        assert.deepEqual(texts(two), ['{"a":[1,2]}']);
+        assert.notEqual(one.cellId, two.cellId);
+      }));
+  });
+}
+
+/** Restarts of the host: the session opens the next generation and refuses the old one's IDs. */
+async function restartCase(tc: TransportCase): Promise<void> {
+  let host = await TestHost.start();
+  const c = tc.make(host.url);
+  const s = await openSession({ transport: c.transport });
+  try {
+    const lost = deferred<{ generation: number; error: Error }>();
+    s.on("sessionLost", (e) => lost.resolve(e));
+    const closed: string[] = [];
+    s.on("cellClosed", (e) => {
+      closed.push(e.cellId);
+    });
+
+    const first = await s.execute(`store("k", 1); text("one");`);
+    assert.equal(first.cellId, "1");
+    const running = await s.start(`yield_control(); while (true) {}`, { yieldTimeMs: 60_000 });
+    assert.equal(running.cellId, "2");
+    assert.equal((await running.outcome).kind, "yielded");
+
+    const address = host.address;
+    assert.equal(await host.stop(), 0);
+    const loss = await lost.promise;
+    assert.equal(loss.generation, 1);
+    assert.ok(closed.includes("2"), "the lost generation's live cell is reported closed");
+    host = await TestHost.start(address);
+
+    const second = await s.execute(`text(String(load("k")));`);
+    assert.equal(second.cellId, "g2:1");
+    assert.deepEqual(texts(second), ["undefined"], "stored values of the lost generation are gone");
+    assert.equal(s.generation, 2);
+    const third = await s.execute(`text("three");`);
+    assert.equal(third.cellId, "g2:2");
+
+    for (const stale of ["1", "2", "g1:1", "g3:1"]) {
+      await assert.rejects(s.wait(stale), (e: unknown) => e instanceof StaleGenerationError && e.message === STALE_GENERATION_TEXT);
+      await assert.rejects(s.terminate(stale), (e: unknown) => e instanceof StaleGenerationError && e.message === STALE_GENERATION_TEXT);
+    }
+    const missing = await s.wait("g2:2");
+    assert.equal(missing.kind, "missing");
+    assert.equal(missing.cellId, "g2:2");
+    assert.equal(missing.kind === "missing" ? missing.errorText : "", "exec cell 2 not found");
+  } finally {
+    await s.close();
+    c.close();
+    await host.stop();
+  }
+}
+
+describe("host restarts", { timeout }, () => {
+  for (const tc of transports) {
+    test(`after a restart cells are g2:1, g2:2 and stale IDs are refused: ${tc.name}`, () => restartCase(tc));
+  }
+});
