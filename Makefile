@@ -53,7 +53,7 @@ test-race:
 
 ## test-ts: TypeScript compat tests (tsc, node --test); quiet unless a test fails, VERBOSE=1 for all.
 test-ts: setup
-	@$(PHASE) test-ts "tsc, node --test compat/ts (TAP printed only on failure)" ./tools/test-ts.sh
+	@$(PHASE) test-ts "tsc, node --test compat/ts and the TypeScript SDK against a Go host (TAP printed only on failure)" ./tools/test-ts.sh
 
 ## lint: gofmt, go vet, staticcheck, buf lint, buf format.
 lint: setup tools

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# TypeScript tests: compiles compat/ts/**/*.ts and the SDK (sdk/ts: src and test) together with
+# TypeScript tests: compiles compat/ts/**/*.ts and the SDK (pkg/tssdk: src and test) together with
 # the generated gen/ts/** (tsconfig.test.json, output in .cache/ts-test) and runs every compiled
-# *.test.js under compat/ts and sdk/ts with node's built-in test runner. New *.test.ts files there
+# *.test.js under compat/ts and pkg/tssdk with node's built-in test runner. New *.test.ts files there
 # are picked up without changes here. The SDK is type-checked on its own first, with its stricter
-# options (sdk/ts/tsconfig.json: no Node types in src; sdk/ts/test/tsconfig.json). The SDK's
+# options (pkg/tssdk/tsconfig.json: no Node types in src; pkg/tssdk/test/tsconfig.json). The SDK's
 # integration tests spawn the Go test host compat/tshost, built here into .cache/tshost.
 # Expects `tools/setup.sh` to have run (make test-ts does).
 #
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 out=.cache/ts-test
 rm -rf "$out"
-for project in sdk/ts/tsconfig.json sdk/ts/test/tsconfig.json; do
+for project in pkg/tssdk/tsconfig.json pkg/tssdk/test/tsconfig.json; do
   if ! node_modules/.bin/tsc -p "$project"; then
     echo "test-ts: TypeScript check of $project failed" >&2
     exit 1
@@ -26,9 +26,9 @@ if ! node_modules/.bin/tsc -p tsconfig.test.json; then
   exit 1
 fi
 
-mapfile -t tests < <(find "$out/compat/ts" "$out/sdk/ts" -name '*.test.js' | LC_ALL=C sort)
+mapfile -t tests < <(find "$out/compat/ts" "$out/pkg/tssdk" -name '*.test.js' | LC_ALL=C sort)
 if [ "${#tests[@]}" -eq 0 ]; then
-  echo "test-ts: no compat/ts/**/*.test.ts or sdk/ts/**/*.test.ts files found" >&2
+  echo "test-ts: no compat/ts/**/*.test.ts or pkg/tssdk/**/*.test.ts files found" >&2
   exit 1
 fi
 if ! go build -o .cache/tshost ./compat/tshost; then

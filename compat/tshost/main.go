@@ -1,5 +1,5 @@
 // Command tshost serves codex.code_mode.v1.CodeModeHost (pkg/grpchost on the in-process QuickJS
-// runtime) for the TypeScript SDK's integration tests (sdk/ts/test), until the host program
+// runtime) for the TypeScript SDK's integration tests (pkg/tssdk/test), until the host program
 // lands. It listens on -listen (default 127.0.0.1:0: a free port), prints "http://ADDR" on
 // stdout once it accepts connections, and runs until its stdin reaches EOF or it receives
 // SIGTERM or SIGINT, then shuts its sessions down and exits 0. Logs go to stderr.
