@@ -11,7 +11,7 @@ import (
 
 // Crossings into wasm are the runtime's unit of cost. qjs looks an export up by name on every call
 // it makes, which builds a new wazero call engine each time (about 3 µs and 12 KB of garbage); the
-// engine instead resolves the exports it calls on every turn once, from the api.Module that qjs
+// engine instead resolves the exports every cell calls once, from the api.Module that qjs
 // hands to the proxy function (Option.ProxyFunction), and keeps the resolved functions. A crossing
 // then costs well under a microsecond and allocates nothing.
 //
@@ -48,16 +48,18 @@ const (
 	exportCount
 )
 
-// hotExports are the exports an engine keeps a resolved instance of: those every turn or bridge
-// call makes (a tool round trip crosses about ten times). The others run once per cell or on
-// errors (loading the cell's module, compiling at setup, raising and taking exceptions), where
-// resolving costs a few microseconds against milliseconds, and keeping them would cost their
-// stacks on every live engine (the module load's grows to about 30 KB).
+// hotExports are the exports an engine keeps a resolved instance of: those every cell calls
+// (loading its module, then every turn and bridge call: a tool round trip crosses about ten
+// times). The others run at setup or on errors (compiling, eval options for large sources, raising
+// and taking exceptions), where resolving costs a few microseconds, and keeping them would cost
+// their stacks on every engine. (Resolving QJS_Load per cell instead made a warm cell start ~10 %
+// slower: its call grows a fresh stack to ~30 KB each time.)
 var hotExports = [exportCount]bool{
 	exMalloc:      true,
 	exFree:        true,
 	exCall:        true,
 	exEval:        true,
+	exLoad:        true,
 	exNewString:   true,
 	exParseJSON:   true,
 	exToCString:   true,
