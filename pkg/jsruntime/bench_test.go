@@ -211,7 +211,7 @@ func BenchmarkEngineRunJobs(b *testing.B) {
 	}
 }
 
-func benchEngine(b *testing.B) *engine {
+func benchEngine(b testing.TB) *engine {
 	e, err := newEngine(sharedProvider().pool.cfg, sharedProvider().pool.img)
 	if err != nil {
 		b.Fatal(err)

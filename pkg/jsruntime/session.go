@@ -74,6 +74,8 @@ const (
 	stageStarting runtimeStage = iota + 1
 	// stageIdle: the event loop found nothing to do and is about to block.
 	stageIdle
+	// stageShed: the waiting event loop shed its engine's resolved exports (wasm.go).
+	stageShed
 )
 
 func (s *session) heapLimit() uint64 {
@@ -589,13 +591,16 @@ func (s *session) atFrontier(c *cell) bool {
 }
 
 // awaitResume blocks c's paused event loop until an observation resumes it or the cell is
-// stopped.
-func (s *session) awaitResume(c *cell) {
+// stopped. If idle fires meanwhile, it calls onIdle (the loop sheds its engine's exports).
+func (s *session) awaitResume(c *cell, idle <-chan time.Time, onIdle func()) {
 	for s.isPaused(c) {
 		select {
 		case <-c.wake:
 		case <-c.ctx.Done():
 			return
+		case <-idle:
+			onIdle()
+			idle = nil
 		}
 	}
 }

@@ -84,6 +84,11 @@ func checkToolResult(v json.RawMessage, maxBytes int) string {
 // thousands of them.
 const maxConcurrentToolCalls = 1024
 
+// resultsBuffer is how many results finished tool calls can hand in before the loop takes them
+// without waiting. More calls than that finishing at once wait for the loop, which receives them
+// in the same batch (collect); a larger buffer only costs memory on every live cell.
+const resultsBuffer = 32
+
 // toolCalls is a cell's nested tool calls: those queued for a slot, those running on their own
 // goroutines, and the results ready to be delivered. Everything but results belongs to the loop
 // goroutine.
@@ -109,7 +114,7 @@ type pendingCall struct {
 
 func (t *toolCalls) init(r *cellRun, parent context.Context) {
 	t.r = r
-	t.results = make(chan toolResult, 256)
+	t.results = make(chan toolResult, resultsBuffer)
 	t.ctx, t.cancel = context.WithCancel(parent)
 }
 

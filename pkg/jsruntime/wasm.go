@@ -11,11 +11,18 @@ import (
 
 // Crossings into wasm are the runtime's unit of cost. qjs looks an export up by name on every call
 // it makes, which builds a new wazero call engine each time (about 3 µs and 12 KB of garbage); the
-// engine instead resolves each export it uses once, from the api.Module that qjs hands to the
-// proxy function (Option.ProxyFunction), and keeps the resolved functions. A wazero function has
-// one call stack, and JavaScript calls back into Go, which calls into wasm again, so each export
-// keeps a small free list: a re-entrant call takes another instance. A crossing then costs well
-// under a microsecond and allocates nothing.
+// engine instead resolves the exports every cell calls once, from the api.Module that qjs
+// hands to the proxy function (Option.ProxyFunction), and keeps the resolved functions. A crossing
+// then costs well under a microsecond and allocates nothing.
+//
+// What a kept function costs is memory: each owns wazero's native call stack (10 KB to start with,
+// doubled whenever a call needs more and never shrunk; a call that runs JavaScript grows it to tens
+// of KB), and an engine lives as long as its cell, which may wait on a tool call for minutes. So
+// the engine keeps at most one instance per hot export (hotExports), resolves the others per call
+// without keeping them, and drops every instance when its cell has waited for idleShedAfter (see
+// cellRun.wait) or went deep (pool.reset). A wazero function has one call stack, and JavaScript
+// calls back into Go, which calls into wasm again: a re-entrant call of an export whose instance
+// is in use resolves another one, which is dropped when the slot is already taken again.
 
 // export names a wasm function the engine calls.
 type export int
@@ -40,6 +47,25 @@ const (
 	exCreateProxy      // QJS_CreateFunctionProxy(ctx, fnID, ctxID, isAsync) JSValue
 	exportCount
 )
+
+// hotExports are the exports an engine keeps a resolved instance of: those every cell calls
+// (loading its module, then every turn and bridge call: a tool round trip crosses about ten
+// times). The others run at setup or on errors (compiling, eval options for large sources, raising
+// and taking exceptions), where resolving costs a few microseconds, and keeping them would cost
+// their stacks on every engine. (Resolving QJS_Load per cell instead made a warm cell start ~10 %
+// slower: its call grows a fresh stack to ~30 KB each time.)
+var hotExports = [exportCount]bool{
+	exMalloc:      true,
+	exFree:        true,
+	exCall:        true,
+	exEval:        true,
+	exLoad:        true,
+	exNewString:   true,
+	exParseJSON:   true,
+	exToCString:   true,
+	exFreeCString: true,
+	exFreeValue:   true,
+}
 
 var exportNames = [exportCount]string{
 	exMalloc:           "malloc",
@@ -82,9 +108,9 @@ func (e *errTrap) Unwrap() error { return e.err }
 type wasm struct {
 	mod    api.Module
 	mem    api.Memory
-	fns    [exportCount][]api.Function // free instances per export
-	ctx    context.Context             // the context of every call: cancelling it interrupts them
-	stacks [][]uint64                  // parameter/result buffers, one per nesting depth
+	fns    [exportCount]api.Function // the kept instance of each hot export, nil while in use or dropped
+	ctx    context.Context           // the context of every call: cancelling it interrupts them
+	stacks [][]uint64                // parameter/result buffers, one per nesting depth
 	depth  int
 }
 
@@ -110,32 +136,50 @@ func (w *wasm) call(id export, args ...uint64) (uint64, error) {
 	w.depth++
 	err := fn.CallWithStack(w.ctx, stack)
 	w.depth--
-	w.fns[id] = append(w.fns[id], fn)
+	w.put(id, fn)
 	if err != nil {
 		return 0, &errTrap{err: err}
 	}
 	return stack[0], nil
 }
 
-// take returns a free instance of export id, resolving another one for a re-entrant call.
+// take returns the kept instance of export id, or resolves one: for a cold export, for the first
+// call after a shed, and for a re-entrant call while the kept one is in use.
 func (w *wasm) take(id export) api.Function {
-	free := w.fns[id]
-	if n := len(free); n > 0 {
-		fn := free[n-1]
-		w.fns[id] = free[:n-1]
+	if fn := w.fns[id]; fn != nil {
+		w.fns[id] = nil
 		return fn
 	}
 	return w.mod.ExportedFunction(exportNames[id])
 }
 
-// shed drops the resolved instances of every export; take resolves new ones as calls need them.
-// Each instance owns wazero's native call stack for its calls, which deep recursion grows (to about
-// 50 MB for 5,000 JavaScript frames) and wazero never shrinks: an engine reused for weeks would
-// hold every such stack for good.
-func (w *wasm) shed() {
-	for id := range w.fns {
-		w.fns[id] = nil
+// put takes back an instance after its call: kept if its export is hot and has none kept (a
+// re-entrant call put its own back first), dropped otherwise, so an engine holds at most one
+// instance per hot export however deep calls nested.
+func (w *wasm) put(id export, fn api.Function) {
+	if hotExports[id] && w.fns[id] == nil {
+		w.fns[id] = fn
 	}
+}
+
+// shed drops the kept instances; take resolves new ones as calls need them. Each instance owns
+// wazero's native call stack for its calls, which wazero never shrinks: deep recursion grows it
+// (to about 50 MB for 5,000 JavaScript frames), and an engine reused for weeks would hold every
+// such stack for good; an ordinary turn grows it to tens of KB, which a cell waiting on a tool
+// call need not hold while it waits. It runs between calls only.
+func (w *wasm) shed() {
+	w.fns = [exportCount]api.Function{}
+}
+
+// kept returns how many resolved instances the engine holds between calls (for tests).
+func (w *wasm) kept() int {
+	n := 0
+	for _, fn := range w.fns {
+		if fn != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // stack returns the parameter/result buffer of the current nesting depth, with room for n values
