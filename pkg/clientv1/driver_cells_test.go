@@ -287,3 +287,58 @@ func TestAbortingDriverMarksConnectionDeadAndClosesCells(t *testing.T) {
 		t.Fatalf("CreateSession after Close: %v", err)
 	}
 }
+
+// TestDroppedShutdownWaiterDoesNotAbortRemoteCleanup: a Shutdown whose caller leaves after the
+// request went out still completes. When the host's session/closed arrives the session is
+// closed locally too: a later Shutdown returns at once and Execute fails locally, neither
+// sending anything. (Codex's driver answers that Execute with "unknown code-mode session
+// session-1" because it asks its session registry; a Go session knows its own state and
+// answers codemode.ErrShuttingDown, as it does after any Shutdown.)
+func TestDroppedShutdownWaiterDoesNotAbortRemoteCleanup(t *testing.T) {
+	p, h := newScripted(t, Options{})
+	rec := codemodetest.NewRecorder()
+	s := openSession(t, p, h, rec)
+	startCell(t, s, h, 2, "1")
+	ctx, cancel := context.WithCancel(context.Background())
+	shut := make(chan error, 1)
+	go func() { shut <- s.Shutdown(ctx) }()
+	h.expect(`{"type":"operation/request","id":3,"request":{"method":"session/shutdown","sessionId":"session-1"}}`)
+	cancel()
+	if err := <-shut; err != context.Canceled {
+		t.Fatalf("Shutdown whose caller left: %v", err)
+	}
+	h.send(`{"type":"cell/closed","sessionId":"session-1","cellId":"1"}`)
+	h.send(`{"type":"operation/response","id":3,"result":{"status":"ok","value":{"type":"session/closed","sessionId":"session-1"}}}`)
+	if err := rec.AwaitCellClosed(bg(), "1"); err != nil {
+		t.Fatal(err)
+	}
+	again := make(chan error, 1)
+	go func() { again <- s.Shutdown(bg()) }()
+	select {
+	case err := <-again:
+		if err != nil {
+			t.Fatalf("Shutdown after the host closed the session: %v", err)
+		}
+	case f := <-h.frames:
+		t.Fatalf("Shutdown of a closed session sent %s", f)
+	}
+	executed := make(chan error, 1)
+	go func() {
+		_, err := s.Execute(bg(), codemode.ExecuteRequest{ToolCallID: "call-2", Source: "text('unreachable')"})
+		executed <- err
+	}()
+	select {
+	case err := <-executed:
+		if !errors.Is(err, codemode.ErrShuttingDown) {
+			t.Fatalf("Execute on the closed session: %v", err)
+		}
+	case f := <-h.frames:
+		t.Fatalf("Execute on a closed session sent %s", f)
+	}
+	// Nothing went out for either: the next frame is the next session's open.
+	go func() { _, _ = p.CreateSession(bg(), codemode.NoopDelegate{}, codemode.SessionCellExecutionLimits{}) }()
+	h.expect(`{"type":"operation/request","id":4,"request":{"method":"session/open","sessionId":"session-2"}}`)
+	if n := rec.CellClosedCount("1"); n != 1 {
+		t.Fatalf("CellClosed %d times", n)
+	}
+}
