@@ -40,7 +40,7 @@ func startHeldCall(t *testing.T, p *Provider, h *scriptedHost, release <-chan st
 	s := openSession(t, p, h, rec)
 	startCell(t, s, h, 2, "1")
 	h.send(invokeFrame(7, "1"))
-	call, err := rec.AwaitToolCall(bg(), "t", 1)
+	call, err := rec.AwaitToolCall(bgTimeout(t), "t", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestTerminateClosesCellWithoutWaitingForDelegateCleanup(t *testing.T) {
 	// The call is cancelled, the cell closed and the terminate answered while the call's own
 	// cleanup is still running.
 	<-call.Cancelled()
-	if err := rec.AwaitCellClosed(bg(), "1"); err != nil {
+	if err := rec.AwaitCellClosed(bgTimeout(t), "1"); err != nil {
 		t.Fatal(err)
 	}
 	if o := <-outcome; o.Missing || o.Response.Kind != codemode.Terminated || o.Response.CellID != "1" || len(o.Response.ContentItems) != 0 {
@@ -137,7 +137,7 @@ func TestShutdownClosesCellWithoutWaitingForDelegateCleanup(t *testing.T) {
 	h.send(`{"type":"operation/response","id":3,"result":{"status":"ok","value":{"type":"session/closed","sessionId":"session-1"}}}`)
 
 	<-call.Cancelled()
-	if err := rec.AwaitCellClosed(bg(), "1"); err != nil {
+	if err := rec.AwaitCellClosed(bgTimeout(t), "1"); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-shut; err != nil {
@@ -195,7 +195,7 @@ func TestDeliveredButUnclaimedExecuteIsTerminatedWhenTheCallerIsCancelled(t *tes
 	if r, err := c.InitialResponse(bg()); err != nil || r.Kind != codemode.Terminated || r.CellID != "1" {
 		t.Fatalf("initial response after the termination: %+v, %v", r, err)
 	}
-	if err := rec.AwaitCellClosed(bg(), "1"); err != nil {
+	if err := rec.AwaitCellClosed(bgTimeout(t), "1"); err != nil {
 		t.Fatal(err)
 	}
 	startCell(t, s, h, 4, "2")
@@ -218,7 +218,7 @@ func TestSessionAcceptsMoreThan4096CellsWithoutGrowingATombstoneSet(t *testing.T
 		}
 		h.send(fmt.Sprintf(`{"type":"cell/closed","sessionId":"session-1","cellId":%q}`, cell))
 	}
-	if err := rec.AwaitCellClosed(bg(), codemode.CellID(strconv.Itoa(cells))); err != nil {
+	if err := rec.AwaitCellClosed(bgTimeout(t), codemode.CellID(strconv.Itoa(cells))); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(rec.ClosedCells()); n != cells {
@@ -241,7 +241,7 @@ func TestSessionCleanupDoesNotWaitForDelegateCompletion(t *testing.T) {
 	rec, s, call := startHeldCall(t, p, h, release)
 	_ = h.w.CloseWithError(io.ErrUnexpectedEOF) // the host crashed
 	<-call.Cancelled()
-	if err := rec.AwaitCellClosed(bg(), "1"); err != nil {
+	if err := rec.AwaitCellClosed(bgTimeout(t), "1"); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Shutdown(bg()); err != nil {
@@ -309,7 +309,7 @@ func TestDroppedShutdownWaiterDoesNotAbortRemoteCleanup(t *testing.T) {
 	}
 	h.send(`{"type":"cell/closed","sessionId":"session-1","cellId":"1"}`)
 	h.send(`{"type":"operation/response","id":3,"result":{"status":"ok","value":{"type":"session/closed","sessionId":"session-1"}}}`)
-	if err := rec.AwaitCellClosed(bg(), "1"); err != nil {
+	if err := rec.AwaitCellClosed(bgTimeout(t), "1"); err != nil {
 		t.Fatal(err)
 	}
 	again := make(chan error, 1)
