@@ -53,7 +53,9 @@ func requireResponse(t *testing.T, r codemode.RuntimeResponse, want codemode.Run
 	}
 }
 
-func text(s string) []codemode.ContentItem { return []codemode.ContentItem{codemode.InputText{Text: s}} }
+func text(s string) []codemode.ContentItem {
+	return []codemode.ContentItem{codemode.InputText{Text: s}}
+}
 
 func TestSessionExecutionLimitsAreIsolatedOnASharedProcessHost(t *testing.T) {
 	p := newProcessProvider(t)
