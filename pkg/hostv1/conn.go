@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
@@ -41,7 +40,6 @@ type conn struct {
 	delegates delegateCalls
 	tasks     sync.WaitGroup // request goroutines
 	cellTasks sync.WaitGroup // cell route goroutines
-	nextID    atomic.Int64
 }
 
 // ServeConn serves one single-lane connection (dual websockets are never granted on it) until
