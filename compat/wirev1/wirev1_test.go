@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -256,4 +258,89 @@ func BenchmarkEncodePinnedExecute(b *testing.B) {
 	for b.Loop() {
 		buf = m.AppendJSON(buf[:0])
 	}
+}
+
+// TestHandshakeV1VariantsArePinned is §5.1 handshake_v1_variants_are_pinned: the hello, the
+// ready and the three rejections encode to these exact bytes and decode back to equal values.
+func TestHandshakeV1VariantsArePinned(t *testing.T) {
+	cases := []struct {
+		msg  wirev1.Message
+		want string
+	}{
+		{wirev1.ClientHello{SupportedVersions: wirev1.SupportedProtocolVersions{1}, RequiredCapabilities: wirev1.CapabilitySet{"required"}, OptionalCapabilities: wirev1.CapabilitySet{"optional"}},
+			`{"type":"connection/hello","supportedVersions":[1],"requiredCapabilities":["required"],"optionalCapabilities":["optional"]}`},
+		{wirev1.HostHello{SelectedVersion: 1, Capabilities: wirev1.CapabilitySet{"required"}},
+			`{"type":"connection/ready","selectedVersion":1,"capabilities":["required"]}`},
+		{wirev1.HandshakeRejected{Reason: wirev1.NoCompatibleVersion{SupportedVersions: wirev1.SupportedProtocolVersions{1}}},
+			`{"type":"connection/rejected","reason":{"type":"noCompatibleVersion","supportedVersions":[1]}}`},
+		{wirev1.HandshakeRejected{Reason: wirev1.MissingRequiredCapability{Capability: "required"}},
+			`{"type":"connection/rejected","reason":{"type":"missingRequiredCapability","capability":"required"}}`},
+		{wirev1.HandshakeRejected{Reason: wirev1.InvalidHello{Message: "invalid hello"}},
+			`{"type":"connection/rejected","reason":{"type":"invalidHello","message":"invalid hello"}}`},
+	}
+	for _, c := range cases {
+		if got := string(wirev1.Marshal(c.msg)); got != c.want {
+			t.Errorf("encoded\n got %s\nwant %s", got, c.want)
+		}
+		var back wirev1.Message
+		var err error
+		if _, ok := c.msg.(wirev1.ClientToHost); ok {
+			back, err = wirev1.DecodeClientToHost([]byte(c.want))
+		} else {
+			back, err = wirev1.DecodeHostToClient([]byte(c.want))
+		}
+		if err != nil || !reflect.DeepEqual(back, c.msg) {
+			t.Errorf("%s decoded to %#v, %v", c.want, back, err)
+		}
+	}
+}
+
+// TestInvalidProtocolStatesCannotBeConstructedOrDecoded is §5.1
+// invalid_protocol_states_cannot_be_constructed_or_decoded. Codex's identifier, version and set
+// types have checked constructors, so an invalid value cannot exist in Rust. The generated Go
+// types are plain strings, integers and slices: a Go program can build any of these states.
+// The Go counterpart is that none of them survives the wire: each, encoded as a Go value would
+// be, is refused by the decoder with Codex's text, and the valid neighbour (versions [2,1]) is
+// accepted and re-encodes sorted as Codex's set does.
+func TestInvalidProtocolStatesCannotBeConstructedOrDecoded(t *testing.T) {
+	hello := func(versions wirev1.SupportedProtocolVersions, required, optional wirev1.CapabilitySet) wirev1.Message {
+		return wirev1.ClientHello{SupportedVersions: versions, RequiredCapabilities: required, OptionalCapabilities: optional}
+	}
+	one := wirev1.SupportedProtocolVersions{1}
+	none := wirev1.CapabilitySet{}
+	cases := []struct {
+		name string
+		typ  string
+		msg  wirev1.Message
+		want string
+	}{
+		{"empty_session_id", "SessionId", wirev1.SessionId(""), "identifier must not be empty"},
+		{"blank_capability", "Capability", wirev1.Capability("   "), "identifier must not be empty"},
+		{"version_zero", "ProtocolVersion", wirev1.ProtocolVersion(0), "invalid value: integer `0`, expected a non-zero u32"},
+		{"empty_versions", "SupportedProtocolVersions", wirev1.SupportedProtocolVersions{}, "at least one protocol version is required"},
+		{"duplicate_versions", "SupportedProtocolVersions", wirev1.SupportedProtocolVersions{1, 1}, "duplicate protocol version 1"},
+		{"duplicate_capability", "CapabilitySet", wirev1.CapabilitySet{"same", "same"}, "duplicate capability `same`"},
+		// Codex's three JSON rejections, as whole messages.
+		{"open_session_with_an_empty_session_id", "ClientToHost", wirev1.OperationRequest{Id: 1, Request: wirev1.OpenSession{SessionId: ""}}, "request.sessionId: identifier must not be empty"},
+		{"hello_without_versions", "ClientToHost", hello(wirev1.SupportedProtocolVersions{}, none, none), "supportedVersions: at least one protocol version is required"},
+		{"hello_with_an_overlapping_capability", "ClientToHost", hello(one, wirev1.CapabilitySet{"overlapping"}, wirev1.CapabilitySet{"overlapping"}), "capability `overlapping` cannot be both required and optional"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			data := wirev1.Marshal(c.msg)
+			_, ok, err := wirev1.DecodeNamed(c.typ, data)
+			if !ok {
+				t.Fatalf("unknown type %s", c.typ)
+			}
+			if err == nil || err.Error() != c.want {
+				t.Fatalf("decoding %s: %v, want %q", data, err, c.want)
+			}
+		})
+	}
+	t.Run("valid_versions_are_kept_as_a_sorted_set", func(t *testing.T) {
+		m, err := wirev1.DecodeSupportedProtocolVersions([]byte(`[2,1]`))
+		if err != nil || !slices.Contains(m, 1) || !slices.Contains(m, 2) || string(wirev1.Marshal(m)) != `[1,2]` {
+			t.Fatalf("decoded %v (%s), %v", m, wirev1.Marshal(m), err)
+		}
+	})
 }

@@ -272,7 +272,8 @@ func (s *session) Terminate(ctx context.Context, id codemode.CellID) (codemode.W
 
 // Shutdown shuts the session down on the host, which closes every cell first. It is
 // idempotent; a session whose connection failed is already shut down (its cells were closed
-// when the connection failed).
+// when the connection failed). A caller that leaves once the request went out gets ctx's error,
+// but the shutdown goes on: the host's answer finishes it, closing the session here too.
 func (s *session) Shutdown(ctx context.Context) error {
 	c := s.conn
 	c.mu.Lock()
@@ -285,6 +286,8 @@ func (s *session) Shutdown(ctx context.Context) error {
 		select {
 		case <-s.closed:
 			return nil
+		case <-c.ctx.Done(): // the connection failed: its cells were closed with it
+			return nil
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -294,14 +297,46 @@ func (s *session) Shutdown(ctx context.Context) error {
 	c.mu.Unlock()
 	if !failed {
 		p := newPending("shutdown", s)
+		p.retired = func(r reply) {
+			if r.err != nil {
+				s.reopen()
+				return
+			}
+			s.finishShutdown()
+		}
+		p.unclaimed = p.retired
+		unsent := false
+		p.unsent = func() { unsent = true }
 		if _, err := c.roundTrip(ctx, p, wirev1.ShutdownSession{SessionId: s.id}, c.transportDeadline(nil)); err != nil && c.alive() {
-			c.mu.Lock()
-			s.state = sessionReady
-			c.mu.Unlock()
+			if !unsent && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+				return err // the request went out: p.retired finishes the shutdown
+			}
+			s.reopen()
 			return err
 		}
 	}
+	s.finishShutdown()
+	return nil
+}
+
+// reopen makes a session whose shutdown failed usable again.
+func (s *session) reopen() {
+	s.conn.mu.Lock()
+	if s.state == sessionClosing {
+		s.state = sessionReady
+	}
+	s.conn.mu.Unlock()
+}
+
+// finishShutdown closes the session locally once the host closed it (or the connection
+// failed): its remaining cells are closed and it is forgotten. It runs at most once.
+func (s *session) finishShutdown() {
+	c := s.conn
 	c.mu.Lock()
+	if s.state == sessionClosed {
+		c.mu.Unlock()
+		return
+	}
 	rest := s.drainCells()
 	delete(c.sessions, s.id)
 	s.state = sessionClosed
@@ -310,5 +345,4 @@ func (s *session) Shutdown(ctx context.Context) error {
 	for _, cc := range rest {
 		cc.notify()
 	}
-	return nil
 }

@@ -178,3 +178,28 @@ func TestDualWebsocketHelloPreservesThePairingToken(t *testing.T) {
 		t.Fatalf("decoded %+v, %v", back, err)
 	}
 }
+
+// TestSessionCellExecutionLimitsRejectHeapSizesThatExceedUsize is §5.1
+// session_cell_execution_limits_reject_heap_sizes_that_exceed_usize. In Codex the domain keeps
+// the heap size as usize and the wire as u64, so on a 32-bit target a wire value above
+// u32::MAX fails to convert. Go's domain keeps it as uint64, the wire's own width, on every
+// target: nothing narrows between them. The counterpart is the boundary that does exist: every
+// u64, u64::MAX included, converts both ways unchanged, and a heap size beyond u64 is refused
+// where it enters, by the decoder, with serde's text.
+func TestSessionCellExecutionLimitsRejectHeapSizesThatExceedUsize(t *testing.T) {
+	for _, heap := range []uint64{math.MaxUint32 + 1, math.MaxUint64} {
+		w := LimitsToWire(codemode.SessionCellExecutionLimits{MaxHeapSizeBytes: ptr(heap)})
+		decoded, err := wirev1.DecodeWireSessionCellExecutionLimits(wirev1.Marshal(w))
+		if err != nil {
+			t.Fatalf("heap %d: %v", heap, err)
+		}
+		if back := LimitsFromWire(&decoded); back.MaxHeapSizeBytes == nil || *back.MaxHeapSizeBytes != heap {
+			t.Fatalf("heap %d came back as %v", heap, back.MaxHeapSizeBytes)
+		}
+	}
+	open := `{"type":"operation/request","id":1,"request":{"method":"session/open","sessionId":"s","cellExecutionLimits":{"maxHeapSizeBytes":18446744073709551616}}}`
+	_, err := wirev1.DecodeClientToHost([]byte(open))
+	if err == nil || err.Error() != "request.cellExecutionLimits.maxHeapSizeBytes: invalid value: integer `18446744073709551616`, expected u64" {
+		t.Fatalf("heap size beyond u64: %v", err)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
@@ -41,7 +40,6 @@ type conn struct {
 	delegates delegateCalls
 	tasks     sync.WaitGroup // request goroutines
 	cellTasks sync.WaitGroup // cell route goroutines
-	nextID    atomic.Int64
 }
 
 // ServeConn serves one single-lane connection (dual websockets are never granted on it) until
@@ -72,8 +70,19 @@ func (h *Host) serve(ctx context.Context, c transportv1.Conn, offer dualOffer, u
 
 // run serves a negotiated connection.
 func (h *Host) run(parent context.Context, c transportv1.Conn, hs handshake) error {
+	cn := h.newConn(parent, c, hs)
+	readErr := cn.readLoop()
+	cn.disconnect()
+	if err := cn.fatal(); err != nil {
+		return err
+	}
+	return readErr
+}
+
+// newConn starts serving a negotiated connection's transport; its read loop is not started.
+func (h *Host) newConn(parent context.Context, c transportv1.Conn, hs handshake) *conn {
 	ctx, cancel := context.WithCancel(parent)
-	cn := &conn{
+	return &conn{
 		host:       h,
 		link:       transportv1.NewLink(c, transportv1.SideClient, wirev1.DecodeClientToHost),
 		limits:     hs.limits,
@@ -86,13 +95,6 @@ func (h *Host) run(parent context.Context, c transportv1.Conn, hs handshake) err
 		routesGone: make(chan struct{}),
 		delegates:  newDelegateCalls(),
 	}
-	cn.nextID.Store(0)
-	readErr := cn.readLoop()
-	cn.disconnect()
-	if err := cn.fatal(); err != nil {
-		return err
-	}
-	return readErr
 }
 
 // readLoop dispatches incoming messages until the input ends or the connection fails. It never

@@ -62,8 +62,9 @@ type inbound[In any] struct {
 }
 
 // NewLink starts the link's reader and writer goroutines. peer is who sends what this side
-// reads. decode turns a payload into a message; its error text is wrapped into Codex's "failed
-// to decode code-mode IPC frame: …".
+// reads. decode turns a payload into a message; its error is wrapped into Codex's "failed to
+// decode code-mode IPC frame: …", which is invalid data (errors.Is frame.ErrInvalidData) like a
+// malformed frame.
 func NewLink[In wirev1.Message](conn Conn, peer Side, decode func([]byte) (In, error)) *Link[In] {
 	l := &Link[In]{conn: conn, peer: peer, decode: decode, done: make(chan struct{})}
 	lanes := []wirev1.Lane{wirev1.LaneControl}
@@ -146,7 +147,7 @@ func (l *Link[In]) readOne(lane wirev1.Lane) inbound[In] {
 	}
 	msg, err := l.decode(payload)
 	if err != nil {
-		return inbound[In]{err: fmt.Errorf("failed to decode code-mode IPC frame: %w", err)}
+		return inbound[In]{err: &decodeError{err: err}}
 	}
 	if l.conn.Dual() && wirev1.LaneOf(msg) != lane {
 		return inbound[In]{err: fmt.Errorf("code-mode %s sent a message on the wrong websocket lane", l.peer)}
@@ -302,3 +303,13 @@ func (l *Link[In]) write(lane wirev1.Lane) {
 		}
 	}
 }
+
+// decodeError is a frame whose payload did not decode: invalid data, as Codex's codec classifies
+// it (io::ErrorKind::InvalidData), like a malformed frame. It wraps the decoder's error.
+type decodeError struct{ err error }
+
+func (e *decodeError) Error() string { return "failed to decode code-mode IPC frame: " + e.err.Error() }
+
+func (e *decodeError) Unwrap() error { return e.err }
+
+func (e *decodeError) Is(target error) bool { return target == frame.ErrInvalidData }
