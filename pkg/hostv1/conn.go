@@ -42,6 +42,8 @@ type conn struct {
 	tasks     sync.WaitGroup // request goroutines
 	cellTasks sync.WaitGroup // cell route goroutines
 	nextID    atomic.Int64
+	// ended is closed when the connection has been torn down (Host.Drain waits for it).
+	ended chan struct{}
 }
 
 // ServeConn serves one single-lane connection (dual websockets are never granted on it) until
@@ -85,8 +87,18 @@ func (h *Host) run(parent context.Context, c transportv1.Conn, hs handshake) err
 		routes:     map[cellKey]*cellRoute{},
 		routesGone: make(chan struct{}),
 		delegates:  newDelegateCalls(),
+		ended:      make(chan struct{}),
 	}
 	cn.nextID.Store(0)
+	if !h.track(cn) {
+		// The host drains: a connection that completed its handshake meanwhile ends at once.
+		cancel()
+		close(cn.ended)
+		cn.link.Close(io.EOF)
+		cn.link.Wait()
+		return nil
+	}
+	defer h.untrack(cn)
 	readErr := cn.readLoop()
 	cn.disconnect()
 	if err := cn.fatal(); err != nil {

@@ -3,6 +3,7 @@ package hostv1
 import (
 	"io"
 	"log/slog"
+	"sync"
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
 	"github.com/codemodehq/codemode/pkg/codemode"
@@ -51,6 +52,11 @@ type Host struct {
 	requests   semaphore
 	cells      semaphore
 	pairings   *pairings
+
+	// mu guards the connections being served and whether the host drains (drain.go).
+	mu       sync.Mutex
+	draining bool
+	conns    map[*conn]struct{}
 }
 
 // New returns a Host serving provider.
@@ -62,6 +68,7 @@ func New(provider codemode.SessionProvider, opts ...Option) *Host {
 		requests:   newSemaphore(MaxInFlightRequests),
 		cells:      newSemaphore(MaxActiveCells),
 		pairings:   newPairings(MaxPendingPairings),
+		conns:      map[*conn]struct{}{},
 	}
 	for _, o := range opts {
 		o(h)
