@@ -44,6 +44,19 @@ func WithLogger(log *slog.Logger) Option { return func(h *Host) { h.log = log } 
 // WithGeneration makes the host serve wire generation g instead of DefaultGeneration.
 func WithGeneration(g wirev1.Generation) Option { return func(h *Host) { h.generation = g } }
 
+// WithGenerationName is WithGeneration for a generation named on a command line ("baseline",
+// "host-duration"), so that programs need not import the generated wire package for a flag.
+func WithGenerationName(name string) (Option, error) {
+	g, err := wirev1.ParseGeneration(name)
+	if err != nil {
+		return nil, err
+	}
+	return WithGeneration(g), nil
+}
+
+// DefaultGenerationName is the name of DefaultGeneration.
+var DefaultGenerationName = DefaultGeneration.String()
+
 // Host serves a SessionProvider over V1 connections.
 type Host struct {
 	provider   codemode.SessionProvider
