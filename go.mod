@@ -15,4 +15,4 @@ require (
 	google.golang.org/protobuf v1.36.12
 )
 
-require github.com/oklog/run v1.2.0 // indirect
+require github.com/oklog/run v1.2.0
