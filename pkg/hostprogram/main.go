@@ -116,25 +116,33 @@ Flags:
         require "Authorization: Bearer TOKEN" on every network request (WebSocket: 401,
         gRPC/Connect: UNAUTHENTICATED); /readyz and /healthz stay open. Prefer $TOKENENV,
         which is read when --token is not given and is not visible in the process list.
+          NAME --listen grpc://0.0.0.0:8766 --token "$(cat token.txt)"
   --allow-origin ORIGIN
         answer CORS requests from this browser origin (or *) on the gRPC/Connect listeners;
         repeatable. The V1 WebSocket refuses every Origin regardless.
           NAME --listen grpc://127.0.0.1:8080 --allow-origin http://localhost:5173
   --max-yield-ms MS
         cap every session's yield time (exec and wait) at MS milliseconds (default: no cap).
+          NAME --max-yield-ms 30000
   --max-heap-bytes N
         cap every cell's JavaScript heap at N bytes (default: the runtime's cap).
+          NAME --max-heap-bytes 67108864
   --pool-size N
         JavaScript runtimes kept ready for new cells (default 2; 0 keeps none).
+          NAME --pool-size 8
   --generation NAME
         the V1 wire generation: host-duration (Codex ≥ 0.152, the default) or baseline
         (Codex ≤ 0.151).
+          NAME --generation baseline
   --drain-timeout DURATION
         how long a shutdown may take before connections are cut (default 10s).
+          NAME --drain-timeout 30s
   --log-level debug|info|warn|error
         the log's level (default info).
+          NAME --log-level debug
   --log-format text|json
         the log's format on stderr (default text).
+          NAME --log-format json
   -h, --help
         print this help.
 
