@@ -14,3 +14,5 @@ require (
 	golang.org/x/text v0.14.0
 	google.golang.org/protobuf v1.36.12
 )
+
+require github.com/oklog/run v1.2.0

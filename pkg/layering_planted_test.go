@@ -204,6 +204,37 @@ var planted = []plantedCase{
 		},
 	},
 	{
+		name: "pkg/hostprogram: the host program imports generated wire types, a client, a service",
+		edges: []edge{
+			own("pkg/hostprogram", "pkg/hostv1"),
+			ext("pkg/hostprogram", "github.com/oklog/run", oklogRun),
+			inTest(own("pkg/hostprogram", "pkg/testenv")),
+			own("pkg/hostprogram", "gen/go/wirev1"),
+			own("pkg/hostprogram", "pkg/clientv1"),
+			own("pkg/hostprogram", "services/codemode-host"),
+		},
+		want: []string{
+			"pkg/hostprogram → gen/go/wirev1 [pkg/hostprogram]",
+			"pkg/hostprogram → pkg/clientv1 [pkg/hostprogram]",
+			"pkg/hostprogram → services/codemode-host [pkg/hostprogram]",
+		},
+	},
+	{
+		name: "services/...: a service's main does more than run its program",
+		edges: []edge{
+			own("services/codemode-host", "pkg/hostprogram"),
+			inTest(own("services/codemode-host", "pkg/clientv1")),
+			own("services/codemode-host", "pkg/jsruntime"),
+			own("services/codemode-host", "tools/codemode"),
+			ext("services/codemode-host", "github.com/coder/websocket", websocket),
+		},
+		want: []string{
+			"services/codemode-host → pkg/jsruntime [services/...]",
+			"services/codemode-host → tools/codemode [services/...]",
+			"services/codemode-host → github.com/coder/websocket [services/...]",
+		},
+	},
+	{
 		name: "pkg/serdejson: the runtime below gen/ imports generated code or the domain",
 		edges: []edge{
 			stdlib("pkg/serdejson", "strconv"),

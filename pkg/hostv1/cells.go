@@ -221,9 +221,9 @@ func (c *conn) removeRoute(key cellKey) {
 	c.mu.Unlock()
 }
 
-// awaitSessionCells returns once no route of session is left (every cell/closed was sent) or
-// the connection ended.
-func (c *conn) awaitSessionCells(session wirev1.SessionId) {
+// awaitSessionCells returns once no route of session is left (every cell/closed was sent), the
+// connection ended or ctx ended.
+func (c *conn) awaitSessionCells(ctx context.Context, session wirev1.SessionId) {
 	for {
 		c.mu.Lock()
 		busy := false
@@ -241,6 +241,8 @@ func (c *conn) awaitSessionCells(session wirev1.SessionId) {
 		select {
 		case <-gone:
 		case <-c.ctx.Done():
+			return
+		case <-ctx.Done():
 			return
 		}
 	}

@@ -40,6 +40,8 @@ type conn struct {
 	delegates delegateCalls
 	tasks     sync.WaitGroup // request goroutines
 	cellTasks sync.WaitGroup // cell route goroutines
+	// ended is closed when the connection has been torn down (Host.Drain waits for it).
+	ended chan struct{}
 }
 
 // ServeConn serves one single-lane connection (dual websockets are never granted on it) until
@@ -71,6 +73,15 @@ func (h *Host) serve(ctx context.Context, c transportv1.Conn, offer dualOffer, u
 // run serves a negotiated connection.
 func (h *Host) run(parent context.Context, c transportv1.Conn, hs handshake) error {
 	cn := h.newConn(parent, c, hs)
+	if !h.track(cn) {
+		// The host drains: a connection that completed its handshake meanwhile ends at once.
+		cn.cancel()
+		close(cn.ended)
+		cn.link.Close(io.EOF)
+		cn.link.Wait()
+		return nil
+	}
+	defer h.untrack(cn)
 	readErr := cn.readLoop()
 	cn.disconnect()
 	if err := cn.fatal(); err != nil {
@@ -94,6 +105,7 @@ func (h *Host) newConn(parent context.Context, c transportv1.Conn, hs handshake)
 		routes:     map[cellKey]*cellRoute{},
 		routesGone: make(chan struct{}),
 		delegates:  newDelegateCalls(),
+		ended:      make(chan struct{}),
 	}
 }
 

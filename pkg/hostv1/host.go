@@ -3,6 +3,7 @@ package hostv1
 import (
 	"io"
 	"log/slog"
+	"sync"
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
 	"github.com/codemodehq/codemode/pkg/codemode"
@@ -43,6 +44,19 @@ func WithLogger(log *slog.Logger) Option { return func(h *Host) { h.log = log } 
 // WithGeneration makes the host serve wire generation g instead of DefaultGeneration.
 func WithGeneration(g wirev1.Generation) Option { return func(h *Host) { h.generation = g } }
 
+// WithGenerationName is WithGeneration for a generation named on a command line ("baseline",
+// "host-duration"), so that programs need not import the generated wire package for a flag.
+func WithGenerationName(name string) (Option, error) {
+	g, err := wirev1.ParseGeneration(name)
+	if err != nil {
+		return nil, err
+	}
+	return WithGeneration(g), nil
+}
+
+// DefaultGenerationName is the name of DefaultGeneration.
+var DefaultGenerationName = DefaultGeneration.String()
+
 // Host serves a SessionProvider over V1 connections.
 type Host struct {
 	provider   codemode.SessionProvider
@@ -51,6 +65,11 @@ type Host struct {
 	requests   semaphore
 	cells      semaphore
 	pairings   *pairings
+
+	// mu guards the connections being served and whether the host drains (drain.go).
+	mu       sync.Mutex
+	draining bool
+	conns    map[*conn]struct{}
 }
 
 // New returns a Host serving provider.
@@ -62,6 +81,7 @@ func New(provider codemode.SessionProvider, opts ...Option) *Host {
 		requests:   newSemaphore(MaxInFlightRequests),
 		cells:      newSemaphore(MaxActiveCells),
 		pairings:   newPairings(MaxPendingPairings),
+		conns:      map[*conn]struct{}{},
 	}
 	for _, o := range opts {
 		o(h)

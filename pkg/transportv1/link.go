@@ -47,6 +47,13 @@ type Link[In wirev1.Message] struct {
 	writing [3]sync.Mutex
 	// queued counts, per lane, the frames handed to the queue and not yet written.
 	queued [3]atomic.Int64
+	// Flush queues a barrier (a nil frame) per lane: barriers[lane] counts those queued (under
+	// flushMu), reached[lane] those the writer has passed; the writer then leaves a token in
+	// flushed[lane] without waiting, and a flusher rechecks reached.
+	flushMu  sync.Mutex
+	barriers [3]uint64
+	reached  [3]atomic.Uint64
+	flushed  [3]chan struct{}
 
 	done    chan struct{}
 	closeMu sync.Once
@@ -78,6 +85,7 @@ func NewLink[In wirev1.Message](conn Conn, peer Side, decode func([]byte) (In, e
 		}
 		l.inbox[lane] = make(chan inbound[In], 1)
 		l.queue[lane] = make(chan []byte, size)
+		l.flushed[lane] = make(chan struct{}, 1)
 		l.readers.Add(1)
 		l.writers.Add(1)
 		go l.read(lane)
@@ -284,12 +292,63 @@ func (l *Link[In]) writeIfIdle(lane wirev1.Lane, f []byte) bool {
 	return true
 }
 
+// Flush returns once every frame sent before the call has been written to the Conn, on every
+// lane, or with ctx's error, or with the link's reason when it ended first. A host that ends a
+// connection on purpose flushes first, so that its last messages (cell/closed) reach the peer
+// before the Conn closes; Close alone drops what is still queued.
+func (l *Link[In]) Flush(ctx context.Context) error {
+	l.flushMu.Lock()
+	defer l.flushMu.Unlock()
+	for lane, q := range l.queue {
+		if q == nil {
+			continue
+		}
+		if err := l.flushLane(ctx, lane, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flushLane queues a barrier (a nil frame) behind the lane's frames and waits for the writer to
+// pass it. Counting it in queued keeps senders from writing past it directly.
+func (l *Link[In]) flushLane(ctx context.Context, lane int, q chan []byte) error {
+	l.queued[lane].Add(1)
+	select {
+	case q <- nil:
+		l.barriers[lane]++
+	case <-ctx.Done():
+		l.queued[lane].Add(-1)
+		return fmt.Errorf("flushing the code-mode %s link: %w", l.self(), ctx.Err())
+	case <-l.done:
+		l.queued[lane].Add(-1)
+		return l.closedErr()
+	}
+	ticket := l.barriers[lane]
+	for l.reached[lane].Load() < ticket {
+		select {
+		case <-l.flushed[lane]:
+		case <-ctx.Done():
+			return fmt.Errorf("flushing the code-mode %s link: %w", l.self(), ctx.Err())
+		case <-l.done:
+			return l.closedErr()
+		}
+	}
+	return nil
+}
+
 // write drains one lane's queue into the Conn.
 func (l *Link[In]) write(lane wirev1.Lane) {
 	defer l.writers.Done()
 	for {
 		select {
 		case f := <-l.queue[lane]:
+			if f == nil { // a Flush barrier: everything queued before it is written
+				l.queued[lane].Add(-1)
+				l.reached[lane].Add(1)
+				signal(l.flushed[lane])
+				continue
+			}
 			l.writing[lane].Lock()
 			err := l.conn.WriteFrame(lane, f)
 			l.queued[lane].Add(-1)
@@ -313,3 +372,11 @@ func (e *decodeError) Error() string { return "failed to decode code-mode IPC fr
 func (e *decodeError) Unwrap() error { return e.err }
 
 func (e *decodeError) Is(target error) bool { return target == frame.ErrInvalidData }
+
+// signal leaves a token in ch unless one is already waiting there.
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/codemodehq/codemode/pkg/hostprogram"
 )
 
 // Every command answers `codemode help NAME`, `codemode NAME --help` and `codemode NAME -h` with
@@ -35,6 +37,8 @@ func TestEveryFlagIsExplainedWithAnExample(t *testing.T) {
 	sets := map[string]*flag.FlagSet{
 		runCmd.help:      runFlags(&runOptions{}),
 		describeCmd.help: describeFlags(&describeOptions{}),
+		serveCmd.help:    serveFlags(&serveOptions{}),
+		helps["host"]:    new(hostprogram.Flags).FlagSet("codemode host"),
 	}
 	for help, fs := range sets {
 		fs.VisitAll(func(f *flag.Flag) {

@@ -1,69 +1,43 @@
 package main
 
 import (
-	"context"
-	"flag"
-	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"github.com/codemodehq/codemode/gen/go/wirev1"
-	"github.com/codemodehq/codemode/pkg/hostv1"
-	"github.com/codemodehq/codemode/pkg/jsruntime"
+	"github.com/codemodehq/codemode/pkg/hostprogram"
 )
 
 func init() {
-	register("host", command{summary: "host --listen stdio|ws://IP:PORT: serve Protocol V1 to Codex (a minimal host; issue 12 builds the service)", run: hostCommand})
+	register("host", command{summary: "host [--listen stdio|ws://IP:PORT|grpc://IP:PORT]...: the code-mode host for Codex (services/codemode-host)", run: hostCommand})
+	helps["host"] = hostprogram.Help("codemode host")
 }
 
-// hostCommand serves the in-process runtime over V1, as Codex's code-mode host does: on stdio
-// (Codex spawns it) or on a WebSocket listener (Codex connects with --code-mode-host ws://…),
-// whose address it prints on stdout. Logs go to stderr, never stdout.
-func hostCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("codemode host", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	listen := fs.String("listen", "stdio", "stdio, stdio:// or ws://IP:PORT")
-	generation := fs.String("generation", hostv1.DefaultGeneration.String(), "V1 wire generation to serve: baseline (Codex ≤ 0.151) or host-duration (Codex ≥ 0.152)")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	url, err := hostv1.ParseListenURL(*listen)
-	if err != nil {
-		fmt.Fprintln(stderr, "codemode host:", err)
-		return 2
-	}
-	gen, err := wirev1.ParseGeneration(*generation)
-	if err != nil {
-		fmt.Fprintln(stderr, "codemode host:", err)
-		return 2
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := serveHost(ctx, url, gen, stdout, stderr); err != nil {
-		fmt.Fprintln(stderr, "codemode host:", err)
-		return 1
-	}
-	return 0
+// hostCommand is services/codemode-host under the CLI's name: the same program
+// (pkg/hostprogram), flags and exit statuses. Logs go to stderr, never stdout.
+func hostCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
+	return hostprogram.Main("codemode host", args, streams(stdin, stdout, stderr), os.Getenv, signals)
 }
 
-func serveHost(ctx context.Context, url hostv1.ListenURL, gen wirev1.Generation, stdout, stderr io.Writer) error {
-	provider, err := jsruntime.NewProvider(jsruntime.Options{})
-	if err != nil {
-		return err
+// streams are the program's standard streams: the process's own when the CLI runs them (the
+// standard input made interruptible), wrapped ones in tests.
+func streams(stdin io.Reader, stdout, stderr io.Writer) hostprogram.Streams {
+	s := hostprogram.Streams{Stdin: io.NopCloser(stdin), Stdout: nopWriteCloser{stdout}, Stderr: stderr}
+	if stdin == os.Stdin {
+		s.Stdin = hostprogram.Stdin()
 	}
-	defer provider.Close()
-	host := hostv1.New(provider, hostv1.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))), hostv1.WithGeneration(gen))
-	if url.Stdio() {
-		return host.ServeStdio(ctx, os.Stdin, os.Stdout)
+	if stdout == os.Stdout {
+		s.Stdout = os.Stdout
 	}
-	ln, err := net.Listen("tcp", url.WebSocket.String())
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "ws://%s\n", ln.Addr())
-	return host.ServeWebSocket(ctx, ln)
+	return s
 }
+
+// nopWriteCloser is a Writer whose Close does nothing.
+type nopWriteCloser struct{ io.Writer }
+
+// Close does nothing.
+func (nopWriteCloser) Close() error { return nil }

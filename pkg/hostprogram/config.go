@@ -1,0 +1,122 @@
+package hostprogram
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"time"
+)
+
+// TokenEnv is the environment variable that holds the bearer token when --token is not given
+// (an argument is visible to every user of the machine in the process list; the environment is
+// not).
+const TokenEnv = "CODEMODE_HOST_TOKEN"
+
+// DefaultDrainTimeout bounds a graceful shutdown unless --drain-timeout says otherwise.
+const DefaultDrainTimeout = 10 * time.Second
+
+// Config is one host program: what it listens on and what its sessions get.
+type Config struct {
+	// Listens are the listeners; none means stdio, Codex's default.
+	Listens []Listen
+	// Generation names the V1 wire generation ("" is hostv1's default).
+	Generation string
+	// MaxYieldTimeMs caps every session's yield time (0: no cap beyond the session's own).
+	MaxYieldTimeMs uint64
+	// MaxHeapBytes caps every cell's JavaScript heap (0: the runtime's default cap).
+	MaxHeapBytes uint64
+	// PoolSize is how many runtimes are kept ready (jsruntime.Options.PoolSize: 0 is the
+	// runtime's default, negative keeps none).
+	PoolSize int
+	// Tools is a tool manifest whose tools every session is offered ("" for none).
+	Tools string
+	// Token, when set, is the bearer token every network request must carry (Authorization:
+	// Bearer TOKEN), except the health checks.
+	Token string
+	// AllowOrigins are the browser origins the gRPC/Connect listeners answer CORS requests for
+	// ("*" for any). The V1 WebSocket listener refuses every Origin regardless.
+	AllowOrigins []string
+	// DrainTimeout bounds a graceful shutdown; zero means DefaultDrainTimeout.
+	DrainTimeout time.Duration
+	// Logger receives the program's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// UsageError is a configuration the program refuses to start with (exit status 2).
+type UsageError struct{ Err error }
+
+// Error returns the problem.
+func (e *UsageError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the problem.
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usageErrorf(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// withDefaults fills the defaults in.
+func (c Config) withDefaults() Config {
+	if len(c.Listens) == 0 {
+		c.Listens = []Listen{{Transport: Stdio}}
+	}
+	if c.DrainTimeout <= 0 {
+		c.DrainTimeout = DefaultDrainTimeout
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// check refuses what the program must not start with, as *UsageError.
+func (c Config) check() error {
+	stdio := 0
+	for _, l := range c.Listens {
+		if l.Transport == Stdio {
+			stdio++
+		}
+		if l.network() && !l.loopback() && c.Token == "" {
+			return usageErrorf("--listen %s is not a loopback address: a host reachable from the network needs a bearer token (--token or $%s)", l, TokenEnv)
+		}
+	}
+	if stdio > 1 {
+		return usageErrorf("--listen stdio given %d times; the standard streams carry one connection", stdio)
+	}
+	if len(c.AllowOrigins) > 0 && !c.has(GRPC) {
+		return usageErrorf("--allow-origin needs a grpc:// listener: browsers reach the host through Connect only (the V1 WebSocket refuses every Origin)")
+	}
+	for _, o := range c.AllowOrigins {
+		if err := checkOrigin(o); err != nil {
+			return &UsageError{Err: err}
+		}
+	}
+	return nil
+}
+
+// has reports whether a listener serves t.
+func (c Config) has(t Transport) bool {
+	for _, l := range c.Listens {
+		if l.Transport == t {
+			return true
+		}
+	}
+	return false
+}
+
+// HasStdio reports whether the standard streams carry V1 frames, so that stdout must carry
+// nothing else.
+func (c Config) HasStdio() bool { return c.withDefaults().has(Stdio) }
+
+// checkOrigin accepts "*" or an origin as a browser sends it: scheme://host[:port], nothing else.
+func checkOrigin(o string) error {
+	if o == "*" {
+		return nil
+	}
+	u, err := url.Parse(o)
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.Path == "" && u.RawQuery == "" && u.Fragment == "" && u.User == nil {
+		return nil
+	}
+	return errors.New("--allow-origin " + o + ": expected an origin like https://app.example.com or http://localhost:5173, or *")
+}

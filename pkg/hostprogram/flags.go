@@ -1,0 +1,99 @@
+package hostprogram
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/codemodehq/codemode/pkg/hostv1"
+	"github.com/codemodehq/codemode/pkg/jsruntime"
+)
+
+// Flags are the parsed command line of the host.
+type Flags struct {
+	Config
+	// LogLevel and LogFormat configure the log on stderr.
+	LogLevel, LogFormat string
+	// poolSize is --pool-size as given (0 keeps no runtime ready).
+	poolSize int
+}
+
+// originsFlag collects repeated --allow-origin values.
+type originsFlag struct{ origins *[]string }
+
+// String implements flag.Value.
+func (f originsFlag) String() string {
+	if f.origins == nil {
+		return ""
+	}
+	return strings.Join(*f.origins, ",")
+}
+
+// Set implements flag.Value.
+func (f originsFlag) Set(s string) error {
+	*f.origins = append(*f.origins, s)
+	return nil
+}
+
+// FlagSet returns the host's flags, parsed into f; its output is discarded (the help text is
+// Help's).
+func (f *Flags) FlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Var(listenFlag{&f.Listens}, "listen", "")
+	fs.StringVar(&f.Generation, "generation", hostv1.DefaultGenerationName, "")
+	fs.Uint64Var(&f.MaxYieldTimeMs, "max-yield-ms", 0, "")
+	fs.Uint64Var(&f.MaxHeapBytes, "max-heap-bytes", 0, "")
+	fs.IntVar(&f.poolSize, "pool-size", jsruntime.DefaultPoolSize, "")
+	fs.StringVar(&f.Tools, "tools", "", "")
+	fs.StringVar(&f.Token, "token", "", "")
+	fs.Var(originsFlag{&f.AllowOrigins}, "allow-origin", "")
+	fs.DurationVar(&f.DrainTimeout, "drain-timeout", DefaultDrainTimeout, "")
+	fs.StringVar(&f.LogLevel, "log-level", "info", "")
+	fs.StringVar(&f.LogFormat, "log-format", "text", "")
+	return fs
+}
+
+// Finish completes the configuration after parsing: the token from the environment when
+// --token was not given, the pool size, the logger on stderr.
+func (f *Flags) Finish(getenv func(string) string, stderr io.Writer) error {
+	if f.Token == "" {
+		f.Token = getenv(TokenEnv)
+	}
+	switch {
+	case f.poolSize < 0:
+		return &UsageError{Err: fmt.Errorf("--pool-size must be ≥ 0, not %d", f.poolSize)}
+	case f.poolSize == 0:
+		f.PoolSize = -1 // jsruntime: keep none ready
+	default:
+		f.PoolSize = f.poolSize
+	}
+	if f.DrainTimeout <= 0 {
+		return &UsageError{Err: fmt.Errorf("--drain-timeout must be positive, not %s", f.DrainTimeout)}
+	}
+	log, err := NewLogger(stderr, f.LogLevel, f.LogFormat)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	f.Logger = log
+	return nil
+}
+
+// NewLogger returns a slog logger on w: level debug, info, warn or error; format text or json.
+func NewLogger(w io.Writer, level, format string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, errors.New("--log-level must be debug, info, warn or error, not " + level)
+	}
+	opts := &slog.HandlerOptions{Level: l}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, errors.New("--log-format must be text or json, not " + format)
+}

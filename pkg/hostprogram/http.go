@@ -1,0 +1,104 @@
+package hostprogram
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"slices"
+	"strings"
+
+	"connectrpc.com/connect/v2"
+	"connectrpc.com/connect/v2/connecthttp"
+
+	"github.com/codemodehq/codemode/pkg/grpcconv"
+	"github.com/codemodehq/codemode/pkg/grpchost"
+)
+
+// Paths that answer without a token: readiness and health probes reveal nothing and run
+// nothing.
+const readyPath = "/readyz"
+
+// authorized reports whether r carries "Authorization: Bearer TOKEN". The comparison takes the
+// same time whatever the header holds (only its length can show).
+func authorized(r *http.Request, token string) bool {
+	got := []byte(r.Header.Get("Authorization"))
+	want := []byte("Bearer " + token)
+	return subtle.ConstantTimeCompare(got, want) == 1
+}
+
+// requireTokenWS refuses a V1 WebSocket request without the token with 401.
+func requireTokenWS(token string, next http.Handler) http.Handler {
+	if token == "" {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != readyPath && !authorized(r, token) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="codemode"`)
+			http.Error(w, "a bearer token is required", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// requireTokenRPC refuses a gRPC, gRPC-Web or Connect request without the token with
+// UNAUTHENTICATED, in the request's own protocol (HTTP 401 for Connect, grpc-status 16 for gRPC
+// and gRPC-Web). Anything else without a token gets a plain 401.
+func requireTokenRPC(token string, next http.Handler) http.Handler {
+	if token == "" {
+		return next
+	}
+	errs := connecthttp.NewErrorWriter()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == grpchost.HealthPath || authorized(r, token) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="codemode"`)
+		if errs.IsSupported(r) {
+			_ = errs.Write(w, r, connect.NewError(connect.CodeUnauthenticated, "a bearer token is required"))
+			return
+		}
+		http.Error(w, "a bearer token is required", http.StatusUnauthorized)
+	})
+}
+
+// The CORS answer for browser Connect and gRPC-Web clients.
+var (
+	corsMethods = "GET, POST"
+	corsHeaders = strings.Join([]string{
+		"Authorization", "Content-Type", "Connect-Protocol-Version", "Connect-Timeout-Ms",
+		"Connect-Accept-Encoding", "Connect-Content-Encoding", "Grpc-Timeout", "X-Grpc-Web",
+		"X-User-Agent", "Traceparent", grpcconv.AcknowledgementsHeader,
+	}, ", ")
+	corsExposed = strings.Join([]string{
+		"Grpc-Status", "Grpc-Message", "Grpc-Status-Details-Bin", "Connect-Content-Encoding",
+	}, ", ")
+)
+
+// cors answers browsers from the allowed origins: preflight requests directly (before auth:
+// browsers send no credentials on them), and the CORS headers on every other response. Without
+// allowed origins it adds nothing, and browsers keep the same-origin rule.
+func cors(origins []string, next http.Handler) http.Handler {
+	if len(origins) == 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin == "" || !(slices.Contains(origins, "*") || slices.Contains(origins, origin)) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Add("Vary", "Origin")
+		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+			h.Set("Access-Control-Allow-Methods", corsMethods)
+			h.Set("Access-Control-Allow-Headers", corsHeaders)
+			h.Set("Access-Control-Max-Age", "7200")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		h.Set("Access-Control-Expose-Headers", corsExposed)
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,157 @@
+package hostprogram
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Streams are the process's standard streams.
+type Streams struct {
+	Stdin  io.ReadCloser
+	Stdout io.WriteCloser
+	Stderr io.Writer
+}
+
+// Exit statuses of Main.
+const (
+	ExitOK     = 0 // drained after a signal, or the stdio client closed the connection
+	ExitFailed = 1 // a listener or the runtime failed, or the drain overran its bound
+	ExitUsage  = 2 // a wrong invocation, a refused manifest, a non-loopback address without a token
+)
+
+// Main runs the host program named name with the command line args and returns its exit
+// status. Each bound network address is printed on stdout as Codex's host prints it (ws://ADDR,
+// http://ADDR), or on stderr when stdout carries V1 frames (--listen stdio). Logs go to stderr.
+// The first signal on signals drains, a second exits at once.
+func Main(name string, args []string, s Streams, getenv func(string) string, signals <-chan os.Signal) int {
+	var f Flags
+	fs := f.FlagSet(name)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(s.Stdout, Help(name))
+			return ExitOK
+		}
+		return wrong(s.Stderr, name, err)
+	}
+	if fs.NArg() > 0 {
+		return wrong(s.Stderr, name, fmt.Errorf("unexpected argument %q (every setting is a flag)", fs.Arg(0)))
+	}
+	if err := f.Finish(getenv, s.Stderr); err != nil {
+		return wrong(s.Stderr, name, err)
+	}
+	p, err := New(f.Config, s.Stdin, s.Stdout)
+	if err != nil {
+		return failed(s.Stderr, name, err)
+	}
+	bound, err := p.Bind(context.Background())
+	if err != nil {
+		return failed(s.Stderr, name, err)
+	}
+	var announce io.Writer = s.Stdout
+	if p.cfg.HasStdio() {
+		announce = s.Stderr
+	}
+	for _, b := range bound {
+		if b.URL != "" {
+			fmt.Fprintln(announce, b.URL)
+		}
+	}
+	if err := p.Run(signals); err != nil {
+		return failed(s.Stderr, name, err)
+	}
+	return ExitOK
+}
+
+// wrong reports a wrong invocation: what was wrong, then the synopsis. It returns ExitUsage.
+func wrong(stderr io.Writer, name string, err error) int {
+	fmt.Fprintf(stderr, "%s: %v\nusage: %s\n(`%s --help` explains every flag)\n", name, err, Synopsis(name), name)
+	return ExitUsage
+}
+
+// failed reports an error: a *UsageError is exit status 2, anything else 1.
+func failed(stderr io.Writer, name string, err error) int {
+	fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	var u *UsageError
+	if errors.As(err, &u) {
+		return ExitUsage
+	}
+	return ExitFailed
+}
+
+// Synopsis is the one-line usage of the host named name.
+func Synopsis(name string) string {
+	return name + " [--listen stdio|ws://IP:PORT|grpc://IP:PORT]... [--tools FILE] [--token TOKEN] [--allow-origin ORIGIN]... [flags]"
+}
+
+// Help is the --help text of the host named name.
+func Help(name string) string {
+	return strings.NewReplacer("NAME", name, "TOKENENV", TokenEnv).Replace(helpText)
+}
+
+const helpText = `usage: NAME [flags]
+
+Serves the in-process JavaScript runtime to Codex, as Codex's code-mode host does: Protocol V1 on
+the standard streams (Codex spawns the host) or on a WebSocket listener, and gRPC
+codex.code_mode.v1.CodeModeHost (also gRPC-Web and Connect, for browsers) on a TCP listener.
+Every bound address is printed on its own line as Codex prints it: ws://ADDR for a WebSocket,
+http://ADDR for gRPC; on stdout, or on stderr when stdout carries V1 frames (--listen stdio).
+Logs go to stderr. Ctrl-C or SIGTERM drains: running cells are terminated, sessions closed and
+every cell's closure delivered, then the host exits 0; a second signal exits at once.
+
+Flags:
+  --listen stdio|ws://IP:PORT|grpc://IP:PORT
+        where to serve; repeatable (default stdio). An IP address, not a host name; port 0
+        picks a free one. Addresses other than loopback need a token.
+          NAME --listen ws://127.0.0.1:0 --listen grpc://127.0.0.1:0
+  --tools FILE
+        a tool manifest (see codemode run --help): its tools are offered to every cell of every
+        session and run on this machine; a manifest with an error is refused (exit status 2).
+          NAME --tools examples/tools.json
+  --token TOKEN
+        require "Authorization: Bearer TOKEN" on every network request (WebSocket: 401,
+        gRPC/Connect: UNAUTHENTICATED); /readyz and /healthz stay open. Prefer $TOKENENV,
+        which is read when --token is not given and is not visible in the process list.
+          NAME --listen grpc://0.0.0.0:8766 --token "$(cat token.txt)"
+  --allow-origin ORIGIN
+        answer CORS requests from this browser origin (or *) on the gRPC/Connect listeners;
+        repeatable. The V1 WebSocket refuses every Origin regardless.
+          NAME --listen grpc://127.0.0.1:8080 --allow-origin http://localhost:5173
+  --max-yield-ms MS
+        cap every session's yield time (exec and wait) at MS milliseconds (default: no cap).
+          NAME --max-yield-ms 30000
+  --max-heap-bytes N
+        cap every cell's JavaScript heap at N bytes (default: the runtime's cap).
+          NAME --max-heap-bytes 67108864
+  --pool-size N
+        JavaScript runtimes kept ready for new cells (default 2; 0 keeps none).
+          NAME --pool-size 8
+  --generation NAME
+        the V1 wire generation: host-duration (Codex ≥ 0.152, the default) or baseline
+        (Codex ≤ 0.151).
+          NAME --generation baseline
+  --drain-timeout DURATION
+        how long a shutdown may take before connections are cut (default 10s).
+          NAME --drain-timeout 30s
+  --log-level debug|info|warn|error
+        the log's level (default info).
+          NAME --log-level debug
+  --log-format text|json
+        the log's format on stderr (default text).
+          NAME --log-format json
+  -h, --help
+        print this help.
+
+Exit status: 0 drained after a signal, or the stdio client closed the connection; 1 a listener
+or the runtime failed, or the drain overran its bound; 2 wrong invocation, a refused manifest or
+a non-loopback address without a token; 128+N a second signal N during the drain.
+
+Examples:
+  NAME
+  NAME --listen ws://127.0.0.1:8765 --listen grpc://127.0.0.1:8766 --tools tools.json
+  TOKENENV=secret NAME --listen grpc://0.0.0.0:8766
+`

@@ -1,0 +1,251 @@
+package hostprogram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/oklog/run"
+
+	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/grpchost"
+	"github.com/codemodehq/codemode/pkg/hostv1"
+	"github.com/codemodehq/codemode/pkg/jsruntime"
+	"github.com/codemodehq/codemode/pkg/toolprovider"
+)
+
+// Program is a configured host: New checks the configuration, Bind opens the listeners, Run
+// serves until a signal or the end of stdin and drains.
+type Program struct {
+	cfg   Config
+	log   *slog.Logger
+	stdin io.ReadCloser
+	// stdout carries V1 frames when a listener is stdio.
+	stdout io.WriteCloser
+	// Exit ends the process at a second signal, or when a drain overran its bound by
+	// cutGrace; os.Exit unless a test replaces it.
+	Exit func(code int)
+
+	runtime  *runtimeActor
+	provider *hostedProvider
+	v1       *hostv1.Host    // nil without stdio and ws listeners
+	grpc     *grpchost.Host  // nil without grpc listeners
+	bound    []boundListener // after Bind
+	// listenersDone is closed when every listener actor has returned; the runtime closes then.
+	listenersDone chan struct{}
+	listenersLeft sync.WaitGroup
+
+	// cutCtx ends V1 connections without a drain: at the very end, or when a drain overran.
+	cutCtx context.Context
+	cut    context.CancelFunc
+	drain  drainState
+}
+
+// Bound is a listener after Bind: URL is what Codex's host prints for it (ws://ADDR for a
+// WebSocket, http://ADDR for gRPC), "" for stdio.
+type Bound struct {
+	Listen Listen
+	URL    string
+}
+
+// boundListener is a listener and its socket.
+type boundListener struct {
+	Bound
+	ln net.Listener // nil for stdio
+}
+
+// cutGrace is how long after the drain bound the program still waits for its actors before it
+// exits anyway (with status 1): connections cut after a drain overran need a moment to end.
+const cutGrace = 5 * time.Second
+
+// New checks cfg and prepares the program. stdin and stdout are the streams a stdio listener
+// serves. A configuration the program must not start with is a *UsageError (exit status 2), a
+// refused tool manifest too.
+func New(cfg Config, stdin io.ReadCloser, stdout io.WriteCloser) (*Program, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	p := &Program{cfg: cfg, log: cfg.Logger, stdin: stdin, stdout: stdout, Exit: os.Exit, listenersDone: make(chan struct{})}
+	p.cutCtx, p.cut = context.WithCancel(context.Background())
+	p.drain.v1Done = make(chan struct{})
+	if err := p.buildProvider(); err != nil {
+		return nil, err
+	}
+	return p, p.buildHosts()
+}
+
+// buildProvider prepares the runtime actor and the provider the listeners serve.
+func (p *Program) buildProvider() error {
+	p.runtime = newRuntimeActor(jsruntime.Options{PoolSize: p.cfg.PoolSize}, p.listenersDone)
+	p.provider = &hostedProvider{runtime: p.runtime, caps: p.caps()}
+	if p.cfg.Tools != "" {
+		tools, err := toolprovider.Load(p.cfg.Tools)
+		if err != nil {
+			return &UsageError{Err: err}
+		}
+		p.provider.tools = tools
+	}
+	return nil
+}
+
+// caps are the host's caps on session limits.
+func (p *Program) caps() codemode.SessionCellExecutionLimits {
+	var caps codemode.SessionCellExecutionLimits
+	if v := p.cfg.MaxYieldTimeMs; v > 0 {
+		caps.MaxYieldTimeMs = &v
+	}
+	if v := p.cfg.MaxHeapBytes; v > 0 {
+		caps.MaxHeapSizeBytes = &v
+	}
+	return caps
+}
+
+// buildHosts creates the protocol hosts the listeners need: one V1 host for stdio and every
+// WebSocket listener (its limits are per host, as in Codex's host process), one gRPC host.
+func (p *Program) buildHosts() error {
+	if p.cfg.has(Stdio) || p.cfg.has(WebSocket) {
+		opts := []hostv1.Option{hostv1.WithLogger(p.log)}
+		if p.cfg.Generation != "" {
+			g, err := hostv1.WithGenerationName(p.cfg.Generation)
+			if err != nil {
+				return &UsageError{Err: err}
+			}
+			opts = append(opts, g)
+		}
+		p.v1 = hostv1.New(p.provider, opts...)
+	}
+	if p.cfg.has(GRPC) {
+		p.grpc = grpchost.New(p.provider, grpchost.Options{Logger: p.log})
+	}
+	return nil
+}
+
+// Bind opens every network listener and returns what to announce, in --listen order.
+func (p *Program) Bind(ctx context.Context) ([]Bound, error) {
+	out := make([]Bound, 0, len(p.cfg.Listens))
+	for _, l := range p.cfg.Listens {
+		b, err := p.bind(ctx, l)
+		if err != nil {
+			p.closeListeners()
+			return nil, err
+		}
+		p.bound = append(p.bound, b)
+		out = append(out, b.Bound)
+		p.log.Info("code-mode host listening", "listen", l.String(), "url", b.URL)
+	}
+	return out, nil
+}
+
+func (p *Program) bind(ctx context.Context, l Listen) (boundListener, error) {
+	switch l.Transport {
+	case WebSocket:
+		var lc net.ListenConfig
+		ln, err := lc.Listen(ctx, "tcp", l.Addr.String())
+		if err != nil {
+			return boundListener{}, fmt.Errorf("--listen %s: %w", l, err)
+		}
+		return boundListener{Bound: Bound{Listen: l, URL: "ws://" + ln.Addr().String()}, ln: hostv1.NoDelayListener(ln)}, nil
+	case GRPC:
+		ln, err := grpchost.Listen(ctx, l.Addr.String())
+		if err != nil {
+			return boundListener{}, fmt.Errorf("--listen %s: %w", l, err)
+		}
+		return boundListener{Bound: Bound{Listen: l, URL: "http://" + ln.Addr().String()}, ln: ln}, nil
+	}
+	return boundListener{Bound: Bound{Listen: l}}, nil
+}
+
+func (p *Program) closeListeners() {
+	for _, b := range p.bound {
+		if b.ln != nil {
+			_ = b.ln.Close()
+		}
+	}
+}
+
+// errStdinEnded ends the program when the stdio client closed its end: Codex's host exits then.
+var errStdinEnded = errors.New("the stdio client closed the connection")
+
+// Run serves until the first signal on signals (or the stdio client's end, or a listener's
+// failure), then drains: it returns nil after a clean drain. A second signal calls Exit at once.
+func (p *Program) Run(signals <-chan os.Signal) error {
+	defer p.cut()
+	var g run.Group
+	sig := newSignalActor(signals, p)
+	g.Add(sig.execute, sig.interrupt)
+	g.Add(p.runtime.execute, p.runtime.interrupt)
+	for _, b := range p.bound {
+		p.addListener(&g, b)
+	}
+	go func() {
+		p.listenersLeft.Wait()
+		close(p.listenersDone)
+	}()
+	err := g.Run()
+	sig.finished()
+	p.drain.stopWatchdog()
+	var sigErr run.SignalError
+	switch {
+	case p.drain.forced.Load():
+		return fmt.Errorf("the drain did not finish within %s; connections were cut", p.cfg.DrainTimeout)
+	case err == nil, errors.Is(err, errStdinEnded), errors.As(err, &sigErr):
+		return nil
+	}
+	return err
+}
+
+// addListener adds a listener's actor to g.
+func (p *Program) addListener(g *run.Group, b boundListener) {
+	p.listenersLeft.Add(1)
+	switch b.Listen.Transport {
+	case Stdio:
+		g.Add(p.listenerActor(p.serveStdio), func(error) { p.beginDrain() })
+	case WebSocket:
+		srv := &http.Server{Handler: requireTokenWS(p.cfg.Token, p.v1.WebSocketHandler(p.cutCtx)), ReadHeaderTimeout: 10 * time.Second}
+		g.Add(p.listenerActor(func() error { return serveHTTP(srv, b.ln) }), func(error) {
+			p.beginDrain()
+			go p.stopWebSocket(srv)
+		})
+	case GRPC:
+		srv := grpchost.NewHTTPServer(cors(p.cfg.AllowOrigins, requireTokenRPC(p.cfg.Token, p.grpc.Handler())))
+		g.Add(p.listenerActor(func() error { return serveHTTP(srv, b.ln) }), func(error) {
+			p.beginDrain()
+			go p.stopGRPC(srv)
+		})
+	}
+}
+
+// listenerActor counts a listener's serve function among the listeners the runtime waits for.
+func (p *Program) listenerActor(serve func() error) func() error {
+	return func() error {
+		defer p.listenersLeft.Done()
+		return serve()
+	}
+}
+
+// serveStdio serves the one stdio connection until the client closes it or the drain ends it.
+func (p *Program) serveStdio() error {
+	if err := p.v1.ServeStdio(p.cutCtx, p.stdin, p.stdout); err != nil {
+		return fmt.Errorf("serving stdio: %w", err)
+	}
+	if p.drain.started() {
+		return nil
+	}
+	return errStdinEnded
+}
+
+// serveHTTP serves srv on ln until it is shut down.
+func serveHTTP(srv *http.Server, ln net.Listener) error {
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serving %s: %w", ln.Addr(), err)
+	}
+	return nil
+}

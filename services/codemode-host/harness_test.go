@@ -1,0 +1,176 @@
+package main_test
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Every test here runs the real codemode-host binary, built once by TestMain, as a separate
+// process on real pipes and 127.0.0.1 sockets.
+
+// bin is the built codemode-host.
+var bin string
+
+// waitLimit bounds waits for events that must happen; it never asserts speed (a hang fails with
+// a message instead of the test binary's timeout).
+const waitLimit = 5 * time.Minute
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "codemode-host-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = filepath.Join(dir, "codemode-host")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// hostProcess is a running codemode-host.
+type hostProcess struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *bufio.Reader
+	// stderrLines receives the process's stderr, line by line, until it closes.
+	stderrLines chan string
+	stderrMu    sync.Mutex
+	stderr      strings.Builder
+	exited      chan struct{}
+	waitErr     error
+}
+
+// startHost starts codemode-host with args (and env added to the test's environment). The
+// process is killed at cleanup if it is still running.
+func startHost(t *testing.T, env []string, args ...string) *hostProcess {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	h := &hostProcess{t: t, cmd: cmd, stdin: stdin, stdout: bufio.NewReader(stdout), stderrLines: make(chan string, 1024), exited: make(chan struct{})}
+	stderrDone := make(chan struct{})
+	go func() {
+		defer close(stderrDone)
+		defer close(h.stderrLines)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			h.stderrMu.Lock()
+			h.stderr.WriteString(sc.Text() + "\n")
+			h.stderrMu.Unlock()
+			select {
+			case h.stderrLines <- sc.Text():
+			default:
+			}
+		}
+	}()
+	go func() {
+		<-stderrDone
+		h.waitErr = cmd.Wait()
+		close(h.exited)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-h.exited:
+		default:
+			_ = cmd.Process.Kill()
+			<-h.exited
+		}
+		if t.Failed() {
+			t.Logf("codemode-host stderr:\n%s", h.stderrText())
+		}
+	})
+	return h
+}
+
+func (h *hostProcess) stderrText() string {
+	h.stderrMu.Lock()
+	defer h.stderrMu.Unlock()
+	return h.stderr.String()
+}
+
+// addresses reads n address lines from stdout.
+func (h *hostProcess) addresses(n int) []string {
+	h.t.Helper()
+	var out []string
+	for range n {
+		line, err := h.stdout.ReadString('\n')
+		if err != nil {
+			h.t.Fatalf("codemode-host printed %q, then: %v\nstderr:\n%s", out, err, h.stderrText())
+		}
+		out = append(out, strings.TrimSuffix(line, "\n"))
+	}
+	return out
+}
+
+// signal sends sig to the process.
+func (h *hostProcess) signal(sig syscall.Signal) {
+	h.t.Helper()
+	if err := h.cmd.Process.Signal(sig); err != nil {
+		h.t.Fatalf("signal %v: %v", sig, err)
+	}
+}
+
+// awaitStderr waits for a stderr line containing s.
+func (h *hostProcess) awaitStderr(s string) {
+	h.t.Helper()
+	deadline := time.After(waitLimit)
+	for {
+		select {
+		case line, ok := <-h.stderrLines:
+			if !ok {
+				h.t.Fatalf("codemode-host's stderr ended without %q", s)
+			}
+			if strings.Contains(line, s) {
+				return
+			}
+		case <-deadline:
+			h.t.Fatalf("codemode-host did not log %q", s)
+		}
+	}
+}
+
+// exitCode waits for the process to exit and returns its status (-1 when a signal killed it).
+func (h *hostProcess) exitCode() int {
+	h.t.Helper()
+	select {
+	case <-h.exited:
+	case <-time.After(waitLimit):
+		h.t.Fatal("codemode-host did not exit")
+	}
+	if h.waitErr == nil {
+		return 0
+	}
+	if ee, ok := h.waitErr.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	h.t.Fatalf("waiting for codemode-host: %v", h.waitErr)
+	return -1
+}
