@@ -28,9 +28,9 @@ setup:
 tools: setup
 	@$(PHASE) tools "pinned Go tools from go.tools.mod (compiled once, then cached)" ./tools/pinned-tools.sh
 
-## run: set up and run examples/hello.js as a cell.
+## run: set up and run examples/promise_all.js as a cell, with the real offline tools of examples/tools.json.
 run: setup
-	$(GO) run ./tools/codemode run examples/hello.js
+	$(GO) run ./tools/codemode run --tools examples/tools.json examples/promise_all.js
 
 ## generate: regenerate everything under gen/ and fixtures/ from schemas/.
 generate: setup tools
