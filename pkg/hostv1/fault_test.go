@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -251,23 +252,51 @@ func Test257ConcurrentRequests(t *testing.T) {
 	c.expect(ready(258, "s258"))
 }
 
+// initialResponseText is the one text item of an execute/initialResponse carrying a Result.
+func initialResponseText(t *testing.T, payload string) string {
+	t.Helper()
+	var v struct {
+		Result struct {
+			Value struct {
+				Result struct {
+					ContentItems []struct{ Text string } `json:"content_items"`
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(payload), &v); err != nil || len(v.Result.Value.Result.ContentItems) != 1 {
+		t.Fatalf("not a one-text Result: %s (%v)", payload, err)
+	}
+	return v.Result.Value.Result.ContentItems[0].Text
+}
+
 func TestPendingDelegateLimitRejectsCallWithoutDisconnecting(t *testing.T) {
 	checkLeaks(t)
 	c := serveRaw(t, baselineHost(t)).ready()
 	c.send(open(1, "s"))
 	c.expect(ready(1, "s"))
 	// A cell of the runtime runs at most 1,024 calls at once, so two cells share the
-	// connection's 1,025 calls.
-	body := `const r = await Promise.allSettled(Array.from({ length: %d }, (_, i) => tools.tool({ i })));
-		text(JSON.stringify(r.filter((x) => x.status === "rejected").map((x) => String(x.reason))));`
+	// connection's 1,025 calls. Each cell ends as soon as one of its calls is rejected, with the
+	// reason, and otherwise once all succeeded: the rejection is on the wire before the test
+	// answers any call, so no answer can free a slot before the 1,025th call is admitted.
+	body := `const ps = Array.from({ length: %d }, (_, i) => tools.tool({ i }));
+		const rejected = Promise.race(ps.map((p) => p.then(() => new Promise(() => {}), (e) => String(e))));
+		text(await Promise.race([rejected, Promise.all(ps).then(() => "none rejected")]));`
 	c.send(execute(2, "s", fmt.Sprintf(body, 600)))
 	c.send(execute(3, "s", fmt.Sprintf(body, 425)))
 	var ids []int
-	for len(ids) < MaxPendingDelegateCalls {
+	var results []string
+	answered, closed := 0, 0
+	for closed < 2 {
 		got := c.recv()
 		switch typeOf(got) {
 		case "delegate/request":
 			ids = append(ids, delegateID(t, got))
+		case "execute/initialResponse":
+			results = append(results, initialResponseText(t, got))
+		case "cell/closed":
+			closed++
+		case "delegate/cancel":
 		case "operation/response":
 			if !strings.Contains(got, "execution/started") {
 				t.Fatalf("unexpected %s", got)
@@ -275,44 +304,19 @@ func TestPendingDelegateLimitRejectsCallWithoutDisconnecting(t *testing.T) {
 		default:
 			t.Fatalf("unexpected %s", got)
 		}
-	}
-	for _, id := range ids {
-		c.send(fmt.Sprintf(`{"type":"delegate/response","id":%d,"result":{"status":"ok","value":{"type":"tool/result","result":1}}}`, id))
-	}
-	rejected := 0
-	for closed := 0; closed < 2; {
-		got := c.recv()
-		switch typeOf(got) {
-		case "execute/initialResponse":
-			var v struct {
-				Result struct {
-					Value struct {
-						Result struct {
-							ContentItems []struct{ Text string } `json:"content_items"`
-						}
-					}
-				}
-			}
-			if err := json.Unmarshal([]byte(got), &v); err != nil {
-				t.Fatal(err)
-			}
-			var reasons []string
-			_ = json.Unmarshal([]byte(v.Result.Value.Result.ContentItems[0].Text), &reasons)
-			for _, r := range reasons {
-				if r != "code-mode host has too many pending delegate calls" {
-					t.Fatalf("rejection %q", r)
-				}
-				rejected++
-			}
-		case "cell/closed":
-			closed++
-		case "operation/response":
-		default:
-			t.Fatalf("unexpected %s", got)
+		if len(results) == 0 {
+			continue // nothing is answered before the rejection
+		}
+		for ; answered < len(ids); answered++ {
+			c.send(fmt.Sprintf(`{"type":"delegate/response","id":%d,"result":{"status":"ok","value":{"type":"tool/result","result":1}}}`, ids[answered]))
 		}
 	}
-	if rejected != 1 {
-		t.Fatalf("%d calls rejected, want exactly the 1,025th", rejected)
+	slices.Sort(results)
+	if want := []string{"code-mode host has too many pending delegate calls", "none rejected"}; !slices.Equal(results, want) {
+		t.Fatalf("cells ended with %q, want %q: exactly the 1,025th call rejected", results, want)
+	}
+	if len(ids) > MaxPendingDelegateCalls {
+		t.Fatalf("%d delegate requests went out, more than the limit of %d", len(ids), MaxPendingDelegateCalls)
 	}
 	c.send(open(9, "still-up"))
 	c.expect(ready(9, "still-up"))
