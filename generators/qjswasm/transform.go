@@ -17,6 +17,13 @@
 // Function.prototype.call (or the array iterator) receives the raw bridge. The replacement captures
 // Reflect.apply when the wrapper is created, before any cell code runs, and passes one argument
 // through an array literal, so no property a cell can change is consulted.
+//
+// Finally it drops the DWARF custom sections (".debug_*"). When a module has DWARF line
+// information, wazero's compiler records a source offset for every instruction it emits (some
+// 77,000 entries for QuickJS) and its compilation cache stores and reloads them with two read
+// system calls per entry: 155,000 reads, tens of milliseconds, at every process start. The only
+// use of that information is file:line in the stack of a wasm trap, which no user of codemode
+// sees (traps end the cell with codemode's own texts).
 package qjswasm
 
 import (
@@ -33,6 +40,7 @@ const pageSize = 64 << 10
 
 // Section ids of the WebAssembly binary format.
 const (
+	sectionCustom = 0
 	sectionMemory = 5
 	sectionGlobal = 6
 	sectionExport = 7
@@ -109,11 +117,39 @@ func Transform(module []byte, stackBytes uint32) ([]byte, Layout, error) {
 			sections[i].body = body
 		}
 	}
+	sections, err = withoutDWARF(sections)
+	if err != nil {
+		return nil, Layout{}, err
+	}
 	out := encodeModule(sections)
 	if err := patchProxyFactory(out); err != nil {
 		return nil, Layout{}, err
 	}
 	return out, layout, nil
+}
+
+// withoutDWARF drops the custom sections whose names start with ".debug_" (see the package
+// documentation); other custom sections (names, producers, target features) stay.
+func withoutDWARF(sections []section) ([]section, error) {
+	kept := sections[:0:0]
+	for _, s := range sections {
+		if s.id == sectionCustom {
+			r := reader{b: s.body}
+			n, err := r.u32()
+			if err != nil {
+				return nil, fmt.Errorf("qjswasm: custom section name: %w", err)
+			}
+			name, err := r.take(int(n))
+			if err != nil {
+				return nil, fmt.Errorf("qjswasm: custom section name: %w", err)
+			}
+			if bytes.HasPrefix(name, []byte(".debug_")) {
+				continue
+			}
+		}
+		kept = append(kept, s)
+	}
+	return kept, nil
 }
 
 // proxyFactory is the source qjs evaluates to wrap its native bridge (function.c), as it sits in

@@ -53,6 +53,43 @@ func TestTransformMovesTheStackAndExportsItsPointer(t *testing.T) {
 	}
 }
 
+// customSection is a custom section named name holding payload.
+func customSection(name, payload string) section {
+	body := appendU32(nil, uint32(len(name)))
+	body = append(body, name...)
+	return section{id: sectionCustom, body: append(body, payload...)}
+}
+
+func TestTransformDropsDWARFButKeepsOtherCustomSections(t *testing.T) {
+	src := module(3, 165408, proxyFactory+"\x00")
+	sections, err := parseModule(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections = append(sections, customSection(".debug_info", "dwarf"), customSection("name", "names"),
+		customSection(".debug_line", "lines"), customSection("producers", "clang"))
+	out, _, err := Transform(encodeModule(sections), pageSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := parseModule(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range got {
+		if s.id == sectionCustom {
+			r := reader{b: s.body}
+			n, _ := r.u32()
+			name, _ := r.take(int(n))
+			names = append(names, string(name))
+		}
+	}
+	if strings.Join(names, ",") != "name,producers" {
+		t.Fatalf("custom sections after the transform: %q, want name and producers only", names)
+	}
+}
+
 func TestTransformRefusesModulesOfAnotherShape(t *testing.T) {
 	good := module(3, 165408, proxyFactory+"\x00")
 	cases := map[string]struct {
