@@ -71,18 +71,16 @@ func (c *connection) err() error {
 // readLoop handles the host's messages until the connection fails.
 func (c *connection) readLoop() {
 	defer close(c.readerDone)
-	for {
-		msg, err := c.link.Next(c.ctx)
-		if err != nil {
-			if c.ctx.Err() == nil {
-				c.fail(readFailure(err))
-			}
-			return
-		}
-		if err := c.handle(msg); err != nil {
-			c.fail(err)
-			return
-		}
+	var handleErr error
+	err := c.link.Serve(c.ctx, func(msg wirev1.HostToClient) error {
+		handleErr = c.handle(msg)
+		return handleErr
+	})
+	switch {
+	case handleErr != nil:
+		c.fail(handleErr)
+	case c.ctx.Err() == nil:
+		c.fail(readFailure(err))
 	}
 }
 

@@ -9,8 +9,12 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime/pprof"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/codemodehq/codemode/pkg/hostv1"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
@@ -21,6 +25,16 @@ import (
 // tests spawn the binary they run in, so every transport test runs against a real process.
 const hostModeEnv = "CODEMODE_V1_TEST_HOST"
 
+// hostProfileEnv, when set with hostModeEnv, makes the host process write a CPU profile of
+// its first hostProfileSecondsEnv seconds (default 5) to that path; the client's profile is the
+// test's -cpuprofile. A process host is killed when the client closes it, so the profile stops
+// on a timer. With several host processes in one run, each one overwrites the file: profile one
+// benchmark at a time.
+const (
+	hostProfileEnv        = "CODEMODE_V1_TEST_HOST_CPUPROFILE"
+	hostProfileSecondsEnv = "CODEMODE_V1_TEST_HOST_CPUPROFILE_SECONDS"
+)
+
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(hostModeEnv); mode != "" {
 		os.Exit(hostMain(mode))
@@ -30,6 +44,27 @@ func TestMain(m *testing.M) {
 
 func hostMain(mode string) int {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if path := os.Getenv(hostProfileEnv); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			log.Error("cpu profile", "error", err)
+			return 1
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Error("cpu profile", "error", err)
+			return 1
+		}
+		seconds, err := strconv.ParseFloat(os.Getenv(hostProfileSecondsEnv), 64)
+		if err != nil {
+			seconds = 5
+		}
+		stop := sync.OnceFunc(func() {
+			pprof.StopCPUProfile()
+			_ = f.Close()
+		})
+		defer stop()
+		time.AfterFunc(time.Duration(seconds*float64(time.Second)), stop)
+	}
 	p, err := jsruntime.NewProvider(jsruntime.Options{})
 	if err != nil {
 		log.Error("provider", "error", err)

@@ -112,21 +112,20 @@ func (h *Host) newConn(parent context.Context, c transportv1.Conn, hs handshake)
 // readLoop dispatches incoming messages until the input ends or the connection fails. It never
 // blocks on the outgoing queue: its own replies use TrySend.
 func (c *conn) readLoop() error {
-	for {
-		msg, err := c.link.Next(c.ctx)
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			if c.ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("failed to read code-mode client message: %w", err)
-		}
-		if err := c.dispatch(msg); err != nil {
-			return err
-		}
+	var dispatchErr error
+	err := c.link.Serve(c.ctx, func(msg wirev1.ClientToHost) error {
+		dispatchErr = c.dispatch(msg)
+		return dispatchErr
+	})
+	switch {
+	case err == nil:
+		return nil
+	case dispatchErr != nil:
+		return dispatchErr
+	case errors.Is(err, io.EOF), c.ctx.Err() != nil:
+		return nil
 	}
+	return fmt.Errorf("failed to read code-mode client message: %w", err)
 }
 
 func (c *conn) dispatch(msg wirev1.ClientToHost) error {

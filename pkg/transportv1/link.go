@@ -55,6 +55,14 @@ type Link[In wirev1.Message] struct {
 	reached  [3]atomic.Uint64
 	flushed  [3]chan struct{}
 
+	// startReading starts the reader goroutine of a single connection's one lane, in the mode of
+	// the first of Next or Serve (a dual connection's readers start with the link).
+	startReading sync.Once
+	// serving is held while Serve's handler runs on a single connection's reader goroutine;
+	// serveStopped (under serving) tells the reader to call the handler no more.
+	serving      sync.Mutex
+	serveStopped bool
+
 	done    chan struct{}
 	closeMu sync.Once
 	errMu   sync.Mutex
@@ -86,12 +94,27 @@ func NewLink[In wirev1.Message](conn Conn, peer Side, decode func([]byte) (In, e
 		l.inbox[lane] = make(chan inbound[In], 1)
 		l.queue[lane] = make(chan []byte, size)
 		l.flushed[lane] = make(chan struct{}, 1)
-		l.readers.Add(1)
 		l.writers.Add(1)
-		go l.read(lane)
 		go l.write(lane)
 	}
+	if conn.Dual() {
+		// Each lane has its reader from the start, so that control never waits behind bulk.
+		l.startReading.Do(func() {})
+		for _, lane := range lanes {
+			l.readers.Add(1)
+			go l.read(lane)
+		}
+	}
 	return l
+}
+
+// readInbox starts the single lane's reader in Next's mode (decoded messages go to the inbox),
+// unless a reader already runs.
+func (l *Link[In]) readInbox() {
+	l.startReading.Do(func() {
+		l.readers.Add(1)
+		go l.read(wirev1.LaneControl)
+	})
 }
 
 // Dual reports whether the link runs a dual connection.
@@ -167,6 +190,7 @@ func (l *Link[In]) readOne(lane wirev1.Lane) inbound[In] {
 // when no control message is waiting. A lane's error (io.EOF for a clean end) is returned once
 // and the caller should then Close the link. Next also returns when ctx ends or the link closes.
 func (l *Link[In]) Next(ctx context.Context) (In, error) {
+	l.readInbox()
 	var zero In
 	control, bulk := l.inbox[wirev1.LaneControl], l.inbox[wirev1.LaneBulk]
 	select {
@@ -183,6 +207,95 @@ func (l *Link[In]) Next(ctx context.Context) (In, error) {
 		return zero, ctx.Err()
 	case <-l.done:
 		return zero, l.closedErr()
+	}
+}
+
+// Serve calls handle with every incoming message, in order, control before bulk as Next returns
+// them, until handle returns an error, a lane fails (io.EOF for a clean end), ctx ends or the
+// link closes, and returns that reason. Once Serve has returned, handle is not running and is
+// not called again. handle should not block for long: while it runs, no further message is
+// handled.
+//
+// On a single connection handle runs on the reader goroutine itself, right after the frame was
+// read and decoded, which saves a goroutine handoff per message (the reader does not read ahead
+// while handle runs). A link is driven either by Serve or by Next, not both.
+func (l *Link[In]) Serve(ctx context.Context, handle func(In) error) error {
+	if l.conn.Dual() {
+		for {
+			msg, err := l.Next(ctx)
+			if err == nil {
+				err = handle(msg)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	result := make(chan error, 1)
+	started := false
+	l.startReading.Do(func() {
+		started = true
+		l.readers.Add(1)
+		go l.readAndHandle(ctx, wirev1.LaneControl, handle, result)
+	})
+	if !started {
+		return errors.New("transportv1: Serve on a link that is already read")
+	}
+	var err error
+	select {
+	case err = <-result:
+		return err
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-l.done:
+		err = l.closedErr()
+	}
+	// Wait for a handler that is running, and let none start after this.
+	l.serving.Lock()
+	l.serveStopped = true
+	l.serving.Unlock()
+	select {
+	case herr := <-result: // the reader stopped on its own meanwhile: its reason is the real one
+		return herr
+	default:
+		return err
+	}
+}
+
+// readAndHandle is a single connection's reader in Serve's mode: it calls handle itself, unless
+// Serve has ended or is about to (ctx ended, the link closed).
+func (l *Link[In]) readAndHandle(ctx context.Context, lane wirev1.Lane, handle func(In) error, result chan<- error) {
+	defer l.readers.Done()
+	for {
+		in := l.readOne(lane)
+		l.serving.Lock()
+		if l.serveStopped || (in.err == nil && (ctx.Err() != nil || l.isDone())) {
+			l.serving.Unlock()
+			return
+		}
+		err := in.err
+		if err == nil {
+			err = handle(in.msg)
+		} else if l.isDone() {
+			err = l.closedErr() // the read failed because the link was closed: say why
+		}
+		if err != nil {
+			l.serveStopped = true
+			result <- err
+		}
+		l.serving.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (l *Link[In]) isDone() bool {
+	select {
+	case <-l.done:
+		return true
+	default:
+		return false
 	}
 }
 

@@ -16,6 +16,6 @@ import (
 func main() {
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
-	streams := hostprogram.Streams{Stdin: hostprogram.Stdin(), Stdout: os.Stdout, Stderr: os.Stderr}
+	streams := hostprogram.Streams{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
 	os.Exit(hostprogram.Main("codemode-host", os.Args[1:], streams, os.Getenv, signals))
 }

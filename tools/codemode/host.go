@@ -23,12 +23,13 @@ func hostCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return hostprogram.Main("codemode host", args, streams(stdin, stdout, stderr), os.Getenv, signals)
 }
 
-// streams are the program's standard streams: the process's own when the CLI runs them (the
-// standard input made interruptible), wrapped ones in tests.
+// streams are the program's standard streams: the process's own when the CLI runs them
+// (hostv1.ServeStdio reads a piped standard input through the poller, so a drain can end the
+// read), wrapped ones in tests.
 func streams(stdin io.Reader, stdout, stderr io.Writer) hostprogram.Streams {
 	s := hostprogram.Streams{Stdin: io.NopCloser(stdin), Stdout: nopWriteCloser{stdout}, Stderr: stderr}
 	if stdin == os.Stdin {
-		s.Stdin = hostprogram.Stdin()
+		s.Stdin = os.Stdin
 	}
 	if stdout == os.Stdout {
 		s.Stdout = os.Stdout

@@ -1,0 +1,91 @@
+//go:build linux || darwin
+
+package hostv1
+
+import (
+	"errors"
+	"io"
+	"os"
+	"syscall"
+	"testing"
+)
+
+func nonblocking(t *testing.T, f *os.File) bool {
+	t.Helper()
+	sc, err := f.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flags uintptr
+	var errno syscall.Errno
+	if err := sc.Control(func(fd uintptr) {
+		flags, _, errno = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
+	}); err != nil || errno != 0 {
+		t.Fatal(err, errno)
+	}
+	return flags&syscall.O_NONBLOCK != 0
+}
+
+// TestPollableStdinReadsABlockingPipeOnThePoller: a blocking pipe as stdin (a spawned host's) is
+// read through a non-blocking copy; closing the copy (restore) ends a pending read, which a
+// blocking read(2) would not, and puts the pipe back in blocking mode for whoever shares it.
+func TestPollableStdinReadsABlockingPipeOnThePoller(t *testing.T) {
+	checkLeaks(t)
+	var fds [2]int
+	if err := syscall.Pipe(fds[:]); err != nil {
+		t.Fatal(err)
+	}
+	stdin, w := os.NewFile(uintptr(fds[0]), "stdin"), os.NewFile(uintptr(fds[1]), "w")
+	defer stdin.Close()
+	defer w.Close()
+	if nonblocking(t, stdin) {
+		t.Fatal("syscall.Pipe returned a non-blocking pipe")
+	}
+	r, restore := pollableStdin(stdin)
+	if r == io.ReadCloser(stdin) {
+		t.Fatal("a blocking pipe was not replaced")
+	}
+	if _, err := w.Write([]byte("hi")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 8)
+	if n, err := r.Read(buf); err != nil || string(buf[:n]) != "hi" {
+		t.Fatalf("Read = %q, %v", buf[:n], err)
+	}
+	pending := make(chan error, 1)
+	go func() {
+		_, err := r.Read(buf)
+		pending <- err
+	}()
+	restore()
+	if err := <-pending; !errors.Is(err, os.ErrClosed) {
+		t.Fatalf("pending Read ended with %v, want os.ErrClosed", err)
+	}
+	if nonblocking(t, stdin) {
+		t.Fatal("stdin was left non-blocking")
+	}
+}
+
+// TestPollableStdinLeavesOtherStreamsAlone: a stream that is already non-blocking (os.Pipe's)
+// and a regular file are read as they are.
+func TestPollableStdinLeavesOtherStreamsAlone(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if got, restore := pollableStdin(r); got != io.ReadCloser(r) {
+		restore()
+		t.Fatal("a non-blocking pipe was replaced")
+	}
+	f, err := os.CreateTemp(t.TempDir(), "stdin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got, restore := pollableStdin(f); got != io.ReadCloser(f) {
+		restore()
+		t.Fatal("a regular file was replaced")
+	}
+}
