@@ -7,19 +7,10 @@ import (
 
 // SessionLimits converts the limits of an OpenSessionRequest; nil means no limits.
 func SessionLimits(l *pb.SessionCellExecutionLimits) codemode.SessionCellExecutionLimits {
-	var out codemode.SessionCellExecutionLimits
 	if l == nil {
-		return out
+		return codemode.SessionCellExecutionLimits{}
 	}
-	if l.MaxYieldTimeMs != nil {
-		v := *l.MaxYieldTimeMs
-		out.MaxYieldTimeMs = &v
-	}
-	if l.MaxHeapSizeBytes != nil {
-		v := *l.MaxHeapSizeBytes
-		out.MaxHeapSizeBytes = &v
-	}
-	return out
+	return codemode.SessionCellExecutionLimits{MaxYieldTimeMs: copied(l.MaxYieldTimeMs), MaxHeapSizeBytes: copied(l.MaxHeapSizeBytes)}
 }
 
 // SessionLimitsToProto is SessionLimits' inverse. Like Codex it returns nil, leaving the field
@@ -28,14 +19,15 @@ func SessionLimitsToProto(l codemode.SessionCellExecutionLimits) *pb.SessionCell
 	if l.IsDefault() {
 		return nil
 	}
-	out := &pb.SessionCellExecutionLimits{}
-	if l.MaxYieldTimeMs != nil {
-		v := *l.MaxYieldTimeMs
-		out.MaxYieldTimeMs = &v
+	return &pb.SessionCellExecutionLimits{MaxYieldTimeMs: copied(l.MaxYieldTimeMs), MaxHeapSizeBytes: copied(l.MaxHeapSizeBytes)}
+}
+
+// copied returns a pointer to a copy of *p, or nil: the converted limits share no memory with
+// the message they came from.
+func copied(p *uint64) *uint64 {
+	if p == nil {
+		return nil
 	}
-	if l.MaxHeapSizeBytes != nil {
-		v := *l.MaxHeapSizeBytes
-		out.MaxHeapSizeBytes = &v
-	}
-	return out
+	v := *p
+	return &v
 }
