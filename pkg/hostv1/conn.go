@@ -83,6 +83,12 @@ func (h *Host) run(parent context.Context, c transportv1.Conn, hs handshake) err
 	}
 	defer h.untrack(cn)
 	readErr := cn.readLoop()
+	if readErr != nil || cn.fatal() != nil {
+		// A peer that broke the protocol gets no more messages. It may also have stopped
+		// reading, and a cell's write blocked on it would hold up the teardown, which waits for
+		// the cells: closing the transport first fails such writes at once.
+		cn.link.Close(io.EOF)
+	}
 	cn.disconnect()
 	if err := cn.fatal(); err != nil {
 		return err
