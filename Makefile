@@ -34,7 +34,7 @@ run: setup
 
 ## generate: regenerate everything under gen/ and fixtures/ from schemas/.
 generate: setup tools
-	@$(PHASE) generate "gen/ and fixtures/ from schemas/ (buf, grpcfixtures, wiregen, tsgen, qjswasm)" ./tools/generate.sh
+	@$(PHASE) generate "gen/ and fixtures/ from schemas/ (buf, grpcfixtures, wiregen, tsgen, qjswasm) and the playground page (esbuild)" ./tools/generate.sh
 
 ## check: the whole gate CI runs: lint, drift, compat, Go (also -race) and TS tests, brief fuzzing.
 check: setup tools lint drift compat test test-race fuzz
