@@ -18,7 +18,7 @@ PHASE := ./tools/phase.sh
 ## help: list the targets (what a bare `make` does).
 help:
 	@echo "usage: make <target>   (make check is the whole gate; CI runs it)"
-	@awk '/^## [a-z-]+: / { name = $$2; sub(/:$$/, "", name); sub(/^## [a-z-]+: /, ""); printf "  %-10s %s\n", name, $$0 }' $(firstword $(MAKEFILE_LIST))
+	@awk '/^## [a-z-]+: / { name = $$2; sub(/:$$/, "", name); sub(/^## [a-z-]+: /, ""); printf "  %-13s %s\n", name, $$0 }' $(firstword $(MAKEFILE_LIST))
 
 ## setup: install what the project needs: node packages, Go modules (tools included); idempotent.
 setup:

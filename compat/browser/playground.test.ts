@@ -6,7 +6,7 @@
 // fixed time. A screenshot per step goes to .cache/browser/.
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { after, before, test } from "node:test";
@@ -166,12 +166,26 @@ test("an endless cell is stopped with Terminate", async () => {
   await screenshot("terminated");
 });
 
+test("the page measures a tool round trip (printed, and saved in .cache/browser/bench.txt)", async (t) => {
+  await page.fill("#bench-n", "500");
+  await page.click("#bench");
+  await page.waitForSelector('#bench-result:is([data-state="done"], [data-state="error"])', { timeout: 600_000 });
+  const result = await page.locator("#bench-result").innerText();
+  assert.match(result, /^499 round trips: median \d+ µs, mean \d+ µs, p90 \d+ µs, min \d+ µs$/);
+  const line = `${result} (Chromium ${browser.version()}, Connect over HTTP/1.1, ${new Date().toISOString()})`;
+  writeFileSync(join(artifacts, "bench.txt"), line + "\n");
+  t.diagnostic(line);
+  assert.equal(await page.locator("#run").isEnabled(), true);
+});
+
 test("a script error is shown as Script failed, and nothing went wrong in the page", async () => {
   await page.fill("#source", `text("before the error");\nthrow new Error("boom");`);
   await page.click("#run");
   await awaitState("failed");
+  const cell = await page.locator("#cell").innerText(); // the measurement's cell came before it
+  assert.equal(cell, "5");
   const text = await output();
-  assert.match(text, /── cell 4: Script failed.*\nbefore the error\n(.|\n)*boom/);
+  assert.match(text, new RegExp(`── cell ${cell}: Script failed.*\\nbefore the error\\nError: boom\\n`));
   await screenshot("final");
   assert.deepEqual(pageErrors, []);
 });

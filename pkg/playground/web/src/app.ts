@@ -28,6 +28,9 @@ const ui = {
   output: $<HTMLPreElement>("#output"),
   calls: $<HTMLTableSectionElement>("#calls tbody"),
   notifications: $<HTMLOListElement>("#notifications"),
+  bench: $<HTMLButtonElement>("#bench"),
+  benchN: $<HTMLInputElement>("#bench-n"),
+  benchResult: $<HTMLPreElement>("#bench-result"),
 };
 
 /** Resolves after ms, or rejects with the signal's reason when the call is cancelled first. */
@@ -148,6 +151,7 @@ function setState(next: CellState): void {
   ui.run.disabled = session === undefined || live || observing;
   ui.wait.disabled = !live || state !== "yielded" || observing;
   ui.terminate.disabled = !live;
+  ui.bench.disabled = ui.run.disabled;
 }
 
 function print(line: string): void {
@@ -274,6 +278,42 @@ function logged(tool: PageTool) {
   };
 }
 
+/** When the measurement's cell called tools.ping, by performance.now(). */
+let pings: number[] = [];
+
+/**
+ * Measures a tool round trip as the page sees it: a cell awaits N calls of tools.ping (a tool of
+ * this page that returns at once, not logged), and the time between consecutive calls arriving
+ * here is one round trip: the result over CompleteToolCall to the host, into the cell, the next
+ * call back on the subscription stream.
+ */
+async function bench(): Promise<void> {
+  const s = session;
+  const n = Math.max(2, Math.floor(Number(ui.benchN.value) || 0));
+  if (s === undefined) {
+    return;
+  }
+  pings = [];
+  ui.benchResult.dataset["state"] = "running";
+  ui.benchResult.textContent = `running ${n} calls…`;
+  ui.run.disabled = ui.bench.disabled = true;
+  try {
+    const o = await s.execute(`for (let i = 0; i < ${n}; i++) await tools.ping();`, { tools: ["ping"], yieldTimeMs: 600_000 });
+    if (o.kind !== "result" || o.errorText !== undefined || pings.length !== n) {
+      throw new Error(`the cell ended with ${o.kind} after ${pings.length} of ${n} calls`);
+    }
+    const gaps = pings.slice(1).map((t, i) => (t - pings[i]!) * 1000).sort((a, b) => a - b);
+    const at = (q: number): number => gaps[Math.min(gaps.length - 1, Math.floor(q * gaps.length))]!;
+    const mean = gaps.reduce((a, b) => a + b, 0) / gaps.length;
+    ui.benchResult.textContent = `${gaps.length} round trips: median ${at(0.5).toFixed(0)} µs, mean ${mean.toFixed(0)} µs, p90 ${at(0.9).toFixed(0)} µs, min ${at(0).toFixed(0)} µs`;
+    ui.benchResult.dataset["state"] = "done";
+  } catch (e) {
+    ui.benchResult.textContent = `error: ${(e as Error).message}`;
+    ui.benchResult.dataset["state"] = "error";
+  }
+  setState(state);
+}
+
 async function connect(): Promise<void> {
   const transport = createConnectTransport({ baseUrl: location.origin, useBinaryFormat: true });
   try {
@@ -281,6 +321,14 @@ async function connect(): Promise<void> {
     for (const tool of tools) {
       s.registerTool(tool.name, logged(tool), { description: tool.description, inputSchema: tool.inputSchema });
     }
+    s.registerTool(
+      "ping",
+      () => {
+        pings.push(performance.now());
+        return null;
+      },
+      { description: "Returns null at once (for the round-trip measurement; not logged).", inputSchema: {} },
+    );
     s.on("notification", (n) => {
       const li = document.createElement("li");
       li.textContent = `cell ${n.cellId}: ${n.text}`;
@@ -317,4 +365,5 @@ ui.source.value = examples.values().next().value ?? "";
 ui.run.addEventListener("click", () => void run());
 ui.wait.addEventListener("click", () => void wait());
 ui.terminate.addEventListener("click", () => void terminate());
+ui.bench.addEventListener("click", () => void bench());
 void connect();
