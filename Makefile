@@ -13,12 +13,12 @@ export GOFLAGS := -buildvcs=false
 START := $(shell date +%s)
 PHASE := ./tools/phase.sh
 
-.PHONY: help setup tools run generate check test test-go test-race test-ts lint drift compat fuzz bench clean
+.PHONY: help setup tools run generate check test test-go test-race test-ts test-browser lint drift compat fuzz bench clean
 
 ## help: list the targets (what a bare `make` does).
 help:
 	@echo "usage: make <target>   (make check is the whole gate; CI runs it)"
-	@awk '/^## [a-z-]+: / { name = $$2; sub(/:$$/, "", name); sub(/^## [a-z-]+: /, ""); printf "  %-10s %s\n", name, $$0 }' $(firstword $(MAKEFILE_LIST))
+	@awk '/^## [a-z-]+: / { name = $$2; sub(/:$$/, "", name); sub(/^## [a-z-]+: /, ""); printf "  %-13s %s\n", name, $$0 }' $(firstword $(MAKEFILE_LIST))
 
 ## setup: install what the project needs: node packages, Go modules (tools included); idempotent.
 setup:
@@ -34,10 +34,10 @@ run: setup
 
 ## generate: regenerate everything under gen/ and fixtures/ from schemas/.
 generate: setup tools
-	@$(PHASE) generate "gen/ and fixtures/ from schemas/ (buf, grpcfixtures, wiregen, tsgen, qjswasm)" ./tools/generate.sh
+	@$(PHASE) generate "gen/ and fixtures/ from schemas/ (buf, grpcfixtures, wiregen, tsgen, qjswasm) and the playground page (esbuild)" ./tools/generate.sh
 
-## check: the whole gate CI runs: lint, drift, compat, Go (also -race) and TS tests, brief fuzzing.
-check: setup tools lint drift compat test test-race fuzz
+## check: the whole gate CI runs: lint, drift, compat, Go (also -race), TS and browser tests, brief fuzzing.
+check: setup tools lint drift compat test test-browser test-race fuzz
 	@took=$$(( $$(date +%s) - $(START) )); printf '==> check: every phase passed in %dm%02ds\n' $$((took / 60)) $$((took % 60))
 
 ## test: the Go and TypeScript tests.
@@ -54,6 +54,10 @@ test-race:
 ## test-ts: TypeScript compat tests (tsc, node --test); quiet unless a test fails, VERBOSE=1 for all.
 test-ts: setup
 	@$(PHASE) test-ts "tsc, node --test compat/ts and the TypeScript SDK against a Go host (TAP printed only on failure)" ./tools/test-ts.sh
+
+## test-browser: the playground in headless Chromium (installed from Debian when missing) against the host binary.
+test-browser: setup
+	@$(PHASE) test-browser "the playground page served by codemode-host, driven in headless Chromium (playwright-core)" ./tools/test-browser.sh
 
 ## lint: gofmt, go vet, staticcheck, buf lint, buf format.
 lint: setup tools

@@ -220,6 +220,22 @@ var planted = []plantedCase{
 		},
 	},
 	{
+		name: "pkg/playground: the page server imports wire types, the runtime or the host",
+		edges: []edge{
+			own("pkg/playground", "gen/playground"),
+			stdlib("pkg/playground", "net/http"),
+			own("pkg/playground", "gen/go/pb/codex/code_mode/v1"),
+			own("pkg/playground", "pkg/jsruntime"),
+			own("pkg/playground", "pkg/hostprogram"),
+			own("pkg/hostprogram", "pkg/playground"),
+		},
+		want: []string{
+			"pkg/playground → gen/go/pb/codex/code_mode/v1 [pkg/playground]",
+			"pkg/playground → pkg/jsruntime [pkg/playground]",
+			"pkg/playground → pkg/hostprogram [pkg/playground]",
+		},
+	},
+	{
 		name: "services/...: a service's main does more than run its program",
 		edges: []edge{
 			own("services/codemode-host", "pkg/hostprogram"),

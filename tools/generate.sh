@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates everything derived from schemas/: the buf outputs (gen/go/pb, gen/ts/pb), the gRPC
-# fixtures (fixtures/grpc) and, once it exists, the JSON Schema generator's outputs. Deterministic:
+# fixtures (fixtures/grpc) and, once it exists, the JSON Schema generator's outputs; and the built
+# browser playground (gen/playground, from pkg/playground/web and the SDK). Deterministic:
 # running it twice leaves an identical tree (make drift relies on that). Expects tools/setup.sh
 # to have run (make generate does).
 set -euo pipefail
@@ -28,6 +29,10 @@ fi
 qjs_dir=$(go list -m -f '{{.Dir}}' github.com/fastschema/qjs)
 qjs_version=$(go list -m -f '{{.Version}}' github.com/fastschema/qjs)
 go run ./generators/cmd/qjswasm -source "$qjs_dir/qjs.wasm" -version "$qjs_version"
+
+# The browser playground (pkg/playground/web: TypeScript and CSS) bundled by esbuild into
+# gen/playground, with the embed.go that pkg/playground serves it from.
+node pkg/playground/web/build.mjs
 
 # Generated Go must be gofmt-clean whatever the generators emit.
 mapfile -t generated_go < <(find gen -name '*.go' -type f | LC_ALL=C sort)

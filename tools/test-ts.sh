@@ -3,7 +3,8 @@
 # the generated gen/ts/** (tsconfig.test.json, output in .cache/ts-test) and runs every compiled
 # *.test.js under compat/ts and pkg/tssdk with node's built-in test runner. New *.test.ts files there
 # are picked up without changes here. The SDK is type-checked on its own first, with its stricter
-# options (pkg/tssdk/tsconfig.json: no Node types in src; pkg/tssdk/test/tsconfig.json). The SDK's
+# options (pkg/tssdk/tsconfig.json: no Node types in src; pkg/tssdk/test/tsconfig.json), and so is
+# the playground page (pkg/playground/web, which esbuild bundles without type-checking). The SDK's
 # integration tests spawn the Go test host compat/tshost, built here into .cache/tshost.
 # Expects `tools/setup.sh` to have run (make test-ts does).
 #
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/.."
 
 out=.cache/ts-test
 rm -rf "$out"
-for project in pkg/tssdk/tsconfig.json pkg/tssdk/test/tsconfig.json; do
+for project in pkg/tssdk/tsconfig.json pkg/tssdk/test/tsconfig.json pkg/playground/web/tsconfig.json; do
   if ! node_modules/.bin/tsc -p "$project"; then
     echo "test-ts: TypeScript check of $project failed" >&2
     exit 1

@@ -11,6 +11,7 @@ import (
 
 	"github.com/codemodehq/codemode/pkg/grpcconv"
 	"github.com/codemodehq/codemode/pkg/grpchost"
+	"github.com/codemodehq/codemode/pkg/playground"
 )
 
 // Paths that answer without a token: readiness and health probes reveal nothing and run
@@ -59,6 +60,20 @@ func requireTokenRPC(token string, next http.Handler) http.Handler {
 			return
 		}
 		http.Error(w, "a bearer token is required", http.StatusUnauthorized)
+	})
+}
+
+// withPlayground serves the browser playground (pkg/playground) next to the RPC routes: GET and
+// HEAD of "/", "/app.js" and "/app.css", over HTTP/1.1 and HTTP/2; everything else goes to rpc.
+// It sits behind the token check, so with a token the page needs it too.
+func withPlayground(rpc http.Handler) http.Handler {
+	page := playground.Handler()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if playground.Serves(r) {
+			page.ServeHTTP(w, r)
+			return
+		}
+		rpc.ServeHTTP(w, r)
 	})
 }
 

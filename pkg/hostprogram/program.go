@@ -215,7 +215,7 @@ func (p *Program) addListener(g *run.Group, b boundListener) {
 			go p.stopWebSocket(srv)
 		})
 	case GRPC:
-		srv := grpchost.NewHTTPServer(cors(p.cfg.AllowOrigins, requireTokenRPC(p.cfg.Token, p.grpc.Handler())))
+		srv := grpchost.NewHTTPServer(cors(p.cfg.AllowOrigins, requireTokenRPC(p.cfg.Token, withPlayground(p.grpc.Handler()))))
 		g.Add(p.listenerActor(func() error { return serveHTTP(srv, b.ln) }), func(error) {
 			p.beginDrain()
 			go p.stopGRPC(srv)

@@ -164,6 +164,11 @@ func printBanner(w io.Writer, bound []hostprogram.Bound, tools string, cfg hostp
 			fmt.Fprintf(w, "  Protocol V1 (WebSocket)   %s   (Codex: --code-mode-host %s)\n", b.URL, b.URL)
 		}
 	}
+	for _, b := range bound {
+		if b.Listen.Transport == hostprogram.GRPC {
+			fmt.Fprintf(w, "\n  playground: %s/   (open it in a browser: write a cell, run it with tools defined in the page)\n", b.URL)
+		}
+	}
 	fmt.Fprintln(w)
 	if tools == "" {
 		fmt.Fprintln(w, "  tools: none of the host's own; each client brings its tools.")

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"net/http"
 	"os"
 	"regexp"
 	"strings"
@@ -20,7 +21,7 @@ import (
 const serveWait = 5 * time.Minute
 
 // bannerURL finds the gRPC and WebSocket addresses in the banner of `codemode serve`.
-var bannerURL = regexp.MustCompile(`^  (gRPC, gRPC-Web, Connect|Protocol V1 \(WebSocket\)) +((?:http|ws)://127\.0\.0\.1:[0-9]+) `)
+var bannerURL = regexp.MustCompile(`^  (gRPC, gRPC-Web, Connect|Protocol V1 \(WebSocket\)|playground:) +((?:http|ws)://127\.0\.0\.1:[0-9]+/?) `)
 
 // TestServeRunsCellsOverBothProtocolsAndStopsOnSIGTERM runs `codemode serve` with a one-tool
 // manifest, reads the two addresses from its banner, runs a cell over gRPC and one over the V1
@@ -41,7 +42,7 @@ func TestServeRunsCellsOverBothProtocolsAndStopsOnSIGTERM(t *testing.T) {
 	}()
 	urls := map[string]string{}
 	lines := bufio.NewScanner(out)
-	for len(urls) < 2 && lines.Scan() {
+	for len(urls) < 3 && lines.Scan() {
 		if m := bannerURL.FindStringSubmatch(lines.Text()); m != nil {
 			urls[m[1]] = m[2]
 		}
@@ -50,6 +51,13 @@ func TestServeRunsCellsOverBothProtocolsAndStopsOnSIGTERM(t *testing.T) {
 	grpcURL, wsURL := urls["gRPC, gRPC-Web, Connect"], urls["Protocol V1 (WebSocket)"]
 	if grpcURL == "" || wsURL == "" {
 		t.Fatalf("banner addresses %v; stderr %s", urls, stderr.String())
+	}
+	if got := urls["playground:"]; got != grpcURL+"/" {
+		t.Errorf("playground %q in the banner, want %q (the gRPC listener's /)", got, grpcURL+"/")
+	} else if resp, err := http.Get(got); err != nil || resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Errorf("GET %s: %v, %v", got, err, resp)
+	} else {
+		resp.Body.Close()
 	}
 	g, err := grpcclient.New(grpcURL, grpcclient.Options{Protocol: grpcclient.ProtocolConnect})
 	if err != nil {

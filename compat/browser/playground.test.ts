@@ -1,0 +1,191 @@
+// The playground in a real browser: builds nothing itself (tools/test-browser.sh built the host
+// binary into .cache/codemode-host and installed Chromium), starts the host on a free port, opens
+// http://ADDR/ in headless Chromium over HTTP/1.1 (Chromium's only protocol for cleartext http://)
+// and drives the page as a user would: cells whose tools run in the page, Wait on a yielded cell,
+// Terminate on an endless one. Assertions read the DOM; every wait is for a selector, never for a
+// fixed time. A screenshot per step goes to .cache/browser/.
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { chromium, type Browser, type Page } from "playwright-core";
+
+/** The nearest directory above this module that holds go.mod. */
+function repoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, "go.mod"))) {
+    const parent = dirname(dir);
+    if (parent === dir) {
+      throw new Error("no go.mod above " + fileURLToPath(import.meta.url));
+    }
+    dir = parent;
+  }
+  return dir;
+}
+
+const root = repoRoot();
+const hostBinary = process.env["CODEMODE_HOST"] ?? join(root, ".cache", "codemode-host");
+const chromiumPath = process.env["CHROMIUM"] ?? "/usr/bin/chromium";
+const artifacts = join(root, ".cache", "browser");
+/** Generous: two shared cores under load; a wait ends as soon as its selector matches. */
+const patience = 120_000;
+
+let host: ChildProcess;
+let baseUrl: string;
+let browser: Browser;
+let page: Page;
+const pageErrors: string[] = [];
+
+/** Starts the host binary and resolves with the http://ADDR it prints for its gRPC listener. */
+async function startHost(): Promise<string> {
+  assert.ok(existsSync(hostBinary), `${hostBinary} is missing: run tools/test-browser.sh (it builds ./services/codemode-host)`);
+  host = spawn(hostBinary, ["--listen", "grpc://127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
+  const lines = createInterface({ input: host.stdout! });
+  for await (const line of lines) {
+    if (line.startsWith("http://")) {
+      return line.trim();
+    }
+  }
+  throw new Error(`the host exited (${host.exitCode}) without printing its address`);
+}
+
+before(async () => {
+  baseUrl = await startHost();
+  assert.ok(existsSync(chromiumPath), `${chromiumPath} is missing: run tools/browser-setup.sh`);
+  // --no-sandbox: Chromium refuses to start its sandbox as root, which this machine and CI are.
+  browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+  page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  page.setDefaultTimeout(patience);
+  page.on("pageerror", (e) => pageErrors.push(`page error: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() === "error") {
+      pageErrors.push(`console error: ${m.text()}`);
+    }
+  });
+  mkdirSync(artifacts, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+  if (host !== undefined && host.exitCode === null) {
+    const exited = new Promise((resolve) => host.once("exit", resolve));
+    host.kill("SIGTERM");
+    await exited;
+  }
+});
+
+/** Waits until the cell's state is want; on a timeout the error shows the page's state and output. */
+async function awaitState(want: string): Promise<void> {
+  try {
+    await page.waitForSelector(`#state[data-state="${want}"]`);
+  } catch (e) {
+    const shown = await page.evaluate(() => ({
+      state: document.querySelector("#state")?.textContent,
+      output: document.querySelector("#output")?.textContent,
+    }));
+    throw new Error(`state ${JSON.stringify(shown.state)}, want ${want}; output:\n${shown.output}\n(${(e as Error).message})`);
+  }
+}
+
+const output = (): Promise<string> => page.locator("#output").innerText();
+
+/** The tool-call log: one [tool, status, input, result] per row. */
+async function calls(): Promise<string[][]> {
+  return page.$$eval("#calls tbody tr", (rows) =>
+    rows.map((r) => [r.getAttribute("data-tool") ?? "", r.getAttribute("data-status") ?? "", r.children[3]?.textContent ?? "", r.children[4]?.textContent ?? ""]),
+  );
+}
+
+async function screenshot(name: string): Promise<void> {
+  await page.screenshot({ path: join(artifacts, `playground-${name}.png`), fullPage: true });
+}
+
+test("the page loads from the host and opens a session over Connect", async () => {
+  const response = await page.goto(baseUrl + "/");
+  assert.equal(response?.status(), 200);
+  assert.equal(response?.headers()["content-type"], "text/html; charset=utf-8");
+  await page.waitForSelector('#connection[data-state="connected"]');
+  assert.equal(await page.locator("#run").isEnabled(), true);
+  const listed = await page.locator("#tools li code").allInnerTexts();
+  assert.deepEqual(listed, ["tools.add", "tools.upper", "tools.fail", "tools.slow", "tools.echo"]);
+});
+
+test("a cell calls the page's tools with Promise.all and sees a tool's exception", async () => {
+  await page.selectOption("#example", "Promise.all and a tool that throws");
+  await page.click("#run");
+  await awaitState("completed");
+  const text = await output();
+  assert.match(text, /── cell 1: Script completed/);
+  assert.match(text, /^sums: 3 7 11$/m);
+  assert.match(text, /^SHOUT$/m);
+  assert.match(text, /^fail rejected: .*no luck$/m);
+  const log = await calls();
+  assert.deepEqual(
+    log.map(([tool, status]) => `${tool} ${status}`),
+    ["add ok", "add ok", "add ok", "upper ok", "fail error"],
+  );
+  assert.deepEqual(log.slice(0, 3).map((row) => row[3]).sort(), ['{"sum":11}', '{"sum":3}', '{"sum":7}']);
+  assert.equal(log[4]?.[3], "threw: no luck");
+  assert.deepEqual(await page.locator("#notifications li").allInnerTexts(), ["cell 1: adding three pairs"]);
+  await screenshot("promise-all");
+});
+
+test("a cell that yields is followed with Wait", async () => {
+  await page.fill("#yield-ms", "60000"); // long: the observations end at yield_control() and at the cell's end only
+  await page.fill("#source", `text("first part");\nyield_control();\nconst r = await tools.slow({ ms: 50 });\ntext("second part after " + r.waited + " ms");`);
+  await page.click("#run");
+  await awaitState("yielded");
+  assert.equal(await page.locator("#cell").innerText(), "2");
+  let text = await output();
+  assert.match(text, /── cell 2: Script running with cell ID 2.*\nfirst part\n/);
+  assert.doesNotMatch(text, /second part/);
+  assert.equal(await page.locator("#wait").isEnabled(), true);
+  await screenshot("yielded");
+  await page.click("#wait");
+  await awaitState("completed");
+  text = await output();
+  assert.match(text, /── cell 2: Script completed.*\nsecond part after 50 ms\n/);
+  assert.deepEqual((await calls()).at(-1)?.slice(0, 2), ["slow", "ok"]);
+  assert.equal(await page.locator("#wait").isEnabled(), false);
+});
+
+test("an endless cell is stopped with Terminate", async () => {
+  await page.fill("#source", `text("spinning");\nwhile (true) {}`);
+  await page.click("#run");
+  await page.waitForSelector("#terminate:enabled");
+  assert.equal(await page.locator("#cell").innerText(), "3");
+  await page.click("#terminate");
+  await awaitState("terminated");
+  const text = await output();
+  assert.match(text, /── cell 3: Script terminated/);
+  assert.equal(await page.locator("#terminate").isEnabled(), false);
+  assert.equal(await page.locator("#run").isEnabled(), true);
+  await screenshot("terminated");
+});
+
+test("the page measures a tool round trip (printed, and saved in .cache/browser/bench.txt)", async (t) => {
+  await page.fill("#bench-n", "500");
+  await page.click("#bench");
+  await page.waitForSelector('#bench-result:is([data-state="done"], [data-state="error"])', { timeout: 600_000 });
+  const result = await page.locator("#bench-result").innerText();
+  assert.match(result, /^499 round trips: median \d+ µs, mean \d+ µs, p90 \d+ µs, min \d+ µs$/);
+  const line = `${result} (Chromium ${browser.version()}, Connect over HTTP/1.1, ${new Date().toISOString()})`;
+  writeFileSync(join(artifacts, "bench.txt"), line + "\n");
+  t.diagnostic(line);
+  assert.equal(await page.locator("#run").isEnabled(), true);
+});
+
+test("a script error is shown as Script failed, and nothing went wrong in the page", async () => {
+  await page.fill("#source", `text("before the error");\nthrow new Error("boom");`);
+  await page.click("#run");
+  await awaitState("failed");
+  const cell = await page.locator("#cell").innerText(); // the measurement's cell came before it
+  assert.equal(cell, "5");
+  const text = await output();
+  assert.match(text, new RegExp(`── cell ${cell}: Script failed.*\\nbefore the error\\nError: boom\\n`));
+  await screenshot("final");
+  assert.deepEqual(pageErrors, []);
+});
