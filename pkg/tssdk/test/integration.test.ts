@@ -60,6 +60,12 @@ for (const tc of transports) {
         assert.deepEqual(ctx.toolName, { name: "echo" });
         assert.equal(ctx.runtimeToolCallId, "tool-1");
         assert.equal(ctx.sequence, 1n);
+        // The call's signal is released once its completion was acknowledged, which can come after
+        // the cell's outcome (the outcome travels on the Execute stream, the acknowledgement is the
+        // CompleteToolCall response): wait for the event rather than read the flag.
+        if (!ctx.signal.aborted) {
+          await new Promise((released) => ctx.signal.addEventListener("abort", released, { once: true }));
+        }
         assert.equal(ctx.signal.aborted, true, "a completed call's signal is released");
         assert.equal(s.generation, 1);
         assert.equal(s.acknowledgedNotifications, true, "the host confirms the acknowledgements header");
