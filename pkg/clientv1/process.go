@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os/exec"
+	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -66,13 +68,25 @@ func spawn(ctx context.Context, cmd Command, gen uint64, opts *Options) (*connec
 	kill := func() {
 		_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 	}
-	conn := transportv1.NewStreamConn(stdout, stdin, func() error {
+	out := &endSignallingReader{r: stdout, ended: make(chan struct{})}
+	closing := make(chan struct{})
+	var closeOnce sync.Once
+	conn := transportv1.NewStreamConn(out, stdin, func() error {
+		closeOnce.Do(func() { close(closing) })
 		kill()
 		_ = stdin.Close()
 		return nil
 	})
 	go func() {
-		<-logged // Wait must not run before the pipes are drained.
+		// Wait closes the pipes, so it must not run before they were read to their end: a read
+		// of stdout that met the closed pipe first would end the connection with "file already
+		// closed" instead of the host's exit. When we close the connection ourselves, nobody
+		// may be reading stdout any more, and the reason does not matter.
+		<-logged
+		select {
+		case <-out.ended:
+		case <-closing:
+		}
 		exited <- c.Wait()
 	}()
 	timeout := opts.HandshakeTimeout
@@ -95,6 +109,21 @@ func spawn(ctx context.Context, cmd Command, gen uint64, opts *Options) (*connec
 		cn.fail(fmt.Errorf("code-mode host exited with status %v", exitStatus(err)))
 	}()
 	return cn, nil
+}
+
+// endSignallingReader closes ended when a read of r first returns an error (EOF included).
+type endSignallingReader struct {
+	r     io.Reader
+	ended chan struct{}
+	once  sync.Once
+}
+
+func (e *endSignallingReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil {
+		e.once.Do(func() { close(e.ended) })
+	}
+	return n, err
 }
 
 func exitStatus(err error) string {
