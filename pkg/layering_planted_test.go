@@ -158,6 +158,14 @@ var planted = []plantedCase{
 		want: []string{"examples/tools/read_file → pkg/toolprovider [examples/...]"},
 	},
 	{
+		name: "pkg/recent: the leaf imports a protocol",
+		edges: []edge{
+			stdlib("pkg/recent", "sync"),
+			own("pkg/recent", "gen/go/wirev1"),
+		},
+		want: []string{"pkg/recent → gen/go/wirev1 [pkg/recent]"},
+	},
+	{
 		name: "pkg/grpcconv: the conversion package imports a transport, a runtime or the V1 wire",
 		edges: []edge{
 			own("pkg/grpcconv", "gen/go/pb/codex/code_mode/v1"),

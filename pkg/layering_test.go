@@ -70,6 +70,11 @@ var layers = []layer{
 		why:   "the tool provider serves the domain contract's Delegate from a manifest validated against schemas/manifest; it runs commands and knows no transport, runtime or generated code, so every program can use it",
 	},
 	{
+		pkgs:  "pkg/recent",
+		allow: []string{std},
+		why:   "a bounded set of recent keys, shared by the V1 drivers; a leaf that knows no protocol",
+	},
+	{
 		pkgs:  "pkg/convertv1",
 		allow: []string{std, "pkg/codemode", "gen/go/wirev1"},
 		why:   "the V1 adapter's conversions: the domain contract on one side, the generated V1 wire types on the other, nothing else",
@@ -82,13 +87,13 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/hostv1",
-		allow:        []string{std, "pkg/codemode", "pkg/convertv1", "pkg/transportv1", "pkg/frame", "gen/go/wirev1", websocket, uuid},
+		allow:        []string{std, "pkg/codemode", "pkg/convertv1", "pkg/transportv1", "pkg/frame", "pkg/recent", "gen/go/wirev1", websocket, uuid},
 		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", goleak},
 		why:          "the V1 host driver serves any SessionProvider through the contract; it never imports a runtime (tests serve the in-process one) nor the client driver",
 	},
 	{
 		pkgs:         "pkg/clientv1",
-		allow:        []string{std, "pkg/codemode", "pkg/convertv1", "pkg/transportv1", "pkg/frame", "gen/go/wirev1", websocket},
+		allow:        []string{std, "pkg/codemode", "pkg/convertv1", "pkg/transportv1", "pkg/frame", "pkg/recent", "gen/go/wirev1", websocket},
 		allowInTests: []string{"pkg/hostv1", "pkg/jsruntime", "pkg/codemode/codemodetest", goleak},
 		why:          "the V1 client driver offers SessionProviders through the contract; only its tests run a host (a real process serving the in-process runtime)",
 	},

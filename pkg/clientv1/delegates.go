@@ -10,6 +10,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/convertv1"
 	"github.com/codemodehq/codemode/pkg/frame"
+	"github.com/codemodehq/codemode/pkg/recent"
 )
 
 // The client's delegate limits (spec §2.8).
@@ -43,12 +44,12 @@ type deferredDelegate struct {
 // delegateTable holds a connection's delegate calls. Callers hold the connection's lock.
 type delegateTable struct {
 	active   map[wirev1.DelegateRequestId]*delegateTask
-	seen     recentIDs
+	seen     recent.Set[wirev1.DelegateRequestId]
 	deferred []deferredDelegate
 }
 
 func newDelegateTable() delegateTable {
-	return delegateTable{active: map[wirev1.DelegateRequestId]*delegateTask{}, seen: newRecentIDs(RecentDelegateIDs)}
+	return delegateTable{active: map[wirev1.DelegateRequestId]*delegateTask{}, seen: recent.New[wirev1.DelegateRequestId](RecentDelegateIDs)}
 }
 
 func (t *delegateTable) cancelAll() {
@@ -93,7 +94,7 @@ func requestCell(r wirev1.DelegateRequest) wirev1.WireCellId {
 // refused with an error answer, without calling the delegate.
 func (c *connection) startDelegate(m wirev1.DelegateRequestMessage) error {
 	c.mu.Lock()
-	if _, active := c.delegates.active[m.Id]; active || !c.delegates.seen.remember(int64(m.Id)) {
+	if _, active := c.delegates.active[m.Id]; active || !c.delegates.seen.Remember(m.Id) {
 		c.mu.Unlock()
 		return fmt.Errorf("duplicate code-mode delegate request ID DelegateRequestId(%d)", m.Id)
 	}
@@ -294,30 +295,4 @@ func contain(d codemode.Delegate, panicked string, fn func()) (err error) {
 	}()
 	fn()
 	return nil
-}
-
-// recentIDs remembers the last n IDs.
-type recentIDs struct {
-	n     int
-	set   map[int64]struct{}
-	order []int64
-	head  int
-}
-
-func newRecentIDs(n int) recentIDs { return recentIDs{n: n, set: map[int64]struct{}{}} }
-
-// remember adds id and reports whether it was new.
-func (r *recentIDs) remember(id int64) bool {
-	if _, ok := r.set[id]; ok {
-		return false
-	}
-	r.set[id] = struct{}{}
-	if len(r.order) < r.n {
-		r.order = append(r.order, id)
-		return true
-	}
-	delete(r.set, r.order[r.head])
-	r.order[r.head] = id
-	r.head = (r.head + 1) % r.n
-	return true
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
+	"github.com/codemodehq/codemode/pkg/recent"
 	"github.com/codemodehq/codemode/pkg/transportv1"
 )
 
@@ -31,7 +32,7 @@ type conn struct {
 	failure  error // the first fatal error
 	requests requestRegistry
 	sessions map[wirev1.SessionId]*hostSession
-	seen     recentSet[wirev1.SessionId]
+	seen     recent.Set[wirev1.SessionId]
 	routes   map[cellKey]*cellRoute
 	// routesGone is closed (and replaced) whenever a route is removed, to wake shutdowns that
 	// wait for a session's cells.
@@ -107,7 +108,7 @@ func (h *Host) newConn(parent context.Context, c transportv1.Conn, hs handshake)
 		cancel:     cancel,
 		requests:   newRequestRegistry(),
 		sessions:   map[wirev1.SessionId]*hostSession{},
-		seen:       newRecentSet[wirev1.SessionId](RecentIDs),
+		seen:       recent.New[wirev1.SessionId](RecentIDs),
 		routes:     map[cellKey]*cellRoute{},
 		routesGone: make(chan struct{}),
 		delegates:  newDelegateCalls(),

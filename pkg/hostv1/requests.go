@@ -5,40 +5,8 @@ import (
 	"fmt"
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
+	"github.com/codemodehq/codemode/pkg/recent"
 )
-
-// recentSet remembers the last n keys added, forgetting the oldest first.
-type recentSet[K comparable] struct {
-	n     int
-	set   map[K]struct{}
-	order []K // ring of the keys in set, oldest at head
-	head  int
-}
-
-func newRecentSet[K comparable](n int) recentSet[K] {
-	return recentSet[K]{n: n, set: map[K]struct{}{}}
-}
-
-func (r *recentSet[K]) contains(k K) bool {
-	_, ok := r.set[k]
-	return ok
-}
-
-// remember adds k and reports whether it was new.
-func (r *recentSet[K]) remember(k K) bool {
-	if r.contains(k) {
-		return false
-	}
-	r.set[k] = struct{}{}
-	if len(r.order) < r.n {
-		r.order = append(r.order, k)
-		return true
-	}
-	delete(r.set, r.order[r.head])
-	r.order[r.head] = k
-	r.head = (r.head + 1) % r.n
-	return true
-}
 
 // activeRequest is an operation the host has not finished.
 type activeRequest struct {
@@ -50,18 +18,18 @@ type activeRequest struct {
 // finished ones. Callers hold the connection's lock.
 type requestRegistry struct {
 	active map[wirev1.RequestId]*activeRequest
-	recent recentSet[wirev1.RequestId]
+	recent recent.Set[wirev1.RequestId]
 }
 
 func newRequestRegistry() requestRegistry {
-	return requestRegistry{active: map[wirev1.RequestId]*activeRequest{}, recent: newRecentSet[wirev1.RequestId](RecentIDs)}
+	return requestRegistry{active: map[wirev1.RequestId]*activeRequest{}, recent: recent.New[wirev1.RequestId](RecentIDs)}
 }
 
 // start registers id; a reuse is a protocol violation that ends the connection. The returned
 // ctx ends when the request is cancelled (operation/cancel, for executes and waits) or parent
 // ends.
 func (r *requestRegistry) start(parent context.Context, id wirev1.RequestId, req wirev1.HostRequest) (context.Context, error) {
-	if _, ok := r.active[id]; ok || r.recent.contains(id) {
+	if _, ok := r.active[id]; ok || r.recent.Contains(id) {
 		return nil, fmt.Errorf("duplicate code-mode request ID RequestId(%d)", id)
 	}
 	ctx, cancel := context.WithCancel(parent)
@@ -93,7 +61,7 @@ func (r *requestRegistry) finish(id wirev1.RequestId) {
 	}
 	a.cancel()
 	delete(r.active, id)
-	r.recent.remember(id)
+	r.recent.Remember(id)
 }
 
 // cancelAll cancels every active request, cancellable or not (the connection is ending).

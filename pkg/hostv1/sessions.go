@@ -38,7 +38,7 @@ func (c *conn) openSession(ctx context.Context, r wirev1.OpenSession) result {
 	case c.closing:
 		c.mu.Unlock()
 		return failed(errHostClosing)
-	case !c.seen.remember(r.SessionId):
+	case !c.seen.Remember(r.SessionId):
 		c.mu.Unlock()
 		return failed("code-mode session ID `%s` was reused", r.SessionId)
 	}
