@@ -210,15 +210,17 @@ func (p *Program) addListener(g *run.Group, b boundListener) {
 		g.Add(p.listenerActor(p.serveStdio), func(error) { p.beginDrain() })
 	case WebSocket:
 		srv := &http.Server{Handler: requireTokenWS(p.cfg.Token, p.v1.WebSocketHandler(p.cutCtx)), ReadHeaderTimeout: 10 * time.Second}
-		g.Add(p.listenerActor(func() error { return serveHTTP(srv, b.ln) }), func(error) {
+		stopped := make(chan struct{})
+		g.Add(p.listenerActor(serveUntilStopped(srv, b.ln, stopped)), func(error) {
 			p.beginDrain()
-			go p.stopWebSocket(srv)
+			go func() { defer close(stopped); p.stopWebSocket(srv) }()
 		})
 	case GRPC:
 		srv := grpchost.NewHTTPServer(cors(p.cfg.AllowOrigins, requireTokenRPC(p.cfg.Token, withPlayground(p.grpc.Handler()))))
-		g.Add(p.listenerActor(func() error { return serveHTTP(srv, b.ln) }), func(error) {
+		stopped := make(chan struct{})
+		g.Add(p.listenerActor(serveUntilStopped(srv, b.ln, stopped)), func(error) {
 			p.beginDrain()
-			go p.stopGRPC(srv)
+			go func() { defer close(stopped); p.stopGRPC(srv) }()
 		})
 	}
 }
@@ -248,4 +250,16 @@ func serveHTTP(srv *http.Server, ln net.Listener) error {
 		return fmt.Errorf("serving %s: %w", ln.Addr(), err)
 	}
 	return nil
+}
+
+// serveUntilStopped serves srv on ln and returns once stopped is closed as well: Serve returns as
+// soon as Shutdown begins, and the actor must not end (letting Run finish and cancel the drain's
+// context) while the stop function is still shutting the server down. run.Group interrupts every
+// actor once any returns, so stopped is always closed.
+func serveUntilStopped(srv *http.Server, ln net.Listener, stopped <-chan struct{}) func() error {
+	return func() error {
+		err := serveHTTP(srv, ln)
+		<-stopped
+		return err
+	}
 }
