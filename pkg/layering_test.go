@@ -122,8 +122,8 @@ var layers = []layer{
 	},
 	{
 		pkgs:  "pkg/playground",
-		allow: []string{std, "gen/playground"},
-		why:   "an adapter for one generated artifact: it serves the built page of gen/playground over HTTP and knows nothing of the host, the runtime or the wire types",
+		allow: []string{std, "gen/playground", "pkg/codemode", "pkg/exectool"},
+		why:   "an adapter for one generated artifact: it serves the built page of gen/playground over HTTP, with the exec description that pkg/exectool renders for the page's tools, and knows nothing of the host, the runtime or the wire types",
 	},
 	{
 		pkgs:  "pkg/serdejson",

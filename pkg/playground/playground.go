@@ -43,9 +43,12 @@ var files = func() map[string]file {
 	return out
 }()
 
-// Serves reports whether a GET or HEAD of path is one of the page's files ("/", "/app.js",
-// "/app.css"), which Handler serves.
+// Serves reports whether Handler answers r: a GET or HEAD of one of the page's files ("/",
+// "/app.js", "/app.css"), or any request for DescriptionPath (only POST is accepted there).
 func Serves(r *http.Request) bool {
+	if r.URL.Path == DescriptionPath {
+		return true
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false
 	}
@@ -54,13 +57,20 @@ func Serves(r *http.Request) bool {
 }
 
 // contentSecurityPolicy lets the page load only its own script and stylesheet and talk only to
-// its own origin (the host's Connect routes).
-const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+// its own origin (the host's Connect routes). The one exception is worker-src blob:: a tool the
+// user writes in the page runs in a Web Worker made from a blob of its code (no eval in the page
+// itself), and that worker is bound by the same policy.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; worker-src blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // Handler serves the page's files (GET and HEAD, with their content types, an ETag and a
-// content security policy) and answers 404 for every other path.
+// content security policy) and the exec description (POST DescriptionPath), and answers 404 for
+// every other path.
 func Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == DescriptionPath {
+			serveDescriptionRequest(w, r)
+			return
+		}
 		f, ok := files[r.URL.Path]
 		if !ok {
 			http.NotFound(w, r)
@@ -79,4 +89,14 @@ func Handler() http.Handler {
 		h.Set("Content-Security-Policy", contentSecurityPolicy)
 		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(f.body))
 	})
+}
+
+// serveDescriptionRequest answers POST DescriptionPath and refuses every other method.
+func serveDescriptionRequest(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	serveDescription(w, r)
 }

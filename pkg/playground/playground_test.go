@@ -53,3 +53,54 @@ func TestHandlerServesThePage(t *testing.T) {
 		}
 	}
 }
+
+// TestDescriptionRendersThePageTools: POST /exec-description with the page's tools answers the
+// exec description a model is shown for them, TypeScript declarations included.
+func TestDescriptionRendersThePageTools(t *testing.T) {
+	body := `{"tools": [
+		{"name": "add", "description": "Adds two numbers.", "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}},
+		{"name": "ping", "description": "Returns null.", "inputSchema": {}, "outputSchema": null}
+	]}`
+	r := httptest.NewRequest(http.MethodPost, DescriptionPath, strings.NewReader(body))
+	if !Serves(r) {
+		t.Fatalf("Serves(POST %s) = false", DescriptionPath)
+	}
+	rec := httptest.NewRecorder()
+	Handler().ServeHTTP(rec, r)
+	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "text/plain; charset=utf-8" {
+		t.Fatalf("POST %s: %d %q: %s", DescriptionPath, rec.Code, rec.Header().Get("Content-Type"), rec.Body)
+	}
+	for _, want := range []string{
+		"Adds two numbers.",
+		"declare const tools: { add(args: { a: number; b: number; }): Promise<unknown>; };",
+		"Returns null.",
+		"yield_control",
+	} {
+		if !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("the description lacks %q:\n%s", want, rec.Body)
+		}
+	}
+}
+
+// TestDescriptionRefusesBadRequests: what the endpoint refuses, with the reason in the answer.
+func TestDescriptionRefusesBadRequests(t *testing.T) {
+	for _, tc := range []struct {
+		name, method, body, want string
+		code                     int
+	}{
+		{"GET", http.MethodGet, "", "method not allowed", http.StatusMethodNotAllowed},
+		{"not JSON", http.MethodPost, "tools", "the body is not a description request", http.StatusBadRequest},
+		{"unknown field", http.MethodPost, `{"tools": [], "extra": 1}`, `unknown field "extra"`, http.StatusBadRequest},
+		{"two values", http.MethodPost, `{"tools": []} {}`, "more than one JSON value", http.StatusBadRequest},
+		{"no name", http.MethodPost, `{"tools": [{"description": "x"}]}`, "tools[0]: a tool needs a name", http.StatusBadRequest},
+		{"schema not an object", http.MethodPost, `{"tools": [{"name": "x", "inputSchema": [1]}]}`, "tools[0]: inputSchema must be a JSON object", http.StatusBadRequest},
+		{"too many tools", http.MethodPost, `{"tools": [` + strings.Repeat(`{"name": "x"},`, maxDescriptionTools) + `{"name": "x"}]}`, "257 tools, more than 256", http.StatusBadRequest},
+		{"too large", http.MethodPost, `{"tools": [{"name": "` + strings.Repeat("x", maxDescriptionBody) + `"}]}`, "the body exceeds 262144 bytes", http.StatusBadRequest},
+	} {
+		rec := httptest.NewRecorder()
+		Handler().ServeHTTP(rec, httptest.NewRequest(tc.method, DescriptionPath, strings.NewReader(tc.body)))
+		if rec.Code != tc.code || !strings.Contains(rec.Body.String(), tc.want) {
+			t.Errorf("%s: %d %q, want %d with %q", tc.name, rec.Code, rec.Body, tc.code, tc.want)
+		}
+	}
+}

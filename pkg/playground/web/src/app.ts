@@ -2,6 +2,8 @@
 // @codemode/sdk over connect-web's Connect transport to its own origin, offers the tools below
 // (implemented here, in the page) and runs the cell in the editor. Built by tools/generate.sh
 // (esbuild) into gen/playground/app.js.
+import { javascript } from "@codemirror/lang-javascript";
+import { EditorView, basicSetup } from "codemirror";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { openSession, type CodeModeSession, type JsonValue, type ToolCallContext, type WaitOutcome } from "@codemode/sdk";
 
@@ -18,7 +20,7 @@ const ui = {
   connection: $<HTMLSpanElement>("#connection"),
   example: $<HTMLSelectElement>("#example"),
   yieldMs: $<HTMLInputElement>("#yield-ms"),
-  source: $<HTMLTextAreaElement>("#source"),
+  source: $<HTMLDivElement>("#source"),
   run: $<HTMLButtonElement>("#run"),
   wait: $<HTMLButtonElement>("#wait"),
   terminate: $<HTMLButtonElement>("#terminate"),
@@ -31,7 +33,58 @@ const ui = {
   bench: $<HTMLButtonElement>("#bench"),
   benchN: $<HTMLInputElement>("#bench-n"),
   benchResult: $<HTMLPreElement>("#bench-result"),
+  description: $<HTMLPreElement>("#description"),
+  newToolName: $<HTMLInputElement>("#new-tool-name"),
+  newToolDescription: $<HTMLInputElement>("#new-tool-description"),
+  newToolSchema: $<HTMLTextAreaElement>("#new-tool-schema"),
+  newToolCode: $<HTMLDivElement>("#new-tool-code"),
+  addTool: $<HTMLButtonElement>("#add-tool"),
+  addToolStatus: $<HTMLSpanElement>("#add-tool-status"),
 };
+
+/** A CodeMirror 6 editor for JavaScript in a shadow root of host (see the cell's editor). */
+function javascriptEditor(host: HTMLElement, label: string, doc = ""): EditorView {
+  return new EditorView({
+    root: host.attachShadow({ mode: "open" }),
+    parent: host.shadowRoot!,
+    doc,
+    extensions: [
+      basicSetup,
+      javascript(),
+      EditorView.contentAttributes.of({ "aria-label": label }),
+      EditorView.theme({
+        "&": { height: "100%", fontSize: "13px" },
+        ".cm-scroller": { fontFamily: "ui-monospace, monospace", lineHeight: "1.45" },
+      }),
+    ],
+  });
+}
+
+/**
+ * The cell's editor: CodeMirror 6 with JavaScript highlighting, in a shadow root of #source.
+ * Inside a shadow root CodeMirror installs its styles as constructed style sheets, which the
+ * page's content security policy (style-src 'self', no inline styles) allows; in the document
+ * itself it would add <style> elements, which the policy blocks.
+ */
+const editor = javascriptEditor(ui.source, "cell source");
+
+/** The editor of the user's own tool's code. */
+const toolEditor = javascriptEditor(
+  ui.newToolCode,
+  "the code of your tool",
+  `async ({ text }, { signal }) => {
+  const words = String(text).split(/\\s+/).filter(Boolean);
+  return { words: words.length };
+}`,
+);
+
+/** The cell's source, as the editor holds it. */
+const sourceText = (): string => editor.state.doc.toString();
+
+/** Replaces the editor's text. */
+function setSource(text: string): void {
+  editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: text } });
+}
 
 /** Resolves after ms, or rejects with the signal's reason when the call is cancelled first. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -152,6 +205,7 @@ function setState(next: CellState): void {
   ui.wait.disabled = !live || state !== "yielded" || observing;
   ui.terminate.disabled = !live;
   ui.bench.disabled = ui.run.disabled;
+  ui.addTool.disabled = session === undefined;
 }
 
 function print(line: string): void {
@@ -200,6 +254,7 @@ async function observeWith(fn: () => Promise<WaitOutcome>): Promise<void> {
     const o = await fn();
     observing = false;
     observe(o);
+    setState(state); // the buttons, even when o repeats an end already shown (a terminate's answer came first)
   } catch (e) {
     observing = false;
     print(`error: ${(e as Error).message}`);
@@ -218,7 +273,7 @@ async function run(): Promise<void> {
   ui.cell.textContent = "–";
   setState("starting");
   await observeWith(async () => {
-    const started = await s.start(ui.source.value, { yieldTimeMs: yieldTimeMs() });
+    const started = await s.start(sourceText(), { yieldTimeMs: yieldTimeMs() });
     cellId = started.cellId;
     ui.cell.textContent = started.cellId;
     setState("running");
@@ -278,6 +333,197 @@ function logged(tool: PageTool) {
   };
 }
 
+/** A tool the user wrote in the page, registered with the session while it is listed. */
+interface UserTool extends PageTool {
+  readonly worker: Worker;
+  unregister?: () => void;
+}
+
+const userTools = new Map<string, UserTool>();
+
+/** The page's tools: the built-in ones, then the user's own. */
+const allTools = (): PageTool[] => [...tools, ...userTools.values()];
+
+/**
+ * The source of the Web Worker that runs a user's tool: the user's function expression, and a
+ * loop that runs one call per message ({id, input}) with a signal that a {cancel: id} message
+ * aborts, and answers {id, result} or {id, error}. "ready" is posted once the code evaluated.
+ */
+function workerSource(code: string): string {
+  return `"use strict";
+const tool = (
+${code}
+);
+if (typeof tool !== "function") {
+  throw new TypeError("the code is not a function expression, but " + typeof tool);
+}
+const running = new Map();
+onmessage = async ({ data }) => {
+  if (data.cancel !== undefined) {
+    running.get(data.cancel)?.abort(new Error("the cell no longer needs this call"));
+    return;
+  }
+  const controller = new AbortController();
+  running.set(data.id, controller);
+  try {
+    const result = await tool(data.input, { signal: controller.signal });
+    postMessage({ id: data.id, result: JSON.parse(JSON.stringify(result ?? null)) });
+  } catch (e) {
+    postMessage({ id: data.id, error: e instanceof Error ? e.message : String(e) });
+  } finally {
+    running.delete(data.id);
+  }
+};
+postMessage("ready");
+`;
+}
+
+/** Starts a worker for code and resolves once its code evaluated, or rejects with its error. */
+function startWorker(code: string): Promise<Worker> {
+  const url = URL.createObjectURL(new Blob([workerSource(code)], { type: "text/javascript" }));
+  const worker = new Worker(url, { name: "codemode user tool" });
+  URL.revokeObjectURL(url);
+  return new Promise((resolve, reject) => {
+    worker.onmessage = (e: MessageEvent) => {
+      if (e.data === "ready") {
+        worker.onmessage = null;
+        worker.onerror = null;
+        resolve(worker);
+      }
+    };
+    worker.onerror = (e: ErrorEvent) => {
+      e.preventDefault();
+      worker.terminate();
+      reject(new Error(e.message || "the code does not evaluate"));
+    };
+  });
+}
+
+let workerCalls = 0;
+
+/** Runs one call of a user's tool in its worker; an aborted call is cancelled there too. */
+function callWorker(worker: Worker, input: Input, signal: AbortSignal): Promise<JsonValue> {
+  const id = ++workerCalls;
+  return new Promise((resolve, reject) => {
+    const cleanup = (): void => {
+      worker.removeEventListener("message", onMessage);
+      signal.removeEventListener("abort", onAbort);
+    };
+    const onMessage = (e: MessageEvent): void => {
+      const data = e.data as { id: number; result?: JsonValue; error?: string };
+      if (data.id !== id) {
+        return;
+      }
+      cleanup();
+      if (data.error !== undefined) {
+        reject(new Error(data.error));
+      } else {
+        resolve(data.result ?? null);
+      }
+    };
+    const onAbort = (): void => {
+      cleanup();
+      worker.postMessage({ cancel: id });
+      reject(signal.reason);
+    };
+    worker.addEventListener("message", onMessage);
+    signal.addEventListener("abort", onAbort, { once: true });
+    worker.postMessage({ id, input });
+  });
+}
+
+/** A tool name a cell can call as tools.<name>: an identifier that no tool of the page has. */
+function checkToolName(name: string): void {
+  if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) {
+    throw new Error(`"${name}" is not a JavaScript identifier`);
+  }
+  if (name === "ping" || allTools().some((t) => t.name === name)) {
+    throw new Error(`the page already has a tool named ${name}`);
+  }
+}
+
+/** The input schema typed in the page: a JSON object. */
+function parseSchema(text: string): JsonValue {
+  let schema: JsonValue;
+  try {
+    schema = JSON.parse(text) as JsonValue;
+  } catch (e) {
+    throw new Error(`the input schema is not JSON: ${(e as Error).message}`);
+  }
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
+    throw new Error("the input schema must be a JSON object");
+  }
+  return schema;
+}
+
+/** Registers a page tool with the session, its calls logged. */
+function register(s: CodeModeSession, tool: PageTool): () => void {
+  return s.registerTool(tool.name, logged(tool), { description: tool.description, inputSchema: tool.inputSchema });
+}
+
+/** Adds the tool written in the "Your own tool" form: checked, started in its worker, registered. */
+async function addUserTool(): Promise<void> {
+  const status = (state: string, text: string): void => {
+    ui.addToolStatus.dataset["state"] = state;
+    ui.addToolStatus.textContent = text;
+  };
+  ui.addTool.disabled = true;
+  try {
+    const name = ui.newToolName.value.trim();
+    checkToolName(name);
+    const inputSchema = parseSchema(ui.newToolSchema.value);
+    const worker = await startWorker(toolEditor.state.doc.toString());
+    const tool: UserTool = {
+      name,
+      description: ui.newToolDescription.value.trim(),
+      inputSchema,
+      worker,
+      run: (input, context) => callWorker(worker, input, context.signal),
+    };
+    userTools.set(name, tool);
+    if (session !== undefined) {
+      tool.unregister = register(session, tool);
+    }
+    listTools();
+    void showDescription();
+    status("done", `added tools.${name}`);
+  } catch (e) {
+    status("error", (e as Error).message);
+  }
+  ui.addTool.disabled = session === undefined;
+}
+
+/** Removes a user's tool: unregistered, its worker stopped. */
+function removeUserTool(name: string): void {
+  const tool = userTools.get(name);
+  if (tool === undefined) {
+    return;
+  }
+  userTools.delete(name);
+  tool.unregister?.();
+  tool.worker.terminate();
+  listTools();
+  void showDescription();
+}
+
+/** Lists the page's tools in #tools, each user's tool with a Remove button. */
+function listTools(): void {
+  ui.tools.replaceChildren();
+  for (const tool of allTools()) {
+    const li = document.createElement("li");
+    const name = document.createElement("code");
+    name.textContent = `tools.${tool.name}`;
+    li.append(name, ` — ${tool.description}`);
+    if (userTools.has(tool.name)) {
+      const remove = document.createElement("button");
+      remove.textContent = "Remove";
+      remove.addEventListener("click", () => removeUserTool(tool.name));
+      li.append(remove);
+    }
+    ui.tools.append(li);
+  }
+}
+
 /** When the measurement's cell called tools.ping, by performance.now(). */
 let pings: number[] = [];
 
@@ -314,12 +560,39 @@ async function bench(): Promise<void> {
   setState(state);
 }
 
+/**
+ * Shows the exec tool's description for this page's tools, as a model would be shown it: the host
+ * renders it (POST /exec-description), since the rendering lives in Go.
+ */
+async function showDescription(): Promise<void> {
+  const described = allTools().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+  try {
+    const response = await fetch("/exec-description", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ tools: described }),
+    });
+    const text = await response.text();
+    if (!response.ok) {
+      throw new Error(text.trim());
+    }
+    ui.description.textContent = text;
+    ui.description.dataset["state"] = "done";
+  } catch (e) {
+    ui.description.textContent = `cannot render the description: ${(e as Error).message}`;
+    ui.description.dataset["state"] = "error";
+  }
+}
+
 async function connect(): Promise<void> {
   const transport = createConnectTransport({ baseUrl: location.origin, useBinaryFormat: true });
   try {
     const s = await openSession({ transport });
     for (const tool of tools) {
-      s.registerTool(tool.name, logged(tool), { description: tool.description, inputSchema: tool.inputSchema });
+      register(s, tool);
+    }
+    for (const tool of userTools.values()) {
+      tool.unregister = register(s, tool);
     }
     s.registerTool(
       "ping",
@@ -339,6 +612,7 @@ async function connect(): Promise<void> {
       ui.connection.dataset["state"] = "lost";
     });
     session = s;
+    void showDescription();
     ui.connection.textContent = `connected to ${location.host}`;
     ui.connection.dataset["state"] = "connected";
   } catch (e) {
@@ -348,22 +622,17 @@ async function connect(): Promise<void> {
   setState(state);
 }
 
-for (const tool of tools) {
-  const li = document.createElement("li");
-  const name = document.createElement("code");
-  name.textContent = `tools.${tool.name}`;
-  li.append(name, ` — ${tool.description}`);
-  ui.tools.append(li);
-}
+listTools();
 for (const name of examples.keys()) {
   ui.example.add(new Option(name, name));
 }
 ui.example.addEventListener("change", () => {
-  ui.source.value = examples.get(ui.example.value) ?? "";
+  setSource(examples.get(ui.example.value) ?? "");
 });
-ui.source.value = examples.values().next().value ?? "";
+setSource(examples.values().next().value ?? "");
 ui.run.addEventListener("click", () => void run());
 ui.wait.addEventListener("click", () => void wait());
 ui.terminate.addEventListener("click", () => void terminate());
 ui.bench.addEventListener("click", () => void bench());
+ui.addTool.addEventListener("click", () => void addUserTool());
 void connect();
