@@ -26,6 +26,7 @@ const (
 	websocket  = "github.com/coder/websocket"
 	goleak     = "go.uber.org/goleak"
 	oklogRun   = "github.com/oklog/run"
+	mcpSDK     = "github.com/modelcontextprotocol/go-sdk"
 )
 
 // layers is the architecture. A package is governed by the most specific rule whose pkgs pattern
@@ -119,6 +120,12 @@ var layers = []layer{
 		allow:        []string{std, "pkg/codemode", "pkg/hostv1", "pkg/grpchost", "pkg/grpcconv", "pkg/jsruntime", "pkg/toolprovider", "pkg/playground", connect, oklogRun},
 		allowInTests: []string{"pkg/codemode/codemodetest", "pkg/testenv"},
 		why:          "the host program composes the runtime, the tool provider and both host adapters; it never touches generated wire types (flags name a V1 generation through hostv1) nor a client, and nothing in pkg imports it but the binaries above",
+	},
+	{
+		pkgs:         "pkg/mcpserver",
+		allow:        []string{std, "pkg/codemode", "pkg/exectool", "pkg/jsruntime", "pkg/toolprovider", mcpSDK},
+		allowInTests: []string{"pkg/testenv", goleak},
+		why:          "the MCP server adapter serves exec and wait over the official MCP SDK from the domain contract, the model-facing texts of exectool and the runtime (its program creates the in-process provider); it knows no V1 or gRPC wire type, host adapter or client",
 	},
 	{
 		pkgs:  "pkg/playground",
