@@ -14,21 +14,30 @@ import (
 // sessionDelegate is the codemode.Delegate of one client session: the tool sets' calls (through
 // a toolprovider.Delegate), reported as progress to the request observing the calling cell, and
 // notify() texts as progress and log messages.
+//
+// A cell runs, and may call tools, before Execute has returned its ID. So execs are admitted
+// one at a time (admit), and a callback from a cell whose ID is not known yet comes from the
+// cell being admitted: it goes to that exec's observer.
 type sessionDelegate struct {
 	*toolprovider.Delegate
 	ss *mcp.ServerSession
 
+	// admitting serializes Execute calls.
+	admitting sync.Mutex
+
 	mu sync.Mutex
-	// byCell is the observer of each observed cell; byCall the observer of an exec whose cell
-	// ID is not known yet (notify() names both).
+	// known are the cells Execute returned and that are not closed yet.
+	known map[codemode.CellID]bool
+	// byCell is the observer of each observed cell.
 	byCell map[codemode.CellID]*observer
-	byCall map[string]*observer
+	// pending is the observer of the exec being admitted (nil: none, or no progress token).
+	pending *observer
 }
 
 var _ codemode.Delegate = (*sessionDelegate)(nil)
 
 func newSessionDelegate(ss *mcp.ServerSession, sets []toolprovider.ToolSet) (*sessionDelegate, error) {
-	d := &sessionDelegate{ss: ss, byCell: map[codemode.CellID]*observer{}, byCall: map[string]*observer{}}
+	d := &sessionDelegate{ss: ss, known: map[codemode.CellID]bool{}, byCell: map[codemode.CellID]*observer{}}
 	inner, err := toolprovider.NewDelegate(d.notify, sets...)
 	if err != nil {
 		return nil, err
@@ -40,7 +49,7 @@ func newSessionDelegate(ss *mcp.ServerSession, sets []toolprovider.ToolSet) (*se
 // InvokeTool runs the call and reports its return as progress.
 func (d *sessionDelegate) InvokeTool(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
 	result, err := d.Delegate.InvokeTool(ctx, call)
-	if o := d.observerOf(call.CellID, ""); o != nil {
+	if o := d.observerOf(call.CellID); o != nil {
 		outcome := "returned"
 		if err != nil {
 			outcome = "failed"
@@ -51,8 +60,8 @@ func (d *sessionDelegate) InvokeTool(ctx context.Context, call codemode.NestedTo
 }
 
 // notify reports a notify() text as progress of the observing request and as a log message.
-func (d *sessionDelegate) notify(ctx context.Context, callID string, cellID codemode.CellID, text string) error {
-	if o := d.observerOf(cellID, callID); o != nil {
+func (d *sessionDelegate) notify(ctx context.Context, _ string, cellID codemode.CellID, text string) error {
+	if o := d.observerOf(cellID); o != nil {
 		o.progress(text)
 	}
 	_ = d.ss.Log(ctx, &mcp.LoggingMessageParams{
@@ -63,29 +72,46 @@ func (d *sessionDelegate) notify(ctx context.Context, callID string, cellID code
 	return nil
 }
 
-func (d *sessionDelegate) observerOf(cellID codemode.CellID, callID string) *observer {
+// CellClosed forgets the cell.
+func (d *sessionDelegate) CellClosed(id codemode.CellID) {
+	d.mu.Lock()
+	delete(d.known, id)
+	d.mu.Unlock()
+}
+
+// observerOf returns the observer of the cell id: its watcher, or for a cell not admitted yet
+// the exec admitting it.
+func (d *sessionDelegate) observerOf(id codemode.CellID) *observer {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if o := d.byCell[cellID]; o != nil {
+	if o := d.byCell[id]; o != nil {
 		return o
 	}
-	return d.byCall[callID]
-}
-
-// watchCall makes o the observer of the exec call callID until unwatchCall.
-func (d *sessionDelegate) watchCall(callID string, o *observer) {
-	if o == nil {
-		return
+	if !d.known[id] {
+		return d.pending
 	}
-	d.mu.Lock()
-	d.byCall[callID] = o
-	d.mu.Unlock()
+	return nil
 }
 
-func (d *sessionDelegate) unwatchCall(callID string) {
+// admit runs execute (one Execute call) with o observing the cell it admits, and keeps o as the
+// cell's observer until unwatchCell.
+func (d *sessionDelegate) admit(o *observer, execute func() (*codemode.StartedCell, error)) (*codemode.StartedCell, error) {
+	d.admitting.Lock()
+	defer d.admitting.Unlock()
 	d.mu.Lock()
-	delete(d.byCall, callID)
+	d.pending = o
 	d.mu.Unlock()
+	cell, err := execute()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.pending = nil
+	if err == nil {
+		d.known[cell.CellID] = true
+		if o != nil {
+			d.byCell[cell.CellID] = o
+		}
+	}
+	return cell, err
 }
 
 // watchCell makes o the observer of the cell id until unwatchCell.

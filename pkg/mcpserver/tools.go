@@ -99,19 +99,18 @@ func (s *Server) handleExec(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 	callID := "mcp-exec-" + strconv.FormatUint(s.execCalls.Add(1), 10)
 	obs := newObserver(ctx, req)
 	defer obs.finish()
-	delegate.watchCall(callID, obs)
-	defer delegate.unwatchCall(callID)
-	cell, err := cs.Execute(ctx, codemode.ExecuteRequest{
-		ToolCallID:      callID,
-		EnabledTools:    delegate.Definitions(),
-		Source:          parsed.Code,
-		YieldTimeMs:     &yield,
-		MaxOutputTokens: &maxTokens,
+	cell, err := delegate.admit(obs, func() (*codemode.StartedCell, error) {
+		return cs.Execute(ctx, codemode.ExecuteRequest{
+			ToolCallID:      callID,
+			EnabledTools:    delegate.Definitions(),
+			Source:          parsed.Code,
+			YieldTimeMs:     &yield,
+			MaxOutputTokens: &maxTokens,
+		})
 	})
 	if err != nil {
 		return errorResult("exec failed: " + err.Error()), nil
 	}
-	delegate.watchCell(cell.CellID, obs)
 	defer delegate.unwatchCell(cell.CellID, obs)
 	resp, err := cell.InitialResponse(ctx)
 	if err != nil {
