@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"slices"
 	"strings"
@@ -369,4 +371,90 @@ func TestDisconnectTerminatesTheCellAndLeaksNothing(t *testing.T) {
 		t.Error("the pending call returned no error; want the closed connection's")
 	}
 	_ = client.Close()
+}
+
+// httpFixture serves a server's streamable HTTP handler on 127.0.0.1.
+func httpFixture(t *testing.T, opts mcpserver.HTTPOptions) (*testTools, string) {
+	t.Helper()
+	provider, err := jsruntime.NewProvider(jsruntime.Options{PoolSize: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := newTestTools()
+	srv, err := mcpserver.New(mcpserver.Options{Provider: provider, ToolSets: []toolprovider.ToolSet{tools}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.HTTPHandler(opts))
+	t.Cleanup(func() {
+		tools.open()
+		_ = srv.Close()
+		hs.Close()
+		provider.Close()
+	})
+	return tools, hs.URL
+}
+
+// Deleting an HTTP session (DELETE with its Mcp-Session-Id) terminates its running cell at
+// once, though the cell's exec is still waiting for its 10-minute yield.
+func TestDeletingAnHTTPSessionTerminatesItsCell(t *testing.T) {
+	tools, url := httpFixture(t, mcpserver.HTTPOptions{})
+	client, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	called := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, _ := client.CallTool(context.Background(), &mcp.CallToolParams{Name: "exec",
+			Arguments: map[string]any{"code": "await tools.hang({})", "yield_time_ms": 600000}})
+		called <- res
+	}()
+	select {
+	case <-tools.started:
+	case <-time.After(waitLimit):
+		t.Fatal("the cell did not call hang")
+	}
+	req, _ := http.NewRequest(http.MethodDelete, url, nil)
+	req.Header.Set("Mcp-Session-Id", client.ID())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Errorf("DELETE: %s", resp.Status)
+	}
+	select {
+	case <-tools.canceled:
+	case <-time.After(waitLimit):
+		t.Fatal("the tool call was not cancelled")
+	}
+}
+
+// With a token, a request without it is refused with 401.
+func TestHTTPTokenIsRequired(t *testing.T) {
+	_, url := httpFixture(t, mcpserver.HTTPOptions{Token: "s3cret"})
+	_, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err == nil || !strings.Contains(err.Error(), "Unauthorized") {
+		t.Errorf("connect without the token: %v", err)
+	}
+	withToken := &http.Client{Transport: bearer{"s3cret"}}
+	client, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: withToken}, nil)
+	if err != nil {
+		t.Fatalf("connect with the token: %v", err)
+	}
+	_ = client.Close()
+}
+
+// bearer adds Authorization: Bearer token to each request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
 }
