@@ -13,14 +13,13 @@ import (
 
 // sessionDelegate is the codemode.Delegate of one client session: the tool sets' calls (through
 // a toolprovider.Delegate), reported as progress to the request observing the calling cell, and
-// notify() texts as progress and log messages.
+// notify() texts as progress.
 //
 // A cell runs, and may call tools, before Execute has returned its ID. So execs are admitted
 // one at a time (admit), and a callback from a cell whose ID is not known yet comes from the
 // cell being admitted: it goes to that exec's observer.
 type sessionDelegate struct {
 	*toolprovider.Delegate
-	ss *mcp.ServerSession
 
 	// admitting serializes Execute calls.
 	admitting sync.Mutex
@@ -36,8 +35,8 @@ type sessionDelegate struct {
 
 var _ codemode.Delegate = (*sessionDelegate)(nil)
 
-func newSessionDelegate(ss *mcp.ServerSession, sets []toolprovider.ToolSet) (*sessionDelegate, error) {
-	d := &sessionDelegate{ss: ss, known: map[codemode.CellID]bool{}, byCell: map[codemode.CellID]*observer{}}
+func newSessionDelegate(sets []toolprovider.ToolSet) (*sessionDelegate, error) {
+	d := &sessionDelegate{known: map[codemode.CellID]bool{}, byCell: map[codemode.CellID]*observer{}}
 	inner, err := toolprovider.NewDelegate(d.notify, sets...)
 	if err != nil {
 		return nil, err
@@ -59,16 +58,12 @@ func (d *sessionDelegate) InvokeTool(ctx context.Context, call codemode.NestedTo
 	return result, err
 }
 
-// notify reports a notify() text as progress of the observing request and as a log message.
-func (d *sessionDelegate) notify(ctx context.Context, _ string, cellID codemode.CellID, text string) error {
+// notify reports a notify() text as progress of the observing request. (MCP's log messages,
+// deprecated by SEP-2577, are not used.)
+func (d *sessionDelegate) notify(_ context.Context, _ string, cellID codemode.CellID, text string) error {
 	if o := d.observerOf(cellID); o != nil {
 		o.progress(text)
 	}
-	_ = d.ss.Log(ctx, &mcp.LoggingMessageParams{
-		Level:  "info",
-		Logger: ServerName,
-		Data:   map[string]string{"cell_id": cellID.String(), "notify": text},
-	})
 	return nil
 }
 

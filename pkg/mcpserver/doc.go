@@ -11,8 +11,7 @@
 // session is shut down: running cells are terminated and their tool commands killed.
 //
 // While a cell runs, a request that carries a progress token gets MCP progress notifications:
-// one per nested tool call that returns, and one per notify() text (as the message). notify()
-// texts also go out as log messages (logger "codemode") to clients that set a log level.
+// one per nested tool call that returns, and one per notify() text (as the message).
 //
 // Server is the MCP server; Serve is the program `codemode mcp` runs (stdio, or streamable HTTP
 // on a loopback address unless a bearer token is set).

@@ -70,8 +70,9 @@ func New(opts Options) (*Server, error) {
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "Code Mode", Version: version}, &mcp.ServerOptions{
 		Instructions: instructions,
-		// Tools without list changes (the two tools never change), and logging for notify().
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Logging: &mcp.LoggingCapabilities{}},
+		// Tools without list changes: the two tools never change. No logging (deprecated by
+		// SEP-2577): notify() texts go out as progress.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
 	s.mcp.AddTool(execTool(s.defs), s.handleExec)
 	s.mcp.AddTool(waitTool(), s.handleWait)
@@ -244,7 +245,7 @@ func (e *session) open(ctx context.Context) error {
 	case e.cs != nil:
 		return nil
 	}
-	d, err := newSessionDelegate(e.ss, e.srv.opts.ToolSets)
+	d, err := newSessionDelegate(e.srv.opts.ToolSets)
 	if err != nil {
 		return err
 	}

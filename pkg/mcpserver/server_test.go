@@ -84,7 +84,6 @@ type fixture struct {
 	client   *mcp.ClientSession
 	served   chan error
 	progress chan *mcp.ProgressNotificationParams
-	logs     chan *mcp.LoggingMessageParams
 }
 
 func start(t *testing.T) *fixture {
@@ -94,7 +93,7 @@ func start(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{tools: newTestTools(), served: make(chan error, 1),
-		progress: make(chan *mcp.ProgressNotificationParams, 100), logs: make(chan *mcp.LoggingMessageParams, 100)}
+		progress: make(chan *mcp.ProgressNotificationParams, 100)}
 	f.srv, err = mcpserver.New(mcpserver.Options{Provider: provider, ToolSets: []toolprovider.ToolSet{f.tools}})
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +104,6 @@ func start(t *testing.T) *fixture {
 		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
 			f.progress <- r.Params
 		},
-		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) { f.logs <- r.Params },
 	})
 	f.client, err = client.Connect(context.Background(), clientSide, nil)
 	if err != nil {
@@ -298,22 +296,6 @@ func TestProgressNotifications(t *testing.T) {
 	slices.Sort(messages)
 	if want := "starting|tool add returned|tool add returned|tool add returned"; strings.Join(messages, "|") != want {
 		t.Errorf("progress messages %q, want %q", messages, want)
-	}
-}
-
-func TestNotifyIsLoggedWhenTheClientSetsALevel(t *testing.T) {
-	f := start(t)
-	if err := f.client.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
-		t.Fatal(err)
-	}
-	f.call(t, exec(`notify("hello")`))
-	select {
-	case l := <-f.logs:
-		if l.Logger != "codemode" || mustJSON(l.Data) != `{"cell_id":"1","notify":"hello"}` {
-			t.Errorf("log %+v", l)
-		}
-	case <-time.After(waitLimit):
-		t.Fatal("no log message")
 	}
 }
 
