@@ -34,6 +34,15 @@ var (
 	builtErr  error
 )
 
+// TestMain removes the binary codemodeBinary built, if any.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBin != "" {
+		_ = os.RemoveAll(filepath.Dir(builtBin))
+	}
+	os.Exit(code)
+}
+
 // codemodeBinary builds the codemode binary once per test process.
 func codemodeBinary(t *testing.T) string {
 	t.Helper()
