@@ -228,6 +228,24 @@ var planted = []plantedCase{
 		},
 	},
 	{
+		name: "pkg/mcpserver: the MCP server imports wire types, a host adapter or a client; the goleak outside tests",
+		edges: []edge{
+			own("pkg/mcpserver", "pkg/exectool"),
+			ext("pkg/mcpserver", "github.com/modelcontextprotocol/go-sdk/mcp", mcpSDK),
+			inTest(ext("pkg/mcpserver", "go.uber.org/goleak", goleak)),
+			own("pkg/mcpserver", "gen/go/wirev1"),
+			own("pkg/mcpserver", "pkg/hostprogram"),
+			own("pkg/mcpserver", "pkg/grpcclient"),
+			ext("pkg/mcpserver", "go.uber.org/goleak", goleak),
+		},
+		want: []string{
+			"pkg/mcpserver → gen/go/wirev1 [pkg/mcpserver]",
+			"pkg/mcpserver → pkg/hostprogram [pkg/mcpserver]",
+			"pkg/mcpserver → pkg/grpcclient [pkg/mcpserver]",
+			"pkg/mcpserver → go.uber.org/goleak [pkg/mcpserver]",
+		},
+	},
+	{
 		name: "pkg/playground: the page server imports wire types, the runtime or the host",
 		edges: []edge{
 			own("pkg/playground", "gen/playground"),

@@ -26,6 +26,7 @@ const (
 	websocket  = "github.com/coder/websocket"
 	goleak     = "go.uber.org/goleak"
 	oklogRun   = "github.com/oklog/run"
+	mcpSDK     = "github.com/modelcontextprotocol/go-sdk"
 )
 
 // layers is the architecture. A package is governed by the most specific rule whose pkgs pattern
@@ -121,6 +122,12 @@ var layers = []layer{
 		why:          "the host program composes the runtime, the tool provider and both host adapters; it never touches generated wire types (flags name a V1 generation through hostv1) nor a client, and nothing in pkg imports it but the binaries above",
 	},
 	{
+		pkgs:         "pkg/mcpserver",
+		allow:        []string{std, "pkg/codemode", "pkg/exectool", "pkg/jsruntime", "pkg/toolprovider", mcpSDK},
+		allowInTests: []string{goleak},
+		why:          "the MCP server adapter serves exec and wait over the official MCP SDK from the domain contract, the model-facing texts of exectool and the runtime (its program creates the in-process provider); it knows no V1 or gRPC wire type, host adapter or client",
+	},
+	{
 		pkgs:  "pkg/playground",
 		allow: []string{std, "gen/playground", "pkg/codemode", "pkg/exectool"},
 		why:   "an adapter for one generated artifact: it serves the built page of gen/playground over HTTP, with the exec description that pkg/exectool renders for the page's tools, and knows nothing of the host, the runtime or the wire types",
@@ -174,9 +181,10 @@ var layers = []layer{
 		why:          "a service is a thin main around its program in pkg (which the CLI shares); its tests drive the built binary as a client would: the Go clients, the generated gRPC types, raw WebSockets",
 	},
 	{
-		pkgs:  "tools/...",
-		allow: []string{std, "tools/...", "pkg/...", "gen/...", protobuf},
-		why:   "binaries sit on top and may use any library or generated package, but not generators, compat gates or services: code two binaries share belongs in pkg",
+		pkgs:         "tools/...",
+		allow:        []string{std, "tools/...", "pkg/...", "gen/...", protobuf},
+		allowInTests: []string{mcpSDK},
+		why:          "binaries sit on top and may use any library or generated package, but not generators, compat gates or services: code two binaries share belongs in pkg; the tests of `codemode mcp` drive the built binary with the MCP SDK's client",
 	},
 }
 

@@ -8,6 +8,8 @@
 #   BEFORE=<commit> ./tools/bench.sh    # also runs the table's benchmarks at <commit> (a temporary
 #                                       # worktree) and adds "before" and "now / before" columns
 #
+# Then the gRPC transport (tools/bench-grpc.sh) and the MCP server (tools/bench-mcp.sh) tables.
+#
 # The sustained benchmarks (100 concurrent sessions; 1,000 idle sessions and 100 live cells)
 # report process RSS, so they run in a go test process of their own.
 set -euo pipefail
@@ -73,3 +75,7 @@ go run ./tools/bench/report -ours "$out/ours.txt" -base "$out/node.txt" "${befor
 echo
 echo "== gRPC transport (pkg/grpcclient ⇄ pkg/grpchost on 127.0.0.1) vs in process" >&2
 ./tools/bench-grpc.sh
+
+echo
+echo "== MCP server (pkg/mcpserver): 100 tool calls one exec each vs one Promise.all" >&2
+./tools/bench-mcp.sh

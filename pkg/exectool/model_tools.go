@@ -16,6 +16,11 @@ func ExecToolDescription(tools []codemode.ToolDefinition) string {
 // WaitToolDescription returns the wait tool's description.
 func WaitToolDescription() string { return waitToolDescription }
 
+// WaitToolParameters returns the JSON Schema of the wait tool's arguments object, with Codex's
+// property descriptions: cell_id (required), yield_time_ms, max_tokens and terminate, and no
+// other properties.
+func WaitToolParameters() json.RawMessage { return json.RawMessage(waitParameters) }
+
 // ModelToolsJSON returns the exec and wait tools in the Responses API's JSON shape, as a JSON
 // array (exec first), for a code-mode-only session whose nested tools are tools.
 func ModelToolsJSON(tools []codemode.ToolDefinition) ([]byte, error) {

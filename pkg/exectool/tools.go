@@ -89,8 +89,8 @@ func waitTool() functionTool {
 	}
 }
 
-// waitArguments are the decoded arguments of a wait call.
-type waitArguments struct {
+// WaitArguments are the decoded arguments of a wait call (ParseWaitArguments).
+type WaitArguments struct {
 	// CellID is the cell to observe.
 	CellID string `json:"cell_id"`
 	// YieldTimeMs is how long to wait; nil means codemode.DefaultWaitYieldTimeMs.

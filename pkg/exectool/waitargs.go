@@ -10,21 +10,21 @@ import (
 // waitArgsStruct is the Rust struct name serde quotes in wait argument errors.
 const waitArgsStruct = "struct ExecWaitArgs"
 
-// parseWaitArguments decodes the JSON arguments of a wait call as Codex's wait handler does
+// ParseWaitArguments decodes the JSON arguments of a wait call as Codex's wait handler does
 // (serde_json::from_str into ExecWaitArgs): cell_id is a required string; yield_time_ms a
 // u64 defaulting to codemode.DefaultWaitYieldTimeMs (null is rejected); max_tokens an
 // optional usize; terminate a bool defaulting to false; other fields are ignored. Failures
 // read "failed to parse function arguments: {serde_json error}", with serde_json's message
 // and position, e.g. "failed to parse function arguments: missing field `cell_id` at line 1
 // column 2". Like serde, a JSON array is accepted as the fields in declaration order.
-func parseWaitArguments(arguments string) (waitArguments, error) {
+func ParseWaitArguments(arguments string) (WaitArguments, error) {
 	v := waitArgsVisitor{d: serdejson.NewDeserializer([]byte(arguments))}
 	err := v.d.DeserializeStruct(waitArgsStruct, v.visitMap, v.visitSeq)
 	if err == nil {
 		err = v.d.End()
 	}
 	if err != nil {
-		return waitArguments{}, errors.New("failed to parse function arguments: " + err.Error())
+		return WaitArguments{}, errors.New("failed to parse function arguments: " + err.Error())
 	}
 	return v.args, nil
 }
@@ -33,7 +33,7 @@ func parseWaitArguments(arguments string) (waitArguments, error) {
 // streaming Deserializer so that the first error in input order is the one reported.
 type waitArgsVisitor struct {
 	d    *serdejson.Deserializer
-	args waitArguments
+	args WaitArguments
 }
 
 func (v *waitArgsVisitor) visitMap() error {

@@ -43,10 +43,10 @@ var waitArgumentErrorCases = []struct{ input, want string }{
 
 func TestParseWaitArgumentsErrorsMatchSerde(t *testing.T) {
 	for _, tc := range waitArgumentErrorCases {
-		_, err := parseWaitArguments(tc.input)
+		_, err := ParseWaitArguments(tc.input)
 		want := "failed to parse function arguments: " + tc.want
 		if err == nil || err.Error() != want {
-			t.Errorf("parseWaitArguments(%q):\n got %v\nwant %s", tc.input, err, want)
+			t.Errorf("ParseWaitArguments(%q):\n got %v\nwant %s", tc.input, err, want)
 		}
 	}
 }
@@ -54,24 +54,24 @@ func TestParseWaitArgumentsErrorsMatchSerde(t *testing.T) {
 func TestParseWaitArgumentsAccepts(t *testing.T) {
 	cases := []struct {
 		input string
-		want  waitArguments
+		want  WaitArguments
 	}{
-		{`{"cell_id": "1"}`, waitArguments{CellID: "1", YieldTimeMs: u64(10_000)}},
-		{`{"cell_id": "1", "max_tokens": null, "extra": [1, 2, {"x": null}]}`, waitArguments{CellID: "1", YieldTimeMs: u64(10_000)}},
+		{`{"cell_id": "1"}`, WaitArguments{CellID: "1", YieldTimeMs: u64(10_000)}},
+		{`{"cell_id": "1", "max_tokens": null, "extra": [1, 2, {"x": null}]}`, WaitArguments{CellID: "1", YieldTimeMs: u64(10_000)}},
 		{`{"cell_id": "1", "terminate": true, "yield_time_ms": 0, "max_tokens": 3}`,
-			waitArguments{CellID: "1", YieldTimeMs: u64(0), MaxTokens: u64(3), Terminate: true}},
-		{`  {"cell_id":"a\u0041"}  `, waitArguments{CellID: "aA", YieldTimeMs: u64(10_000)}},
-		{`["1"]`, waitArguments{CellID: "1", YieldTimeMs: u64(10_000)}},
-		{`["2", 5, null, true]`, waitArguments{CellID: "2", YieldTimeMs: u64(5), Terminate: true}},
+			WaitArguments{CellID: "1", YieldTimeMs: u64(0), MaxTokens: u64(3), Terminate: true}},
+		{`  {"cell_id":"a\u0041"}  `, WaitArguments{CellID: "aA", YieldTimeMs: u64(10_000)}},
+		{`["1"]`, WaitArguments{CellID: "1", YieldTimeMs: u64(10_000)}},
+		{`["2", 5, null, true]`, WaitArguments{CellID: "2", YieldTimeMs: u64(5), Terminate: true}},
 	}
 	for _, tc := range cases {
-		got, err := parseWaitArguments(tc.input)
+		got, err := ParseWaitArguments(tc.input)
 		if err != nil {
-			t.Errorf("parseWaitArguments(%q): %v", tc.input, err)
+			t.Errorf("ParseWaitArguments(%q): %v", tc.input, err)
 			continue
 		}
 		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("parseWaitArguments(%q) = %+v, want %+v", tc.input, got, tc.want)
+			t.Errorf("ParseWaitArguments(%q) = %+v, want %+v", tc.input, got, tc.want)
 		}
 	}
 }

@@ -38,6 +38,7 @@ func TestEveryFlagIsExplainedWithAnExample(t *testing.T) {
 		runCmd.help:      runFlags(&runOptions{}),
 		describeCmd.help: describeFlags(&describeOptions{}),
 		serveCmd.help:    serveFlags(&serveOptions{}),
+		mcpCmd.help:      mcpFlags(&mcpOptions{}),
 		helps["host"]:    new(hostprogram.Flags).FlagSet("codemode host"),
 	}
 	for help, fs := range sets {
