@@ -73,3 +73,7 @@ go run ./tools/bench/report -ours "$out/ours.txt" -base "$out/node.txt" "${befor
 echo
 echo "== gRPC transport (pkg/grpcclient ⇄ pkg/grpchost on 127.0.0.1) vs in process" >&2
 ./tools/bench-grpc.sh
+
+echo
+echo "== MCP servers as tool sources (pkg/mcptools) vs the MCP Go SDK client directly" >&2
+./tools/bench-mcp.sh
