@@ -82,7 +82,11 @@ func New(cfg Config, stdin io.ReadCloser, stdout io.WriteCloser) (*Program, erro
 	if err := p.buildProvider(); err != nil {
 		return nil, err
 	}
-	return p, p.buildHosts()
+	if err := p.buildHosts(); err != nil {
+		_ = p.Close()
+		return nil, err
+	}
+	return p, nil
 }
 
 // buildProvider prepares the runtime actor and the provider the listeners serve.

@@ -13,8 +13,10 @@ func newProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 
-// killProcessGroup kills cmd's whole process group. The leader has not been waited for yet
-// (stop calls this before the exit it waits for), so its pid, the group's id, is not reused.
+// killProcessGroup kills cmd's whole process group. stop calls it when the leader has not
+// exited within the grace period; should the leader exit and be reaped in the same instant, the
+// group's id could in principle name a new group, in the microseconds before the kill (the same
+// window pkg/toolprovider accepts).
 func killProcessGroup(cmd *exec.Cmd) {
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 }
