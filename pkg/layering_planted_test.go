@@ -158,6 +158,30 @@ var planted = []plantedCase{
 		want: []string{"examples/tools/read_file → pkg/toolprovider [examples/...]"},
 	},
 	{
+		name: "pkg/mcptools: the MCP tool source imports a runtime outside its tests, a host adapter, another MCP library",
+		edges: []edge{
+			own("pkg/mcptools", "pkg/toolprovider"),
+			ext("pkg/mcptools", "github.com/modelcontextprotocol/go-sdk/mcp", mcpSDK),
+			inTest(own("pkg/mcptools", "pkg/jsruntime")),
+			own("pkg/mcptools", "pkg/jsruntime"),
+			own("pkg/mcptools", "pkg/hostv1"),
+			ext("pkg/mcptools", "github.com/coder/websocket", websocket),
+		},
+		want: []string{
+			"pkg/mcptools → pkg/jsruntime [pkg/mcptools]",
+			"pkg/mcptools → pkg/hostv1 [pkg/mcptools]",
+			"pkg/mcptools → github.com/coder/websocket [pkg/mcptools]",
+		},
+	},
+	{
+		name: "examples/tools/mcp_notes: the example MCP server imports the module",
+		edges: []edge{
+			ext("examples/tools/mcp_notes", "github.com/modelcontextprotocol/go-sdk/mcp", mcpSDK),
+			own("examples/tools/mcp_notes", "pkg/mcptools"),
+		},
+		want: []string{"examples/tools/mcp_notes → pkg/mcptools [examples/tools/mcp_notes]"},
+	},
+	{
 		name: "pkg/recent: the leaf imports a protocol",
 		edges: []edge{
 			stdlib("pkg/recent", "sync"),

@@ -26,7 +26,8 @@ const (
 	websocket  = "github.com/coder/websocket"
 	goleak     = "go.uber.org/goleak"
 	oklogRun   = "github.com/oklog/run"
-	mcpSDK     = "github.com/modelcontextprotocol/go-sdk"
+	// mcpSDK is the official MCP Go SDK: pkg/mcptools speaks MCP only through it.
+	mcpSDK = "github.com/modelcontextprotocol/go-sdk"
 )
 
 // layers is the architecture. A package is governed by the most specific rule whose pkgs pattern
@@ -69,6 +70,12 @@ var layers = []layer{
 		pkgs:  "pkg/toolprovider",
 		allow: []string{std, "pkg/codemode", "schemas/manifest", jsonschema, xtext},
 		why:   "the tool provider serves the domain contract's Delegate from a manifest validated against schemas/manifest; it runs commands and knows no transport, runtime or generated code, so every program can use it",
+	},
+	{
+		pkgs:         "pkg/mcptools",
+		allow:        []string{std, "pkg/codemode", "pkg/toolprovider", mcpSDK},
+		allowInTests: []string{"pkg/jsruntime", "pkg/exectool", goleak},
+		why:          "MCP servers as tool sources: a manifest's mcp_servers (checked by pkg/toolprovider) served as a ToolSet through the MCP SDK; like the tool provider it knows no transport or runtime (its tests run cells on jsruntime and render the exec description)",
 	},
 	{
 		pkgs:  "pkg/recent",
@@ -117,7 +124,7 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/hostprogram",
-		allow:        []string{std, "pkg/codemode", "pkg/hostv1", "pkg/grpchost", "pkg/grpcconv", "pkg/jsruntime", "pkg/toolprovider", "pkg/playground", connect, oklogRun},
+		allow:        []string{std, "pkg/codemode", "pkg/hostv1", "pkg/grpchost", "pkg/grpcconv", "pkg/jsruntime", "pkg/toolprovider", "pkg/mcptools", "pkg/playground", connect, oklogRun},
 		allowInTests: []string{"pkg/codemode/codemodetest", "pkg/testenv"},
 		why:          "the host program composes the runtime, the tool provider and both host adapters; it never touches generated wire types (flags name a V1 generation through hostv1) nor a client, and nothing in pkg imports it but the binaries above",
 	},
@@ -151,6 +158,11 @@ var layers = []layer{
 		pkgs:  "examples/...",
 		allow: []string{std},
 		why:   "the example tools are stand-alone programs a manifest runs, readable by anyone who knows Go: nothing of the module",
+	},
+	{
+		pkgs:  "examples/tools/mcp_notes",
+		allow: []string{std, mcpSDK},
+		why:   "the example MCP server is a stand-alone program too, built on the official MCP Go SDK as any Go MCP server would be",
 	},
 	{
 		pkgs:  "gen/...",

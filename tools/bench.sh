@@ -8,7 +8,8 @@
 #   BEFORE=<commit> ./tools/bench.sh    # also runs the table's benchmarks at <commit> (a temporary
 #                                       # worktree) and adds "before" and "now / before" columns
 #
-# Then the gRPC transport (tools/bench-grpc.sh) and the MCP server (tools/bench-mcp.sh) tables.
+# Then the gRPC transport (tools/bench-grpc.sh), the MCP server (tools/bench-mcp-server.sh) and the MCP
+# tool sources (tools/bench-mcp-tools.sh) tables.
 #
 # The sustained benchmarks (100 concurrent sessions; 1,000 idle sessions and 100 live cells)
 # report process RSS, so they run in a go test process of their own.
@@ -78,4 +79,8 @@ echo "== gRPC transport (pkg/grpcclient ⇄ pkg/grpchost on 127.0.0.1) vs in pro
 
 echo
 echo "== MCP server (pkg/mcpserver): 100 tool calls one exec each vs one Promise.all" >&2
-./tools/bench-mcp.sh
+./tools/bench-mcp-server.sh
+
+echo
+echo "== MCP servers as tool sources (pkg/mcptools) vs the MCP Go SDK client directly" >&2
+./tools/bench-mcp-tools.sh

@@ -50,6 +50,7 @@ func Main(name string, args []string, s Streams, getenv func(string) string, sig
 	}
 	bound, err := p.Bind(context.Background())
 	if err != nil {
+		_ = p.Close()
 		return failed(s.Stderr, name, err)
 	}
 	var announce io.Writer = s.Stdout

@@ -18,6 +18,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/grpchost"
 	"github.com/codemodehq/codemode/pkg/hostv1"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
+	"github.com/codemodehq/codemode/pkg/mcptools"
 	"github.com/codemodehq/codemode/pkg/toolprovider"
 )
 
@@ -35,9 +36,11 @@ type Program struct {
 
 	runtime  *runtimeActor
 	provider *hostedProvider
-	v1       *hostv1.Host    // nil without stdio and ws listeners
-	grpc     *grpchost.Host  // nil without grpc listeners
-	bound    []boundListener // after Bind
+	// closeTools stops the manifest's MCP servers, once: Run calls it at its end, Close too.
+	closeTools func() error
+	v1         *hostv1.Host    // nil without stdio and ws listeners
+	grpc       *grpchost.Host  // nil without grpc listeners
+	bound      []boundListener // after Bind
 	// listenersDone is closed when every listener actor has returned; the runtime closes then.
 	listenersDone chan struct{}
 	listenersLeft sync.WaitGroup
@@ -79,19 +82,34 @@ func New(cfg Config, stdin io.ReadCloser, stdout io.WriteCloser) (*Program, erro
 	if err := p.buildProvider(); err != nil {
 		return nil, err
 	}
-	return p, p.buildHosts()
+	if err := p.buildHosts(); err != nil {
+		_ = p.Close()
+		return nil, err
+	}
+	return p, nil
 }
 
 // buildProvider prepares the runtime actor and the provider the listeners serve.
 func (p *Program) buildProvider() error {
 	p.runtime = newRuntimeActor(jsruntime.Options{PoolSize: p.cfg.PoolSize}, p.listenersDone)
 	p.provider = &hostedProvider{runtime: p.runtime, caps: p.caps()}
+	p.closeTools = func() error { return nil }
 	if p.cfg.Tools != "" {
-		tools, err := toolprovider.Load(p.cfg.Tools)
+		// Started now, before the listeners: a server that does not start stops the program
+		// before it announces anything.
+		sets, closeTools, err := mcptools.OpenManifest(context.Background(), p.cfg.Tools, mcptools.Options{})
+		if errors.Is(err, mcptools.ErrNotStarted) {
+			return err
+		}
 		if err != nil {
 			return &UsageError{Err: err}
 		}
-		p.provider.tools = tools
+		tools, err := toolprovider.NewDelegate(nil, sets...)
+		if err != nil {
+			_ = closeTools()
+			return &UsageError{Err: fmt.Errorf("%s: %w", p.cfg.Tools, err)}
+		}
+		p.provider.tools, p.closeTools = tools, sync.OnceValue(closeTools)
 	}
 	return nil
 }
@@ -171,6 +189,10 @@ func (p *Program) closeListeners() {
 	}
 }
 
+// Close stops the MCP servers of the program's manifest, which New started. Run does it when it
+// returns; a caller that does not call Run (Bind failed) calls Close. It is idempotent.
+func (p *Program) Close() error { return p.closeTools() }
+
 // errStdinEnded ends the program when the stdio client closed its end: Codex's host exits then.
 var errStdinEnded = errors.New("the stdio client closed the connection")
 
@@ -178,6 +200,7 @@ var errStdinEnded = errors.New("the stdio client closed the connection")
 // failure), then drains: it returns nil after a clean drain. A second signal calls Exit at once.
 func (p *Program) Run(signals <-chan os.Signal) error {
 	defer p.cut()
+	defer p.Close()
 	var g run.Group
 	sig := newSignalActor(signals, p)
 	g.Add(sig.execute, sig.interrupt)

@@ -65,7 +65,7 @@ func (r *runtimeActor) provider(ctx context.Context) (*jsruntime.Provider, error
 type hostedProvider struct {
 	runtime *runtimeActor
 	caps    codemode.SessionCellExecutionLimits
-	tools   *toolprovider.Provider
+	tools   toolprovider.ToolSet // the manifest's command and MCP tools; nil without a manifest
 }
 
 var _ codemode.SessionProvider = (*hostedProvider)(nil)

@@ -14,7 +14,7 @@ import (
 // failures) goes to the client's delegate.
 type toolRouter struct {
 	client codemode.Delegate
-	tools  *toolprovider.Provider
+	tools  toolprovider.ToolSet
 }
 
 var (

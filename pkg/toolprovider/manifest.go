@@ -33,7 +33,8 @@ const (
 
 // manifestSpec is a manifest as written; the schema has already vouched for its shape.
 type manifestSpec struct {
-	Tools []toolSpec `json:"tools"`
+	Tools      []toolSpec      `json:"tools"`
+	MCPServers []mcpServerSpec `json:"mcp_servers"`
 }
 
 // toolSpec is one entry of "tools", as written.
@@ -107,6 +108,10 @@ func Parse(file string, data []byte, baseDir string) (*Provider, error) {
 func build(spec manifestSpec, base string) (*Provider, []Problem) {
 	p := &Provider{byName: map[string]*commandTool{}}
 	var problems []Problem
+	if spec.Tools == nil && spec.MCPServers == nil {
+		problems = append(problems, Problem{Message: `the manifest names no tools: give "tools", "mcp_servers" or both`})
+	}
+	p.servers, problems = buildMCPServers(spec.MCPServers, base, problems)
 	firstAt := map[string]string{} // tool name → pointer of the tool that defined it
 	for i, ts := range spec.Tools {
 		at := pointer("tools", strconv.Itoa(i))

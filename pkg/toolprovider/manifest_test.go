@@ -5,8 +5,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
 	schemas "github.com/codemodehq/codemode/schemas/manifest"
@@ -65,7 +67,29 @@ func TestParseRefusesABadManifestNamingTheField(t *testing.T) {
 		{"a zero duration", manifestOf(tool("timeout", `"0s"`)),
 			`tools.json: /tools/0/timeout: must be a duration like "30s", not "0s"`},
 		{"no tools", `{}`,
-			`tools.json: the required property "tools" is missing`},
+			`tools.json: the manifest names no tools: give "tools", "mcp_servers" or both`},
+		{"an MCP server with neither command nor url", `{"mcp_servers": [{"name": "s"}]}`,
+			`tools.json: /mcp_servers/0: a server needs a "command" (a stdio server) or a "url" (a streamable HTTP server)`},
+		{"an MCP server with both", `{"mcp_servers": [{"name": "s", "command": ["true"], "url": "http://127.0.0.1:1/mcp"}]}`,
+			`tools.json: /mcp_servers/0/url: a server has a command (stdio) or a url (streamable HTTP), not both`},
+		{"an MCP server url that is no http URL", `{"mcp_servers": [{"name": "s", "url": "ftp://x/mcp"}]}`,
+			`tools.json: /mcp_servers/0/url: must be an http:// or https:// URL like "http://127.0.0.1:8080/mcp", not "ftp://x/mcp"`},
+		{"headers for a stdio server", `{"mcp_servers": [{"name": "s", "command": ["true"], "headers": {"A": "b"}}]}`,
+			`tools.json: /mcp_servers/0/headers: headers are for a url (streamable HTTP) server; this server has a command`},
+		{"env for an HTTP server", `{"mcp_servers": [{"name": "s", "url": "http://127.0.0.1:1/mcp", "env": {}}]}`,
+			`tools.json: /mcp_servers/0/env: env is for a command (stdio) server; this server has a url`},
+		{"an MCP server name used twice", `{"mcp_servers": [{"name": "s", "command": ["true"]}, {"name": "s", "url": "http://127.0.0.1:1/mcp"}]}`,
+			`tools.json: /mcp_servers/1/name: MCP server "s" is already defined at /mcp_servers/0`},
+		{"an MCP server name that is no identifier", `{"mcp_servers": [{"name": "my-server", "command": ["true"]}]}`,
+			`tools.json: /mcp_servers/0/name: must be a JavaScript identifier (ASCII letters, digits, _ and $, not starting with a digit), not "my-server"`},
+		{"an MCP server timeout that is no duration", `{"mcp_servers": [{"name": "s", "command": ["true"], "timeout": "60"}]}`,
+			`tools.json: /mcp_servers/0/timeout: must be a duration like "30s", not "60"`},
+		{"an MCP result limit past 64 MiB", `{"mcp_servers": [{"name": "s", "command": ["true"], "max_result_bytes": 67108865}]}`,
+			`tools.json: /mcp_servers/0/max_result_bytes: must be at most 67108864`},
+		{"an MCP server program not in PATH", `{"mcp_servers": [{"name": "s", "command": ["codemode-no-such-program"]}]}`,
+			`tools.json: /mcp_servers/0/command/0: program "codemode-no-such-program" not found in PATH`},
+		{"an MCP server env variable passed and set", `{"mcp_servers": [{"name": "s", "command": ["true"], "env": {"pass": ["HOME"], "set": {"HOME": "/"}}}]}`,
+			`tools.json: /mcp_servers/0/env/set/HOME: also listed in env.pass: pass a variable or set it, not both`},
 		{"a missing command", manifestOf(tool("-command", "")),
 			`tools.json: /tools/0: the required property "command" is missing`},
 		{"two missing properties", manifestOf(`{"name": "t"}`),
@@ -227,5 +251,35 @@ func TestOmittedLimitsTakeTheDefaults(t *testing.T) {
 	if props["timeout"].Default != DefaultTimeout.String() || props["max_output_bytes"].Default != float64(DefaultMaxOutputBytes) ||
 		props["max_concurrency"].Default != float64(DefaultMaxConcurrency) {
 		t.Errorf("the schema's defaults %v differ from the code's", props)
+	}
+}
+
+// A manifest's MCP servers come out checked, with their defaults, for pkg/mcptools to start.
+func TestParseReadsMCPServers(t *testing.T) {
+	t.Setenv("CODEMODE_TEST_PASSED", "yes")
+	dir := t.TempDir()
+	p, err := Parse("tools.json", []byte(`{"mcp_servers": [
+		{"name": "local", "command": ["true", "-x"], "env": {"pass": ["CODEMODE_TEST_PASSED"], "set": {"B": "2"}}, "timeout": "5s"},
+		{"name": "remote", "url": "http://127.0.0.1:1/mcp", "headers": {"Authorization": "Bearer t"}, "max_result_bytes": 1024, "startup_timeout": "1s"}
+	]}`), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if defs := p.Definitions(); len(defs) != 0 {
+		t.Errorf("Definitions = %v, want none (MCP tools are listed by pkg/mcptools)", defs)
+	}
+	servers := p.MCPServers()
+	if len(servers) != 2 {
+		t.Fatalf("MCPServers = %+v", servers)
+	}
+	local, remote := servers[0], servers[1]
+	if local.Name != "local" || local.Pointer != "/mcp_servers/0" || !filepath.IsAbs(local.Program) || local.Dir != dir ||
+		!slices.Equal(local.Args, []string{"-x"}) || !slices.Equal(local.Env, []string{"CODEMODE_TEST_PASSED=yes", "B=2"}) ||
+		local.Timeout != 5*time.Second || local.StartupTimeout != DefaultMCPStartupTimeout || local.MaxResultBytes != DefaultMCPMaxResultBytes || local.URL != "" {
+		t.Errorf("local server = %+v", local)
+	}
+	if remote.URL != "http://127.0.0.1:1/mcp" || remote.Headers["Authorization"] != "Bearer t" || remote.Program != "" ||
+		remote.Timeout != DefaultMCPTimeout || remote.StartupTimeout != time.Second || remote.MaxResultBytes != 1024 {
+		t.Errorf("remote server = %+v", remote)
 	}
 }

@@ -23,11 +23,14 @@ type ToolSet interface {
 	InvokeTool(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error)
 }
 
-// Provider is the tools of a manifest (Load, Parse). It is safe for concurrent use and holds
-// nothing that needs closing: a call's processes live only as long as the call.
+// Provider is the command tools of a manifest (Load, Parse), and the MCP servers it names
+// (MCPServers), which pkg/mcptools serves. It is safe for concurrent use and holds nothing that
+// needs closing: a call's processes live only as long as the call. A program should open a
+// manifest with mcptools.OpenManifest, which serves both.
 type Provider struct {
-	tools  []*commandTool
-	byName map[string]*commandTool // by routeKey of ToolDefinition.ToolName
+	tools   []*commandTool
+	byName  map[string]*commandTool // by routeKey of ToolDefinition.ToolName
+	servers []MCPServer
 }
 
 var _ ToolSet = (*Provider)(nil)

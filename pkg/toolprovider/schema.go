@@ -38,6 +38,7 @@ var (
 			return nil
 		})},
 		{Name: "env-name", Validate: stringFormat(checkEnvName)},
+		{Name: "http-url", Validate: stringFormat(validHTTPURL)},
 	}
 )
 

@@ -98,3 +98,40 @@ func onlyText(r codemode.RuntimeResponse) (string, bool) {
 	t, ok := r.ContentItems[0].(codemode.InputText)
 	return t.Text, ok
 }
+
+// TestManifestMCPServersServeTheHostsCells starts codemode-host with examples/mcp.json, whose MCP
+// server the host starts before it listens: a cell of a gRPC client calls the server's tools
+// (tools.mcp__notes__…) as it calls any host tool, and gets their CallToolResults.
+func TestManifestMCPServersServeTheHostsCells(t *testing.T) {
+	manifest, err := filepath.Abs("../../examples/mcp.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := startHost(t, nil, "--listen", "grpc://127.0.0.1:0", "--tools", manifest)
+	p, err := grpcclient.New(h.addresses(1)[0], grpcclient.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	s, err := p.CreateSession(ctx, codemodetest.NewRecorder(), codemode.SessionCellExecutionLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown(ctx)
+	src := `const listed = await tools.mcp__notes__list_notes();
+const note = await tools.mcp__notes__read_note({ name: listed.structuredContent.notes[0].name });
+text(listed.structuredContent.notes.map((n) => n.name).join(" ") + " / " + note.content[0].text.split("\n")[0]);`
+	c, err := s.Execute(ctx, codemode.ExecuteRequest{ToolCallID: "call-1", Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.InitialResponse(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, ok := onlyText(r); r.ErrorText != nil || !ok || text != "changelog.md notes.txt / # Changelog" {
+		t.Fatalf("cell: %+v (error %v)", r.ContentItems, r.ErrorText)
+	}
+}

@@ -26,7 +26,9 @@ tool's description and parameters.
 
 Flags:
   --tools FILE
-        the tools to describe, from a tool manifest; a manifest with an error is refused.
+        the tools to describe, from a tool manifest; a manifest with an error is refused. Its
+        MCP servers are started to list their tools (then stopped), and their tools shown as
+        Codex shows MCP tools: CallToolResult<…> results, with the shared MCP types.
         Without --tools, the demo tools of codemode run (echo and upper).
           codemode describe --tools examples/tools.json
   --json
@@ -36,7 +38,8 @@ Flags:
   -h, --help
         print this help.
 
-Exit status: 0 described; 2 wrong invocation, an unreadable or refused manifest.
+Exit status: 0 described; 1 an MCP server that does not start; 2 wrong invocation, an
+unreadable or refused manifest.
 
 Examples:
   codemode describe
@@ -67,11 +70,12 @@ func describeCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		return describeCmd.wrong(stderr, fmt.Sprintf("unexpected argument %s (the manifest goes after --tools)", fs.Arg(0)))
 	}
-	delegate, err := runDelegate(o.tools, io.Discard)
+	delegate, closeTools, status, err := runDelegate(o.tools, io.Discard)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitUsage
+		return status
 	}
+	defer closeTools()
 	tools := delegate.Definitions()
 	if !o.jsonOutput {
 		fmt.Fprintf(stdout, "## exec (freeform tool: the input is JavaScript source)\n\n%s\n\n## wait (function tool)\n\n%s\n",

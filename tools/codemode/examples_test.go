@@ -37,6 +37,12 @@ var exampleOutcomes = map[string]struct {
 		"Script running with cell ID 1\nWall time X.X seconds\nOutput:\nstarted: counting the words of every file under data/\n",
 		"3 files, 98 words in all\n",
 	}, nil},
+	"mcp.js": {exitOK, []string{
+		"changelog.md: 43 words, first line: # Changelog\n",
+		"notes.txt: 41 words, first line: Code Mode lets a model write one small program instead of many tool calls.\n",
+		"[image image/png, ",
+		"caught: there is no note named \"missing.txt\"\n",
+	}, nil},
 	"error.js": {exitFailed, []string{
 		"caught: tool `read_file` failed (exit status 1): read_file: openat ../go.mod: path escapes from parent\n",
 		"caught: tool `read_file` input does not match its input_schema: ",

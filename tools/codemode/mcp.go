@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/mcpserver"
+	"github.com/codemodehq/codemode/pkg/mcptools"
 	"github.com/codemodehq/codemode/pkg/toolprovider"
 )
 
@@ -131,12 +132,12 @@ func mcpWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err := cfg.Check(); err != nil {
 		return mcpCmd.wrong(stderr, err.Error())
 	}
-	sets, closeSets, err := mcpToolSets(o.tools)
+	sets, closeSets, status, err := mcpToolSets(ctx, o.tools)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitUsage
+		return status
 	}
-	defer closeSets()
+	defer func() { _ = closeSets() }()
 	cfg.ToolSets = sets
 	std := streams(stdin, stdout, stderr)
 	if err := mcpserver.Serve(ctx, cfg, std.Stdin, std.Stdout); err != nil {
@@ -150,16 +151,20 @@ func mcpWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	return exitOK
 }
 
-// mcpToolSets opens the tools cells can call: the manifest's, or the demo tools without one.
-// The returned function releases them. (It is the one place that decides where tools come
-// from; a manifest naming other sources changes only this.)
-func mcpToolSets(manifest string) ([]toolprovider.ToolSet, func(), error) {
+// mcpToolSets opens the tools cells can call: every source the manifest names (its commands and
+// MCP servers, through mcptools.OpenManifest, as codemode run and codemode-host do), or the demo
+// tools without one. The returned function releases them. status is the exit status for err:
+// a server that does not start is a failure, a refused manifest a wrong invocation.
+func mcpToolSets(ctx context.Context, manifest string) ([]toolprovider.ToolSet, func() error, int, error) {
 	if manifest == "" {
-		return []toolprovider.ToolSet{demoTools{}}, func() {}, nil
+		return []toolprovider.ToolSet{demoTools{}}, func() error { return nil }, exitOK, nil
 	}
-	p, err := toolprovider.Load(manifest)
-	if err != nil {
-		return nil, nil, err
+	sets, closeSets, err := mcptools.OpenManifest(ctx, manifest, mcptools.Options{})
+	switch {
+	case errors.Is(err, mcptools.ErrNotStarted):
+		return nil, nil, exitFailed, err
+	case err != nil:
+		return nil, nil, exitUsage, err
 	}
-	return []toolprovider.ToolSet{p}, func() {}, nil
+	return sets, closeSets, exitOK, nil
 }

@@ -152,6 +152,45 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 	})
 }
 
+// MCP both ways at once: the MCP TypeScript SDK's client drives `codemode mcp --tools M`, where
+// M wraps an MCP server (examples/tools/mcp_notes, built here, over stdio): its cells call the
+// wrapped server's tools three times with Promise.all, from a yielded cell followed by wait, and
+// see an isError result as a rejected promise. Over stdio and streamable HTTP.
+func TestMCPWrappedServerWithTheTypeScriptClient(t *testing.T) {
+	node, _ := nodeWith(t, "@modelcontextprotocol/sdk/package.json")
+	bin := codemodeBinary(t)
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "mcp_notes")
+	if out, err := exec.Command("go", "build", "-o", notes, "../../examples/tools/mcp_notes").CombinedOutput(); err != nil {
+		t.Fatalf("go build mcp_notes: %v\n%s", err, out)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"a.txt": "alpha\n", "b.txt": "beta\n"} {
+		if err := os.WriteFile(filepath.Join(dir, "data", name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	manifest := filepath.Join(dir, "tools.json")
+	body := fmt.Sprintf(`{"mcp_servers": [{"name": "notes", "command": [%q]}]}`, notes)
+	if err := os.WriteFile(manifest, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join("testdata", "mcp", "wrapped.mjs")
+	t.Run("stdio", func(t *testing.T) {
+		if out := runNode(t, node, script, "stdio", bin, "mcp", "--tools", manifest); !strings.Contains(out, "stdio: 4 checks passed") {
+			t.Errorf("client output:\n%s", out)
+		}
+	})
+	t.Run("http", func(t *testing.T) {
+		url := startMCPListener(t, "--tools", manifest)
+		if out := runNode(t, node, script, "http", url); !strings.Contains(out, "http: 4 checks passed") {
+			t.Errorf("client output:\n%s", out)
+		}
+	})
+}
+
 // The MCP conformance suite's server scenarios against `codemode mcp --listen`: every scenario
 // passes except those of testdata/mcp/conformance-baseline.yml (fixtures of the suite's
 // reference server that a Code Mode server does not have), and each of those still fails.

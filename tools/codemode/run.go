@@ -17,6 +17,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/exectool"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
+	"github.com/codemodehq/codemode/pkg/mcptools"
 	"github.com/codemodehq/codemode/pkg/toolprovider"
 )
 
@@ -46,7 +47,8 @@ N" or "Script terminated", the wall time, then the output. A first line like
 Flags (they go before the file):
   --tools FILE
         the tools the cell can call, from a tool manifest; a manifest with an error is refused
-        before anything runs. Without --tools, two demo tools: echo and upper.
+        before anything runs, and its MCP servers are started first (exit status 1 if one does
+        not start). Without --tools, two demo tools: echo and upper.
           codemode run --tools examples/tools.json examples/promise_all.js
   --yield MS
         yield time in milliseconds, for the cell's start and for each wait (default: the
@@ -74,7 +76,8 @@ Flags (they go before the file):
 Notifications (notify()) are printed on stderr as they arrive. Ctrl-C terminates the cell and
 prints what the model would see for a terminated cell.
 
-Exit status: 0 the cell completed; 1 the script failed (or the runtime could not start);
+Exit status: 0 the cell completed; 1 the script failed (or the runtime or an MCP server could
+not start);
 2 wrong invocation, an unreadable file or a refused manifest; 3 the cell was still running and
 codemode stopped it (use --wait); 130 interrupted by Ctrl-C.
 
@@ -155,11 +158,12 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer, interrupt
 		fmt.Fprintf(stderr, "codemode run: %v\n", err)
 		return exitUsage
 	}
-	delegate, err := runDelegate(o.tools, stderr)
+	delegate, closeTools, status, err := runDelegate(o.tools, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitUsage
+		return status
 	}
+	defer closeTools()
 	parsed, err := exectool.ParseExecSource(source)
 	if err != nil {
 		fmt.Fprintln(stdout, err.Error()) // what the model would see as the exec tool's error
@@ -222,22 +226,31 @@ func readSource(path string, stdin io.Reader) (string, error) {
 	return string(b), nil
 }
 
-// runDelegate serves the manifest's tools, or the demo tools without one, and prints
-// notifications on stderr.
-func runDelegate(manifest string, stderr io.Writer) (*toolprovider.Delegate, error) {
-	var set toolprovider.ToolSet = demoTools{}
+// runDelegate serves the manifest's tools (mcptools.OpenManifest: its commands, and its MCP
+// servers, started now), or the demo tools without one, and prints notifications on stderr.
+// closeTools stops the MCP servers. A refused manifest or an unreadable file is a usage
+// error (exit status 2), a server that does not start a failure (1): the status says which.
+func runDelegate(manifest string, stderr io.Writer) (d *toolprovider.Delegate, closeTools func() error, status int, err error) {
+	sets, closeTools := []toolprovider.ToolSet{demoTools{}}, func() error { return nil }
 	if manifest != "" {
-		p, err := toolprovider.Load(manifest)
+		sets, closeTools, err = mcptools.OpenManifest(context.Background(), manifest, mcptools.Options{})
 		if err != nil {
-			return nil, err
+			if errors.Is(err, mcptools.ErrNotStarted) {
+				return nil, nil, exitFailed, err
+			}
+			return nil, nil, exitUsage, err
 		}
-		set = p
 	}
 	notify := func(_ context.Context, _ string, cellID codemode.CellID, text string) error {
 		fmt.Fprintf(stderr, "notify (cell %s): %s\n", cellID, text)
 		return nil
 	}
-	return toolprovider.NewDelegate(notify, set)
+	d, err = toolprovider.NewDelegate(notify, sets...)
+	if err != nil {
+		_ = closeTools()
+		return nil, nil, exitUsage, err
+	}
+	return d, closeTools, exitOK, nil
 }
 
 // cellRunner runs one cell and prints its observations.

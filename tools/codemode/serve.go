@@ -115,6 +115,7 @@ func serveWith(args []string, stdin io.Reader, stdout, stderr io.Writer, signals
 	}
 	bound, err := p.Bind(context.Background())
 	if err != nil {
+		_ = p.Close()
 		fmt.Fprintf(stderr, "codemode serve: %v\n", err)
 		return exitFailed
 	}
