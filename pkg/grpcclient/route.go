@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/grpcconv"
 )
 
@@ -44,4 +45,23 @@ func (t routeTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 func (b *binding) lostRoute() {
 	b.reset.Store(true)
 	b.fail(ErrSessionReset)
+}
+
+// Route returns the route identity of the host that holds the current lease of s, a session of
+// a Provider: the x-code-mode-route its OpenSession returned, "" when the host sent none. It
+// reports false when s is not such a session or holds no lease. Logs and tests use it to tell
+// which host behind a proxy serves a session.
+func Route(s codemode.Session) (string, bool) {
+	rs, ok := s.(*session)
+	if !ok {
+		return "", false
+	}
+	rs.mu.Lock()
+	b := rs.current
+	rs.mu.Unlock()
+	if b == nil {
+		return "", false
+	}
+	route, _ := b.route.Load().(string)
+	return route, true
 }
