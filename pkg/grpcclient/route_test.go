@@ -13,8 +13,8 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/codemode/codemodetest"
 	"github.com/codemodehq/codemode/pkg/grpcclient"
-	"github.com/codemodehq/codemode/pkg/grpchost"
 	"github.com/codemodehq/codemode/pkg/grpcconv"
+	"github.com/codemodehq/codemode/pkg/grpchost"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
 )
 

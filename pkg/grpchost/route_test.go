@@ -8,8 +8,8 @@ import (
 	"connectrpc.com/connect/v2/connecthttp"
 
 	pb "github.com/codemodehq/codemode/gen/go/pb/codex/code_mode/v1"
-	"github.com/codemodehq/codemode/pkg/grpchost"
 	"github.com/codemodehq/codemode/pkg/grpcconv"
+	"github.com/codemodehq/codemode/pkg/grpchost"
 )
 
 // Per-session routing (spec §6.1): the host names itself on OpenSession, and a request for a
