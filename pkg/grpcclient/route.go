@@ -1,7 +1,6 @@
 package grpcclient
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
@@ -12,7 +11,13 @@ import (
 // proxy: a request came back with x-code-mode-route-lost (spec §6.1). The session's stored values
 // and running cells are gone; its cells were reported closed, and its next operation opens a new
 // lease, the next generation ("g<N>:" cell IDs). The failed operation itself is not replayed.
-var ErrSessionReset = errors.New(grpcconv.SessionResetText)
+var ErrSessionReset error = sessionReset{}
+
+// sessionReset is ErrSessionReset's type: its text is the spec's, capitalized as Codex writes it.
+type sessionReset struct{}
+
+// Error returns grpcconv.SessionResetText.
+func (sessionReset) Error() string { return grpcconv.SessionResetText }
 
 // bindingKey carries, in the context of every request of a binding, the binding, whose route
 // routeTripper puts on the request and whose loss it reports.

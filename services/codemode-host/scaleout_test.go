@@ -17,7 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codemodehq/codemode/pkg/clientv1"
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/codemode/codemodetest"
 	"github.com/codemodehq/codemode/pkg/grpcclient"
 	"github.com/codemodehq/codemode/pkg/testenv"
 )
@@ -31,8 +33,8 @@ var haproxyConfig = filepath.Join("..", "..", "deploy", "haproxy", "haproxy.cfg"
 // proxy is a running HAProxy in front of hosts.
 type proxy struct {
 	t *testing.T
-	// url is the proxy's gRPC endpoint.
-	url string
+	// url is the proxy's gRPC endpoint, wsURL its V1 WebSocket endpoint ("" without).
+	url, wsURL string
 	// admin is the path of the admin socket.
 	admin  string
 	stderr *strings.Builder
@@ -40,37 +42,57 @@ type proxy struct {
 }
 
 // startHAProxy runs haproxy in the foreground with the checked-in configuration in front of the
-// gRPC addresses (host:port). Its listening socket is bound here, on an ephemeral port, and
-// handed over as fd 3 ("fd@3"): connections queue in its backlog until haproxy accepts them, so
-// nothing waits for the proxy to come up.
+// hosts' gRPC addresses (host:port). See startHAProxyFor.
 func startHAProxy(t *testing.T, hosts ...string) *proxy {
+	t.Helper()
+	return startHAProxyFor(t, hosts, nil)
+}
+
+// startHAProxyFor runs haproxy with a gRPC frontend for grpcHosts and a V1 WebSocket frontend for
+// wsHosts (each only when given). Listening sockets are bound here, on ephemeral ports, and handed
+// over as descriptors ("fd@3", "fd@4"): connections queue in their backlog until haproxy accepts
+// them, so nothing waits for the proxy to come up.
+func startHAProxyFor(t *testing.T, grpcHosts, wsHosts []string) *proxy {
 	t.Helper()
 	bin, err := exec.LookPath("haproxy")
 	if err != nil {
 		testenv.SkipUnlessCI(t, "haproxy is not installed (make test-go installs it with tools/haproxy-setup.sh)")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lnFile, err := ln.(*net.TCPListener).File()
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := "http://" + ln.Addr().String()
-	_ = ln.Close() // the duplicate in lnFile keeps the socket listening
 	dir, err := os.MkdirTemp("", "haproxy-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	p := &proxy{t: t, url: url, admin: filepath.Join(dir, "admin.sock"), stderr: &strings.Builder{}, mu: &sync.Mutex{}}
+	p := &proxy{t: t, admin: filepath.Join(dir, "admin.sock"), stderr: &strings.Builder{}, mu: &sync.Mutex{}}
 	cmd := exec.Command(bin, "-db", "-f", haproxyConfig)
-	cmd.Env = append(os.Environ(), "CODEMODE_PROXY_BIND=fd@3", "CODEMODE_HAPROXY_ADMIN="+p.admin)
-	for i, h := range hosts {
-		cmd.Env = append(cmd.Env, fmt.Sprintf("CODEMODE_HOST_%d=%s", i+1, h))
+	cmd.Env = append(os.Environ(), "CODEMODE_HAPROXY_ADMIN="+p.admin)
+	// listen binds a socket for the proxy and returns its address.
+	listen := func(bindVar string) string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := ln.(*net.TCPListener).File()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = ln.Close() // the duplicate in f keeps the socket listening
+		cmd.ExtraFiles = append(cmd.ExtraFiles, f)
+		cmd.Env = append(cmd.Env, fmt.Sprintf("%s=fd@%d", bindVar, 2+len(cmd.ExtraFiles)))
+		return ln.Addr().String()
 	}
-	cmd.ExtraFiles = []*os.File{lnFile}
+	if len(grpcHosts) > 0 {
+		p.url = "http://" + listen("CODEMODE_PROXY_BIND")
+		for i, h := range grpcHosts {
+			cmd.Env = append(cmd.Env, fmt.Sprintf("CODEMODE_HOST_%d=%s", i+1, h))
+		}
+	}
+	if len(wsHosts) > 0 {
+		p.wsURL = "ws://" + listen("CODEMODE_PROXY_WS_BIND")
+		for i, h := range wsHosts {
+			cmd.Env = append(cmd.Env, fmt.Sprintf("CODEMODE_WS_HOST_%d=%s", i+1, h))
+		}
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +100,9 @@ func startHAProxy(t *testing.T, hosts ...string) *proxy {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	_ = lnFile.Close()
+	for _, f := range cmd.ExtraFiles {
+		_ = f.Close()
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -423,4 +447,31 @@ func counts(byRoute map[string][]*scaleSession) map[string]int {
 		out[route] = len(ss)
 	}
 	return out
+}
+
+// V1 over WebSocket through the same proxy: a connection is sticky by nature (its sessions live
+// in it), and the dual-websocket-v1 bulk socket, a second HTTP request, reaches the host that
+// issued its token because the proxy hashes the client's address. The whole conformance suite
+// runs through HAProxy on single and dual connections; a bulk socket sent elsewhere would fail
+// the pairing (404) and every dual case with it.
+func TestV1WebSocketsBehindHAProxy(t *testing.T) {
+	var hosts []*hostProcess
+	for range 3 {
+		hosts = append(hosts, startHost(t, nil, "--listen", "ws://127.0.0.1:0"))
+	}
+	var addrs []string
+	for _, h := range hosts {
+		addrs = append(addrs, strings.TrimPrefix(h.addresses(1)[0], "ws://"))
+	}
+	px := startHAProxyFor(t, nil, addrs)
+	for _, dual := range []bool{false, true} {
+		name := map[bool]string{false: "WebSocket", true: "DualWebSocket"}[dual]
+		t.Run(name, func(t *testing.T) {
+			codemodetest.Run(t, func(t *testing.T) codemode.SessionProvider {
+				p := clientv1.NewWebSocketProvider(px.wsURL, dual, clientv1.Options{})
+				t.Cleanup(func() { _ = p.Close() })
+				return p
+			})
+		})
+	}
 }
