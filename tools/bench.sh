@@ -73,3 +73,7 @@ go run ./tools/bench/report -ours "$out/ours.txt" -base "$out/node.txt" "${befor
 echo
 echo "== gRPC transport (pkg/grpcclient ⇄ pkg/grpchost on 127.0.0.1) vs in process" >&2
 ./tools/bench-grpc.sh
+
+echo
+echo "== scale-out: the host binary directly and behind HAProxy, host memory" >&2
+./tools/bench-scale.sh

@@ -32,7 +32,7 @@ var haproxyConfig = filepath.Join("..", "..", "deploy", "haproxy", "haproxy.cfg"
 
 // proxy is a running HAProxy in front of hosts.
 type proxy struct {
-	t *testing.T
+	t testing.TB
 	// url is the proxy's gRPC endpoint, wsURL its V1 WebSocket endpoint ("" without).
 	url, wsURL string
 	// admin is the path of the admin socket.
@@ -43,7 +43,7 @@ type proxy struct {
 
 // startHAProxy runs haproxy in the foreground with the checked-in configuration in front of the
 // hosts' gRPC addresses (host:port). See startHAProxyFor.
-func startHAProxy(t *testing.T, hosts ...string) *proxy {
+func startHAProxy(t testing.TB, hosts ...string) *proxy {
 	t.Helper()
 	return startHAProxyFor(t, hosts, nil)
 }
@@ -52,7 +52,7 @@ func startHAProxy(t *testing.T, hosts ...string) *proxy {
 // wsHosts (each only when given). Listening sockets are bound here, on ephemeral ports, and handed
 // over as descriptors ("fd@3", "fd@4"): connections queue in their backlog until haproxy accepts
 // them, so nothing waits for the proxy to come up.
-func startHAProxyFor(t *testing.T, grpcHosts, wsHosts []string) *proxy {
+func startHAProxyFor(t testing.TB, grpcHosts, wsHosts []string) *proxy {
 	t.Helper()
 	bin, err := exec.LookPath("haproxy")
 	if err != nil {
