@@ -13,7 +13,7 @@ export GOFLAGS := -buildvcs=false
 START := $(shell date +%s)
 PHASE := ./tools/phase.sh
 
-.PHONY: help setup tools run generate check test test-go test-race test-ts test-browser lint drift compat fuzz bench clean
+.PHONY: help setup tools run generate check test test-go test-race test-ts test-browser lint drift compat fuzz bench clean haproxy-setup
 
 ## help: list the targets (what a bare `make` does).
 help:
@@ -43,9 +43,13 @@ check: setup tools lint drift compat test test-browser test-race fuzz
 ## test: the Go and TypeScript tests.
 test: test-go test-ts
 
-## test-go: go test ./... (includes pkg/layering_test.go).
-test-go:
+## test-go: go test ./... (includes pkg/layering_test.go and the scale-out tests behind HAProxy).
+test-go: haproxy-setup
 	@$(PHASE) test-go "go test ./..." $(GO) test -count=1 ./...
+
+## haproxy-setup: install Debian's haproxy when missing (the scale-out tests and benchmarks run it).
+haproxy-setup:
+	@./tools/haproxy-setup.sh
 
 ## test-race: the pkg tests again under the race detector.
 test-race:
@@ -76,7 +80,7 @@ fuzz:
 	@$(PHASE) fuzz "every fuzz target, one at a time" ./tools/fuzz.sh
 
 ## bench: benchmarks with their node:vm baseline; paste the table into docs/benchmarks.md.
-bench: setup
+bench: setup haproxy-setup
 	./tools/bench.sh
 
 ## clean: remove .cache (generated TS test output, tool stamp) and bin.

@@ -84,3 +84,7 @@ echo "== MCP server (pkg/mcpserver): 100 tool calls one exec each vs one Promise
 echo
 echo "== MCP servers as tool sources (pkg/mcptools) vs the MCP Go SDK client directly" >&2
 ./tools/bench-mcp-tools.sh
+
+echo
+echo "== scale-out: the host binary directly and behind HAProxy, host memory" >&2
+./tools/bench-scale.sh

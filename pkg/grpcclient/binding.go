@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"connectrpc.com/connect/v2"
 
@@ -35,6 +36,13 @@ type binding struct {
 	// (grpcconv.AcknowledgementsHeader): its Results come after their notifications were handled.
 	acked bool
 
+	// route is the host's route identity from the OpenSession response ("" when the host sends
+	// none); every later request carries it (grpcconv.RouteHeader, set by routeTripper).
+	route atomic.Value
+	// reset is set when a request came back with grpcconv.RouteLostHeader: the session lived on
+	// a host the proxy no longer reaches, and the binding failed with ErrSessionReset.
+	reset atomic.Bool
+
 	shutdownRequested atomic.Bool
 	shutdownOnce      sync.Once
 	shutdownDone      chan struct{}
@@ -55,12 +63,14 @@ type binding struct {
 // subscription, whose response headers say the host has registered it. Each step has the startup
 // deadline.
 func openBinding(ctx context.Context, client code_modev1connect.CodeModeHostClient, d codemode.Delegate, limits codemode.SessionCellExecutionLimits, generation uint64) (*binding, error) {
-	leaseCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	b := &binding{
 		client: client, generation: generation, delegate: d,
-		ctx: leaseCtx, cancel: cancel, shutdownDone: make(chan struct{}),
-		st: newState(leaseCtx), retiring: make(map[codemode.CellID][]chan struct{}),
+		shutdownDone: make(chan struct{}),
+		retiring:     make(map[codemode.CellID][]chan struct{}),
 	}
+	b.route.Store("")
+	leaseCtx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(ctx), bindingKey{}, b))
+	b.ctx, b.cancel, b.st = leaseCtx, cancel, newState(leaseCtx)
 	lease, err := b.openLease(ctx, limits)
 	if err != nil {
 		cancel()
@@ -78,11 +88,54 @@ func openBinding(ctx context.Context, client code_modev1connect.CodeModeHostClie
 	return b, nil
 }
 
-// openLease opens the session and reads its opening event.
+// openLease opens the session and reads its opening event. An attempt the host (or a proxy)
+// refuses with UNAVAILABLE or RESOURCE_EXHAUSTED before the opening event is tried again, up to
+// grpcconv.MaxOpenAttempts in all; nothing else is retried (spec §6.1).
 func (b *binding) openLease(ctx context.Context, limits codemode.SessionCellExecutionLimits) (code_modev1connect.CodeModeHostOpenSessionClientStream, error) {
-	var lease code_modev1connect.CodeModeHostOpenSessionClientStream
 	stop := context.AfterFunc(ctx, b.cancel)
 	defer stop()
+	for attempt := 1; ; attempt++ {
+		lease, err := b.openLeaseOnce(limits)
+		if err == nil || attempt >= grpcconv.MaxOpenAttempts || !retryableAdmission(err) {
+			return lease, err
+		}
+		backoff := time.NewTimer(openBackoff(attempt))
+		select {
+		case <-backoff.C:
+		case <-b.ctx.Done():
+			backoff.Stop()
+			if ctx.Err() != nil {
+				return lease, context.Cause(ctx)
+			}
+			return lease, err
+		}
+	}
+}
+
+// openBackoff is the pause before the attempt after attempt: 10 ms, doubling.
+func openBackoff(attempt int) time.Duration {
+	return 10 * time.Millisecond << (attempt - 1)
+}
+
+// retryableAdmission reports whether an OpenSession failure is an admission refusal another
+// attempt may overcome: the host is full or shutting down (RESOURCE_EXHAUSTED, UNAVAILABLE), or
+// a proxy found no host (UNAVAILABLE).
+func retryableAdmission(err error) bool {
+	var re *RequestError
+	if !errors.As(err, &re) {
+		return false
+	}
+	switch connect.CodeOf(err) {
+	case connect.CodeUnavailable, connect.CodeResourceExhausted:
+		return true
+	}
+	return false
+}
+
+// openLeaseOnce is one OpenSession attempt: the request and its opening event. It records the
+// host's route (grpcconv.RouteHeader), which every later request of the binding carries.
+func (b *binding) openLeaseOnce(limits codemode.SessionCellExecutionLimits) (code_modev1connect.CodeModeHostOpenSessionClientStream, error) {
+	var lease code_modev1connect.CodeModeHostOpenSessionClientStream
 	leaseCtx, info := connect.NewClientContext(b.ctx)
 	info.RequestHeader().Set(grpcconv.AcknowledgementsHeader, "true")
 	_, err := enforce(b.ctx, "session opening", 0, func(context.Context) error {
@@ -94,6 +147,12 @@ func (b *binding) openLease(ctx context.Context, limits codemode.SessionCellExec
 		return lease, err
 	}
 	var first *pb.SessionEvent
+	opened := false
+	defer func() {
+		if !opened {
+			lease.Close()
+		}
+	}()
 	_, err = enforceStream(b.cancel, "session lease opening", 0, func() error {
 		var err error
 		first, err = lease.Receive()
@@ -105,15 +164,17 @@ func (b *binding) openLease(ctx context.Context, limits codemode.SessionCellExec
 	case err != nil:
 		return lease, err
 	}
-	opened := first.GetOpened()
-	if opened == nil {
+	event := first.GetOpened()
+	if event == nil {
 		return lease, errors.New("gRPC code-mode session lease omitted its opening event")
 	}
-	if err := grpcconv.CheckHostIdentifier(opened.GetSessionId(), "session ID"); err != nil {
+	if err := grpcconv.CheckHostIdentifier(event.GetSessionId(), "session ID"); err != nil {
 		return lease, err
 	}
-	b.id = opened.GetSessionId()
+	opened = true
+	b.id = event.GetSessionId()
 	b.acked = info.ResponseHeader().Get(grpcconv.AcknowledgementsHeader) == "true"
+	b.route.Store(info.ResponseHeader().Get(grpcconv.RouteHeader))
 	return lease, nil
 }
 

@@ -102,6 +102,8 @@ func (b *binding) openExecution(traceparent string, msg *pb.ExecuteRequest) (*ex
 	case timed:
 		b.fail(err)
 		return fail(err)
+	case err != nil && b.reset.Load():
+		return fail(ErrSessionReset)
 	case errors.Is(err, io.EOF):
 		return fail(errors.New("gRPC code-mode execution ended before its starting event"))
 	case err != nil:

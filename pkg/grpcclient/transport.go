@@ -70,7 +70,7 @@ func newTransport(e endpoint, opts Options) *transport {
 		}
 	}
 	hc := &http.Client{
-		Transport:     headerSignal{ht},
+		Transport:     headerSignal{routeTripper{ht}},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	copts := []connecthttp.Option{

@@ -19,4 +19,9 @@
 // Handler, NewHTTPServer, Listen and Serve put the host on the network: h2c and HTTP/1.1 on one
 // port, TCP_NODELAY, GET /healthz over both HTTP versions, and 505 for HTTP/1 requests that are
 // neither the health check nor Connect or gRPC-Web.
+//
+// For proxies (spec §6.1, docs/scale-out.md), a Host has a route (Options.Route) returned as
+// x-code-mode-route on OpenSession; a request for a session it does not hold that carries another
+// route is answered NOT_FOUND with x-code-mode-route-lost: true. Limits.MaxSessions makes a full
+// host refuse OpenSession with RESOURCE_EXHAUSTED.
 package grpchost

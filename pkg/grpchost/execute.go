@@ -17,7 +17,7 @@ import (
 // If the client drops the stream before the outcome, the cell is terminated.
 func (svc service) Execute(ctx context.Context, req *pb.ExecuteRequest, stream code_modev1connect.CodeModeHostExecuteServerStream) error {
 	received := time.Now()
-	s, err := svc.h.lookup(req.GetSessionId())
+	s, err := svc.h.lookup(ctx, req.GetSessionId())
 	if err != nil {
 		return err
 	}

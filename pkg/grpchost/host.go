@@ -2,6 +2,8 @@ package grpchost
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -28,6 +30,11 @@ type Options struct {
 	// waits for acknowledgements, even when a client asks for it
 	// (grpcconv.AcknowledgementsHeader). For testing clients against that behaviour.
 	BaselineNotifications bool
+	// Route is the host's route identity (grpcconv.RouteHeader), returned on every OpenSession
+	// response so that a proxy can keep a session's requests on this host. A request for a
+	// session the host does not hold that carries another route fails with
+	// grpcconv.RouteLostHeader. Empty means a random route, unique to this Host.
+	Route string
 }
 
 // Host serves codex.code_mode.v1.CodeModeHost on a codemode.SessionProvider: each leased session
@@ -40,6 +47,8 @@ type Host struct {
 	log      *slog.Logger
 	// baseline is Options.BaselineNotifications.
 	baseline bool
+	// route is the host's route identity (Options.Route).
+	route string
 
 	mu       sync.Mutex
 	sessions map[uuid.UUID]*session
@@ -53,7 +62,12 @@ func New(provider codemode.SessionProvider, opts Options) *Host {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	route := opts.Route
+	if route == "" {
+		route = NewRoute()
+	}
 	return &Host{
+		route:    route,
 		provider: provider,
 		limits:   limits,
 		permits:  newHostPermits(limits),
@@ -91,8 +105,19 @@ func (h *Host) Close(ctx context.Context) error {
 	return first
 }
 
+// Route returns the host's route identity, the value of grpcconv.RouteHeader on its OpenSession
+// responses.
+func (h *Host) Route() string { return h.route }
+
+// NewRoute returns a random route identity: 16 lowercase hex digits.
+func NewRoute() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
 // lookup finds a session by the ID a request carries.
-func (h *Host) lookup(id string) (*session, error) {
+func (h *Host) lookup(ctx context.Context, id string) (*session, error) {
 	parsed, err := grpcconv.CheckUUID(id, "session ID")
 	if err != nil {
 		return nil, invalidArgument(err)
@@ -101,13 +126,13 @@ func (h *Host) lookup(id string) (*session, error) {
 	s, ok := h.sessions[parsed]
 	h.mu.Unlock()
 	if !ok {
-		return nil, connect.NewError(connect.CodeNotFound, fmt.Sprintf("unknown code-mode session %s", id))
+		return nil, h.unknownSession(ctx, id)
 	}
 	return s, nil
 }
 
 // take removes a session for CloseSession.
-func (h *Host) take(id string) (*session, error) {
+func (h *Host) take(ctx context.Context, id string) (*session, error) {
 	parsed, err := grpcconv.CheckUUID(id, "session ID")
 	if err != nil {
 		return nil, invalidArgument(err)
@@ -116,21 +141,52 @@ func (h *Host) take(id string) (*session, error) {
 	defer h.mu.Unlock()
 	s, ok := h.sessions[parsed]
 	if !ok {
-		return nil, connect.NewError(connect.CodeNotFound, fmt.Sprintf("unknown code-mode session %s", id))
+		return nil, h.unknownSession(ctx, id)
 	}
 	delete(h.sessions, parsed)
 	return s, nil
 }
 
-// add registers a new session, unless the host is closed.
+// unknownSession is the NOT_FOUND of a request for a session the host does not hold. When the
+// request carries another host's route, the session lived there: the response says so with
+// grpcconv.RouteLostHeader, and the client resets the session instead of failing it.
+func (h *Host) unknownSession(ctx context.Context, id string) error {
+	if info, ok := connect.CallInfoForServerContext(ctx); ok {
+		if route := info.RequestHeader().Get(grpcconv.RouteHeader); route != "" && route != h.route {
+			info.ResponseHeader().Set(grpcconv.RouteLostHeader, "true")
+		}
+	}
+	return connect.NewError(connect.CodeNotFound, fmt.Sprintf("unknown code-mode session %s", id))
+}
+
+// add registers a new session, unless the host is closed or full.
 func (h *Host) add(s *session) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return connect.NewError(connect.CodeUnavailable, "code-mode host is shutting down")
 	}
+	if h.limits.MaxSessions > 0 && len(h.sessions) >= h.limits.MaxSessions {
+		return errTooManySessions()
+	}
 	h.sessions[s.id] = s
 	return nil
+}
+
+// full reports whether the host refuses new sessions for its session limit.
+func (h *Host) full() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.limits.MaxSessions > 0 && len(h.sessions) >= h.limits.MaxSessions {
+		return errTooManySessions()
+	}
+	return nil
+}
+
+// errTooManySessions refuses admission on a full host; RESOURCE_EXHAUSTED tells a client to try
+// again, which a proxy sends to another host.
+func errTooManySessions() error {
+	return connect.NewError(connect.CodeResourceExhausted, "code-mode host has too many open sessions")
 }
 
 // retire removes s if it is still registered; a lease that ends calls it.

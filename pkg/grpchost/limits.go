@@ -3,7 +3,8 @@ package grpchost
 import "connectrpc.com/connect/v2"
 
 // Limits bounds what one host process admits at once (Codex's HostLimits). Every zero field means
-// its default. They are per host, shared by all sessions; there is no limit on open sessions.
+// its default. They are per host, shared by all sessions; open sessions are unlimited unless
+// MaxSessions says otherwise.
 type Limits struct {
 	// MaxInFlightRequests bounds the requests that can run for a long time: opening a session
 	// or a subscription (while it is set up), Execute (until its outcome is sent), Wait and
@@ -19,6 +20,10 @@ type Limits struct {
 	// MaxPendingDelegateCalls bounds the tool calls and notifications of all cells that are on
 	// their way to a client. Default 1,024 (Codex's MAX_PENDING_DELEGATE_CALLS).
 	MaxPendingDelegateCalls int
+	// MaxSessions bounds the open sessions; an OpenSession beyond it is refused with
+	// RESOURCE_EXHAUSTED ("code-mode host has too many open sessions"), which a client retries and
+	// a proxy sends to another host. Zero means no limit, as in Codex (which removed its limit).
+	MaxSessions int
 }
 
 // The defaults of Limits.

@@ -53,6 +53,12 @@ func (svc service) open(ctx context.Context, req *pb.OpenSessionRequest) (*sessi
 		return nil, err
 	}
 	defer release()
+	if err := svc.h.full(); err != nil {
+		return nil, err
+	}
+	if info, ok := connect.CallInfoForServerContext(ctx); ok {
+		info.ResponseHeader().Set(grpcconv.RouteHeader, svc.h.route)
+	}
 	s := newSession(svc.h, uuid.New())
 	s.acks = !svc.h.baseline && acceptAcknowledgements(ctx)
 	runtime, err := svc.h.provider.CreateSession(ctx, delegate{s}, grpcconv.SessionLimits(req.GetCellExecutionLimits()))
@@ -76,7 +82,7 @@ func (svc service) CloseSession(ctx context.Context, req *pb.CloseSessionRequest
 		return nil, err
 	}
 	defer release()
-	s, err := svc.h.take(req.GetSessionId())
+	s, err := svc.h.take(ctx, req.GetSessionId())
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +96,7 @@ func (svc service) CloseSession(ctx context.Context, req *pb.CloseSessionRequest
 // are sent as soon as the subscription is registered, so a client that waits for them knows its
 // cells' calls will find it.
 func (svc service) SubscribeToToolCalls(ctx context.Context, req *pb.SubscribeToToolCallsRequest, stream code_modev1connect.CodeModeHostSubscribeToToolCallsServerStream) error {
-	s, sub, err := svc.subscribe(req)
+	s, sub, err := svc.subscribe(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -114,13 +120,13 @@ func (svc service) SubscribeToToolCalls(ctx context.Context, req *pb.SubscribeTo
 }
 
 // subscribe sets a subscription up under an in-flight request permit.
-func (svc service) subscribe(req *pb.SubscribeToToolCallsRequest) (*session, *subscription, error) {
+func (svc service) subscribe(ctx context.Context, req *pb.SubscribeToToolCallsRequest) (*session, *subscription, error) {
 	release, err := svc.h.permits.request()
 	if err != nil {
 		return nil, nil, err
 	}
 	defer release()
-	s, err := svc.h.lookup(req.GetSessionId())
+	s, err := svc.h.lookup(ctx, req.GetSessionId())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -132,8 +138,8 @@ func (svc service) subscribe(req *pb.SubscribeToToolCallsRequest) (*session, *su
 }
 
 // CompleteToolCall delivers one tool result.
-func (svc service) CompleteToolCall(_ context.Context, req *pb.CompleteToolCallRequest) (*pb.CompleteToolCallResponse, error) {
-	s, release, err := svc.controlSession(req.GetSessionId())
+func (svc service) CompleteToolCall(ctx context.Context, req *pb.CompleteToolCallRequest) (*pb.CompleteToolCallResponse, error) {
+	s, release, err := svc.controlSession(ctx, req.GetSessionId())
 	if err != nil {
 		return nil, err
 	}
@@ -154,8 +160,8 @@ func (svc service) CompleteToolCall(_ context.Context, req *pb.CompleteToolCallR
 
 // AcknowledgeNotification releases a notification the session waits for (grpcconv.AcknowledgementsHeader);
 // otherwise it is accepted for compatibility, as Codex's host accepts it.
-func (svc service) AcknowledgeNotification(_ context.Context, req *pb.AcknowledgeNotificationRequest) (*pb.AcknowledgeNotificationResponse, error) {
-	s, release, err := svc.controlSession(req.GetSessionId())
+func (svc service) AcknowledgeNotification(ctx context.Context, req *pb.AcknowledgeNotificationRequest) (*pb.AcknowledgeNotificationResponse, error) {
+	s, release, err := svc.controlSession(ctx, req.GetSessionId())
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +177,7 @@ func (svc service) AcknowledgeNotification(_ context.Context, req *pb.Acknowledg
 // Wait observes a cell under a client-chosen wait ID that CancelWait can name.
 func (svc service) Wait(ctx context.Context, req *pb.WaitRequest) (*pb.WaitResponse, error) {
 	received := time.Now()
-	s, err := svc.h.lookup(req.GetSessionId())
+	s, err := svc.h.lookup(ctx, req.GetSessionId())
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +212,7 @@ func (svc service) Wait(ctx context.Context, req *pb.WaitRequest) (*pb.WaitRespo
 // CancelWait cancels the Wait registered under the ID, or pre-cancels one not yet arrived, and
 // returns once that Wait has retired.
 func (svc service) CancelWait(ctx context.Context, req *pb.CancelWaitRequest) (*pb.CancelWaitResponse, error) {
-	s, release, err := svc.controlSession(req.GetSessionId())
+	s, release, err := svc.controlSession(ctx, req.GetSessionId())
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +229,7 @@ func (svc service) CancelWait(ctx context.Context, req *pb.CancelWaitRequest) (*
 // Terminate stops a cell; a missing cell is a successful missing_cell response.
 func (svc service) Terminate(ctx context.Context, req *pb.TerminateRequest) (*pb.WaitResponse, error) {
 	received := time.Now()
-	s, err := svc.h.lookup(req.GetSessionId())
+	s, err := svc.h.lookup(ctx, req.GetSessionId())
 	if err != nil {
 		return nil, err
 	}
@@ -263,12 +269,12 @@ func waitResponse(o codemode.WaitOutcome, received time.Time) (*pb.WaitResponse,
 // controlSession admits a control request on a session (CompleteToolCall, AcknowledgeNotification,
 // CancelWait): a control permit first, then the session, Codex's order. The caller releases the
 // permit.
-func (svc service) controlSession(id string) (*session, func(), error) {
+func (svc service) controlSession(ctx context.Context, id string) (*session, func(), error) {
 	release, err := svc.h.permits.controlRequest()
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := svc.h.lookup(id)
+	s, err := svc.h.lookup(ctx, id)
 	if err != nil {
 		release()
 		return nil, nil, err

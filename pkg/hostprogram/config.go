@@ -37,6 +37,12 @@ type Config struct {
 	// AllowOrigins are the browser origins the gRPC/Connect listeners answer CORS requests for
 	// ("*" for any). The V1 WebSocket listener refuses every Origin regardless.
 	AllowOrigins []string
+	// RouteID is the gRPC host's route identity, sent as x-code-mode-route on OpenSession for
+	// proxies that keep a session on its host; "" picks a random one, unique to the process.
+	RouteID string
+	// MaxSessions bounds the open gRPC sessions (0: no limit); beyond it OpenSession is refused
+	// with RESOURCE_EXHAUSTED, which clients retry and a proxy sends to another host.
+	MaxSessions int
 	// DrainTimeout bounds a graceful shutdown; zero means DefaultDrainTimeout.
 	DrainTimeout time.Duration
 	// Logger receives the program's logs; nil discards them.

@@ -51,6 +51,8 @@ func (f *Flags) FlagSet(name string) *flag.FlagSet {
 	fs.StringVar(&f.Tools, "tools", "", "")
 	fs.StringVar(&f.Token, "token", "", "")
 	fs.Var(originsFlag{&f.AllowOrigins}, "allow-origin", "")
+	fs.StringVar(&f.RouteID, "route-id", "", "")
+	fs.IntVar(&f.MaxSessions, "max-sessions", 0, "")
 	fs.DurationVar(&f.DrainTimeout, "drain-timeout", DefaultDrainTimeout, "")
 	fs.StringVar(&f.LogLevel, "log-level", "info", "")
 	fs.StringVar(&f.LogFormat, "log-format", "text", "")
@@ -70,6 +72,9 @@ func (f *Flags) Finish(getenv func(string) string, stderr io.Writer) error {
 		f.PoolSize = -1 // jsruntime: keep none ready
 	default:
 		f.PoolSize = f.poolSize
+	}
+	if f.MaxSessions < 0 {
+		return &UsageError{Err: fmt.Errorf("--max-sessions must be ≥ 0, not %d", f.MaxSessions)}
 	}
 	if f.DrainTimeout <= 0 {
 		return &UsageError{Err: fmt.Errorf("--drain-timeout must be positive, not %s", f.DrainTimeout)}

@@ -131,6 +131,16 @@ Flags:
   --pool-size N
         JavaScript runtimes kept ready for new cells (default 2; 0 keeps none).
           NAME --pool-size 8
+  --route-id ROUTE
+        this process's route identity on gRPC listeners, returned as x-code-mode-route on
+        OpenSession so that a proxy keeps each session on its host (default: random, unique to
+        the process). Must not be reused by a later process: a request that carries another
+        host's route for an unknown session is answered x-code-mode-route-lost: true.
+          NAME --listen grpc://0.0.0.0:8766 --route-id "$HOSTNAME-$(date +%s)"
+  --max-sessions N
+        refuse OpenSession with RESOURCE_EXHAUSTED beyond N open gRPC sessions (default 0: no
+        limit); clients retry, and a proxy sends the retry to another host.
+          NAME --listen grpc://127.0.0.1:8766 --max-sessions 500
   --generation NAME
         the V1 wire generation: host-duration (Codex ≥ 0.152, the default) or baseline
         (Codex ≤ 0.151).

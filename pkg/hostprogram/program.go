@@ -141,7 +141,11 @@ func (p *Program) buildHosts() error {
 		p.v1 = hostv1.New(p.provider, opts...)
 	}
 	if p.cfg.has(GRPC) {
-		p.grpc = grpchost.New(p.provider, grpchost.Options{Logger: p.log})
+		p.grpc = grpchost.New(p.provider, grpchost.Options{
+			Logger: p.log,
+			Route:  p.cfg.RouteID,
+			Limits: grpchost.Limits{MaxSessions: p.cfg.MaxSessions},
+		})
 	}
 	return nil
 }

@@ -22,6 +22,7 @@ import {
   RequestError,
   RuntimeError,
   SESSION_STOPPED_TEXT,
+  SessionResetError,
   ShuttingDownError,
   TimeoutError,
 } from "./errors.js";
@@ -41,6 +42,22 @@ import { SessionState, type EnabledTool, type ToolNameLike } from "./state.js";
  * header. The Go client's opt-in (docs/decisions.md, "Notification acknowledgements").
  */
 export const ACKNOWLEDGEMENTS_HEADER = "X-Code-Mode-Notification-Acks";
+
+/**
+ * Per-session routing (spec §6.1): the host names itself in this OpenSession response header, and
+ * every later request of the session carries the value, so an L7 proxy keeps the session on its
+ * host.
+ */
+export const ROUTE_HEADER = "X-Code-Mode-Route";
+
+/**
+ * "true" on a failure for a session the answering host does not hold while the request carried
+ * another host's route: the session was reset ({@link SessionResetError}).
+ */
+export const ROUTE_LOST_HEADER = "X-Code-Mode-Route-Lost";
+
+/** OpenSession attempts refused with UNAVAILABLE or RESOURCE_EXHAUSTED are retried, this many in all. */
+export const MAX_OPEN_ATTEMPTS = 5;
 
 /** The largest message either side sends or accepts (64 MiB). */
 export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -135,6 +152,8 @@ export class Binding {
   id = "";
   /** Whether the host confirmed it waits for notification acknowledgements. */
   acked = false;
+  /** The host's route ({@link ROUTE_HEADER}), "" when it sent none; every later request carries it. */
+  route = "";
 
   readonly #client: Client<typeof CodeModeHost>;
   readonly #hooks: BindingHooks;
@@ -205,7 +224,35 @@ export class Binding {
     return this.#state.pending;
   }
 
+  /**
+   * OpenSession and its opening event. An attempt refused with UNAVAILABLE or RESOURCE_EXHAUSTED
+   * before the opening event is tried again (a proxy may pick another host), at most
+   * {@link MAX_OPEN_ATTEMPTS} in all; other failures are not retried.
+   */
   async #openLease(limits: SessionCellExecutionLimits | undefined): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.#openLeaseOnce(limits);
+        return;
+      } catch (e) {
+        const code = e instanceof RequestError ? e.cause.code : undefined;
+        const retryable = code === Code.Unavailable || code === Code.ResourceExhausted;
+        if (!retryable || attempt >= MAX_OPEN_ATTEMPTS || this.#lease.signal.aborted) {
+          throw e;
+        }
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, 10 * 2 ** (attempt - 1));
+        function done(): void {
+          clearTimeout(timer);
+          resolve();
+        }
+        this.#lease.signal.addEventListener("abort", done, { once: true });
+      });
+    }
+  }
+
+  async #openLeaseOnce(limits: SessionCellExecutionLimits | undefined): Promise<void> {
     const it = this.#client
       .openSession(limits === undefined ? {} : { cellExecutionLimits: limits }, {
         signal: this.#lease.signal,
@@ -213,6 +260,7 @@ export class Binding {
         headers: { [ACKNOWLEDGEMENTS_HEADER]: "true" },
         onHeader: (h) => {
           this.acked = h.get(ACKNOWLEDGEMENTS_HEADER) === "true";
+          this.route = h.get(ROUTE_HEADER) ?? "";
         },
       })
       [Symbol.asyncIterator]();
@@ -233,13 +281,31 @@ export class Binding {
     this.#loops.push(this.#readLease(it));
   }
 
+  /** The headers of every request after OpenSession: the session's route, if the host sent one. */
+  #headers(): Record<string, string> {
+    return this.route === "" ? {} : { [ROUTE_HEADER]: this.route };
+  }
+
+  /**
+   * Resets the session when a failure says its route was lost ({@link ROUTE_LOST_HEADER}): the
+   * binding fails with a {@link SessionResetError}, its cells are reported closed, and the next
+   * operation opens the next generation. Reports whether it did.
+   */
+  #routeLost(e: unknown): boolean {
+    if (!(e instanceof ConnectError) || e.metadata.get(ROUTE_LOST_HEADER) !== "true") {
+      return false;
+    }
+    this.fail(new SessionResetError());
+    return true;
+  }
+
   async #subscribe(): Promise<void> {
     let registered!: () => void;
     const headers = new Promise<void>((resolve) => {
       registered = resolve;
     });
     const it = this.#client
-      .subscribeToToolCalls({ sessionId: this.id }, { signal: this.#lease.signal, timeoutMs: 0, onHeader: () => registered() })
+      .subscribeToToolCalls({ sessionId: this.id }, { signal: this.#lease.signal, timeoutMs: 0, headers: this.#headers(), onHeader: () => registered() })
       [Symbol.asyncIterator]();
     this.#loops.push(this.#readSubscription(it));
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -313,7 +379,7 @@ export class Binding {
       let failure: unknown;
       if (!this.#state.closed) {
         try {
-          await this.#request("session shutdown", 0, undefined, (signal) => this.#client.closeSession({ sessionId: this.id }, { signal }));
+          await this.#request("session shutdown", 0, undefined, (signal) => this.#client.closeSession({ sessionId: this.id }, { signal, headers: this.#headers() }));
         } catch (e) {
           failure = e;
         }
@@ -460,7 +526,7 @@ export class Binding {
   async #complete(invocationId: string, result: ToolResult, signal: AbortSignal | undefined): Promise<void> {
     const req = completionRequest(this.id, invocationId, result, MAX_MESSAGE_BYTES);
     try {
-      await this.#request("tool invocation completion", 0, signal, (s) => this.#client.completeToolCall(req, { signal: s }));
+      await this.#request("tool invocation completion", 0, signal, (s) => this.#client.completeToolCall(req, { signal: s, headers: this.#headers() }));
     } catch (e) {
       if (!(signal?.aborted ?? false) && !this.#stopped) {
         this.fail(e instanceof Error ? e : new Error(String(e)));
@@ -495,7 +561,7 @@ export class Binding {
   async #acknowledge(notificationId: string): Promise<void> {
     try {
       await this.#request("notification acknowledgement", 0, undefined, (signal) =>
-        this.#client.acknowledgeNotification({ sessionId: this.id, notificationId }, { signal }),
+        this.#client.acknowledgeNotification({ sessionId: this.id, notificationId }, { signal, headers: this.#headers() }),
       );
     } catch (e) {
       if (!this.#stopped) {
@@ -532,6 +598,9 @@ export class Binding {
         const err = new TimeoutError(operation);
         this.fail(err);
         throw err;
+      }
+      if (this.#routeLost(e)) {
+        throw this.#stoppedError();
       }
       if (caller?.aborted === true) {
         throw abortReason(caller);
@@ -575,6 +644,9 @@ export class Binding {
   #streamError(operation: string, e: unknown): Error {
     if (e instanceof TimeoutError) {
       return e;
+    }
+    if (this.#routeLost(e)) {
+      return this.#stoppedError();
     }
     if (this.#stopped) {
       return this.#stoppedError();
@@ -635,7 +707,7 @@ export class Binding {
       this.#reportClosed(this.#state.closed ? "" : this.#state.removeExecution(executionId));
       throw err;
     };
-    const it = this.#client.execute(msg, { signal: stream.signal, timeoutMs: 0 })[Symbol.asyncIterator]();
+    const it = this.#client.execute(msg, { signal: stream.signal, timeoutMs: 0, headers: this.#headers() })[Symbol.asyncIterator]();
     let first: IteratorResult<ExecuteEvent>;
     try {
       first = await this.#receive(it.next(), "execution starting event", 0, () => stream.abort());
@@ -739,7 +811,7 @@ export class Binding {
     const rpc = new AbortController();
     let settled: { ok: true; resp: WaitResponse } | { ok: false; err: unknown } | undefined;
     const answer = this.#request("wait", yieldTimeMs + 1_000, rpc.signal, (signal) =>
-      this.#client.wait({ sessionId: this.id, cellId: cell, waitId, yieldTimeMs: BigInt(yieldTimeMs) }, { signal }),
+      this.#client.wait({ sessionId: this.id, cellId: cell, waitId, yieldTimeMs: BigInt(yieldTimeMs) }, { signal, headers: this.#headers() }),
     ).then(
       (resp) => {
         settled = { ok: true, resp };
@@ -767,7 +839,7 @@ export class Binding {
     const done = (async () => {
       let failure: unknown;
       try {
-        await this.#request("wait cancellation", 0, undefined, (signal) => this.#client.cancelWait({ sessionId: this.id, waitId }, { signal }));
+        await this.#request("wait cancellation", 0, undefined, (signal) => this.#client.cancelWait({ sessionId: this.id, waitId }, { signal, headers: this.#headers() }));
       } catch (e) {
         failure = e;
       }
@@ -811,7 +883,7 @@ export class Binding {
     this.#requireOpen();
     let resp: WaitResponse;
     try {
-      resp = await this.#request("termination", 0, caller, (signal) => this.#client.terminate({ sessionId: this.id, cellId: cell }, { signal }));
+      resp = await this.#request("termination", 0, caller, (signal) => this.#client.terminate({ sessionId: this.id, cellId: cell }, { signal, headers: this.#headers() }));
     } catch (e) {
       throw runtimeError(e);
     }

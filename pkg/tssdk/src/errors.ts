@@ -30,6 +30,23 @@ export class StaleGenerationError extends Error {
   }
 }
 
+/** The spec's text for a session reset after its host's route was lost. */
+export const SESSION_RESET_TEXT = "Stored values and running cells were lost";
+
+/**
+ * The session's host was lost behind a proxy: a request came back with `x-code-mode-route-lost:
+ * true` (spec §6.1). Its stored values and running cells are gone and its cells were reported
+ * closed; the failed operation is not replayed, and the session's next operation opens the next
+ * generation ("g<N>:" cell IDs). The message is {@link SESSION_RESET_TEXT}.
+ */
+export class SessionResetError extends Error {
+  /** Creates the error; its message is {@link SESSION_RESET_TEXT}. */
+  constructor() {
+    super(SESSION_RESET_TEXT);
+    this.name = "SessionResetError";
+  }
+}
+
 /** An operation on a session whose `close()` began. Its message is {@link SHUTTING_DOWN_TEXT}. */
 export class ShuttingDownError extends Error {
   /** Creates the error; its message is {@link SHUTTING_DOWN_TEXT}. */

@@ -39,27 +39,43 @@ export class TestHost {
   readonly url: string;
   readonly #child: ChildProcess;
   readonly #exited: Promise<number | null>;
+  readonly #lines: AsyncIterator<string>;
 
-  private constructor(url: string, child: ChildProcess, exited: Promise<number | null>) {
+  private constructor(url: string, child: ChildProcess, exited: Promise<number | null>, lines: AsyncIterator<string>) {
     this.url = url;
     this.#child = child;
     this.#exited = exited;
+    this.#lines = lines;
   }
 
-  /** Starts a host on `listen` (a free port by default) and resolves with its printed address. */
-  static async start(listen = "127.0.0.1:0"): Promise<TestHost> {
-    const child = spawn(binary(), ["-listen", listen], { stdio: ["pipe", "pipe", "inherit"] });
+  /**
+   * Starts a host on `listen` (a free port by default) and resolves with its printed address.
+   * With `hosts` ≥ 2, that many hosts (routes host0…) sit behind the test host's sticky front,
+   * which {@link TestHost.command} controls.
+   */
+  static async start(listen = "127.0.0.1:0", hosts = 1): Promise<TestHost> {
+    const child = spawn(binary(), ["-listen", listen, "-hosts", String(hosts)], { stdio: ["pipe", "pipe", "inherit"] });
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-    const lines = createInterface({ input: child.stdout! });
+    const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
     const url = await new Promise<string>((resolve, reject) => {
-      lines.once("line", resolve);
+      lines.next().then((r) => (r.done === true ? reject(new Error("test host printed nothing")) : resolve(r.value)), reject);
       child.once("error", reject);
       void exited.then((code) => reject(new Error(`test host exited with ${code} before printing its address`)));
     });
     if (!/^http:\/\/127\.0\.0\.1:\d+$/.test(url)) {
       throw new Error(`test host printed ${JSON.stringify(url)}, not http://ADDR`);
     }
-    return new TestHost(url, child, exited);
+    return new TestHost(url, child, exited, lines);
+  }
+
+  /** Sends a command to the sticky front ("out 0", "refuse 14 8", "opens") and resolves with its answer. */
+  async command(line: string): Promise<string> {
+    this.#child.stdin!.write(line + "\n");
+    const r = await this.#lines.next();
+    if (r.done === true) {
+      throw new Error(`test host ended before answering ${JSON.stringify(line)}`);
+    }
+    return r.value;
   }
 
   /** "127.0.0.1:PORT", for a restart on the same address. */

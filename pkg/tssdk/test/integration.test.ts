@@ -4,9 +4,13 @@
 // Nothing here sleeps: tests wait for the events they expect.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { Code } from "@connectrpc/connect";
 import {
   openSession,
+  RequestError,
   RuntimeError,
+  SESSION_RESET_TEXT,
+  SessionResetError,
   STALE_GENERATION_TEXT,
   StaleGenerationError,
   type CodeModeSession,
@@ -265,5 +269,93 @@ async function restartCase(tc: TransportCase): Promise<void> {
 describe("host restarts", { timeout }, () => {
   for (const tc of transports) {
     test(`after a restart cells are g2:1, g2:2 and stale IDs are refused: ${tc.name}`, () => restartCase(tc));
+  }
+});
+
+/**
+ * Per-session routing (spec §6.1) behind the test host's sticky front: the session sends its
+ * host's route on every request, and when its host is taken out, the next request reaches a host
+ * that says the route was lost: that request fails with the reset (no replay), the lost cells
+ * close, and the next cell runs as g2:1 without the lost stored values.
+ */
+async function routeLostCase(tc: TransportCase): Promise<void> {
+  const host = await TestHost.start("127.0.0.1:0", 2);
+  const c = tc.make(host.url);
+  const s = await openSession({ transport: c.transport });
+  try {
+    const lost = deferred<{ generation: number; error: Error }>();
+    s.on("sessionLost", (e) => lost.resolve(e));
+    const closed: string[] = [];
+    s.on("cellClosed", (e) => {
+      closed.push(e.cellId);
+    });
+    s.registerTool("echo", (input) => input);
+    const first = await s.execute(`store("k", 1); text(JSON.stringify(await tools.echo({ a: 1 })));`);
+    assert.deepEqual(texts(first), ['{"a":1}']);
+    const running = await s.start(`yield_control(); await new Promise(() => {});`, { yieldTimeMs: 60_000 });
+    assert.equal(running.cellId, "2");
+    assert.equal((await running.outcome).kind, "yielded");
+
+    assert.equal(await host.command("out 0"), "ok");
+    await assert.rejects(
+      s.execute(`text("never runs")`),
+      (e: unknown) => e instanceof SessionResetError && e.message === SESSION_RESET_TEXT && e.message === "Stored values and running cells were lost",
+    );
+    const loss = await lost.promise;
+    assert.equal(loss.generation, 1);
+    assert.ok(loss.error instanceof SessionResetError);
+    assert.ok(closed.includes("2"), "the lost generation's live cell is reported closed");
+    await assert.rejects(s.wait("2"), (e: unknown) => e instanceof StaleGenerationError);
+
+    const next = await s.execute(`text(String(load("k"))); text(JSON.stringify(await tools.echo({ b: 2 })));`);
+    assert.equal(next.cellId, "g2:1");
+    assert.deepEqual(texts(next), ["undefined", '{"b":2}']);
+    assert.equal(s.generation, 2);
+    const waited = await s.wait("g2:1");
+    assert.equal(waited.kind, "missing");
+  } finally {
+    await s.close();
+    c.close();
+    await host.stop();
+  }
+}
+
+/** OpenSession admission: UNAVAILABLE and RESOURCE_EXHAUSTED are retried, at most 5 attempts; other codes are not. */
+async function admissionCase(tc: TransportCase): Promise<void> {
+  const host = await TestHost.start("127.0.0.1:0", 2);
+  const c = tc.make(host.url);
+  let opens = 0;
+  const attempts = async (): Promise<number> => {
+    const total = Number(await host.command("opens"));
+    const n = total - opens;
+    opens = total;
+    return n;
+  };
+  try {
+    assert.equal(await host.command("refuse 14 8 14 8"), "ok");
+    const s = await openSession({ transport: c.transport });
+    assert.equal(await attempts(), 5, "four refusals, then the fifth attempt is admitted");
+    assert.deepEqual(texts(await s.execute(`text("admitted")`)), ["admitted"]);
+    await s.close();
+
+    assert.equal(await host.command("refuse 14 14 14 14 8"), "ok");
+    await assert.rejects(openSession({ transport: c.transport }), (e: unknown) => e instanceof RequestError && e.cause.code === Code.ResourceExhausted);
+    assert.equal(await attempts(), 5, "five refusals fail the opening with the last one");
+    assert.equal(await host.command("refuse 13"), "ok");
+    await assert.rejects(openSession({ transport: c.transport }), (e: unknown) => e instanceof RequestError && e.cause.code === Code.Internal);
+    assert.equal(await attempts(), 1, "INTERNAL is not retried");
+    assert.equal(await host.command("refuse 5"), "ok");
+    await assert.rejects(openSession({ transport: c.transport }), (e: unknown) => e instanceof RequestError);
+    assert.equal(await attempts(), 1, "NOT_FOUND is not retried");
+  } finally {
+    c.close();
+    await host.stop();
+  }
+}
+
+describe("routing behind a sticky front", { timeout }, () => {
+  for (const tc of transports) {
+    test(`a lost route resets the session to g2: without replaying the request: ${tc.name}`, () => routeLostCase(tc));
+    test(`OpenSession admission is retried on UNAVAILABLE and RESOURCE_EXHAUSTED only: ${tc.name}`, () => admissionCase(tc));
   }
 });
