@@ -5,7 +5,9 @@
 # are picked up without changes here. The SDK is type-checked on its own first, with its stricter
 # options (pkg/tssdk/tsconfig.json: no Node types in src; pkg/tssdk/test/tsconfig.json), and so is
 # the playground page (pkg/playground/web, which esbuild bundles without type-checking). The SDK's
-# integration tests spawn the Go test host compat/tshost, built here into .cache/tshost.
+# integration tests spawn the real host binary (services/codemode-host), built here into
+# .cache/codemode-host; the routing tests spawn compat/tshost (several hosts behind a sticky front
+# that the test controls), built into .cache/tshost.
 # Expects `tools/setup.sh` to have run (make test-ts does).
 #
 # Quiet unless a test fails: the TAP report (~1,600 lines) goes to .cache/ts-test/report.tap and
@@ -32,8 +34,8 @@ if [ "${#tests[@]}" -eq 0 ]; then
   echo "test-ts: no compat/ts/**/*.test.ts or pkg/tssdk/**/*.test.ts files found" >&2
   exit 1
 fi
-if ! go build -o .cache/tshost ./compat/tshost; then
-  echo "test-ts: building the SDK's test host (compat/tshost) failed" >&2
+if ! go build -o .cache/codemode-host ./services/codemode-host || ! go build -o .cache/tshost ./compat/tshost; then
+  echo "test-ts: building the host binary (services/codemode-host) or the routing test host (compat/tshost) failed" >&2
   exit 1
 fi
 report=$out/report.tap

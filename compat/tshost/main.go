@@ -1,6 +1,7 @@
 // Command tshost serves codex.code_mode.v1.CodeModeHost (pkg/grpchost on the in-process QuickJS
-// runtime) for the TypeScript SDK's integration tests (pkg/tssdk/test), until the host program
-// lands. It listens on -listen (default 127.0.0.1:0: a free port), prints "http://ADDR" on
+// runtime) for the TypeScript SDK's routing tests (pkg/tssdk/test); the SDK's other integration
+// tests run the real host binary, and the end-to-end routing test of the Go client runs real hosts
+// behind real HAProxy (services/codemode-host). It listens on -listen (default 127.0.0.1:0: a free port), prints "http://ADDR" on
 // stdout once it accepts connections, and runs until its stdin reaches EOF or it receives
 // SIGTERM or SIGINT, then shuts its sessions down and exits 0. Logs go to stderr.
 //

@@ -1,5 +1,6 @@
-// The Go test host (compat/tshost) as a child process, and the transports the integration tests
-// reach it with. tools/test-ts.sh builds the binary into .cache/tshost before the tests run.
+// The real host binary (services/codemode-host) as a child process, and the transports the
+// integration tests reach it with. tools/test-ts.sh builds it into .cache/codemode-host before
+// the tests run.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -24,16 +25,25 @@ export function repoRoot(): string {
   }
 }
 
-/** The test host binary: $CODEMODE_TSHOST, else .cache/tshost (built by tools/test-ts.sh). */
+/** The host binary: $CODEMODE_HOST, else .cache/codemode-host (built by tools/test-ts.sh). */
 function binary(): string {
-  const path = process.env["CODEMODE_TSHOST"] ?? join(repoRoot(), ".cache", "tshost");
+  const path = process.env["CODEMODE_HOST"] ?? join(repoRoot(), ".cache", "codemode-host");
   if (!existsSync(path)) {
-    throw new Error(`test host ${path} is missing: run tools/test-ts.sh (or go build -o ${path} ./compat/tshost)`);
+    throw new Error(`host ${path} is missing: run tools/test-ts.sh (or go build -o ${path} ./services/codemode-host)`);
   }
   return path;
 }
 
-/** A running compat/tshost process. */
+/** The routing tests' host (compat/tshost): $CODEMODE_TSHOST, else .cache/tshost (built by tools/test-ts.sh). */
+function routingBinary(): string {
+  const path = process.env["CODEMODE_TSHOST"] ?? join(repoRoot(), ".cache", "tshost");
+  if (!existsSync(path)) {
+    throw new Error(`routing test host ${path} is missing: run tools/test-ts.sh (or go build -o ${path} ./compat/tshost)`);
+  }
+  return path;
+}
+
+/** A running host process: codemode-host with one gRPC/Connect listener, or compat/tshost's routing front. */
 export class TestHost {
   /** The host's base URL, "http://127.0.0.1:PORT". */
   readonly url: string;
@@ -49,28 +59,35 @@ export class TestHost {
   }
 
   /**
-   * Starts a host on `listen` (a free port by default) and resolves with its printed address.
-   * With `hosts` ≥ 2, that many hosts (routes host0…) sit behind the test host's sticky front,
-   * which {@link TestHost.command} controls.
+   * Starts a host on `listen` (a free port by default) and resolves with its printed address:
+   * the real host binary, or with `hosts` ≥ 2 the routing tests' compat/tshost, whose listener
+   * serves that many hosts (routes host0…) behind a sticky front that {@link TestHost.command}
+   * controls.
    */
   static async start(listen = "127.0.0.1:0", hosts = 1): Promise<TestHost> {
-    const child = spawn(binary(), ["-listen", listen, "-hosts", String(hosts)], { stdio: ["pipe", "pipe", "inherit"] });
+    const child =
+      hosts === 1
+        ? spawn(binary(), ["--listen", `grpc://${listen}`, "--log-level", "warn"], { stdio: ["ignore", "pipe", "inherit"] })
+        : spawn(routingBinary(), ["-listen", listen, "-hosts", String(hosts)], { stdio: ["pipe", "pipe", "inherit"] });
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
     const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
     const url = await new Promise<string>((resolve, reject) => {
       lines.next().then((r) => (r.done === true ? reject(new Error("test host printed nothing")) : resolve(r.value)), reject);
       child.once("error", reject);
-      void exited.then((code) => reject(new Error(`test host exited with ${code} before printing its address`)));
+      void exited.then((code) => reject(new Error(`codemode-host exited with ${code} before printing its address`)));
     });
     if (!/^http:\/\/127\.0\.0\.1:\d+$/.test(url)) {
-      throw new Error(`test host printed ${JSON.stringify(url)}, not http://ADDR`);
+      throw new Error(`codemode-host printed ${JSON.stringify(url)}, not http://ADDR`);
     }
     return new TestHost(url, child, exited, lines);
   }
 
   /** Sends a command to the sticky front ("out 0", "refuse 14 8", "opens") and resolves with its answer. */
   async command(line: string): Promise<string> {
-    this.#child.stdin!.write(line + "\n");
+    if (this.#child.stdin === null) {
+      throw new Error("only the routing test host (start with hosts ≥ 2) takes commands");
+    }
+    this.#child.stdin.write(line + "\n");
     const r = await this.#lines.next();
     if (r.done === true) {
       throw new Error(`test host ended before answering ${JSON.stringify(line)}`);
@@ -83,9 +100,11 @@ export class TestHost {
     return this.url.slice("http://".length);
   }
 
-  /** Ends the host by closing its stdin and resolves with its exit code. */
+  /** Ends the host with SIGTERM (it drains: sessions closed, cells terminated) and resolves with its exit code. */
   async stop(): Promise<number | null> {
-    this.#child.stdin?.end();
+    if (this.#child.exitCode === null && this.#child.signalCode === null) {
+      this.#child.kill("SIGTERM");
+    }
     return this.#exited;
   }
 }

@@ -1,4 +1,4 @@
-// The SDK against a real Go host (compat/tshost: pkg/grpchost on the QuickJS runtime) on
+// The SDK against the real host binary (services/codemode-host, built by tools/test-ts.sh) on
 // 127.0.0.1, over every transport of the matrix: Connect on HTTP/1.1 and gRPC on HTTP/2 from
 // connect-node, Connect and gRPC-Web from connect-web on Node's fetch (the browsers' transports).
 // Nothing here sleeps: tests wait for the events they expect.
@@ -33,7 +33,7 @@ for (const tc of transports) {
       host = await TestHost.start();
     });
     after(async () => {
-      assert.equal(await host.stop(), 0, "the test host exits 0 once its stdin closes");
+      assert.equal(await host.stop(), 0, "the host drains and exits 0 on SIGTERM");
     });
 
     /** Runs fn on a fresh session of the shared host, closing it (and its connections) after. */
