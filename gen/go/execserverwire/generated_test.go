@@ -40,6 +40,8 @@ var fixtureCounts = map[string]fixtureCount{
 	"FsReadFileResponse":           {1, 0, 0},
 	"FsRemoveParams":               {1, 0, 0},
 	"FsWriteFileParams":            {1, 0, 0},
+	"HttpHeader":                   {1, 0, 0},
+	"HttpRequestParams":            {1, 2, 0},
 	"InitializeParams":             {1, 1, 0},
 	"InitializeResponse":           {1, 0, 0},
 	"JSONRPCError":                 {1, 0, 1},

@@ -1910,6 +1910,207 @@ func DecodeFsWriteFileParams(data []byte) (FsWriteFileParams, error) {
 	return decodeFsWriteFileParams(n, "")
 }
 
+// HttpHeader is defined by HttpHeader.schema.json. One HTTP header; repeated names are preserved in order.
+type HttpHeader struct {
+	Name  string // "name": required
+	Value string // "value": required
+}
+
+func decodeHttpHeader(n *serdejson.Node, path string) (HttpHeader, error) {
+	var v HttpHeader
+	o, err := serdejson.ReadObject(n, path, "struct HttpHeader")
+	if err != nil {
+		return v, err
+	}
+	if f := o.Take("name"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "name"))
+		if err != nil {
+			return v, err
+		}
+		v.Name = x
+	} else {
+		return v, serdejson.MissingField(path, "name")
+	}
+	if f := o.Take("value"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "value"))
+		if err != nil {
+			return v, err
+		}
+		v.Value = x
+	} else {
+		return v, serdejson.MissingField(path, "value")
+	}
+	return v, nil
+}
+
+// AppendJSON appends the canonical JSON encoding of v to b.
+func (v HttpHeader) AppendJSON(b []byte) []byte {
+	start := len(b)
+	b = append(b, '{')
+	b = serdejson.AppendKey(b, start, "name")
+	b = serdejson.AppendString(b, v.Name)
+	b = serdejson.AppendKey(b, start, "value")
+	b = serdejson.AppendString(b, v.Value)
+	b = append(b, '}')
+	return b
+}
+
+// DecodeHttpHeader decodes one JSON document strictly (see DecodeError).
+func DecodeHttpHeader(data []byte) (HttpHeader, error) {
+	n, err := serdejson.ParseDocument(data)
+	if err != nil {
+		var zero HttpHeader
+		return zero, err
+	}
+	return decodeHttpHeader(n, "")
+}
+
+// HttpRequestParams is defined by HttpRequestParams.schema.json. Params of `http/request` (an executor-side HTTP request). timeoutMs absent or null: no timeout.
+type HttpRequestParams struct {
+	Method         string       // "method": required
+	Url            string       // "url": required
+	Headers        []HttpHeader // "headers": optional; the zero value when absent, always encoded
+	BodyBase64     *string      // "bodyBase64": optional; encoded as null when nil
+	TimeoutMs      *uint64      // "timeoutMs": optional; omitted when nil
+	RedirectPolicy *string      // "redirectPolicy": optional; omitted when nil
+	RequestId      string       // "requestId": required
+	StreamResponse bool         // "streamResponse": optional; the zero value when absent, always encoded
+}
+
+func decodeHttpRequestParams(n *serdejson.Node, path string) (HttpRequestParams, error) {
+	var v HttpRequestParams
+	o, err := serdejson.ReadObject(n, path, "struct HttpRequestParams")
+	if err != nil {
+		return v, err
+	}
+	if f := o.Take("method"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "method"))
+		if err != nil {
+			return v, err
+		}
+		v.Method = x
+	} else {
+		return v, serdejson.MissingField(path, "method")
+	}
+	if f := o.Take("url"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "url"))
+		if err != nil {
+			return v, err
+		}
+		v.Url = x
+	} else {
+		return v, serdejson.MissingField(path, "url")
+	}
+	if f := o.Take("headers"); f != nil {
+		x, err := serdejson.DecodeList(f, serdejson.JoinPath(path, "headers"), decodeHttpHeader)
+		if err != nil {
+			return v, err
+		}
+		v.Headers = x
+	}
+	if f := o.Take("bodyBase64"); f != nil {
+		if !f.IsNull() {
+			x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "bodyBase64"))
+			if err != nil {
+				return v, err
+			}
+			v.BodyBase64 = &x
+		}
+	}
+	if f := o.Take("timeoutMs"); f != nil {
+		if !f.IsNull() {
+			x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "timeoutMs"))
+			if err != nil {
+				return v, err
+			}
+			v.TimeoutMs = &x
+		}
+	}
+	if f := o.Take("redirectPolicy"); f != nil {
+		if !f.IsNull() {
+			x, err := serdejson.DecodeEnum(f, serdejson.JoinPath(path, "redirectPolicy"), []string{"follow", "stop"})
+			if err != nil {
+				return v, err
+			}
+			v.RedirectPolicy = &x
+		}
+	}
+	if f := o.Take("requestId"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "requestId"))
+		if err != nil {
+			return v, err
+		}
+		v.RequestId = x
+	} else {
+		return v, serdejson.MissingField(path, "requestId")
+	}
+	if f := o.Take("streamResponse"); f != nil {
+		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "streamResponse"))
+		if err != nil {
+			return v, err
+		}
+		v.StreamResponse = x
+	}
+	return v, nil
+}
+
+// AppendJSON appends the canonical JSON encoding of v to b.
+func (v HttpRequestParams) AppendJSON(b []byte) []byte {
+	start := len(b)
+	b = append(b, '{')
+	b = serdejson.AppendKey(b, start, "method")
+	b = serdejson.AppendString(b, v.Method)
+	b = serdejson.AppendKey(b, start, "url")
+	b = serdejson.AppendString(b, v.Url)
+	b = serdejson.AppendKey(b, start, "headers")
+	b = append(b, '[')
+	for i0, it0 := range v.Headers {
+		if i0 > 0 {
+			b = append(b, ',')
+		}
+		b = it0.AppendJSON(b)
+	}
+	b = append(b, ']')
+	b = serdejson.AppendKey(b, start, "bodyBase64")
+	if v.BodyBase64 == nil {
+		b = append(b, "null"...)
+	} else {
+		b = serdejson.AppendString(b, (*v.BodyBase64))
+	}
+	if v.TimeoutMs != nil {
+		b = serdejson.AppendKey(b, start, "timeoutMs")
+		if v.TimeoutMs == nil {
+			b = append(b, "null"...)
+		} else {
+			b = strconv.AppendUint(b, uint64((*v.TimeoutMs)), 10)
+		}
+	}
+	if v.RedirectPolicy != nil {
+		b = serdejson.AppendKey(b, start, "redirectPolicy")
+		if v.RedirectPolicy == nil {
+			b = append(b, "null"...)
+		} else {
+			b = serdejson.AppendString(b, (*v.RedirectPolicy))
+		}
+	}
+	b = serdejson.AppendKey(b, start, "requestId")
+	b = serdejson.AppendString(b, v.RequestId)
+	b = serdejson.AppendKey(b, start, "streamResponse")
+	b = strconv.AppendBool(b, v.StreamResponse)
+	b = append(b, '}')
+	return b
+}
+
+// DecodeHttpRequestParams decodes one JSON document strictly (see DecodeError).
+func DecodeHttpRequestParams(data []byte) (HttpRequestParams, error) {
+	n, err := serdejson.ParseDocument(data)
+	if err != nil {
+		var zero HttpRequestParams
+		return zero, err
+	}
+	return decodeHttpRequestParams(n, "")
+}
+
 // InitializeParams is defined by InitializeParams.schema.json. Params of `initialize`.
 type InitializeParams struct {
 	ClientName      string  // "clientName": required
@@ -3674,6 +3875,20 @@ var decoders = map[string]func(Generation, []byte) (Message, error){
 	},
 	"FsWriteFileParams": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeFsWriteFileParams(data)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	},
+	"HttpHeader": func(g Generation, data []byte) (Message, error) {
+		v, err := DecodeHttpHeader(data)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	},
+	"HttpRequestParams": func(g Generation, data []byte) (Message, error) {
+		v, err := DecodeHttpRequestParams(data)
 		if err != nil {
 			return nil, err
 		}

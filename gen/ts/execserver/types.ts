@@ -1314,6 +1314,127 @@ export function marshalFsWriteFileParams(v: FsWriteFileParams): string {
   return stringifyJSON(encodeFsWriteFileParams(v));
 }
 
+// ---- HttpHeader (HttpHeader.schema.json) ----
+
+/** One HTTP header; repeated names are preserved in order. */
+export interface HttpHeader {
+  name: string;
+  value: string;
+}
+
+function readHttpHeader(n: unknown, path: string): HttpHeader {
+  const o = readObject(n, path, "struct HttpHeader");
+  const f0 = required(o, path, "name", decodeString);
+  const f1 = required(o, path, "value", decodeString);
+  return { name: f0, value: f1 };
+}
+
+function writeHttpHeader(v: HttpHeader): JsonValue {
+  if (!isObject(v)) {
+    return v as unknown as JsonValue;
+  }
+  const out: JsonObject = {};
+  out.name = v.name;
+  out.value = v.value;
+  return out;
+}
+
+/**
+ * decodeHttpHeader decodes a JSON value: parseJSON's output (exact), or JSON.parse's (which has
+ * already turned 1.0 into 1 and rounded integers beyond 2^53). Throws WireDecodeError.
+ */
+export function decodeHttpHeader(json: unknown): HttpHeader {
+  return readHttpHeader(json, "");
+}
+
+/** unmarshalHttpHeader parses and decodes one JSON document exactly as the Go codec does. */
+export function unmarshalHttpHeader(text: string | Uint8Array): HttpHeader {
+  return unmarshal(text, readHttpHeader);
+}
+
+/** encodeHttpHeader returns the canonical JSON value of v; throws WireEncodeError if it would not decode. */
+export function encodeHttpHeader(v: HttpHeader): JsonValue {
+  return validated("HttpHeader", writeHttpHeader(v), readHttpHeader);
+}
+
+/** marshalHttpHeader returns the canonical JSON text of v (what a Codex peer sends). */
+export function marshalHttpHeader(v: HttpHeader): string {
+  return stringifyJSON(encodeHttpHeader(v));
+}
+
+// ---- HttpRequestParams (HttpRequestParams.schema.json) ----
+
+/** Params of `http/request` (an executor-side HTTP request). timeoutMs absent or null: no timeout. */
+export interface HttpRequestParams {
+  method: string;
+  url: string;
+  headers: HttpHeader[];
+  /** Optional; null when absent, and encoded as null. */
+  bodyBase64: string | null;
+  /** Optional; omitted from the JSON when absent (null decodes as absent). */
+  timeoutMs?: Int64;
+  /** Optional; omitted from the JSON when absent (null decodes as absent). */
+  redirectPolicy?: "follow" | "stop";
+  requestId: string;
+  streamResponse: boolean;
+}
+
+function readHttpRequestParams(n: unknown, path: string): HttpRequestParams {
+  const o = readObject(n, path, "struct HttpRequestParams");
+  const f0 = required(o, path, "method", decodeString);
+  const f1 = required(o, path, "url", decodeString);
+  const f2 = defaulted(o, path, "headers", (n: unknown, path: string) => decodeList(n, path, readHttpHeader), () => []);
+  const f3 = optional(o, path, "bodyBase64", decodeString);
+  const f4 = optional(o, path, "timeoutMs", decodeU64);
+  const f5 = optional(o, path, "redirectPolicy", (n: unknown, path: string) => decodeEnum(n, path, ["follow", "stop"] as const));
+  const f6 = required(o, path, "requestId", decodeString);
+  const f7 = defaulted(o, path, "streamResponse", decodeBool, () => false);
+  return { method: f0, url: f1, headers: f2, bodyBase64: f3 ?? null, ...(f4 === undefined ? {} : { timeoutMs: f4 }), ...(f5 === undefined ? {} : { redirectPolicy: f5 }), requestId: f6, streamResponse: f7 };
+}
+
+function writeHttpRequestParams(v: HttpRequestParams): JsonValue {
+  if (!isObject(v)) {
+    return v as unknown as JsonValue;
+  }
+  const out: JsonObject = {};
+  out.method = v.method;
+  out.url = v.url;
+  out.headers = encodeList(v.headers, (it0) => writeHttpHeader(it0));
+  out.bodyBase64 = v.bodyBase64 == null ? null : v.bodyBase64;
+  if (v.timeoutMs != null) {
+    out.timeoutMs = encodeInteger(v.timeoutMs);
+  }
+  if (v.redirectPolicy != null) {
+    out.redirectPolicy = v.redirectPolicy;
+  }
+  out.requestId = v.requestId;
+  out.streamResponse = v.streamResponse;
+  return out;
+}
+
+/**
+ * decodeHttpRequestParams decodes a JSON value: parseJSON's output (exact), or JSON.parse's (which has
+ * already turned 1.0 into 1 and rounded integers beyond 2^53). Throws WireDecodeError.
+ */
+export function decodeHttpRequestParams(json: unknown): HttpRequestParams {
+  return readHttpRequestParams(json, "");
+}
+
+/** unmarshalHttpRequestParams parses and decodes one JSON document exactly as the Go codec does. */
+export function unmarshalHttpRequestParams(text: string | Uint8Array): HttpRequestParams {
+  return unmarshal(text, readHttpRequestParams);
+}
+
+/** encodeHttpRequestParams returns the canonical JSON value of v; throws WireEncodeError if it would not decode. */
+export function encodeHttpRequestParams(v: HttpRequestParams): JsonValue {
+  return validated("HttpRequestParams", writeHttpRequestParams(v), readHttpRequestParams);
+}
+
+/** marshalHttpRequestParams returns the canonical JSON text of v (what a Codex peer sends). */
+export function marshalHttpRequestParams(v: HttpRequestParams): string {
+  return stringifyJSON(encodeHttpRequestParams(v));
+}
+
 // ---- InitializeParams (InitializeParams.schema.json) ----
 
 /** Params of `initialize`. */
@@ -2661,6 +2782,8 @@ export const wireCodecs = {
   FsReadFileResponse: { name: "FsReadFileResponse", decode: decodeFsReadFileResponse, unmarshal: unmarshalFsReadFileResponse, encode: encodeFsReadFileResponse, marshal: marshalFsReadFileResponse } as WireCodec<FsReadFileResponse>,
   FsRemoveParams: { name: "FsRemoveParams", decode: decodeFsRemoveParams, unmarshal: unmarshalFsRemoveParams, encode: encodeFsRemoveParams, marshal: marshalFsRemoveParams } as WireCodec<FsRemoveParams>,
   FsWriteFileParams: { name: "FsWriteFileParams", decode: decodeFsWriteFileParams, unmarshal: unmarshalFsWriteFileParams, encode: encodeFsWriteFileParams, marshal: marshalFsWriteFileParams } as WireCodec<FsWriteFileParams>,
+  HttpHeader: { name: "HttpHeader", decode: decodeHttpHeader, unmarshal: unmarshalHttpHeader, encode: encodeHttpHeader, marshal: marshalHttpHeader } as WireCodec<HttpHeader>,
+  HttpRequestParams: { name: "HttpRequestParams", decode: decodeHttpRequestParams, unmarshal: unmarshalHttpRequestParams, encode: encodeHttpRequestParams, marshal: marshalHttpRequestParams } as WireCodec<HttpRequestParams>,
   InitializeParams: { name: "InitializeParams", decode: decodeInitializeParams, unmarshal: unmarshalInitializeParams, encode: encodeInitializeParams, marshal: marshalInitializeParams } as WireCodec<InitializeParams>,
   InitializeResponse: { name: "InitializeResponse", decode: decodeInitializeResponse, unmarshal: unmarshalInitializeResponse, encode: encodeInitializeResponse, marshal: marshalInitializeResponse } as WireCodec<InitializeResponse>,
   JSONRPCError: { name: "JSONRPCError", decode: decodeJSONRPCError, unmarshal: unmarshalJSONRPCError, encode: encodeJSONRPCError, marshal: marshalJSONRPCError } as WireCodec<JSONRPCError>,
