@@ -37,7 +37,8 @@ const (
 // something new, add one line to its rule's allow list.
 //
 // Adapter packages are the only pkg packages whose rule allows gen/: the V1 ones (convertv1,
-// transportv1, hostv1, clientv1), the gRPC ones (grpcconv, grpchost, grpcclient), the one that
+// transportv1, hostv1, clientv1), the exec-server ones (execrpc, execserver, exectoolset), the
+// gRPC ones (grpcconv, grpchost, grpcclient), the one that
 // serves the built browser playground (playground) and nothing else. A service's main is thin: its program lives in pkg (pkg/hostprogram), so that the CLI
 // runs the same code.
 var layers = []layer{
@@ -84,6 +85,24 @@ var layers = []layer{
 		allow:        []string{std, "gen/go/wirev1", "pkg/frame", websocket},
 		allowInTests: []string{goleak},
 		why:          "V1 transports move frames and check lanes with the generated lane table; they know no domain type, no driver and no runtime",
+	},
+	{
+		pkgs:         "pkg/execrpc",
+		allow:        []string{std, "gen/go/execserverwire", "pkg/serdejson", websocket},
+		allowInTests: []string{goleak},
+		why:          "the exec-server's JSON-RPC-lite adapter: the generated envelope types, the bounded decoder on serdejson's parser, the transports; it knows no method",
+	},
+	{
+		pkgs:         "pkg/execserver",
+		allow:        []string{std, "pkg/execrpc", "gen/go/execserverwire", websocket, uuid},
+		allowInTests: []string{goleak},
+		why:          "the exec-server adapter serves the generated method types over execrpc; it knows nothing of cells",
+	},
+	{
+		pkgs:         "pkg/exectoolset",
+		allow:        []string{std, "pkg/codemode", "pkg/execrpc", "gen/go/execserverwire", websocket},
+		allowInTests: []string{"pkg/execserver", "pkg/jsruntime", "pkg/toolprovider", "pkg/testenv", goleak},
+		why:          "an exec-server client as a ToolSet for cells: the domain contract on one side, the generated exec-server types on the other; its tests run cells on the in-process runtime against a real exec-server process",
 	},
 	{
 		pkgs:         "pkg/hostv1",

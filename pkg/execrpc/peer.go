@@ -12,10 +12,12 @@ import (
 	wire "github.com/codemodehq/codemode/gen/go/execserverwire"
 )
 
-// Handler serves what the other side sends. HandleRequest runs on its own goroutine per request
-// (a process/read may wait); its error is answered as an error response (an *Error as is, any
-// other error as CodeInternalError). HandleNotification runs on the read loop, in order.
+// Handler serves what the other side sends. Requests and notifications are handled in arrival
+// order on the read loop, except requests whose method Concurrent names (one that may wait, such
+// as process/read), which run on a goroutine of their own. HandleRequest's error is answered as
+// an error response (an *Error as is, any other error as CodeInternalError).
 type Handler interface {
+	Concurrent(method string) bool
 	HandleRequest(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
 	HandleNotification(ctx context.Context, method string, params json.RawMessage)
 }
@@ -85,6 +87,10 @@ func (p *Peer) Run(ctx context.Context) error {
 		}
 		switch m := msg.(type) {
 		case wire.JSONRPCRequest:
+			if !p.h.Concurrent(m.Method) {
+				p.serve(ctx, m)
+				continue
+			}
 			p.wg.Add(1)
 			go func() {
 				defer p.wg.Done()

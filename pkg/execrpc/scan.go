@@ -20,8 +20,8 @@ const maxScanDepth = 128
 
 // scanResult is what the pre-scan learned about the top level of a message.
 type scanResult struct {
-	complete                   bool // the whole document was scanned without a syntax error
-	object                     bool // the root is an object
+	complete                    bool // the whole document was scanned without a syntax error
+	object                      bool // the root is an object
 	hasID, hasMethod, hasResult bool
 }
 

@@ -225,19 +225,24 @@ func readSource(path string, stdin io.Reader) (string, error) {
 // runDelegate serves the manifest's tools, or the demo tools without one, and prints
 // notifications on stderr.
 func runDelegate(manifest string, stderr io.Writer) (*toolprovider.Delegate, error) {
-	var set toolprovider.ToolSet = demoTools{}
+	sets := []toolprovider.ToolSet{demoTools{}}
 	if manifest != "" {
 		p, err := toolprovider.Load(manifest)
 		if err != nil {
 			return nil, err
 		}
-		set = p
+		sets = []toolprovider.ToolSet{p}
+		if es, err := execServerTools(manifest); err != nil {
+			return nil, err
+		} else if es != nil {
+			sets = append(sets, es)
+		}
 	}
 	notify := func(_ context.Context, _ string, cellID codemode.CellID, text string) error {
 		fmt.Fprintf(stderr, "notify (cell %s): %s\n", cellID, text)
 		return nil
 	}
-	return toolprovider.NewDelegate(notify, set)
+	return toolprovider.NewDelegate(notify, sets...)
 }
 
 // cellRunner runs one cell and prints its observations.
