@@ -158,6 +158,32 @@ var planted = []plantedCase{
 		want: []string{"examples/tools/read_file → pkg/toolprovider [examples/...]"},
 	},
 	{
+		name: "pkg/execrpc: the exec-server codec imports the V1 wire or a method's server",
+		edges: []edge{
+			own("pkg/execrpc", "gen/go/execserverwire"),
+			own("pkg/execrpc", "gen/go/wirev1"),
+			own("pkg/execrpc", "pkg/execserver"),
+		},
+		want: []string{"pkg/execrpc → gen/go/wirev1 [pkg/execrpc]", "pkg/execrpc → pkg/execserver [pkg/execrpc]"},
+	},
+	{
+		name: "pkg/execserver: the exec-server imports the domain contract",
+		edges: []edge{
+			own("pkg/execserver", "pkg/execrpc"),
+			own("pkg/execserver", "pkg/codemode"),
+		},
+		want: []string{"pkg/execserver → pkg/codemode [pkg/execserver]"},
+	},
+	{
+		name: "pkg/exectoolset: the client imports the server or the runtime outside tests",
+		edges: []edge{
+			own("pkg/exectoolset", "pkg/execrpc"),
+			inTest(own("pkg/exectoolset", "pkg/jsruntime")),
+			own("pkg/exectoolset", "pkg/execserver"),
+		},
+		want: []string{"pkg/exectoolset → pkg/execserver [pkg/exectoolset]"},
+	},
+	{
 		name: "pkg/recent: the leaf imports a protocol",
 		edges: []edge{
 			stdlib("pkg/recent", "sync"),

@@ -20,13 +20,8 @@ const (
 // both protocols.
 var schemaSets = []string{v1Schemas, execServerSchemas}
 
-// compileV1 compiles every V1 document with a standard 2020-12 validator, proving the schemas
-// are plain JSON Schema (the x- keywords are annotations to it).
-func compileV1(t *testing.T) map[string]*jsonschema.Schema {
-	return compileDir(t, v1Schemas)
-}
-
-// compileDir compiles every document of one schema directory.
+// compileDir compiles every document of one schema directory with a standard 2020-12 validator,
+// proving the schemas are plain JSON Schema (the x- keywords are annotations to it).
 func compileDir(t *testing.T, dir string) map[string]*jsonschema.Schema {
 	t.Helper()
 	paths, err := filepath.Glob(filepath.Join(dir, "*.schema.json"))

@@ -104,7 +104,7 @@ func Test_filesystem_protocol_round_trips_legacy_policy_paths_as_uris(t *testing
 func Test_http_request_timeout_treats_omitted_and_null_as_no_timeout(t *testing.T) {
 	for in, want := range map[string]*uint64{
 		`{"method":"GET","url":"https://example.test","requestId":"req-omitted-timeout"}`:                   nil,
-		`{"method":"GET","url":"https://example.test","requestId":"req-null-timeout","timeoutMs":null}`:    nil,
+		`{"method":"GET","url":"https://example.test","requestId":"req-null-timeout","timeoutMs":null}`:     nil,
 		`{"method":"GET","url":"https://example.test","requestId":"req-explicit-timeout","timeoutMs":1234}`: ptr(uint64(1234)),
 	} {
 		p, err := wire.DecodeHttpRequestParams([]byte(in))

@@ -34,7 +34,6 @@ type scanner struct {
 	i      int
 	budget int
 	res    scanResult
-	err    error // budget or duplicate-key error
 	// keys is reused across objects: the keys of the objects on the current path.
 	keys []string
 }
