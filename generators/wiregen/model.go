@@ -314,6 +314,11 @@ func buildFields(obj *node, skip string) ([]Field, error) {
 			case "null", "omit":
 				f.Type.Nullable = true
 			case "default":
+				switch f.Type.Kind {
+				case "bool", "string", "int", "array", "map":
+				default:
+					return nil, fmt.Errorf("property %s: x-absent default needs a bool, string, integer, array or map (a zero value)", m.key)
+				}
 			default:
 				return nil, fmt.Errorf("optional property %s needs x-absent null|omit|default", m.key)
 			}
