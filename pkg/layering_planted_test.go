@@ -182,6 +182,47 @@ var planted = []plantedCase{
 		want: []string{"examples/tools/mcp_notes → pkg/mcptools [examples/tools/mcp_notes]"},
 	},
 	{
+		name: "pkg/toolsources: the manifest opener imports a runtime, a host adapter or a wire type",
+		edges: []edge{
+			own("pkg/toolsources", "pkg/mcptools"),
+			own("pkg/toolsources", "pkg/exectoolset"),
+			own("pkg/toolsources", "pkg/jsruntime"),
+			own("pkg/toolsources", "pkg/grpchost"),
+			own("pkg/toolsources", "gen/go/execserverwire"),
+		},
+		want: []string{
+			"pkg/toolsources → pkg/jsruntime [pkg/toolsources]",
+			"pkg/toolsources → pkg/grpchost [pkg/toolsources]",
+			"pkg/toolsources → gen/go/execserverwire [pkg/toolsources]",
+		},
+	},
+	{
+		name: "pkg/execrpc: the exec-server codec imports the V1 wire or a method's server",
+		edges: []edge{
+			own("pkg/execrpc", "gen/go/execserverwire"),
+			own("pkg/execrpc", "gen/go/wirev1"),
+			own("pkg/execrpc", "pkg/execserver"),
+		},
+		want: []string{"pkg/execrpc → gen/go/wirev1 [pkg/execrpc]", "pkg/execrpc → pkg/execserver [pkg/execrpc]"},
+	},
+	{
+		name: "pkg/execserver: the exec-server imports the domain contract",
+		edges: []edge{
+			own("pkg/execserver", "pkg/execrpc"),
+			own("pkg/execserver", "pkg/codemode"),
+		},
+		want: []string{"pkg/execserver → pkg/codemode [pkg/execserver]"},
+	},
+	{
+		name: "pkg/exectoolset: the client imports the server or the runtime outside tests",
+		edges: []edge{
+			own("pkg/exectoolset", "pkg/execrpc"),
+			inTest(own("pkg/exectoolset", "pkg/jsruntime")),
+			own("pkg/exectoolset", "pkg/execserver"),
+		},
+		want: []string{"pkg/exectoolset → pkg/execserver [pkg/exectoolset]"},
+	},
+	{
 		name: "pkg/recent: the leaf imports a protocol",
 		edges: []edge{
 			stdlib("pkg/recent", "sync"),

@@ -39,7 +39,8 @@ const (
 // something new, add one line to its rule's allow list.
 //
 // Adapter packages are the only pkg packages whose rule allows gen/: the V1 ones (convertv1,
-// transportv1, hostv1, clientv1), the gRPC ones (grpcconv, grpchost, grpcclient), the one that
+// transportv1, hostv1, clientv1), the exec-server ones (execrpc, execserver, exectoolset), the
+// gRPC ones (grpcconv, grpchost, grpcclient), the one that
 // serves the built browser playground (playground) and nothing else. A service's main is thin: its program lives in pkg (pkg/hostprogram), so that the CLI
 // runs the same code.
 var layers = []layer{
@@ -94,6 +95,29 @@ var layers = []layer{
 		why:          "V1 transports move frames and check lanes with the generated lane table; they know no domain type, no driver and no runtime",
 	},
 	{
+		pkgs:         "pkg/execrpc",
+		allow:        []string{std, "gen/go/execserverwire", "pkg/serdejson", websocket},
+		allowInTests: []string{goleak},
+		why:          "the exec-server's JSON-RPC-lite adapter: the generated envelope types, the bounded decoder on serdejson's parser, the transports; it knows no method",
+	},
+	{
+		pkgs:         "pkg/execserver",
+		allow:        []string{std, "pkg/execrpc", "gen/go/execserverwire", websocket, uuid},
+		allowInTests: []string{goleak},
+		why:          "the exec-server adapter serves the generated method types over execrpc; it knows nothing of cells",
+	},
+	{
+		pkgs:  "pkg/toolsources",
+		allow: []string{std, "pkg/toolprovider", "pkg/mcptools", "pkg/exectoolset"},
+		why:   "opens every tool source a manifest names (commands, MCP servers, an exec-server) for the programs; it composes the three tool-source packages and nothing else",
+	},
+	{
+		pkgs:         "pkg/exectoolset",
+		allow:        []string{std, "pkg/codemode", "pkg/execrpc", "gen/go/execserverwire", websocket},
+		allowInTests: []string{"pkg/jsruntime", "pkg/toolprovider", goleak},
+		why:          "an exec-server client as a ToolSet for cells: the domain contract on one side, the generated exec-server types on the other; its tests run cells on the in-process runtime against a real exec-server process",
+	},
+	{
 		pkgs:         "pkg/hostv1",
 		allow:        []string{std, "pkg/codemode", "pkg/convertv1", "pkg/transportv1", "pkg/frame", "pkg/recent", "gen/go/wirev1", websocket, uuid},
 		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", goleak},
@@ -124,7 +148,7 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/hostprogram",
-		allow:        []string{std, "pkg/codemode", "pkg/hostv1", "pkg/grpchost", "pkg/grpcconv", "pkg/jsruntime", "pkg/toolprovider", "pkg/mcptools", "pkg/playground", connect, oklogRun},
+		allow:        []string{std, "pkg/codemode", "pkg/hostv1", "pkg/grpchost", "pkg/grpcconv", "pkg/jsruntime", "pkg/toolprovider", "pkg/toolsources", "pkg/playground", connect, oklogRun},
 		allowInTests: []string{"pkg/codemode/codemodetest", "pkg/testenv"},
 		why:          "the host program composes the runtime, the tool provider and both host adapters; it never touches generated wire types (flags name a V1 generation through hostv1) nor a client, and nothing in pkg imports it but the binaries above",
 	},

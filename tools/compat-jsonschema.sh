@@ -8,7 +8,7 @@ baseline=compat/jsonschema/baseline
 if [[ "${1:-}" == "--update-baseline" ]]; then
 	rm -rf "$baseline"
 	mkdir -p "$baseline"
-	cp -R schemas/jsonschema/v1 "$baseline/"
+	cp -R schemas/jsonschema/v1 schemas/jsonschema/execserver "$baseline/"
 	echo "compat-jsonschema: baseline updated from schemas/jsonschema"
 	exit 0
 fi

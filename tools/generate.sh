@@ -17,11 +17,17 @@ go run ./generators/grpcfixtures
 # package has Go files (an empty directory is work in progress, not a generator).
 if [ -d generators/cmd/wiregen ] && compgen -G 'generators/cmd/wiregen/*.go' >/dev/null; then
   go run ./generators/cmd/wiregen
+  # The same generator, unchanged, for Codex's exec-server protocol (JSON-RPC-lite envelope and
+  # the methods of spec §7): the dialect is not V1-specific.
+  go run ./generators/cmd/wiregen -schemas schemas/jsonschema/execserver -out gen/go/execserverwire \
+    -package execserverwire -fixtures fixtures/execserver -protocol exec-server -fuzz-all
 fi
 
 # The TypeScript generator for the same V1 schemas (types, strict decoders, lanes).
 if [ -d generators/cmd/tsgen ] && compgen -G 'generators/cmd/tsgen/*.go' >/dev/null; then
   go run ./generators/cmd/tsgen
+  go run ./generators/cmd/tsgen -schemas schemas/jsonschema/execserver -out gen/ts/execserver \
+    -protocol exec-server -schema-path schemas/jsonschema/execserver
 fi
 
 # QuickJS module for pkg/jsruntime: the pinned qjs module's own qjs.wasm, transformed (larger

@@ -20,6 +20,8 @@ type model struct {
 	// runtime is the module specifier of the runtime in generated imports.
 	runtime string
 	buf     bytes.Buffer
+	// protocol and schemaPath name the wire and its schemas in generated comments.
+	protocol, schemaPath string
 }
 
 func newModel(schemas []*wiregen.Schema, runtime string) (*model, error) {
@@ -135,6 +137,10 @@ func (m *model) tsTypeSubst(ft wiregen.FieldType, subst map[string]string) strin
 		return ft.Ref
 	case "string":
 		return "string"
+	case "bool":
+		return "boolean"
+	case "map":
+		return "Record<string, " + m.tsTypeSubst(*ft.Items, subst) + ">"
 	case "enum":
 		return strings.Join(quoteAll(ft.Enum), " | ")
 	case "int":

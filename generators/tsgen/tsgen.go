@@ -43,6 +43,10 @@ type Options struct {
 	// RuntimeModule is the hand-written runtime the generated modules import (pkg/serdejson/ts/
 	// serdejson.ts in this repository); they refer to it by its path relative to OutDir.
 	RuntimeModule string
+	// Protocol and SchemaPath name the wire and its schema directory in generated comments; ""
+	// means "V1" and "schemas/jsonschema/v1".
+	Protocol   string
+	SchemaPath string
 }
 
 // runtimeSpecifier is the module specifier under which files in outDir import runtime: a
@@ -76,6 +80,13 @@ func Files(opts Options) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.protocol, m.schemaPath = opts.Protocol, opts.SchemaPath
+	if m.protocol == "" {
+		m.protocol = "V1"
+	}
+	if m.schemaPath == "" {
+		m.schemaPath = "schemas/jsonschema/v1"
+	}
 	files := map[string][]byte{}
 	types, err := m.typesFile()
 	if err != nil {
@@ -89,7 +100,7 @@ func Files(opts Options) (map[string][]byte, error) {
 	if ok {
 		files["lanes.ts"] = lanes
 	}
-	files["index.ts"] = indexFile(ok, runtime)
+	files["index.ts"] = indexFile(ok, runtime, m.protocol, m.schemaPath)
 	return files, nil
 }
 
@@ -104,10 +115,10 @@ func Generate(opts Options) error {
 
 // indexFile re-exports the public surface: generated types and codecs, lanes, and the runtime's
 // value types, parser, printer and errors (not its helpers).
-func indexFile(withLanes bool, runtime string) []byte {
+func indexFile(withLanes bool, runtime, protocol, schemaPath string) []byte {
 	var b bytes.Buffer
 	b.WriteString(generatedHeader + "\n\n")
-	b.WriteString("// The V1 wire protocol in TypeScript, generated from schemas/jsonschema/v1.\n")
+	fmt.Fprintf(&b, "// The %s wire protocol in TypeScript, generated from %s.\n", protocol, schemaPath)
 	b.WriteString("export * from \"./types.js\";\n")
 	if withLanes {
 		b.WriteString("export * from \"./lanes.js\";\n")

@@ -11,7 +11,7 @@ import (
 // runtimeExports lists the runtime names generated modules may import; each module imports the
 // ones it uses (noUnusedLocals).
 var runtimeExports = []string{
-	"allowOnly", "decodeEnum", "decodeI32", "decodeI64", "decodeInteger", "decodeJSONValue",
+	"allowOnly", "decodeBool", "defaulted", "decodeEnum", "decodeMap", "decodeStringOrI64", "encodeMap", "decodeI32", "decodeI64", "decodeInteger", "decodeJSONValue",
 	"decodeList", "decodeNonBlank", "decodeString", "decodeU32", "decodeU64", "encodeInteger",
 	"encodeList", "encodeSet", "errorAt", "externalKey", "externalVariant", "firstCommon",
 	"firstDuplicate", "formatTemplate", "isObject", "joinPath", "optional", "parseJSON", "unmarshal",
@@ -49,7 +49,7 @@ func (m *model) typesFile() ([]byte, error) {
 		case wiregen.KindObject:
 			m.doc("", s.Doc)
 			m.interfaceDecl(s.Name, "", "", s.Fields)
-			m.objectReader(s.Name, "struct "+s.Name, "", "", s.Fields, false, s.Disjoint)
+			m.objectReader(s.Name, "struct "+s.Name, "", "", s.Fields, s.IgnoreUnknown, s.Disjoint)
 			m.objectWriter(s.Name, "", "", s.Fields)
 			m.semantic(s)
 		case wiregen.KindInternalUnion:
@@ -68,8 +68,8 @@ func (m *model) typesFile() ([]byte, error) {
 	body := m.take()
 	var out strings.Builder
 	out.WriteString(generatedHeader + "\n\n")
-	out.WriteString("// Types, strict decoders and canonical encoders of every V1 wire type, generated from\n")
-	out.WriteString("// schemas/jsonschema/v1 (see schemas/jsonschema/README.md for the dialect).\n\n")
+	fmt.Fprintf(&out, "// Types, strict decoders and canonical encoders of every %s wire type, generated from\n", m.protocol)
+	fmt.Fprintf(&out, "// %s (see schemas/jsonschema/README.md for the dialect).\n\n", m.schemaPath)
 	out.WriteString(m.importLine(body))
 	out.WriteString(body)
 	return []byte(out.String()), nil
@@ -77,13 +77,33 @@ func (m *model) typesFile() ([]byte, error) {
 
 func (m *model) scalar(s *wiregen.Schema) {
 	m.doc("", s.Doc)
+	if s.Base == "string-or-i64" {
+		m.p("export type %s = string | Int64;", s.Name)
+		m.p("")
+		m.p("function read%s(n: unknown, path: string): %s {", s.Name, s.Name)
+		m.p("  return decodeStringOrI64(n, path, %s);", jsString(s.Name))
+		m.p("}")
+		m.p("")
+		m.p("function write%s(v: %s): JsonValue {", s.Name, s.Name)
+		m.p("  return typeof v === \"string\" ? v : encodeInteger(v);")
+		m.p("}")
+		m.p("")
+		return
+	}
 	if s.Base == "string" {
 		m.p("export type %s = string;", s.Name)
 		m.p("")
 		m.p("function read%s(n: unknown, path: string): %s {", s.Name, s.Name)
-		if s.NonBlank != "" {
+		switch {
+		case s.NonBlank != "":
 			m.p("  return decodeNonBlank(n, path, %s);", jsString(s.NonBlank))
-		} else {
+		case s.Prefix != "":
+			m.p("  const s = decodeString(n, path);")
+			m.p("  if (!s.startsWith(%s)) {", jsString(s.Prefix))
+			m.p("    throw errorAt(path, %s);", jsString(s.PrefixErr))
+			m.p("  }")
+			m.p("  return s;")
+		default:
 			m.p("  return decodeString(n, path);")
 		}
 		m.p("}")
@@ -164,7 +184,7 @@ var absentDoc = map[string]string{
 func (m *model) fieldDecl(f wiregen.Field, subst map[string]string) string {
 	t := m.tsTypeSubst(f.Type, subst)
 	switch {
-	case f.Required:
+	case f.Required, f.Absent == "default":
 		return propName(f.JSON) + ": " + t
 	case f.Absent == "omit":
 		return propName(f.JSON) + "?: " + t
@@ -186,6 +206,8 @@ func (m *model) readFunc(ft wiregen.FieldType) string {
 		return fmt.Sprintf("(n: unknown, path: string) => decodeEnum(n, path, %s as const)", jsStrings(ft.Enum))
 	case "array":
 		return fmt.Sprintf("(n: unknown, path: string) => decodeList(n, path, %s)", m.readFunc(*ft.Items))
+	case "map":
+		return fmt.Sprintf("(n: unknown, path: string) => decodeMap(n, path, %s)", m.readFunc(*ft.Items))
 	}
 	panic("unknown field kind " + ft.Kind)
 }
@@ -200,6 +222,9 @@ func (m *model) writeExpr(ft wiregen.FieldType, x string, depth int) string {
 	case "array":
 		it := fmt.Sprintf("it%d", depth)
 		return fmt.Sprintf("encodeList(%s, (%s) => %s)", x, it, m.writeExpr(*ft.Items, it, depth+1))
+	case "map":
+		it := fmt.Sprintf("it%d", depth)
+		return fmt.Sprintf("encodeMap(%s, (%s) => %s)", x, it, m.writeExpr(*ft.Items, it, depth+1))
 	}
 	return x // strings, enums and JSON values are JSON already
 }
@@ -233,11 +258,14 @@ func (m *model) objectReader(name, expecting, tag, tagValue string, fields []wir
 	for i, f := range fields {
 		local := fmt.Sprintf("f%d", i)
 		locals[f.JSON] = local
-		fn := "required"
-		if !f.Required {
-			fn = "optional"
+		switch {
+		case f.Required:
+			m.p("  const %s = required(o, path, %s, %s);", local, jsString(f.JSON), m.readFunc(f.Type))
+		case f.Absent == "default":
+			m.p("  const %s = defaulted(o, path, %s, %s, () => %s);", local, jsString(f.JSON), m.readFunc(f.Type), zeroValue(f.Type))
+		default:
+			m.p("  const %s = optional(o, path, %s, %s);", local, jsString(f.JSON), m.readFunc(f.Type))
 		}
-		m.p("  const %s = %s(o, path, %s, %s);", local, fn, jsString(f.JSON), m.readFunc(f.Type))
 	}
 	if disjoint != nil {
 		m.p("  const common = firstCommon(%s, %s);", locals[disjoint.Fields[0]], locals[disjoint.Fields[1]])
@@ -252,7 +280,7 @@ func (m *model) objectReader(name, expecting, tag, tagValue string, fields []wir
 	for _, f := range fields {
 		local := locals[f.JSON]
 		switch {
-		case f.Required:
+		case f.Required, f.Absent == "default":
 			members = append(members, propName(f.JSON)+": "+local)
 		case f.Absent == "omit":
 			members = append(members, fmt.Sprintf("...(%s === undefined ? {} : { %s: %s })", local, propName(f.JSON), local))
@@ -280,7 +308,7 @@ func (m *model) objectWriter(name, tag, tagValue string, fields []wiregen.Field)
 	for _, f := range fields {
 		in, out := access("v", f.JSON), access("out", f.JSON)
 		switch {
-		case f.Required:
+		case f.Required, f.Absent == "default":
 			m.p("  %s = %s;", out, m.writeExpr(f.Type, in, 0))
 		case f.Absent == "omit":
 			m.p("  if (%s != null) {", in)
@@ -470,4 +498,22 @@ func (m *model) registry() {
 	m.p("")
 	m.p("/** WireTypeName is a schema title. */")
 	m.p("export type WireTypeName = keyof typeof wireCodecs;")
+}
+
+// zeroValue is the TypeScript value an x-absent "default" field decodes to when absent (Rust's
+// Default of the type).
+func zeroValue(ft wiregen.FieldType) string {
+	switch ft.Kind {
+	case "bool":
+		return "false"
+	case "string":
+		return `""`
+	case "int":
+		return "0"
+	case "array":
+		return "[]"
+	case "map":
+		return "({})"
+	}
+	panic("x-absent default on a property of kind " + ft.Kind)
 }

@@ -25,6 +25,11 @@ type Options struct {
 	OutDir      string // Go package directory
 	Package     string // Go package name
 	FixturesDir string // fixture tree root; "" skips fixtures
+	// Protocol names the wire in generated documentation; "" means "V1".
+	Protocol string
+	// FuzzAll, when set, generates one fuzz target over every type (FuzzDecodeNamed, the type
+	// chosen by the input's first byte) instead of one FuzzDecode<Type> per type.
+	FuzzAll bool
 }
 
 // Files renders every output file in memory: Go sources keyed by base name and fixture files
@@ -35,6 +40,11 @@ func Files(opts Options) (goFiles, fixtures map[string][]byte, err error) {
 		return nil, nil, err
 	}
 	g := newGenerator(opts.Package, schemas)
+	g.protocol = opts.Protocol
+	if g.protocol == "" {
+		g.protocol = "V1"
+	}
+	g.fuzzAll = opts.FuzzAll
 	goFiles = map[string][]byte{}
 	add := func(name string, src []byte, err error) error {
 		if err != nil {
@@ -52,8 +62,10 @@ func Files(opts Options) (goFiles, fixtures map[string][]byte, err error) {
 	if err := add(g.generationFile()); err != nil {
 		return nil, nil, err
 	}
-	if err := add(g.lanesFile()); err != nil {
-		return nil, nil, err
+	if g.hasLanes() {
+		if err := add(g.lanesFile()); err != nil {
+			return nil, nil, err
+		}
 	}
 	name, src, ok, err := g.serviceFile()
 	if err != nil {

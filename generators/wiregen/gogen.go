@@ -15,7 +15,11 @@ import (
 
 // generator holds the schema set while Go source is written.
 type generator struct {
-	pkg     string
+	pkg string
+	// protocol names the wire in generated documentation ("V1").
+	protocol string
+	// fuzzAll: one fuzz target over every type instead of one per type.
+	fuzzAll bool
 	schemas []*Schema
 	byName  map[string]*Schema
 	buf     bytes.Buffer
@@ -85,7 +89,7 @@ func (g *generator) typeNeedsGeneration(ft FieldType) bool {
 	switch ft.Kind {
 	case "ref":
 		return g.genDependent[ft.Ref]
-	case "array":
+	case "array", "map":
 		return g.typeNeedsGeneration(*ft.Items)
 	}
 	return false
@@ -162,8 +166,20 @@ func intGoType(kind string) string {
 	return map[string]string{"i64": "int64", "u64": "uint64", "u32": "uint32", "i32": "int32"}[kind]
 }
 
-// goType is the Go type of a field. Optional values are pointers, except interfaces (union types)
-// and json.RawMessage, where nil already means "absent".
+// pointerOptional tells whether an optional ft is a pointer in Go: every kind except those
+// whose nil already means "absent" (unions, json.RawMessage, slices, maps).
+func (g *generator) pointerOptional(ft FieldType) bool {
+	switch ft.Kind {
+	case "value", "array", "map":
+		return false
+	case "ref":
+		return !isUnion(g.byName[ft.Ref])
+	}
+	return ft.Nullable
+}
+
+// goType is the Go type of a field. Optional values are pointers, except interfaces (union types),
+// json.RawMessage, slices and maps, where nil already means "absent".
 func (g *generator) goType(ft FieldType) string {
 	var t string
 	switch ft.Kind {
@@ -174,12 +190,16 @@ func (g *generator) goType(ft FieldType) string {
 		}
 	case "string", "enum":
 		t = "string"
+	case "bool":
+		t = "bool"
 	case "int":
 		t = intGoType(ft.Int)
 	case "value":
 		return "json.RawMessage"
 	case "array":
 		return "[]" + g.goType(*ft.Items)
+	case "map":
+		return "map[string]" + g.goType(*ft.Items)
 	}
 	if ft.Nullable {
 		return "*" + t
@@ -205,6 +225,10 @@ func (g *generator) decoderFunc(ft FieldType) string {
 		item := *ft.Items
 		item.Nullable = false
 		return fmt.Sprintf("func(n *serdejson.Node, path string) (%s, error) { return serdejson.DecodeList(n, path, %s) }", g.goType(ft), g.decoderFunc(item))
+	case "map":
+		item := *ft.Items
+		item.Nullable = false
+		return fmt.Sprintf("func(n *serdejson.Node, path string) (%s, error) { return serdejson.DecodeMap(n, path, %s) }", g.goType(ft), g.decoderFunc(item))
 	}
 	panic("unknown field kind " + ft.Kind)
 }
@@ -227,6 +251,10 @@ func (g *generator) decodeCall(ft FieldType, n, p string) string {
 		item := *ft.Items
 		item.Nullable = false
 		return fmt.Sprintf("serdejson.DecodeList(%s, %s, %s)", n, p, g.decoderFunc(item))
+	case "map":
+		item := *ft.Items
+		item.Nullable = false
+		return fmt.Sprintf("serdejson.DecodeMap(%s, %s, %s)", n, p, g.decoderFunc(item))
 	case "ref":
 		return fmt.Sprintf("decode%s(%s, %s%s)", ft.Ref, n, p, g.genArg(ft.Ref))
 	}
@@ -235,7 +263,17 @@ func (g *generator) decodeCall(ft FieldType, n, p string) string {
 
 // appendStmt writes statements appending the encoding of expr (of type goType(ft)) to b.
 func (g *generator) appendStmt(ft FieldType, expr string, depth int) {
-	if ft.Nullable && ft.Kind != "value" && !(ft.Kind == "ref" && isUnion(g.byName[ft.Ref])) {
+	if ft.Nullable && (ft.Kind == "array" || ft.Kind == "map") {
+		g.p("if %s == nil {", expr)
+		g.p(`b = append(b, "null"...)`)
+		g.p("} else {")
+		inner := ft
+		inner.Nullable = false
+		g.appendStmt(inner, expr, depth)
+		g.p("}")
+		return
+	}
+	if ft.Nullable && g.pointerOptional(ft) {
 		g.p("if %s == nil {", expr)
 		g.p(`b = append(b, "null"...)`)
 		g.p("} else {")
@@ -254,6 +292,8 @@ func (g *generator) appendStmt(ft FieldType, expr string, depth int) {
 		}
 	case "string", "enum":
 		g.p("b = serdejson.AppendString(b, %s)", expr)
+	case "bool":
+		g.p("b = strconv.AppendBool(b, %s)", expr)
 	case "int":
 		if ft.Int[0] == 'i' {
 			g.p("b = strconv.AppendInt(b, int64(%s), 10)", expr)
@@ -271,6 +311,18 @@ func (g *generator) appendStmt(ft FieldType, expr string, depth int) {
 		g.appendStmt(*ft.Items, it, depth+1)
 		g.p("}")
 		g.p("b = append(b, ']')")
+	case "map":
+		// Keys sorted, so the encoding is canonical (Rust's HashMap order is random).
+		k := fmt.Sprintf("k%d", depth)
+		idx := fmt.Sprintf("i%d", depth)
+		g.p("b = append(b, '{')")
+		g.p("for %s, %s := range slices.Sorted(maps.Keys(%s)) {", idx, k, expr)
+		g.p("if %s > 0 { b = append(b, ',') }", idx)
+		g.p("b = serdejson.AppendString(b, %s)", k)
+		g.p("b = append(b, ':')")
+		g.appendStmt(*ft.Items, expr+"["+k+"]", depth+1)
+		g.p("}")
+		g.p("b = append(b, '}')")
 	}
 }
 
@@ -293,7 +345,7 @@ func (g *generator) structDecl(name, doc string, fields []Field) {
 		case f.Generation != "":
 			note = fmt.Sprintf("generation %s on: required there, unknown before; omitted when nil", f.Generation)
 		case !f.Required:
-			note = "optional; " + map[string]string{"null": "encoded as null when nil", "omit": "omitted when nil"}[f.Absent]
+			note = "optional; " + map[string]string{"null": "encoded as null when nil", "omit": "omitted when nil", "default": "the zero value when absent, always encoded"}[f.Absent]
 		}
 		g.p("%s %s // %q: %s", f.Go, g.goType(f.Type), f.JSON, note)
 	}
@@ -344,7 +396,7 @@ func (g *generator) objectDecoder(name, expecting, tag string, fields []Field, i
 		}
 		g.p("if f := o.Take(%q); f != nil {", f.JSON)
 		fp := fmt.Sprintf("serdejson.JoinPath(path, %q)", f.JSON)
-		nullableIndirect := f.Type.Nullable && f.Type.Kind != "value" && !(f.Type.Kind == "ref" && isUnion(g.byName[f.Type.Ref]))
+		nullableIndirect := f.Type.Nullable && g.pointerOptional(f.Type)
 		base := f.Type
 		base.Nullable = false
 		if f.Type.Nullable {
@@ -460,7 +512,7 @@ func (g *generator) typesFile() (string, []byte, error) {
 			g.set(s)
 		case KindObject:
 			g.structDecl(s.Name, schemaDoc(s), s.Fields)
-			g.objectDecoder(s.Name, "struct "+s.Name, "", s.Fields, false, s.Disjoint)
+			g.objectDecoder(s.Name, "struct "+s.Name, "", s.Fields, s.IgnoreUnknown, s.Disjoint)
 			g.objectEncoder(s.Name, "", "", "", s.Fields)
 			g.semantic(s)
 		case KindInternalUnion, KindExternalUnion:
@@ -469,7 +521,7 @@ func (g *generator) typesFile() (string, []byte, error) {
 		g.publicDecoder(s)
 	}
 	g.registry()
-	return g.file("types.go", "encoding/json", "slices", "strconv", RuntimeImport)
+	return g.file("types.go", "encoding/json", "maps", "math", "slices", "strconv", "strings", RuntimeImport)
 }
 
 // publicDecoder writes Decode<Name>, and for a generation-dependent type Decode<Name>For: the
@@ -500,9 +552,14 @@ func (g *generator) publicDecoder(s *Schema) {
 
 // generationFile declares the wire generations.
 func (g *generator) generationFile() (string, []byte, error) {
-	g.p("// Generation is a generation of the V1 wire: the shapes one range of Codex releases speaks.")
-	g.p("// Every V1 object denies unknown fields, so a field added by a later generation breaks the")
-	g.p("// earlier one in both directions; a decoder reads exactly one generation (spec §6.1).")
+	if g.protocol == "V1" {
+		g.p("// Generation is a generation of the V1 wire: the shapes one range of Codex releases speaks.")
+		g.p("// Every V1 object denies unknown fields, so a field added by a later generation breaks the")
+		g.p("// earlier one in both directions; a decoder reads exactly one generation (spec §6.1).")
+	} else {
+		g.p("// Generation is a generation of the %s wire: the shapes one range of Codex releases speaks", g.protocol)
+		g.p("// (fields marked x-generation exist from their generation on).")
+	}
 	g.p("type Generation uint8")
 	g.p("")
 	g.p("// The generations, oldest first.")
@@ -535,12 +592,22 @@ func (g *generator) generationFile() (string, []byte, error) {
 	g.p("// ParseGeneration returns the generation named name.")
 	g.p("func ParseGeneration(name string) (Generation, error) {")
 	g.p("for i, n := range generationNames { if n == name { return Generation(i), nil } }")
-	g.p("return 0, fmt.Errorf(\"unknown V1 wire generation %%q (known: %%s)\", name, strings.Join(generationNames, \", \"))")
+	g.p("return 0, fmt.Errorf(\"unknown %s wire generation %%q (known: %%s)\", name, strings.Join(generationNames, \", \"))", g.protocol)
 	g.p("}")
 	return g.file("generation.go", "fmt", "strings")
 }
 
 func (g *generator) scalar(s *Schema) {
+	if s.Base == "string-or-i64" {
+		g.docComment(s.Name, schemaDoc(s)+" A string or an i64 (IsString tells which); comparable.")
+		g.p("type %s = serdejson.StringOrInt", s.Name)
+		g.p("")
+		g.p("func decode%s(n *serdejson.Node, path string) (%s, error) {", s.Name, s.Name)
+		g.p("return serdejson.DecodeStringOrInt(n, path, math.MinInt64, math.MaxInt64, %q)", s.Name)
+		g.p("}")
+		g.p("")
+		return
+	}
 	if s.Base == "string" {
 		g.docComment(s.Name, schemaDoc(s))
 		g.p("type %s string", s.Name)
@@ -550,6 +617,9 @@ func (g *generator) scalar(s *Schema) {
 			g.p("x, err := serdejson.DecodeNonBlank(n, path, %q)", s.NonBlank)
 		} else {
 			g.p("x, err := serdejson.DecodeString(n, path)")
+		}
+		if s.Prefix != "" {
+			g.p("if err == nil && !strings.HasPrefix(x, %q) { return \"\", serdejson.ErrorAt(path, %q) }", s.Prefix, s.PrefixErr)
 		}
 		g.p("return %s(x), err", s.Name)
 		g.p("}")

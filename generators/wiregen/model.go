@@ -27,11 +27,15 @@ type Schema struct {
 	Doc  string
 	File string
 
-	// Scalar: Base is "string" or an integer kind (i64, u64, u32, i32).
+	// Scalar: Base is "string", an integer kind (i64, u64, u32, i32) or "string-or-i64" (an
+	// untagged union of a string and an integer: JSON "type": ["string", "integer"]).
 	Base      string
 	Min, Max  string
 	Expecting string
 	NonBlank  string // error text when the trimmed string is empty; "" when unchecked
+	// Prefix (a "pattern" of the form ^literal) is what a string scalar must start with;
+	// PrefixErr (x-errors.pattern) the error text otherwise.
+	Prefix, PrefixErr string
 
 	// Set.
 	Item         string
@@ -40,9 +44,13 @@ type Schema struct {
 	DuplicateErr string
 
 	// Object (and the fields of object variants).
-	Fields   []Field
-	Disjoint *Disjoint
-	Semantic []Semantic
+	Fields []Field
+	// IgnoreUnknown (x-ignore-unknown-fields on an object) skips unknown members instead of
+	// rejecting them: serde's default for structs without deny_unknown_fields. They are not
+	// re-encoded.
+	IgnoreUnknown bool
+	Disjoint      *Disjoint
+	Semantic      []Semantic
 
 	// Unions.
 	Tag      string // internal unions only
@@ -60,7 +68,10 @@ type Field struct {
 	Go       string
 	Type     FieldType
 	Required bool
-	Absent   string // "null" (emit null) or "omit" (skip) for optional fields
+	// Absent says how an optional field's "none" is encoded: "null" (emit null), "omit" (skip),
+	// or "default" (serde's #[serde(default)] on a non-Option field: absent decodes as the zero
+	// value, null is refused, the value is always encoded; the Go and TS types are not optional).
+	Absent string
 	// Generation, when set, is the wire generation that introduced the field (x-generation):
 	// it exists, and is required, only from that generation on; earlier generations reject it
 	// as an unknown field.
@@ -69,7 +80,7 @@ type Field struct {
 
 // FieldType describes the Go and JSON shape of a property.
 type FieldType struct {
-	Kind     string // ref, string, int, array, enum, value
+	Kind     string // ref, string, bool, int, array, map (string keys, Items the value), enum, value
 	Ref      string
 	Int      string // i64 u64 u32 i32
 	Enum     []string
@@ -179,6 +190,7 @@ func buildSchema(root *node, file string) (*Schema, error) {
 		}
 	case KindObject:
 		s.Fields, err = buildFields(root, "")
+		s.IgnoreUnknown = root.isTrue("x-ignore-unknown-fields")
 		s.Disjoint = buildDisjoint(root)
 		s.Semantic = buildSemantic(root)
 	case KindInternalUnion, KindExternalUnion:
@@ -206,6 +218,14 @@ func buildSchema(root *node, file string) (*Schema, error) {
 }
 
 func buildScalar(s *Schema, root *node) error {
+	if t := root.get("type"); t != nil && t.kind == '[' {
+		// The one untagged scalar union of the dialect: a string or an i64 (JSON-RPC ids).
+		if len(t.items) != 2 || t.items[0].text != "string" || t.items[1].text != "integer" || root.str("x-int") != "i64" {
+			return fmt.Errorf(`a scalar with a list of types must be "type": ["string", "integer"] with "x-int": "i64"`)
+		}
+		s.Base = "string-or-i64"
+		return nil
+	}
 	if v := root.get("x-int"); v != nil {
 		s.Base = v.text
 		s.Min, s.Max = root.get("minimum").text, root.get("maximum").text
@@ -219,6 +239,17 @@ func buildScalar(s *Schema, root *node) error {
 		return fmt.Errorf("a scalar is a string or has x-int")
 	}
 	s.Base = "string"
+	// A pattern is a generator rule only with x-errors.pattern (elsewhere it documents x-nonblank).
+	if pat := root.str("pattern"); pat != "" && root.get("x-errors").str("pattern") != "" {
+		lit := strings.TrimPrefix(pat, "^")
+		if lit == pat || strings.ContainsAny(lit, `\.[]()*+?{}|^$`) {
+			return fmt.Errorf("a scalar pattern must be ^ and a literal prefix, not %q", pat)
+		}
+		s.Prefix, s.PrefixErr = lit, root.get("x-errors").str("pattern")
+		if s.PrefixErr == "" {
+			return fmt.Errorf("pattern needs x-errors.pattern")
+		}
+	}
 	if root.isTrue("x-nonblank") {
 		s.NonBlank = root.get("x-errors").str("blank")
 		if s.NonBlank == "" {
@@ -279,10 +310,18 @@ func buildFields(obj *node, skip string) ([]Field, error) {
 			f.Absent = "omit"
 		}
 		if !f.Required {
-			if f.Absent != "null" && f.Absent != "omit" {
-				return nil, fmt.Errorf("optional property %s needs x-absent null|omit", m.key)
+			switch f.Absent {
+			case "null", "omit":
+				f.Type.Nullable = true
+			case "default":
+				switch f.Type.Kind {
+				case "bool", "string", "int", "array", "map":
+				default:
+					return nil, fmt.Errorf("property %s: x-absent default needs a bool, string, integer, array or map (a zero value)", m.key)
+				}
+			default:
+				return nil, fmt.Errorf("optional property %s needs x-absent null|omit|default", m.key)
 			}
-			f.Type.Nullable = true
 		}
 		out = append(out, f)
 	}
@@ -319,6 +358,15 @@ func buildFieldType(p *node) (FieldType, error) {
 	switch name {
 	case "string":
 		return FieldType{Kind: "string"}, nil
+	case "boolean":
+		return FieldType{Kind: "bool"}, nil
+	case "object":
+		ap := p.get("additionalProperties")
+		if ap == nil || ap.kind != '{' {
+			return FieldType{}, fmt.Errorf("an inline object property must be a map: additionalProperties with a schema")
+		}
+		items, err := buildFieldType(ap)
+		return FieldType{Kind: "map", Items: &items}, err
 	case "array":
 		items, err := buildFieldType(p.get("items"))
 		return FieldType{Kind: "array", Items: &items}, err

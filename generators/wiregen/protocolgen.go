@@ -4,6 +4,19 @@ import (
 	"fmt"
 )
 
+// hasLanes tells whether any variant carries an x-lane annotation (the V1 wire's dual
+// WebSockets); without one there is no lane table to write.
+func (g *generator) hasLanes() bool {
+	for _, s := range g.schemas {
+		for _, v := range s.Variants {
+			if v.Lane != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // lanesFile writes the Lane type and LaneOf from the x-lane / x-lane-rules annotations.
 func (g *generator) lanesFile() (string, []byte, error) {
 	g.p("// Lane is the WebSocket a message travels on when a connection uses dual websockets.")

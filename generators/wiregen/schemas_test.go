@@ -11,15 +11,22 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-const v1Schemas = "../../schemas/jsonschema/v1"
+const (
+	v1Schemas         = "../../schemas/jsonschema/v1"
+	execServerSchemas = "../../schemas/jsonschema/execserver"
+)
 
-// compileV1 compiles every V1 document with a standard 2020-12 validator, proving the schemas
-// are plain JSON Schema (the x- keywords are annotations to it).
-func compileV1(t *testing.T) map[string]*jsonschema.Schema {
+// schemaSets are the schema directories the generators are run over: the dialect is one for
+// both protocols.
+var schemaSets = []string{v1Schemas, execServerSchemas}
+
+// compileDir compiles every document of one schema directory with a standard 2020-12 validator,
+// proving the schemas are plain JSON Schema (the x- keywords are annotations to it).
+func compileDir(t *testing.T, dir string) map[string]*jsonschema.Schema {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(v1Schemas, "*.schema.json"))
+	paths, err := filepath.Glob(filepath.Join(dir, "*.schema.json"))
 	if err != nil || len(paths) == 0 {
-		t.Fatalf("no schema documents under %s: %v", v1Schemas, err)
+		t.Fatalf("no schema documents under %s: %v", dir, err)
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
@@ -64,8 +71,14 @@ func validate(t *testing.T, s *jsonschema.Schema, n *node) error {
 // Schema-wise; invalid examples are rejected unless they carry x-beyond-json-schema, which marks
 // rules that need code (duplicate keys, float lexemes, x-disjoint, lexical JSON errors).
 func TestExamplesValidateAgainstTheirSchemas(t *testing.T) {
-	compiled := compileV1(t)
-	schemas, err := Load(v1Schemas)
+	for _, dir := range schemaSets {
+		t.Run(filepath.Base(dir), func(t *testing.T) { examplesValidate(t, dir) })
+	}
+}
+
+func examplesValidate(t *testing.T, dir string) {
+	compiled := compileDir(t, dir)
+	schemas, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

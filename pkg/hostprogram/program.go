@@ -18,7 +18,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/grpchost"
 	"github.com/codemodehq/codemode/pkg/hostv1"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
-	"github.com/codemodehq/codemode/pkg/mcptools"
+	"github.com/codemodehq/codemode/pkg/toolsources"
 	"github.com/codemodehq/codemode/pkg/toolprovider"
 )
 
@@ -97,8 +97,8 @@ func (p *Program) buildProvider() error {
 	if p.cfg.Tools != "" {
 		// Started now, before the listeners: a server that does not start stops the program
 		// before it announces anything.
-		sets, closeTools, err := mcptools.OpenManifest(context.Background(), p.cfg.Tools, mcptools.Options{})
-		if errors.Is(err, mcptools.ErrNotStarted) {
+		sets, closeTools, err := toolsources.Open(context.Background(), p.cfg.Tools, toolsources.Options{})
+		if errors.Is(err, toolsources.ErrNotStarted) {
 			return err
 		}
 		if err != nil {

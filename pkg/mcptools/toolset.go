@@ -28,9 +28,8 @@ type Options struct {
 // manifest's command tools (a *toolprovider.Provider, always first) and, when it names MCP
 // servers, a *ToolSet serving them, whose servers are started (or connected to) and listed now,
 // within each server's startup_timeout. closeSets stops the servers; call it once the sets are
-// no longer used. It is the one function a program (codemode run and describe, codemode-host,
-// codemode serve, codemode mcp) uses to turn a manifest into the sets a toolprovider.Delegate
-// routes calls to.
+// no longer used. pkg/toolsources.Open, which programs call, adds the manifest's exec-server to
+// what this returns.
 //
 // A refused manifest is a *toolprovider.ManifestError; a server that does not start is an
 // error naming the manifest, the server's place in it and why ("tools.json: /mcp_servers/0:

@@ -293,3 +293,65 @@ func FirstCommon[T cmp.Ordered](a, b []T) (T, bool) {
 func FormatTemplate(template string, arg any) string {
 	return strings.Replace(template, "{}", fmt.Sprint(arg), 1)
 }
+
+// DecodeBool accepts true or false.
+func DecodeBool(n *Node, path string) (bool, error) {
+	if n.kind != Bool {
+		return false, InvalidType(n, path, "a boolean")
+	}
+	return n.boolean, nil
+}
+
+// DecodeMap decodes an object whose members all have the same type (a Rust HashMap or
+// BTreeMap with string keys). Duplicate keys never get here: ParseDocument refused them.
+func DecodeMap[T any](n *Node, path string, item func(*Node, string) (T, error)) (map[string]T, error) {
+	if n.kind != Object {
+		return nil, InvalidType(n, path, "a map")
+	}
+	out := make(map[string]T, len(n.members))
+	for _, m := range n.members {
+		v, err := item(m.value, JoinPath(path, m.key))
+		if err != nil {
+			return nil, err
+		}
+		out[m.key] = v
+	}
+	return out, nil
+}
+
+// StringOrInt is the value of an untagged union of a string and an integer (Rust
+// `#[serde(untagged)] enum { String(String), Integer(i64) }`, JSON-RPC's RequestId): IsString
+// tells which member is set. It is comparable, so it can key a map.
+type StringOrInt struct {
+	Str      string
+	Int      int64
+	IsString bool
+}
+
+// String renders the string, or the integer in decimal (Rust's Display of such an id).
+func (v StringOrInt) String() string {
+	if v.IsString {
+		return v.Str
+	}
+	return strconv.FormatInt(v.Int, 10)
+}
+
+// AppendJSON appends the JSON string or integer.
+func (v StringOrInt) AppendJSON(b []byte) []byte {
+	if v.IsString {
+		return AppendString(b, v.Str)
+	}
+	return strconv.AppendInt(b, v.Int, 10)
+}
+
+// DecodeStringOrInt accepts a string or an integer within [lo, hi]; anything else fails as serde
+// fails an untagged enum: "data did not match any variant of untagged enum <name>".
+func DecodeStringOrInt(n *Node, path string, lo, hi int64, name string) (StringOrInt, error) {
+	if n.kind == String {
+		return StringOrInt{Str: n.text, IsString: true}, nil
+	}
+	if v, err := DecodeInt(n, path, lo, hi, "i64"); err == nil {
+		return StringOrInt{Int: v}, nil
+	}
+	return StringOrInt{}, ErrorAt(path, "data did not match any variant of untagged enum %s", name)
+}

@@ -35,6 +35,9 @@ const (
 type manifestSpec struct {
 	Tools      []toolSpec      `json:"tools"`
 	MCPServers []mcpServerSpec `json:"mcp_servers"`
+	// ExecServer is checked by the schema and opened by pkg/exectoolset; here it only counts
+	// as a source of tools.
+	ExecServer json.RawMessage `json:"exec_server"`
 }
 
 // toolSpec is one entry of "tools", as written.
@@ -108,8 +111,8 @@ func Parse(file string, data []byte, baseDir string) (*Provider, error) {
 func build(spec manifestSpec, base string) (*Provider, []Problem) {
 	p := &Provider{byName: map[string]*commandTool{}}
 	var problems []Problem
-	if spec.Tools == nil && spec.MCPServers == nil {
-		problems = append(problems, Problem{Message: `the manifest names no tools: give "tools", "mcp_servers" or both`})
+	if spec.Tools == nil && spec.MCPServers == nil && spec.ExecServer == nil {
+		problems = append(problems, Problem{Message: `the manifest names no tools: give "tools", "mcp_servers", "exec_server" or several`})
 	}
 	p.servers, problems = buildMCPServers(spec.MCPServers, base, problems)
 	firstAt := map[string]string{} // tool name → pointer of the tool that defined it

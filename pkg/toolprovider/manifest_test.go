@@ -67,7 +67,7 @@ func TestParseRefusesABadManifestNamingTheField(t *testing.T) {
 		{"a zero duration", manifestOf(tool("timeout", `"0s"`)),
 			`tools.json: /tools/0/timeout: must be a duration like "30s", not "0s"`},
 		{"no tools", `{}`,
-			`tools.json: the manifest names no tools: give "tools", "mcp_servers" or both`},
+			`tools.json: the manifest names no tools: give "tools", "mcp_servers", "exec_server" or several`},
 		{"an MCP server with neither command nor url", `{"mcp_servers": [{"name": "s"}]}`,
 			`tools.json: /mcp_servers/0: a server needs a "command" (a stdio server) or a "url" (a streamable HTTP server)`},
 		{"an MCP server with both", `{"mcp_servers": [{"name": "s", "command": ["true"], "url": "http://127.0.0.1:1/mcp"}]}`,

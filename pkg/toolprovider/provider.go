@@ -26,7 +26,7 @@ type ToolSet interface {
 // Provider is the command tools of a manifest (Load, Parse), and the MCP servers it names
 // (MCPServers), which pkg/mcptools serves. It is safe for concurrent use and holds nothing that
 // needs closing: a call's processes live only as long as the call. A program should open a
-// manifest with mcptools.OpenManifest, which serves both.
+// manifest with toolsources.Open, which serves them all.
 type Provider struct {
 	tools   []*commandTool
 	byName  map[string]*commandTool // by routeKey of ToolDefinition.ToolName

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/mcpserver"
-	"github.com/codemodehq/codemode/pkg/mcptools"
+	"github.com/codemodehq/codemode/pkg/toolsources"
 	"github.com/codemodehq/codemode/pkg/toolprovider"
 )
 
@@ -152,16 +152,16 @@ func mcpWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 }
 
 // mcpToolSets opens the tools cells can call: every source the manifest names (its commands and
-// MCP servers, through mcptools.OpenManifest, as codemode run and codemode-host do), or the demo
+// MCP servers and exec-server, through toolsources.Open, as codemode run and codemode-host do), or the demo
 // tools without one. The returned function releases them. status is the exit status for err:
 // a server that does not start is a failure, a refused manifest a wrong invocation.
 func mcpToolSets(ctx context.Context, manifest string) ([]toolprovider.ToolSet, func() error, int, error) {
 	if manifest == "" {
 		return []toolprovider.ToolSet{demoTools{}}, func() error { return nil }, exitOK, nil
 	}
-	sets, closeSets, err := mcptools.OpenManifest(ctx, manifest, mcptools.Options{})
+	sets, closeSets, err := toolsources.Open(ctx, manifest, toolsources.Options{})
 	switch {
-	case errors.Is(err, mcptools.ErrNotStarted):
+	case errors.Is(err, toolsources.ErrNotStarted):
 		return nil, nil, exitFailed, err
 	case err != nil:
 		return nil, nil, exitUsage, err

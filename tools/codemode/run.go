@@ -17,7 +17,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/exectool"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
-	"github.com/codemodehq/codemode/pkg/mcptools"
+	"github.com/codemodehq/codemode/pkg/toolsources"
 	"github.com/codemodehq/codemode/pkg/toolprovider"
 )
 
@@ -226,16 +226,16 @@ func readSource(path string, stdin io.Reader) (string, error) {
 	return string(b), nil
 }
 
-// runDelegate serves the manifest's tools (mcptools.OpenManifest: its commands, and its MCP
-// servers, started now), or the demo tools without one, and prints notifications on stderr.
-// closeTools stops the MCP servers. A refused manifest or an unreadable file is a usage
-// error (exit status 2), a server that does not start a failure (1): the status says which.
+// runDelegate serves the manifest's tools (toolsources.Open: its commands, its MCP servers and
+// its exec-server, started now), or the demo tools without one, and prints notifications on
+// stderr. closeTools stops the servers. A refused manifest or an unreadable file is a usage error
+// (exit status 2), a source that does not start a failure (1): the status says which.
 func runDelegate(manifest string, stderr io.Writer) (d *toolprovider.Delegate, closeTools func() error, status int, err error) {
 	sets, closeTools := []toolprovider.ToolSet{demoTools{}}, func() error { return nil }
 	if manifest != "" {
-		sets, closeTools, err = mcptools.OpenManifest(context.Background(), manifest, mcptools.Options{})
+		sets, closeTools, err = toolsources.Open(context.Background(), manifest, toolsources.Options{})
 		if err != nil {
-			if errors.Is(err, mcptools.ErrNotStarted) {
+			if errors.Is(err, toolsources.ErrNotStarted) {
 				return nil, nil, exitFailed, err
 			}
 			return nil, nil, exitUsage, err

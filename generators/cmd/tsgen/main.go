@@ -16,6 +16,8 @@ func main() {
 	flag.StringVar(&opts.SchemaDir, "schemas", "schemas/jsonschema/v1", "directory of *.schema.json documents")
 	flag.StringVar(&opts.OutDir, "out", "gen/ts/wirev1", "output TypeScript module directory")
 	flag.StringVar(&opts.RuntimeModule, "runtime", "pkg/serdejson/ts/serdejson.ts", "the runtime module the generated modules import")
+	flag.StringVar(&opts.Protocol, "protocol", "V1", "the wire's name in generated documentation")
+	flag.StringVar(&opts.SchemaPath, "schema-path", "schemas/jsonschema/v1", "the schema directory named in generated documentation")
 	flag.Parse()
 	if err := tsgen.Generate(opts); err != nil {
 		fmt.Fprintln(os.Stderr, "tsgen:", err)

@@ -16,6 +16,8 @@ func main() {
 	flag.StringVar(&opts.OutDir, "out", "gen/go/wirev1", "output Go package directory")
 	flag.StringVar(&opts.Package, "package", "wirev1", "output Go package name")
 	flag.StringVar(&opts.FixturesDir, "fixtures", "fixtures/v1", "fixture tree to (re)write; empty to skip")
+	flag.StringVar(&opts.Protocol, "protocol", "V1", "the wire's name in generated documentation")
+	flag.BoolVar(&opts.FuzzAll, "fuzz-all", false, "one fuzz target over every type instead of one per type")
 	flag.Parse()
 	if err := wiregen.Generate(opts); err != nil {
 		fmt.Fprintln(os.Stderr, "wiregen:", err)

@@ -103,7 +103,7 @@ func RelativePath(base, target string) (string, error) {
 }
 
 // RuntimeDecoder returns the name of the runtime function that decodes a schema property of the
-// given kind ("string", "int" with intKind "i64", "u32", …, or "value"): DecodeString, DecodeI64,
+// given kind ("string", "bool", "int" with intKind "i64", "u32", …, or "value"): DecodeString, DecodeI64,
 // DecodeJSONValue. Go calls it as serdejson.<name>, TypeScript as the same name with a lower-case
 // first letter (decodeI64). ok is false for kinds whose decoder is generated (refs, enums,
 // arrays).
@@ -118,6 +118,8 @@ func RuntimeDecoder(kind, intKind string) (name string, ok bool) {
 		return "Decode" + strings.ToUpper(intKind[:1]) + intKind[1:], true
 	case "value":
 		return "DecodeJSONValue", true
+	case "bool":
+		return "DecodeBool", true
 	}
 	return "", false
 }

@@ -829,6 +829,21 @@ export function required<T>(o: WireObject, path: string, key: string, decode: (n
   return decode(n, joinPath(path, key));
 }
 
+/**
+ * defaulted decodes member key of o, or returns zero() when it is absent (serde's
+ * #[serde(default)] on a non-Option field: null is decoded, and refused, like any other value).
+ */
+export function defaulted<T>(
+  o: WireObject,
+  path: string,
+  key: string,
+  decode: (n: unknown, path: string) => T,
+  zero: () => T,
+): T {
+  const n = take(o, key);
+  return n === undefined ? zero() : decode(n, joinPath(path, key));
+}
+
 /** optional decodes the optional member key of o; absent and null both give undefined. */
 export function optional<T>(
   o: WireObject,
@@ -966,6 +981,51 @@ export function decodeU64(n: unknown, path: string): Int64 {
 /** decodeI32 accepts any i32. */
 export function decodeI32(n: unknown, path: string): number {
   return Number(decodeInteger(n, path, -(2n ** 31n), 2n ** 31n - 1n, "i32", false));
+}
+
+/** decodeBool accepts true or false. */
+export function decodeBool(n: unknown, path: string): boolean {
+  if (typeof n !== "boolean") {
+    throw invalidType(n, path, "a boolean");
+  }
+  return n;
+}
+
+/**
+ * decodeStringOrI64 accepts a string or an i64 (a Rust untagged enum of the two, such as
+ * JSON-RPC's RequestId); anything else fails as serde fails an untagged enum.
+ */
+export function decodeStringOrI64(n: unknown, path: string, name: string): string | Int64 {
+  if (typeof n === "string") {
+    return wellFormed(n, path);
+  }
+  try {
+    return decodeI64(n, path);
+  } catch {
+    throw errorAt(path, `data did not match any variant of untagged enum ${name}`);
+  }
+}
+
+/** decodeMap decodes an object whose members all have one type (a Rust map with string keys). */
+export function decodeMap<T>(n: unknown, path: string, item: (n: unknown, path: string) => T): Record<string, T> {
+  const o = readObject(n, path, "a map");
+  const out: Record<string, T> = {};
+  for (const k of presentKeys(o)) {
+    Object.defineProperty(out, k, { value: item(o[k], joinPath(path, k)), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+/** encodeMap encodes a map with its keys sorted (the canonical order); other inputs pass through. */
+export function encodeMap<T>(v: Readonly<Record<string, T>>, item: (x: T) => JsonValue): JsonValue {
+  if (!isObject(v)) {
+    return v as unknown as JsonValue;
+  }
+  const out: JsonObject = {};
+  for (const k of Object.keys(v).sort()) {
+    Object.defineProperty(out, k, { value: item(v[k] as T), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
 }
 
 /** decodeU32 accepts any u32. */

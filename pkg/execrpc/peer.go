@@ -1,0 +1,190 @@
+package execrpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	wire "github.com/codemodehq/codemode/gen/go/execserverwire"
+)
+
+// Handler serves what the other side sends. Requests and notifications are handled in arrival
+// order on the read loop, except requests whose method Concurrent names (one that may wait, such
+// as process/read), which run on a goroutine of their own. HandleRequest's error is answered as
+// an error response (an *Error as is, any other error as CodeInternalError).
+type Handler interface {
+	Concurrent(method string) bool
+	HandleRequest(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+	HandleNotification(ctx context.Context, method string, params json.RawMessage)
+}
+
+// ErrClosed is returned by calls on a peer whose connection ended.
+var ErrClosed = errors.New("exec-server connection closed")
+
+type callResult struct {
+	result json.RawMessage
+	err    error
+}
+
+// Peer is one end of a connection, in either role: it serves the other side's requests and
+// notifications with its Handler, and makes calls and sends notifications of its own.
+type Peer struct {
+	conn Conn
+	h    Handler
+	logf func(format string, args ...any)
+
+	writeMu sync.Mutex
+	nextID  atomic.Int64
+
+	mu      sync.Mutex
+	pending map[wire.RequestId]chan callResult
+	closed  bool
+
+	done chan struct{}
+	wg   sync.WaitGroup
+}
+
+// NewPeer makes a peer; Run serves it. logf (may be nil) receives malformed-message reports.
+func NewPeer(conn Conn, h Handler, logf func(format string, args ...any)) *Peer {
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	return &Peer{conn: conn, h: h, logf: logf, pending: map[wire.RequestId]chan callResult{}, done: make(chan struct{})}
+}
+
+// Done is closed when Run has returned.
+func (p *Peer) Done() <-chan struct{} { return p.done }
+
+// Run reads and dispatches messages until the connection ends or ctx is done; then it cancels
+// the requests being served, waits for their handlers, fails the pending calls with ErrClosed
+// and closes the connection. A clean end of the connection returns nil.
+func (p *Peer) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer close(p.done)
+	defer p.wg.Wait()
+	defer cancel()
+	defer p.failPending()
+	stop := context.AfterFunc(ctx, func() { _ = p.conn.Close() })
+	defer stop()
+	for {
+		data, err := p.conn.ReadMessage(ctx)
+		if err != nil {
+			_ = p.conn.Close()
+			if errors.Is(err, io.EOF) || ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		msg, err := Decode(data)
+		if err != nil {
+			// Codex reports a malformed message and keeps the connection.
+			p.logf("failed to parse JSON-RPC message: %v", err)
+			continue
+		}
+		switch m := msg.(type) {
+		case wire.JSONRPCRequest:
+			if !p.h.Concurrent(m.Method) {
+				p.serve(ctx, m)
+				continue
+			}
+			p.wg.Add(1)
+			go func() {
+				defer p.wg.Done()
+				p.serve(ctx, m)
+			}()
+		case wire.JSONRPCNotification:
+			p.h.HandleNotification(ctx, m.Method, m.Params)
+		case wire.JSONRPCResponse:
+			p.complete(m.Id, callResult{result: m.Result})
+		case wire.JSONRPCError:
+			p.complete(m.Id, callResult{err: &Error{Code: m.Error.Code, Message: m.Error.Message, Data: m.Error.Data}})
+		}
+	}
+}
+
+func (p *Peer) serve(ctx context.Context, req wire.JSONRPCRequest) {
+	result, err := p.h.HandleRequest(ctx, req.Method, req.Params)
+	var out Message
+	if err != nil {
+		var rpcErr *Error
+		if !errors.As(err, &rpcErr) {
+			rpcErr = &Error{Code: CodeInternalError, Message: err.Error()}
+		}
+		out = wire.JSONRPCError{Id: req.Id, Error: wire.JSONRPCErrorError{Code: rpcErr.Code, Message: rpcErr.Message, Data: rpcErr.Data}}
+	} else {
+		if result == nil {
+			result = json.RawMessage("null")
+		}
+		out = wire.JSONRPCResponse{Id: req.Id, Result: result}
+	}
+	if err := p.send(ctx, out); err != nil {
+		p.logf("failed to answer %s: %v", req.Method, err)
+	}
+}
+
+func (p *Peer) send(ctx context.Context, m Message) error {
+	p.writeMu.Lock()
+	defer p.writeMu.Unlock()
+	return p.conn.WriteMessage(ctx, Encode(m))
+}
+
+func (p *Peer) complete(id wire.RequestId, r callResult) {
+	p.mu.Lock()
+	ch, ok := p.pending[id]
+	delete(p.pending, id)
+	p.mu.Unlock()
+	if ok {
+		ch <- r
+	} else {
+		p.logf("response to unknown request id %s", id)
+	}
+}
+
+func (p *Peer) failPending() {
+	p.mu.Lock()
+	p.closed = true
+	pending := p.pending
+	p.pending = map[wire.RequestId]chan callResult{}
+	p.mu.Unlock()
+	for _, ch := range pending {
+		ch <- callResult{err: ErrClosed}
+	}
+}
+
+// Call sends a request and waits for its response: the result, an *Error, ErrClosed, or ctx's
+// error.
+func (p *Peer) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	id := IntID(p.nextID.Add(1))
+	ch := make(chan callResult, 1)
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, ErrClosed
+	}
+	p.pending[id] = ch
+	p.mu.Unlock()
+	if err := p.send(ctx, wire.JSONRPCRequest{Id: id, Method: method, Params: params}); err != nil {
+		p.mu.Lock()
+		delete(p.pending, id)
+		p.mu.Unlock()
+		return nil, fmt.Errorf("send %s: %w", method, err)
+	}
+	select {
+	case r := <-ch:
+		return r.result, r.err
+	case <-ctx.Done():
+		p.mu.Lock()
+		delete(p.pending, id)
+		p.mu.Unlock()
+		return nil, ctx.Err()
+	}
+}
+
+// Notify sends a notification.
+func (p *Peer) Notify(ctx context.Context, method string, params json.RawMessage) error {
+	return p.send(ctx, wire.JSONRPCNotification{Method: method, Params: params})
+}
