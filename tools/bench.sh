@@ -88,3 +88,7 @@ echo "== MCP servers as tool sources (pkg/mcptools) vs the MCP Go SDK client dir
 echo
 echo "== scale-out: the host binary directly and behind HAProxy, host memory" >&2
 ./tools/bench-scale.sh
+
+echo
+echo "== exec-server codec (pkg/execrpc): refusing the heap-amplification message vs encoding/json" >&2
+go test -run '^$' -bench RejectHeapAmplification -benchtime 10x -count 3 ./pkg/execrpc | grep '^Benchmark'
