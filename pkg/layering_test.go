@@ -107,9 +107,10 @@ var layers = []layer{
 		why:          "the exec-server adapter serves the generated method types over execrpc; it knows nothing of cells",
 	},
 	{
-		pkgs:  "pkg/toolsources",
-		allow: []string{std, "pkg/toolprovider", "pkg/mcptools", "pkg/exectoolset"},
-		why:   "opens every tool source a manifest names (commands, MCP servers, an exec-server) for the programs; it composes the three tool-source packages and nothing else",
+		pkgs:         "pkg/toolsources",
+		allow:        []string{std, "pkg/toolprovider", "pkg/mcptools", "pkg/exectoolset"},
+		allowInTests: []string{"pkg/codemode", goleak},
+		why:          "opens every tool source a manifest names (commands, MCP servers, an exec-server) for the programs; it composes the three tool-source packages and nothing else (its tests call the tools through the domain contract)",
 	},
 	{
 		pkgs:         "pkg/exectoolset",

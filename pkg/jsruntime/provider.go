@@ -19,7 +19,8 @@ type Options struct {
 	// each cell, and this many are created ahead of demand. Zero means DefaultPoolSize; a
 	// negative value keeps none ready (cells then create runtimes as they need them).
 	PoolSize int
-	// CacheDir is wazero's compilation cache directory; "" means os.UserCacheDir()/codemode/wazero.
+	// CacheDir is wazero's compilation cache directory; "" means os.UserCacheDir()/codemode/wazero,
+	// or a cache in memory when that cannot be created.
 	// Like qjs itself, only the first runtime created in the process decides it.
 	CacheDir string
 	// DefaultMaxHeapSizeBytes caps the heap of cells whose session sets no MaxHeapSizeBytes.
@@ -152,22 +153,39 @@ func NewProvider(opts Options) (*Provider, error) {
 
 // engineConfigFor prepares the directories every runtime of a provider uses.
 func engineConfigFor(opts Options) (engineConfig, error) {
-	cacheDir := opts.CacheDir
-	if cacheDir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			base = os.TempDir()
-		}
-		cacheDir = filepath.Join(base, "codemode", "wazero")
-	}
-	if err := os.MkdirAll(cacheDir, 0o700); err != nil {
-		return engineConfig{}, fmt.Errorf("jsruntime: create cache dir: %w", err)
+	cacheDir, err := compileCacheDir(opts.CacheDir)
+	if err != nil {
+		return engineConfig{}, err
 	}
 	root, err := voidRoot()
 	if err != nil {
 		return engineConfig{}, err
 	}
 	return engineConfig{cacheDir: cacheDir, rootDir: root, reserve: wasm32Bytes}, nil
+}
+
+// compileCacheDir returns the directory of wazero's compilation cache, created: the one given,
+// or by default os.UserCacheDir()/codemode/wazero (the temporary directory without a user cache
+// directory). The cache only saves compiling qjs.wasm again in the next process, so when the
+// default cannot be created (a read-only home, a file where the directory should be, a stripped
+// environment such as a tool's) the cache lives in memory ("") instead of failing the runtime; a
+// directory the caller chose must be usable.
+func compileCacheDir(given string) (string, error) {
+	if given != "" {
+		if err := os.MkdirAll(given, 0o700); err != nil {
+			return "", fmt.Errorf("jsruntime: create cache dir: %w", err)
+		}
+		return given, nil
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	dir := filepath.Join(base, "codemode", "wazero")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", nil
+	}
+	return dir, nil
 }
 
 // errNotInterruptible reports that qjs compiled its module without CloseOnContextDone, because
