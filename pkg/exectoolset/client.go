@@ -19,6 +19,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -204,6 +205,11 @@ func (c *Client) Run(ctx context.Context, argv []string, cwd string) (Result, er
 	params := wire.ExecParams{ProcessId: id, Argv: argv, Cwd: wire.PathUri(cwd), Env: map[string]string{},
 		EnvPolicy: &wire.ExecEnvPolicy{Inherit: "all", Exclude: []string{}, Set: map[string]string{}, IncludeOnly: []string{}}}
 	if _, err := call(ctx, c, "process/start", execrpc.Raw(params), wire.DecodeExecResponse); err != nil {
+		if ctx.Err() != nil {
+			// ctx ended while the request was out: the server may have started the process
+			// already (it handles start and terminate in order), and nobody would stop it.
+			c.terminate(id)
+		}
 		return Result{}, err
 	}
 	select {
@@ -212,10 +218,22 @@ func (c *Client) Run(ctx context.Context, argv []string, cwd string) (Result, er
 		defer c.mu.Unlock()
 		return Result{Stdout: string(r.stdout), Stderr: string(r.stderr), ExitCode: r.exitCode}, nil
 	case <-ctx.Done():
-		// Terminate on a context of its own: the caller's has ended.
-		_, _ = call(context.Background(), c, "process/terminate", execrpc.Raw(wire.TerminateParams{ProcessId: id}), wire.DecodeTerminateResponse)
+		c.terminate(id)
 		return Result{}, ctx.Err()
 	}
+}
+
+// terminateBound bounds the process/terminate request sent after a call's context ended: a
+// server that stopped answering must not hold the call forever (ending the connection stops
+// its processes anyway).
+const terminateBound = 30 * time.Second
+
+// terminate asks the server to kill the process id (its whole group), on a context of its own:
+// the caller's has ended. An unknown id (the start never arrived) is refused, which is fine.
+func (c *Client) terminate(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), terminateBound)
+	defer cancel()
+	_, _ = call(ctx, c, "process/terminate", execrpc.Raw(wire.TerminateParams{ProcessId: id}), wire.DecodeTerminateResponse)
 }
 
 // call makes a request and decodes its result with a generated decoder.
