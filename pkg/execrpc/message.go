@@ -67,6 +67,7 @@ type Error struct {
 	Data    json.RawMessage
 }
 
+// Error returns the message with its code, "unknown method (code -32601)".
 func (e *Error) Error() string { return fmt.Sprintf("%s (code %d)", e.Message, e.Code) }
 
 // Errorf makes an *Error with a formatted message.
