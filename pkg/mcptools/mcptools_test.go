@@ -1,11 +1,14 @@
 package mcptools_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -219,14 +222,37 @@ text(before !== after ? "a new process" : "the same process");
 // A call past its server's timeout is rejected with a text naming the timeout, and the server
 // sees the call cancelled (MCP's notifications/cancelled ends the handler's context).
 func TestCallPastItsTimeoutIsCancelledOnTheServer(t *testing.T) {
-	sets := openManifest(t, stdioServer("faulty", `, "timeout": "1s"`))
-	got := runCell(t, sets, `
-try { await tools.mcp__faulty__hang(); text("resolved"); } catch (e) { text(e); }
-const seen = await tools.mcp__faulty__cancellations();
-text("the server saw " + seen.structuredContent.cancelled + " cancelled call");
-`)
-	wantText(t, got, "MCP tool `mcp__faulty__hang` timed out after 1s (its server's timeout) and was cancelled\n"+
-		"the server saw 1 cancelled call")
+	events := filepath.Join(t.TempDir(), "events")
+	if err := syscall.Mkfifo(events, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cancelled := make(chan string, 1)
+	go func() {
+		f, err := os.Open(events) // blocks until the server opens the write end
+		if err != nil {
+			cancelled <- err.Error()
+			return
+		}
+		defer f.Close()
+		line, _ := bufio.NewReader(f).ReadString('\n')
+		cancelled <- line
+	}()
+	command, _ := json.Marshal([]string{os.Args[0]})
+	server := `{"name": "faulty", "command": ` + string(command) + `, "timeout": "1s", "env": {"set": {"` +
+		testServerEnv + `": "stdio", "` + testEventsEnv + `": ` + strconv.Quote(events) + `}}}`
+	sets := openManifest(t, server)
+	got := runCell(t, sets, `try { await tools.mcp__faulty__hang(); text("resolved"); } catch (e) { text(e); }`)
+	wantText(t, got, "MCP tool `mcp__faulty__hang` timed out after 1s (its server's timeout) and was cancelled")
+	// Only the hang call is bound by the 1 s timeout (it never returns on its own); the evidence
+	// that the server saw MCP's cancellation is an event, however long it takes to arrive.
+	select {
+	case line := <-cancelled:
+		if line != "cancelled\n" {
+			t.Fatalf("the server reported %q, want a cancelled call", line)
+		}
+	case <-time.After(hangGuard):
+		t.Fatal("the server never saw the call cancelled")
+	}
 }
 
 // When the caller's context ends (the cell no longer needs the result), the call returns at

@@ -19,6 +19,26 @@ import (
 // the tests run it as a real process over real pipes.
 const testServerEnv = "MCPTOOLS_TEST_SERVER"
 
+// testEventsEnv names a file (a FIFO the test reads) to which the test server writes a line
+// "cancelled" whenever a call of hang is cancelled: the server-side event a test can wait for
+// without calling the server again, so no other call is bound by the server's timeout.
+const testEventsEnv = "MCPTOOLS_TEST_EVENTS"
+
+// reportEvent writes line to the events file named by testEventsEnv, if any.
+func reportEvent(line string) {
+	path := os.Getenv(testEventsEnv)
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "test server: events:", err)
+		return
+	}
+	defer f.Close()
+	fmt.Fprintln(f, line)
+}
+
 // TestMain serves MCP when the tests start the binary as their server, and otherwise runs the
 // tests and fails the package if one leaves a goroutine behind: sessions, processes' waiters,
 // HTTP connections must all be gone once the tool sets are closed.
@@ -108,6 +128,7 @@ func newTestServer() *mcp.Server {
 			cancelled.hangingOnce.Do(func() { close(cancelled.hanging) })
 			<-ctx.Done()
 			cancelled.add()
+			reportEvent("cancelled")
 			return nil, nil, ctx.Err()
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "hanging", Description: "Returns once a call of hang runs."},
