@@ -5,31 +5,22 @@
 # password (GitHub's runners); without them it fails with what to do, so the browser phase never
 # passes without a browser.
 set -euo pipefail
+. "$(dirname "$0")/apt-install.sh"
 
 chromium=${CHROMIUM:-/usr/bin/chromium}
 if [ -x "$chromium" ]; then
   exit 0
 fi
-die() {
-  echo "browser-setup: $*" >&2
+if [ "$chromium" != /usr/bin/chromium ]; then
+  echo "browser-setup: CHROMIUM=$chromium does not exist (apt-get would install /usr/bin/chromium)" >&2
+  exit 1
+fi
+apt_install browser-setup chromium || {
+  echo "browser-setup: or set CHROMIUM=/path/to/chromium" >&2
   exit 1
 }
-command -v apt-get >/dev/null ||
-  die "$chromium is missing and apt-get is not available: install Chromium and set CHROMIUM=/path/to/chromium"
-# Root installs directly; elsewhere (a CI runner, a workstation) sudo is used if it needs no password.
-as_root=()
-if [ "$(id -u)" -ne 0 ]; then
-  sudo -n true 2>/dev/null ||
-    die "$chromium is missing and installing it needs root: run 'sudo apt-get install -y chromium', or set CHROMIUM=/path/to/chromium"
-  as_root=(sudo -n)
-fi
-echo "browser-setup: installing Debian's chromium (apt-get install chromium)"
-export DEBIAN_FRONTEND=noninteractive
-if ! "${as_root[@]}" apt-get install -y --no-install-recommends chromium >/tmp/browser-setup-apt.log 2>&1; then
-  # A fresh machine may have no package lists yet.
-  "${as_root[@]}" apt-get update -qq >>/tmp/browser-setup-apt.log 2>&1 || true
-  "${as_root[@]}" apt-get install -y --no-install-recommends chromium >>/tmp/browser-setup-apt.log 2>&1 ||
-    die "apt-get install chromium failed (log: /tmp/browser-setup-apt.log): $(tail -n 3 /tmp/browser-setup-apt.log)"
-fi
-[ -x "$chromium" ] || die "apt-get installed chromium, but $chromium does not exist"
+[ -x "$chromium" ] || {
+  echo "browser-setup: apt-get installed chromium, but $chromium does not exist" >&2
+  exit 1
+}
 echo "browser-setup: $("$chromium" --version 2>/dev/null || echo chromium) installed"

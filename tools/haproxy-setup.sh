@@ -6,30 +6,14 @@
 # with what to do, so the phase never passes without the proxy (the test itself also fails when
 # CI is set and haproxy is missing).
 set -euo pipefail
+. "$(dirname "$0")/apt-install.sh"
 
 if command -v haproxy >/dev/null; then
   exit 0
 fi
-die() {
-  echo "haproxy-setup: $*" >&2
+apt_install haproxy-setup haproxy || exit 1
+command -v haproxy >/dev/null || {
+  echo "haproxy-setup: apt-get installed haproxy, but it is not on the PATH" >&2
   exit 1
 }
-command -v apt-get >/dev/null ||
-  die "haproxy is missing and apt-get is not available: install HAProxy (2.4 or newer) and put it on the PATH"
-# Root installs directly; elsewhere (a CI runner, a workstation) sudo is used if it needs no password.
-as_root=()
-if [ "$(id -u)" -ne 0 ]; then
-  sudo -n true 2>/dev/null ||
-    die "haproxy is missing and installing it needs root: run 'sudo apt-get install -y haproxy'"
-  as_root=(sudo -n)
-fi
-echo "haproxy-setup: installing Debian's haproxy (apt-get install haproxy)"
-export DEBIAN_FRONTEND=noninteractive
-if ! "${as_root[@]}" apt-get install -y --no-install-recommends haproxy >/tmp/haproxy-setup-apt.log 2>&1; then
-  # A fresh machine may have no package lists yet.
-  "${as_root[@]}" apt-get update -qq >>/tmp/haproxy-setup-apt.log 2>&1 || true
-  "${as_root[@]}" apt-get install -y --no-install-recommends haproxy >>/tmp/haproxy-setup-apt.log 2>&1 ||
-    die "apt-get install haproxy failed (log: /tmp/haproxy-setup-apt.log): $(tail -n 3 /tmp/haproxy-setup-apt.log)"
-fi
-command -v haproxy >/dev/null || die "apt-get installed haproxy, but it is not on the PATH"
 echo "haproxy-setup: $(haproxy -v | head -n 1) installed"
