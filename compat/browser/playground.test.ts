@@ -210,8 +210,10 @@ test("the page measures a tool round trip (printed, and saved in .cache/browser/
   assert.equal(await page.locator("#run").isEnabled(), true);
 });
 
-test("the user writes a tool in the page; a cell calls it, and code that does not evaluate is refused", async () => {
-  // The form starts with a working example: word_count, run in a Web Worker of its own.
+test("the user writes a tool in TypeScript in the page; a cell calls it, and code that does not parse is refused", async () => {
+  // The form starts with a working example in TypeScript: word_count, its types stripped, run in
+  // a Web Worker of its own.
+  assert.match(await page.locator("#new-tool-code .cm-content").innerText(), /\{ text \}: \{ text: string \}/);
   await page.click("#add-tool");
   await page.waitForSelector('#add-tool-status[data-state="done"]');
   assert.equal(await page.locator("#add-tool-status").innerText(), "added tools.word_count");

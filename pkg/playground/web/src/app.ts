@@ -4,6 +4,7 @@
 // (esbuild) into gen/playground/app.js.
 import { javascript } from "@codemirror/lang-javascript";
 import { EditorView, basicSetup } from "codemirror";
+import { transform } from "sucrase";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { openSession, type CodeModeSession, type JsonValue, type ToolCallContext, type WaitOutcome } from "@codemode/sdk";
 
@@ -42,15 +43,15 @@ const ui = {
   addToolStatus: $<HTMLSpanElement>("#add-tool-status"),
 };
 
-/** A CodeMirror 6 editor for JavaScript in a shadow root of host (see the cell's editor). */
-function javascriptEditor(host: HTMLElement, label: string, doc = ""): EditorView {
+/** A CodeMirror 6 editor for JavaScript (or TypeScript) in a shadow root of host (see the cell's editor). */
+function javascriptEditor(host: HTMLElement, label: string, doc = "", typescript = false): EditorView {
   return new EditorView({
     root: host.attachShadow({ mode: "open" }),
     parent: host.shadowRoot!,
     doc,
     extensions: [
       basicSetup,
-      javascript(),
+      javascript({ typescript }),
       EditorView.contentAttributes.of({ "aria-label": label }),
       EditorView.theme({
         "&": { height: "100%", fontSize: "13px" },
@@ -72,10 +73,11 @@ const editor = javascriptEditor(ui.source, "cell source");
 const toolEditor = javascriptEditor(
   ui.newToolCode,
   "the code of your tool",
-  `async ({ text }, { signal }) => {
-  const words = String(text).split(/\\s+/).filter(Boolean);
+  `async ({ text }: { text: string }, { signal }: { signal: AbortSignal }): Promise<{ words: number }> => {
+  const words: string[] = String(text).split(/\\s+/).filter(Boolean);
   return { words: words.length };
 }`,
+  true,
 );
 
 /** The cell's source, as the editor holds it. */
@@ -378,6 +380,18 @@ postMessage("ready");
 `;
 }
 
+/**
+ * The JavaScript of a tool written in TypeScript (or JavaScript): sucrase strips the types, as a
+ * compiler would, without checking them. A syntax error says where.
+ */
+function toJavaScript(code: string): string {
+  try {
+    return transform(code, { transforms: ["typescript"] }).code.trim().replace(/;+$/, "");
+  } catch (e) {
+    throw new Error(`SyntaxError: ${(e as Error).message}`);
+  }
+}
+
 /** Starts a worker for code and resolves once its code evaluated, or rejects with its error. */
 function startWorker(code: string): Promise<Worker> {
   const url = URL.createObjectURL(new Blob([workerSource(code)], { type: "text/javascript" }));
@@ -472,7 +486,7 @@ async function addUserTool(): Promise<void> {
     const name = ui.newToolName.value.trim();
     checkToolName(name);
     const inputSchema = parseSchema(ui.newToolSchema.value);
-    const worker = await startWorker(toolEditor.state.doc.toString());
+    const worker = await startWorker(toJavaScript(toolEditor.state.doc.toString()));
     const tool: UserTool = {
       name,
       description: ui.newToolDescription.value.trim(),
