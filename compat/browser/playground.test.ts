@@ -6,7 +6,7 @@
 // fixed time. A screenshot per step goes to .cache/browser/.
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { after, before, test } from "node:test";
@@ -198,16 +198,21 @@ test("an endless cell is stopped with Terminate", async () => {
   await screenshot("terminated");
 });
 
-test("the page measures a tool round trip (printed, and saved in .cache/browser/bench.txt)", async (t) => {
+/** Runs the page's round-trip measurement and returns its line for bench.txt. */
+async function measure(protocol: string): Promise<string> {
   await page.fill("#bench-n", "500");
   await page.click("#bench");
   await page.waitForSelector('#bench-result:is([data-state="done"], [data-state="error"])', { timeout: 600_000 });
   const result = await page.locator("#bench-result").innerText();
   assert.match(result, /^499 round trips: median \d+ µs, mean \d+ µs, p90 \d+ µs, min \d+ µs$/);
-  const line = `${result} (Chromium ${browser.version()}, Connect over HTTP/1.1, ${new Date().toISOString()})`;
+  assert.equal(await page.locator("#run").isEnabled(), true);
+  return `${result} (Chromium ${browser.version()}, ${protocol} over HTTP/1.1, ${new Date().toISOString()})`;
+}
+
+test("the page measures a tool round trip (printed, and saved in .cache/browser/bench.txt)", async (t) => {
+  const line = await measure("Connect");
   writeFileSync(join(artifacts, "bench.txt"), line + "\n");
   t.diagnostic(line);
-  assert.equal(await page.locator("#run").isEnabled(), true);
 });
 
 test("the user writes a tool in TypeScript in the page; a cell calls it, and code that does not parse is refused", async () => {
@@ -250,5 +255,21 @@ test("a script error is shown as Script failed, and nothing went wrong in the pa
   const text = await output();
   assert.match(text, new RegExp(`── cell ${cell}: Script failed.*\\nbefore the error\\nError: boom\\n`));
   await screenshot("final");
+  assert.deepEqual(pageErrors, []);
+});
+
+test("the page reconnects over gRPC-Web and measures the round trip there too", async (t) => {
+  await page.selectOption("#protocol", "grpc-web");
+  await page.waitForSelector('#connection[data-state="connected"]');
+  assert.match(await page.locator("#connection").innerText(), /over gRPC-Web$/);
+  await setEditor(editor, `text(await tools.upper({ text: "over grpc-web" }));`);
+  await page.click("#run");
+  await awaitState("completed");
+  assert.equal(await page.locator("#cell").innerText(), "1", "a new session numbers its cells from 1");
+  assert.match(await output(), /^OVER GRPC-WEB$/m);
+  const line = await measure("gRPC-Web");
+  appendFileSync(join(artifacts, "bench.txt"), line + "\n");
+  t.diagnostic(line);
+  await screenshot("grpc-web");
   assert.deepEqual(pageErrors, []);
 });

@@ -5,7 +5,7 @@
 import { javascript } from "@codemirror/lang-javascript";
 import { EditorView, basicSetup } from "codemirror";
 import { transform } from "sucrase";
-import { createConnectTransport } from "@connectrpc/connect-web";
+import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
 import { openSession, type CodeModeSession, type JsonValue, type ToolCallContext, type WaitOutcome } from "@codemode/sdk";
 
 /** The element matching selector; the page's HTML has every one. */
@@ -19,6 +19,7 @@ function $<T extends HTMLElement>(selector: string): T {
 
 const ui = {
   connection: $<HTMLSpanElement>("#connection"),
+  protocol: $<HTMLSelectElement>("#protocol"),
   example: $<HTMLSelectElement>("#example"),
   yieldMs: $<HTMLInputElement>("#yield-ms"),
   source: $<HTMLDivElement>("#source"),
@@ -598,8 +599,35 @@ async function showDescription(): Promise<void> {
   }
 }
 
+/** The protocols the page can speak to its host, both over the browser's fetch (HTTP/1.1 here). */
+const protocols = {
+  connect: { name: "Connect", transport: () => createConnectTransport({ baseUrl: location.origin, useBinaryFormat: true }) },
+  "grpc-web": { name: "gRPC-Web", transport: () => createGrpcWebTransport({ baseUrl: location.origin }) },
+} as const;
+
+/** The protocol chosen in #protocol. */
+const protocol = (): (typeof protocols)[keyof typeof protocols] => (ui.protocol.value === "grpc-web" ? protocols["grpc-web"] : protocols.connect);
+
+/** Closes the current session (its cells end with it) and opens one over the chosen protocol. */
+async function reconnect(): Promise<void> {
+  const old = session;
+  session = undefined;
+  cellId = undefined;
+  finished.clear(); // a new session numbers its cells from 1 again
+  ui.cell.textContent = "–";
+  ui.connection.textContent = "connecting…";
+  ui.connection.dataset["state"] = "connecting";
+  setState("idle");
+  for (const tool of userTools.values()) {
+    delete tool.unregister; // the old session's registration ends with it; connect registers again
+  }
+  await old?.close().catch(() => {});
+  await connect();
+}
+
 async function connect(): Promise<void> {
-  const transport = createConnectTransport({ baseUrl: location.origin, useBinaryFormat: true });
+  const p = protocol();
+  const transport = p.transport();
   try {
     const s = await openSession({ transport });
     for (const tool of tools) {
@@ -627,7 +655,7 @@ async function connect(): Promise<void> {
     });
     session = s;
     void showDescription();
-    ui.connection.textContent = `connected to ${location.host}`;
+    ui.connection.textContent = `connected to ${location.host} over ${p.name}`;
     ui.connection.dataset["state"] = "connected";
   } catch (e) {
     ui.connection.textContent = `cannot open a session: ${(e as Error).message}`;
@@ -649,4 +677,5 @@ ui.wait.addEventListener("click", () => void wait());
 ui.terminate.addEventListener("click", () => void terminate());
 ui.bench.addEventListener("click", () => void bench());
 ui.addTool.addEventListener("click", () => void addUserTool());
+ui.protocol.addEventListener("change", () => void reconnect());
 void connect();
