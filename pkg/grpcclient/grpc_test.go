@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/codemode/codemodetest"
@@ -202,8 +203,8 @@ func TestConcurrentWaitRejectsWithoutDisplacingTheActiveObserver(t *testing.T) {
 	if err != nil || o.Missing || o.Response.Kind != codemode.Terminated {
 		t.Fatalf("terminate: %+v, %v", o, err)
 	}
-	if err := <-first; err != nil {
-		t.Fatalf("the first observer was displaced: %v", err)
+	if end := <-first; end.err != nil {
+		t.Fatalf("the first observer was displaced: %v", end.err)
 	}
 }
 
@@ -333,7 +334,15 @@ func TestCachedSessionRecoversAfterARemoteHostRestarts(t *testing.T) {
 	}
 	interrupted := startActiveWait(t, s, "1", 60_000)
 	original.stop()
-	if err := <-interrupted; err == nil {
+	// The host stops gracefully here, so the pending wait ends either with the lost connection's
+	// error or, when the host's drain answered it first, with the cell terminated; it must not
+	// go on waiting, nor end with anything else.
+	select {
+	case end := <-interrupted:
+		if end.err == nil && (end.outcome.Missing || end.outcome.Response.Kind != codemode.Terminated) {
+			t.Fatalf("losing the host ended the pending wait with %+v, want an error or the cell terminated", end.outcome)
+		}
+	case <-time.After(testTimeout):
 		t.Fatal("losing the host did not interrupt the pending wait")
 	}
 	if err := rec.AwaitCellClosed(ctxT(t), "1"); err != nil {

@@ -139,20 +139,26 @@ func texts(r codemode.RuntimeResponse) string {
 	return out
 }
 
+// waitEnd is how a Wait ended.
+type waitEnd struct {
+	outcome codemode.WaitOutcome
+	err     error
+}
+
 // startActiveWait starts a Wait on cell and returns once the host has made it the cell's observer:
 // a probing Wait then fails with the host's "already has an active observer". The cell must have
 // no unobserved output.
-func startActiveWait(t *testing.T, s codemode.Session, cell codemode.CellID, yieldMs uint64) <-chan error {
+func startActiveWait(t *testing.T, s codemode.Session, cell codemode.CellID, yieldMs uint64) <-chan waitEnd {
 	t.Helper()
 	busy := codemode.NewCellError(codemode.CellHasObserver, cell).Error()
-	done := make(chan error, 1)
+	done := make(chan waitEnd, 1)
 	go func() {
 		for {
-			_, err := s.Wait(context.Background(), codemode.WaitRequest{CellID: cell, YieldTimeMs: yieldMs})
+			o, err := s.Wait(context.Background(), codemode.WaitRequest{CellID: cell, YieldTimeMs: yieldMs})
 			if err != nil && err.Error() == busy {
 				continue // a probe holds the observer slot for a moment
 			}
-			done <- err
+			done <- waitEnd{o, err}
 			return
 		}
 	}()
