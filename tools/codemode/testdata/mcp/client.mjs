@@ -9,17 +9,10 @@
 // that fails prints its stack on stderr and makes the exit status 1; the last line on stdout
 // counts the checks that passed.
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { check, mode, newClient, report, texts } from "./harness.mjs";
 import { ProgressNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
-const [mode, target, ...args] = process.argv.slice(2);
-const transport =
-  mode === "stdio"
-    ? new StdioClientTransport({ command: target, args, stderr: "inherit" })
-    : new StreamableHTTPClientTransport(new URL(target));
-const client = new Client({ name: "codemode-mcp-test", version: "1.0.0" });
+const { client, transport } = newClient("codemode-mcp-test");
 await client.connect(transport);
 
 // Progress notifications as they arrive. The SDK's own routing (callTool's onprogress) runs a
@@ -29,25 +22,6 @@ await client.connect(transport);
 // progressToken and this handler collects every notification.
 const progress = [];
 client.setNotificationHandler(ProgressNotificationSchema, (n) => progress.push(n.params));
-
-/** The texts of a tool result joined with "|", the measured wall time normalized. */
-const texts = (result) =>
-  result.content
-    .filter((c) => c.type === "text")
-    .map((c) => c.text)
-    .join("|")
-    .replace(/Wall time \d+\.\d seconds/, "Wall time X seconds");
-
-let passed = 0;
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-  } catch (err) {
-    console.error(`${mode}: ${name}: ${err.stack}`);
-    process.exitCode = 1;
-  }
-}
 
 await check("tools/list shows exec and wait with Codex's descriptions", async () => {
   const { tools } = await client.listTools();
@@ -123,4 +97,4 @@ await check("images are MCP image content", async () => {
 });
 
 await client.close();
-console.log(`${mode}: ${passed} checks passed`);
+report();

@@ -9,36 +9,10 @@
 // Each check that fails prints its stack on stderr and makes the exit status 1; the last line on
 // stdout counts the checks that passed.
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { check, newClient, report, texts } from "./harness.mjs";
 
-const [mode, target, ...args] = process.argv.slice(2);
-const transport =
-  mode === "stdio"
-    ? new StdioClientTransport({ command: target, args, stderr: "inherit" })
-    : new StreamableHTTPClientTransport(new URL(target));
-const client = new Client({ name: "codemode-mcp-wrapped-test", version: "1.0.0" });
+const { client, transport } = newClient("codemode-mcp-wrapped-test");
 await client.connect(transport);
-
-/** The texts of a tool result joined with "|", the measured wall time normalized. */
-const texts = (result) =>
-  result.content
-    .filter((c) => c.type === "text")
-    .map((c) => c.text)
-    .join("|")
-    .replace(/Wall time \d+\.\d seconds/, "Wall time X seconds");
-
-let passed = 0;
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-  } catch (err) {
-    console.error(`${mode}: ${name}: ${err.stack}`);
-    process.exitCode = 1;
-  }
-}
 
 await check("exec's description declares the wrapped server's tools", async () => {
   const { tools } = await client.listTools();
@@ -85,4 +59,4 @@ await check("a wrapped tool's isError result rejects the cell's promise with its
 });
 
 await client.close();
-console.log(`${mode}: ${passed} checks passed`);
+report();
