@@ -20,7 +20,7 @@ import (
 )
 
 // hangGuard bounds every wait; nothing waits for it to pass.
-const hangGuard = 2 * time.Minute
+const hangGuard = 5 * time.Minute
 
 // codemodeBin is the real `codemode` binary, built once by TestMain.
 var codemodeBin string

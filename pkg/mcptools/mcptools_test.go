@@ -20,7 +20,7 @@ import (
 )
 
 // hangGuard bounds every wait of these tests: reaching it is a failure, never a measurement.
-const hangGuard = 2 * time.Minute
+const hangGuard = 5 * time.Minute
 
 // stdioServer is a manifest entry running the test binary as the MCP server named name, with
 // extra fields appended (`, "timeout": "1s"`).
