@@ -83,6 +83,25 @@ func (c *conn) enqueue(ctx context.Context, key cellKey, m routeMessage) error {
 	}
 }
 
+// tryEnqueue adds a delegate request to the route of key if that needs no wait (see enqueue)
+// and reports whether it did.
+func (c *conn) tryEnqueue(key cellKey, m routeMessage) bool {
+	c.mu.Lock()
+	if c.ctx.Err() != nil {
+		c.mu.Unlock()
+		return false
+	}
+	r := c.routeLocked(key)
+	if !r.started && len(r.queue) >= MaxQueuedCellMessages {
+		c.mu.Unlock()
+		return false
+	}
+	r.queue = append(r.queue, m)
+	c.mu.Unlock()
+	signal(r.wake)
+	return true
+}
+
 func signal(ch chan struct{}) {
 	select {
 	case ch <- struct{}{}:

@@ -13,22 +13,31 @@ import (
 
 // Errors a delegate call of the runtime ends with (spec §2.8). The script sees their texts.
 var (
-	errClientClosed           = errors.New("code-mode client connection closed")
-	errTooManyDelegates       = errors.New("code-mode host has too many pending delegate calls")
-	errDelegateCancelled      = errors.New("code mode delegate request cancelled")
-	errCancelledBeforeSending = errors.New("code-mode delegate request was cancelled before dispatch")
-	errInvalidToolResult      = errors.New("code-mode client returned an invalid tool result")
-	errInvalidNotifyResult    = errors.New("code-mode client returned an invalid notification result")
+	errClientClosed        = errors.New("code-mode client connection closed")
+	errTooManyDelegates    = errors.New("code-mode host has too many pending delegate calls")
+	errDelegateCancelled   = errors.New("code mode delegate request cancelled")
+	errInvalidToolResult   = errors.New("code-mode client returned an invalid tool result")
+	errInvalidNotifyResult = errors.New("code-mode client returned an invalid notification result")
 )
 
 // delegateCall is one call from the runtime to the client.
 type delegateCall struct {
 	id      wirev1.DelegateRequestId
 	request wirev1.DelegateRequest
-	// dispatched receives the outcome of sending the request (nil once it is queued).
-	dispatched chan error
-	// response receives the client's answer.
-	response chan wirev1.DelegateResponseResult
+	// finish receives the outcome. Whoever takes the call out of the pending set calls end, so it
+	// runs exactly once: the answer's reader, a failed send, the runtime abandoning the call, or
+	// the disconnect.
+	finish func(wirev1.DelegateResponse, error)
+	// stopWatching stops watching the runtime's context for the call (see startCall).
+	stopWatching func() bool
+}
+
+// end stops watching the call's context and gives finish the outcome.
+func (call *delegateCall) end(resp wirev1.DelegateResponse, err error) {
+	if call.stopWatching != nil {
+		call.stopWatching()
+	}
+	call.finish(resp, err)
 }
 
 // delegateCalls tracks a connection's pending calls, at most MaxPendingDelegateCalls.
@@ -49,7 +58,7 @@ func newDelegateCalls() delegateCalls {
 }
 
 // register allocates an ID for a new call, or fails at the limit or after disconnect.
-func (d *delegateCalls) register(req wirev1.DelegateRequest) (*delegateCall, error) {
+func (d *delegateCalls) register(req wirev1.DelegateRequest, finish func(wirev1.DelegateResponse, error)) (*delegateCall, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.disconnected {
@@ -59,23 +68,22 @@ func (d *delegateCalls) register(req wirev1.DelegateRequest) (*delegateCall, err
 		return nil, errTooManyDelegates
 	}
 	d.next++
-	call := &delegateCall{
-		id:         wirev1.DelegateRequestId(d.next),
-		request:    req,
-		dispatched: make(chan error, 1),
-		response:   make(chan wirev1.DelegateResponseResult, 1),
-	}
+	call := &delegateCall{id: wirev1.DelegateRequestId(d.next), request: req, finish: finish}
 	d.pending[call.id] = &pendingCall{call: call}
 	return call, nil
 }
 
-// remove forgets a call and reports whether it was still pending and had been sent.
-func (d *delegateCalls) remove(id wirev1.DelegateRequestId) (found, dispatched bool) {
+// take removes a pending call; ok is false when it was no longer pending (someone else ended
+// it). dispatched reports whether its request had been sent.
+func (d *delegateCalls) take(id wirev1.DelegateRequestId) (p pendingCall, ok bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	p, ok := d.pending[id]
+	q, ok := d.pending[id]
+	if !ok {
+		return pendingCall{}, false
+	}
 	delete(d.pending, id)
-	return ok, ok && p.dispatched
+	return *q, true
 }
 
 // markDispatched records that the request is being sent, unless the call is gone (cancelled).
@@ -91,22 +99,30 @@ func (d *delegateCalls) markDispatched(id wirev1.DelegateRequestId) bool {
 
 // complete delivers the client's answer; answers to unknown or cancelled calls are ignored.
 func (d *delegateCalls) complete(id wirev1.DelegateRequestId, r wirev1.DelegateResponseResult) {
-	d.mu.Lock()
-	p, ok := d.pending[id]
-	delete(d.pending, id)
-	d.mu.Unlock()
-	if ok {
-		p.call.response <- r
+	if p, ok := d.take(id); ok {
+		p.call.end(delegateResult(r))
 	}
 }
 
-// disconnect fails every pending call and refuses new ones.
+// fail ends a pending call with err.
+func (d *delegateCalls) fail(id wirev1.DelegateRequestId, err error) {
+	if p, ok := d.take(id); ok {
+		p.call.end(nil, err)
+	}
+}
+
+// disconnect fails every pending call with errClientClosed and refuses new ones.
 func (d *delegateCalls) disconnect() {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	d.disconnected = true
-	for id := range d.pending {
+	calls := make([]*delegateCall, 0, len(d.pending))
+	for id, p := range d.pending {
+		calls = append(calls, p.call)
 		delete(d.pending, id)
+	}
+	d.mu.Unlock()
+	for _, call := range calls {
+		call.end(nil, errClientClosed)
 	}
 }
 
@@ -114,48 +130,61 @@ func (d *delegateCalls) disconnect() {
 // ctx ending (the runtime abandoned the call) sends delegate/cancel if the request went out;
 // a late answer is then ignored.
 func (c *conn) call(ctx context.Context, session wirev1.SessionId, cell codemode.CellID, req wirev1.DelegateRequest) (wirev1.DelegateResponse, error) {
+	type outcome struct {
+		resp wirev1.DelegateResponse
+		err  error
+	}
+	done := make(chan outcome, 1)
+	c.startCall(ctx, session, cell, req, func(resp wirev1.DelegateResponse, err error) {
+		done <- outcome{resp, err}
+	})
+	o := <-done
+	return o.resp, o.err
+}
+
+// startCall sends a delegate request about cell through the cell's route and returns; finish
+// gets the outcome exactly once, from whichever goroutine ends the call: the connection's reader
+// with the answer, this one when the request cannot go out, the runtime's context ending (the
+// call is abandoned: delegate/cancel goes out if the request did, a late answer is ignored), or
+// the disconnect. When the route is idle the request is written on this goroutine; otherwise it
+// is queued for the route, and a route whose queue is full is waited for on a goroutine.
+func (c *conn) startCall(ctx context.Context, session wirev1.SessionId, cell codemode.CellID, req wirev1.DelegateRequest, finish func(wirev1.DelegateResponse, error)) {
 	if ctx.Err() != nil {
-		return nil, errDelegateCancelled
+		finish(nil, errDelegateCancelled)
+		return
 	}
-	call, err := c.delegates.register(req)
+	call, err := c.delegates.register(req, finish)
 	if err != nil {
-		return nil, err
+		finish(nil, err)
+		return
 	}
+	call.stopWatching = context.AfterFunc(ctx, func() { c.abandon(call.id) })
 	key := cellKey{session, cell}
 	if r := c.claimIdleRoute(key); r != nil {
 		c.dispatchCall(session, call)
 		c.doneSending(r)
-	} else if err := c.enqueue(ctx, key, routeMessage{call: call}); err != nil {
-		c.delegates.remove(call.id)
-		return nil, err
+		return
 	}
-	select {
-	case err := <-call.dispatched:
-		if err != nil {
-			c.delegates.remove(call.id)
-			return nil, err
+	if c.tryEnqueue(key, routeMessage{call: call}) {
+		return
+	}
+	go func() {
+		if err := c.enqueue(ctx, key, routeMessage{call: call}); err != nil {
+			c.delegates.fail(call.id, err)
 		}
-	case <-ctx.Done():
-		return nil, c.abandon(call.id)
-	case <-c.ctx.Done():
-		return nil, errClientClosed
-	}
-	select {
-	case r := <-call.response:
-		return delegateResult(r)
-	case <-ctx.Done():
-		return nil, c.abandon(call.id)
-	case <-c.ctx.Done():
-		return nil, errClientClosed
-	}
+	}()
 }
 
 // abandon forgets a call the runtime no longer needs and tells the client to stop it.
-func (c *conn) abandon(id wirev1.DelegateRequestId) error {
-	if found, dispatched := c.delegates.remove(id); found && dispatched {
+func (c *conn) abandon(id wirev1.DelegateRequestId) {
+	p, ok := c.delegates.take(id)
+	if !ok {
+		return
+	}
+	if p.dispatched {
 		c.send(wirev1.DelegateCancel{Id: id})
 	}
-	return errDelegateCancelled
+	p.call.end(nil, errDelegateCancelled)
 }
 
 func delegateResult(r wirev1.DelegateResponseResult) (wirev1.DelegateResponse, error) {
@@ -168,15 +197,17 @@ func delegateResult(r wirev1.DelegateResponseResult) (wirev1.DelegateResponse, e
 	return nil, errors.New("code-mode client returned an empty delegate result")
 }
 
-// dispatchCall sends a queued delegate request from the cell's route, unless it was cancelled
-// meanwhile. A request too large for a frame fails only its call.
+// dispatchCall sends a delegate request from the cell's route, unless the call ended meanwhile
+// (cancelled). A request too large for a frame, or a connection that failed, fails only its
+// call here.
 func (c *conn) dispatchCall(session wirev1.SessionId, call *delegateCall) {
 	if !c.delegates.markDispatched(call.id) {
-		call.dispatched <- errCancelledBeforeSending
 		return
 	}
 	msg := wirev1.DelegateRequestMessage{Id: call.id, SessionId: session, Request: call.request}
-	call.dispatched <- c.link.Send(c.ctx, msg)
+	if err := c.link.Send(c.ctx, msg); err != nil {
+		c.delegates.fail(call.id, err)
+	}
 }
 
 // remoteDelegate is the Delegate of a hosted session: it forwards the runtime's callbacks to
@@ -186,9 +217,27 @@ type remoteDelegate struct {
 	session wirev1.SessionId
 }
 
-// InvokeTool forwards a nested tool call as delegate/request tool/invoke.
+// InvokeTool forwards a nested tool call as delegate/request tool/invoke and waits for the answer.
 func (d *remoteDelegate) InvokeTool(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
-	resp, err := d.conn.call(ctx, d.session, call.CellID, wirev1.ToolInvoke{Invocation: convertv1.NestedToolCallToWire(call)})
+	resp, err := d.conn.call(ctx, d.session, call.CellID, toolInvoke(call))
+	return toolResult(resp, err)
+}
+
+// StartToolCall forwards a nested tool call as delegate/request tool/invoke without waiting: the
+// runtime's loop writes the request itself, and the connection's reader hands the answer to
+// done, with no goroutine in between (codemode.ToolCallStarter).
+func (d *remoteDelegate) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
+	d.conn.startCall(ctx, d.session, call.CellID, toolInvoke(call), func(resp wirev1.DelegateResponse, err error) {
+		done(toolResult(resp, err))
+	})
+}
+
+func toolInvoke(call codemode.NestedToolCall) wirev1.ToolInvoke {
+	return wirev1.ToolInvoke{Invocation: convertv1.NestedToolCallToWire(call)}
+}
+
+// toolResult is the outcome of a tool/invoke call: its result, or why there is none.
+func toolResult(resp wirev1.DelegateResponse, err error) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -224,5 +273,6 @@ func (d *remoteDelegate) ReportFailure(reason string) {
 
 var (
 	_ codemode.Delegate        = (*remoteDelegate)(nil)
+	_ codemode.ToolCallStarter = (*remoteDelegate)(nil)
 	_ codemode.FailureReporter = (*remoteDelegate)(nil)
 )

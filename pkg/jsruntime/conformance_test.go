@@ -1,6 +1,9 @@
 package jsruntime_test
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
@@ -44,3 +47,47 @@ func TestConformanceOnTheRealClock(t *testing.T) {
 		return p
 	})
 }
+
+// TestConformanceThroughToolCallStarter runs the suite with every session's delegate behind
+// codemode.ToolCallStarter, as a remote host's is (hostv1), so the runtime's StartToolCall path
+// keeps the contract too. The wrapper answers each call from a goroutine of its own, as a
+// transport's reader would, and turns a delegate's panic into the failure a transport reports.
+func TestConformanceThroughToolCallStarter(t *testing.T) {
+	codemodetest.Run(t, func(t *testing.T) codemode.SessionProvider {
+		p, err := jsruntime.NewProvider(jsruntime.Options{})
+		if err != nil {
+			t.Fatalf("jsruntime.NewProvider: %v", err)
+		}
+		t.Cleanup(func() {
+			if err := p.Close(); err != nil {
+				t.Errorf("Provider.Close: %v", err)
+			}
+		})
+		return startingProvider{p}
+	}, codemodetest.FakeTime())
+}
+
+// startingProvider wraps every session's delegate in a startingDelegate.
+type startingProvider struct{ *jsruntime.Provider }
+
+func (p startingProvider) CreateSession(ctx context.Context, d codemode.Delegate, limits codemode.SessionCellExecutionLimits) (codemode.Session, error) {
+	return p.Provider.CreateSession(ctx, startingDelegate{d}, limits)
+}
+
+// startingDelegate is a Delegate with StartToolCall that runs the wrapped InvokeTool on a
+// goroutine and hands its outcome to done.
+type startingDelegate struct{ codemode.Delegate }
+
+func (d startingDelegate) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				codemode.ReportFailure(d.Delegate, codemode.FailureToolTaskPanicked)
+				done(nil, errors.New(codemode.FailureToolTaskPanicked))
+			}
+		}()
+		done(d.InvokeTool(ctx, call))
+	}()
+}
+
+func (d startingDelegate) ReportFailure(reason string) { codemode.ReportFailure(d.Delegate, reason) }

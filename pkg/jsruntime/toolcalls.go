@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf16"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -224,10 +225,62 @@ func (t *toolCalls) dispatch(id int64, index int, input json.RawMessage) {
 	t.launch(id, call)
 }
 
+// launch starts a call in a free slot: through the delegate's StartToolCall when it has one,
+// otherwise on a goroutine of its own that runs InvokeTool.
 func (t *toolCalls) launch(id int64, call codemode.NestedToolCall) {
 	t.running++
 	t.wg.Add(1)
+	if starter, ok := t.r.s.delegate.(codemode.ToolCallStarter); ok {
+		t.startWith(starter, id, call)
+		return
+	}
 	go t.invoke(id, call)
+}
+
+// startWith starts a call through the delegate's StartToolCall, on the loop goroutine. Its outcome
+// is handed to the loop by whichever goroutine calls done first (later calls are ignored); a
+// StartToolCall that panics settles the call as a panicking InvokeTool does.
+func (t *toolCalls) startWith(starter codemode.ToolCallStarter, id int64, call codemode.NestedToolCall) {
+	var settled atomic.Bool
+	done := func(out json.RawMessage, err error) {
+		if !settled.CompareAndSwap(false, true) {
+			return
+		}
+		if len(out) > checkInlineBytes {
+			go t.handFromAnyGoroutine(t.outcome(id, out, err)) // not on a transport's reader
+			return
+		}
+		t.handFromAnyGoroutine(t.outcome(id, out, err))
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			t.r.s.report(codemode.FailureToolTaskPanicked)
+			if settled.CompareAndSwap(false, true) {
+				t.handFromAnyGoroutine(toolResult{id: id, errMsg: codemode.FailureToolTaskPanicked, fromDelegate: true})
+			}
+		}
+	}()
+	starter.StartToolCall(t.ctx, call, done)
+}
+
+// checkInlineBytes is the largest result whose bounds done checks on the goroutine that calls
+// it; a larger one is checked on a goroutine of its own, so that a transport's reader does not
+// spend milliseconds validating a big result while other messages wait.
+const checkInlineBytes = 64 << 10
+
+// handFromAnyGoroutine hands a started call's result to the loop without blocking: done may run
+// on the loop itself (the answer came before StartToolCall returned) or on a transport's reader,
+// which must not wait for a busy loop. When the buffer is full a goroutine waits instead.
+func (t *toolCalls) handFromAnyGoroutine(res toolResult) {
+	select {
+	case t.results <- res:
+		t.wg.Done()
+	default:
+		go func() {
+			defer t.wg.Done()
+			t.hand(res)
+		}()
+	}
 }
 
 // invoke runs on its own goroutine: it calls the delegate and hands the result to the loop. A
@@ -251,7 +304,6 @@ func (t *toolCalls) invoke(id int64, call codemode.NestedToolCall) {
 // call runs the delegate's InvokeTool and turns its outcome into the call's result. A delegate
 // that panics rejects the script's promise with Codex's text, which the owner is told too.
 func (t *toolCalls) call(id int64, call codemode.NestedToolCall) (res toolResult) {
-	res = toolResult{id: id, fromDelegate: true}
 	defer func() {
 		if p := recover(); p != nil {
 			t.r.s.report(codemode.FailureToolTaskPanicked)
@@ -259,6 +311,14 @@ func (t *toolCalls) call(id int64, call codemode.NestedToolCall) (res toolResult
 		}
 	}()
 	out, err := t.r.s.delegate.InvokeTool(t.ctx, call)
+	return t.outcome(id, out, err)
+}
+
+// outcome turns what the delegate answered into the call's result: an error rejects the promise
+// with its text, no result resolves it with null, and a result must pass the size and depth
+// bounds.
+func (t *toolCalls) outcome(id int64, out json.RawMessage, err error) toolResult {
+	res := toolResult{id: id, fromDelegate: true}
 	switch {
 	case err != nil:
 		res.errMsg = err.Error()

@@ -1,0 +1,141 @@
+package jsruntime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/codemodehq/codemode/pkg/codemode"
+)
+
+// startingDelegate is a Delegate with StartToolCall (codemode.ToolCallStarter), the way a remote
+// transport has it: start decides how the call is answered.
+type startingDelegate struct {
+	*recordingDelegate
+	start func(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error))
+
+	mu       sync.Mutex
+	failures []string
+}
+
+func (d *startingDelegate) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
+	d.recordingDelegate.mu.Lock()
+	d.calls = append(d.calls, call)
+	d.recordingDelegate.mu.Unlock()
+	d.start(ctx, call, done)
+}
+
+func (d *startingDelegate) ReportFailure(reason string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.failures = append(d.failures, reason)
+}
+
+func newStartingDelegate(start func(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error))) *startingDelegate {
+	return &startingDelegate{recordingDelegate: newRecorder(func(context.Context, codemode.NestedToolCall) (json.RawMessage, error) {
+		panic("InvokeTool must not be called on a delegate with StartToolCall")
+	}), start: start}
+}
+
+// TestStartToolCallAnsweredBeforeItReturns: done may run on the loop itself, inside
+// StartToolCall, even for more calls at once than the results buffer holds; the second done of a
+// call is ignored.
+func TestStartToolCallAnsweredBeforeItReturns(t *testing.T) {
+	d := newStartingDelegate(func(_ context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
+		done(call.Input, nil)
+		done(nil, errors.New("a second answer must be ignored"))
+	})
+	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	r := executeCell(t, s, `
+text(JSON.stringify(await tools.echo({a: 1})));
+const all = await Promise.all(Array.from({length: 100}, (_, i) => tools.echo(i)));
+text(String(all.reduce((a, b) => a + b, 0)));`, testTool("echo"))
+	want := []string{`{"a":1}`, "4950"}
+	if got := textsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s %q", errorTextOf(r), got)
+	}
+	if calls, _, _ := d.snapshot(); len(calls) != 101 {
+		t.Fatalf("%d calls started, want 101", len(calls))
+	}
+}
+
+// TestStartToolCallAnsweredFromAnotherGoroutine: one goroutine (a transport's reader) answers
+// every call of a Promise.all, more than the results buffer holds, without blocking; results that
+// are errors or too large for the inline check settle their promises like InvokeTool's.
+func TestStartToolCallAnsweredFromAnotherGoroutine(t *testing.T) {
+	type pending struct {
+		call codemode.NestedToolCall
+		done func(json.RawMessage, error)
+	}
+	calls := make(chan pending, 200)
+	d := newStartingDelegate(func(_ context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
+		calls <- pending{call, done}
+	})
+	reader := make(chan struct{})
+	go func() {
+		defer close(reader)
+		big := json.RawMessage(`"` + strings.Repeat("x", 100<<10) + `"`)
+		for i := 0; i < 102; i++ {
+			p := <-calls
+			switch string(p.call.Input) {
+			case `"fail"`:
+				p.done(nil, errors.New("remote tool failed"))
+			case `"big"`:
+				p.done(big, nil)
+			default:
+				p.done(p.call.Input, nil)
+			}
+		}
+	}()
+	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	r := executeCell(t, s, `
+const all = await Promise.all(Array.from({length: 100}, (_, i) => tools.echo(i)));
+text(String(all.reduce((a, b) => a + b, 0)));
+try { await tools.echo("fail") } catch (e) { text(typeof e + ":" + e) }
+text(String((await tools.echo("big")).length));`, testTool("echo"))
+	<-reader
+	want := []string{"4950", "string:remote tool failed", "102400"}
+	if got := textsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s %q", errorTextOf(r), got)
+	}
+}
+
+// TestStartToolCallThatPanics rejects the call's promise with Codex's text and reports it, as a
+// panicking InvokeTool does; a done after the panic is ignored.
+func TestStartToolCallThatPanics(t *testing.T) {
+	var late func(json.RawMessage, error)
+	d := newStartingDelegate(func(_ context.Context, _ codemode.NestedToolCall, done func(json.RawMessage, error)) {
+		late = done
+		panic("start probe")
+	})
+	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	r := executeCell(t, s, `try { await tools.echo({}); text("resolved") } catch (e) { text(typeof e + ":" + e) }`, testTool("echo"))
+	want := []string{"string:" + codemode.FailureToolTaskPanicked}
+	if got := textsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s %q", errorTextOf(r), got)
+	}
+	late(json.RawMessage(`1`), nil) // after the cell ended: ignored, no panic, no block
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !reflect.DeepEqual(d.failures, []string{codemode.FailureToolTaskPanicked}) {
+		t.Fatalf("failures reported: %q", d.failures)
+	}
+}
+
+// TestStartToolCallIsCancelledWithItsCell: a call nobody awaits any more has its context ended at
+// the cell's end, and the cell closes once the delegate answers it.
+func TestStartToolCallIsCancelledWithItsCell(t *testing.T) {
+	d := newStartingDelegate(func(ctx context.Context, _ codemode.NestedToolCall, done func(json.RawMessage, error)) {
+		context.AfterFunc(ctx, func() { done(nil, errors.New("cancelled by the test")) })
+	})
+	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	r := executeCell(t, s, `tools.echo({}); text("left it running")`, testTool("echo"))
+	if got := textsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, []string{"left it running"}) {
+		t.Fatalf("%s %q", errorTextOf(r), got)
+	}
+	awaitCellGoroutines(t, s)
+}
