@@ -8,8 +8,8 @@
 #   BEFORE=<commit> ./tools/bench.sh    # also runs the table's benchmarks at <commit> (a temporary
 #                                       # worktree) and adds "before" and "now / before" columns
 #
-# Then the gRPC transport (tools/bench-grpc.sh), the MCP server (tools/bench-mcp-server.sh) and the MCP
-# tool sources (tools/bench-mcp-tools.sh) tables.
+# Then the V1 transports (tools/bench-v1.sh), the gRPC transport (tools/bench-grpc.sh), the MCP
+# server (tools/bench-mcp-server.sh) and the MCP tool sources (tools/bench-mcp-tools.sh) tables.
 #
 # The sustained benchmarks (100 concurrent sessions; 1,000 idle sessions and 100 live cells)
 # report process RSS, so they run in a go test process of their own.
@@ -72,6 +72,10 @@ echo
 echo "Command: \`make bench\` (BENCHTIME=$benchtime${BEFORE:+, BEFORE=$BEFORE}), $(date -u +%Y-%m-%d), $(nproc) cores, $(go version | cut -d' ' -f3), node $(node --version)"
 echo
 go run ./tools/bench/report -ours "$out/ours.txt" -base "$out/node.txt" "${before_flag[@]}" "${pairs[@]}"
+
+echo
+echo "== V1 transports (pkg/clientv1 ⇄ a pkg/hostv1 process) vs in process and the machine's floor" >&2
+./tools/bench-v1.sh
 
 echo
 echo "== gRPC transport (pkg/grpcclient ⇄ pkg/grpchost on 127.0.0.1) vs in process" >&2

@@ -36,6 +36,9 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	if mode := os.Getenv(echoModeEnv); mode != "" {
+		os.Exit(echoMain(mode))
+	}
 	if mode := os.Getenv(hostModeEnv); mode != "" {
 		os.Exit(hostMain(mode))
 	}
