@@ -17,16 +17,7 @@ import (
 // cases that steer time run too and nothing depends on the machine's speed.
 func TestConformance(t *testing.T) {
 	codemodetest.Run(t, func(t *testing.T) codemode.SessionProvider {
-		p, err := jsruntime.NewProvider(jsruntime.Options{})
-		if err != nil {
-			t.Fatalf("jsruntime.NewProvider: %v", err)
-		}
-		t.Cleanup(func() {
-			if err := p.Close(); err != nil {
-				t.Errorf("Provider.Close: %v", err)
-			}
-		})
-		return p
+		return newTestProvider(t)
 	}, codemodetest.FakeTime())
 }
 
@@ -35,16 +26,7 @@ func TestConformance(t *testing.T) {
 // probing. It keeps those paths of the suite honest.
 func TestConformanceOnTheRealClock(t *testing.T) {
 	codemodetest.Run(t, func(t *testing.T) codemode.SessionProvider {
-		p, err := jsruntime.NewProvider(jsruntime.Options{})
-		if err != nil {
-			t.Fatalf("jsruntime.NewProvider: %v", err)
-		}
-		t.Cleanup(func() {
-			if err := p.Close(); err != nil {
-				t.Errorf("Provider.Close: %v", err)
-			}
-		})
-		return p
+		return newTestProvider(t)
 	})
 }
 
@@ -54,17 +36,22 @@ func TestConformanceOnTheRealClock(t *testing.T) {
 // transport's reader would, and turns a delegate's panic into the failure a transport reports.
 func TestConformanceThroughToolCallStarter(t *testing.T) {
 	codemodetest.Run(t, func(t *testing.T) codemode.SessionProvider {
-		p, err := jsruntime.NewProvider(jsruntime.Options{})
-		if err != nil {
-			t.Fatalf("jsruntime.NewProvider: %v", err)
-		}
-		t.Cleanup(func() {
-			if err := p.Close(); err != nil {
-				t.Errorf("Provider.Close: %v", err)
-			}
-		})
-		return startingProvider{p}
+		return startingProvider{newTestProvider(t)}
 	}, codemodetest.FakeTime())
+}
+
+// newTestProvider is a provider of the default options, closed when t ends.
+func newTestProvider(t *testing.T) *jsruntime.Provider {
+	p, err := jsruntime.NewProvider(jsruntime.Options{})
+	if err != nil {
+		t.Fatalf("jsruntime.NewProvider: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := p.Close(); err != nil {
+			t.Errorf("Provider.Close: %v", err)
+		}
+	})
+	return p
 }
 
 // startingProvider wraps every session's delegate in a startingDelegate.
