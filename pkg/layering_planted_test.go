@@ -354,6 +354,19 @@ var planted = []plantedCase{
 		},
 	},
 	{
+		name: "pkg/internal/...: a shared helper imports an adapter, or a library outside tests",
+		edges: []edge{
+			stdlib("pkg/internal/stdio", "net"),
+			inTest(ext("pkg/internal/stdio", "go.uber.org/goleak", goleak)),
+			own("pkg/internal/stdio", "pkg/hostv1"),
+			ext("pkg/internal/stdio", "go.uber.org/goleak", goleak),
+		},
+		want: []string{
+			"pkg/internal/stdio → pkg/hostv1 [pkg/internal/...]",
+			"pkg/internal/stdio → go.uber.org/goleak [pkg/internal/...]",
+		},
+	},
+	{
 		name: "pkg/...: a library imports a binary, a service, generated code",
 		edges: []edge{
 			stdlib("pkg/frame", "encoding/binary"),

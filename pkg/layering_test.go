@@ -26,6 +26,9 @@ const (
 	websocket  = "github.com/coder/websocket"
 	goleak     = "go.uber.org/goleak"
 	oklogRun   = "github.com/oklog/run"
+	// xnet is golang.org/x/net: its http2 package serves and dials HTTP/2 on a connection
+	// that is not a socket (a spawned host's standard streams), which net/http cannot.
+	xnet = "golang.org/x/net"
 	// mcpSDK is the official MCP Go SDK: pkg/mcptools speaks MCP only through it.
 	mcpSDK = "github.com/modelcontextprotocol/go-sdk"
 )
@@ -120,7 +123,7 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/hostv1",
-		allow:        []string{std, "pkg/codemode", "pkg/convertv1", "pkg/transportv1", "pkg/frame", "pkg/recent", "gen/go/wirev1", websocket, uuid},
+		allow:        []string{std, "pkg/codemode", "pkg/convertv1", "pkg/transportv1", "pkg/frame", "pkg/recent", "pkg/internal/stdio", "gen/go/wirev1", websocket, uuid},
 		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", goleak},
 		why:          "the V1 host driver serves any SessionProvider through the contract; it never imports a runtime (tests serve the in-process one) nor the client driver",
 	},
@@ -137,19 +140,19 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/grpchost",
-		allow:        []string{std, "pkg/codemode", "pkg/grpcconv", "gen/go/pb/...", connect, protobuf, uuid},
+		allow:        []string{std, "pkg/codemode", "pkg/grpcconv", "gen/go/pb/...", connect, protobuf, uuid, xnet},
 		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/grpcclient", "pkg/testenv", goleak},
 		why:          "the gRPC host adapter serves any SessionProvider: it never names a runtime outside its tests, which run it on jsruntime and drive it with the Go client",
 	},
 	{
 		pkgs:         "pkg/grpcclient",
-		allow:        []string{std, "pkg/codemode", "pkg/grpcconv", "pkg/serdejson", "gen/go/pb/...", connect, protobuf, uuid},
+		allow:        []string{std, "pkg/codemode", "pkg/grpcconv", "pkg/serdejson", "pkg/internal/stdio", "gen/go/pb/...", connect, protobuf, uuid, xnet},
 		allowInTests: []string{"pkg/grpchost", "pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv", goleak},
 		why:          "the gRPC client adapter speaks to any CodeModeHost: it never imports the host or a runtime outside its tests, which run the conformance suite against the host on jsruntime",
 	},
 	{
 		pkgs:         "pkg/hostprogram",
-		allow:        []string{std, "pkg/codemode", "pkg/hostv1", "pkg/grpchost", "pkg/grpcconv", "pkg/jsruntime", "pkg/toolprovider", "pkg/toolsources", "pkg/playground", connect, oklogRun},
+		allow:        []string{std, "pkg/codemode", "pkg/hostv1", "pkg/grpchost", "pkg/grpcconv", "pkg/jsruntime", "pkg/toolprovider", "pkg/toolsources", "pkg/playground", "pkg/internal/stdio", connect, oklogRun},
 		allowInTests: []string{"pkg/codemode/codemodetest", "pkg/testenv"},
 		why:          "the host program composes the runtime, the tool provider and both host adapters; it never touches generated wire types (flags name a V1 generation through hostv1) nor a client, and nothing in pkg imports it but the binaries above",
 	},
@@ -168,6 +171,12 @@ var layers = []layer{
 		pkgs:  "pkg/serdejson",
 		allow: []string{std},
 		why:   "the hand-written runtime that generated code imports sits below gen/: importing anything of the module would make gen/ depend on the layers above it",
+	},
+	{
+		pkgs:         "pkg/internal/...",
+		allow:        []string{std},
+		allowInTests: []string{goleak},
+		why:          "helpers shared by several adapters (the standard streams as a connection) need the standard library only",
 	},
 	{
 		pkgs:  "pkg/...",
@@ -214,7 +223,7 @@ var layers = []layer{
 	{
 		pkgs:         "services/...",
 		allow:        []string{std, "pkg/hostprogram"},
-		allowInTests: []string{"pkg/...", "gen/go/pb/...", connect, protobuf, websocket},
+		allowInTests: []string{"pkg/...", "gen/go/pb/...", connect, protobuf, websocket, xnet},
 		why:          "a service is a thin main around its program in pkg (which the CLI shares); its tests drive the built binary as a client would: the Go clients, the generated gRPC types, raw WebSockets",
 	},
 	{

@@ -73,6 +73,6 @@ func (p *Provider) Close() error {
 	p.mu.Lock()
 	p.closed = true
 	p.mu.Unlock()
-	p.transport.http.CloseIdleConnections()
+	p.transport.closeIdle()
 	return nil
 }

@@ -43,8 +43,9 @@ func (p Protocol) String() string {
 
 // transport is the HTTP machinery of a Provider, shared by all its sessions.
 type transport struct {
-	http   *http.Transport
-	client code_modev1connect.CodeModeHostClient
+	// closeIdle releases the connections no request uses (a process host: ends the process).
+	closeIdle func()
+	client    code_modev1connect.CodeModeHostClient
 }
 
 // newTransport builds an HTTP/2 client for e (prior knowledge over cleartext, ALPN over TLS,
@@ -69,8 +70,13 @@ func newTransport(e endpoint, opts Options) *transport {
 			return dialer.DialContext(ctx, "unix", e.socket)
 		}
 	}
+	return newTransportOver(e, ht, ht.CloseIdleConnections, opts)
+}
+
+// newTransportOver builds the generated client over base, which carries every request.
+func newTransportOver(e endpoint, base http.RoundTripper, closeIdle func(), opts Options) *transport {
 	hc := &http.Client{
-		Transport:     headerSignal{routeTripper{ht}},
+		Transport:     headerSignal{routeTripper{base}},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	copts := []connecthttp.Option{
@@ -84,8 +90,8 @@ func newTransport(e endpoint, opts Options) *transport {
 		copts = append(copts, connecthttp.WithGRPCWeb())
 	}
 	return &transport{
-		http:   ht,
-		client: code_modev1connect.NewCodeModeHostClient(connect.NewClient(connecthttp.NewTransport(hc, e.baseURL, copts...))),
+		closeIdle: closeIdle,
+		client:    code_modev1connect.NewCodeModeHostClient(connect.NewClient(connecthttp.NewTransport(hc, e.baseURL, copts...))),
 	}
 }
 

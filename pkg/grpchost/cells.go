@@ -127,6 +127,7 @@ func (s *session) sendCellClosed(cell codemode.CellID, e *execution) {
 	s.sendEvent(&pb.SessionEvent{Event: &pb.SessionEvent_CellClosed{CellClosed: &pb.CellClosed{
 		ExecutionId: e.id, CellId: string(cell), FinalToolCallSequence: e.sequence,
 	}}})
+	s.host.log.Debug("code-mode cell closed", "session_id", s.idText, "cell_id", string(cell))
 	e.releaseCell()
 }
 

@@ -80,7 +80,7 @@ func (c Config) withDefaults() Config {
 func (c Config) check() error {
 	stdio := 0
 	for _, l := range c.Listens {
-		if l.Transport == Stdio {
+		if l.stdio() {
 			stdio++
 		}
 		if l.network() && !l.loopback() && c.Token == "" {
@@ -88,7 +88,7 @@ func (c Config) check() error {
 		}
 	}
 	if stdio > 1 {
-		return usageErrorf("--listen stdio given %d times; the standard streams carry one connection", stdio)
+		return usageErrorf("--listen stdio or grpc+stdio:// given %d times; the standard streams carry one connection", stdio)
 	}
 	if len(c.AllowOrigins) > 0 && !c.has(GRPC) {
 		return usageErrorf("--allow-origin needs a grpc:// listener: browsers reach the host through Connect only (the V1 WebSocket refuses every Origin)")
@@ -111,9 +111,12 @@ func (c Config) has(t Transport) bool {
 	return false
 }
 
-// HasStdio reports whether the standard streams carry V1 frames, so that stdout must carry
-// nothing else.
-func (c Config) HasStdio() bool { return c.withDefaults().has(Stdio) }
+// HasStdio reports whether the standard streams carry a connection (V1 frames or HTTP/2), so
+// that stdout must carry nothing else.
+func (c Config) HasStdio() bool {
+	c = c.withDefaults()
+	return c.has(Stdio) || c.has(GRPCStdio)
+}
 
 // checkOrigin accepts "*" or an origin as a browser sends it: scheme://host[:port], nothing else.
 func checkOrigin(o string) error {

@@ -12,7 +12,7 @@ import (
 
 func TestParseListen(t *testing.T) {
 	good := map[string]string{
-		"stdio": "stdio", "stdio://": "stdio",
+		"stdio": "stdio", "stdio://": "stdio", "grpc+stdio://": "grpc+stdio://",
 		"ws://127.0.0.1:0": "ws://127.0.0.1:0", "grpc://[::1]:8080": "grpc://[::1]:8080",
 	}
 	for in, want := range good {
@@ -22,7 +22,8 @@ func TestParseListen(t *testing.T) {
 		}
 	}
 	bad := map[string]string{
-		"http://127.0.0.1:1":    "unsupported --listen URL",
+		"http://127.0.0.1:1":    "unsupported --listen URL `http://127.0.0.1:1`; expected `grpc://IP:PORT`, `grpc+stdio://`, `stdio`, `stdio://` or `ws://IP:PORT`",
+		"grpc+stdio://x":        "unsupported --listen URL `grpc+stdio://x`",
 		"grpc://localhost:9000": "invalid gRPC --listen URL `grpc://localhost:9000`; expected `grpc://IP:PORT`",
 		"ws://localhost:9000":   "invalid WebSocket --listen URL",
 		"unix:///tmp/s":         "unsupported --listen URL",
@@ -52,6 +53,8 @@ func TestCheckRefusesWhatMustNotStart(t *testing.T) {
 		{"any address without a token", Config{Listens: []Listen{listen("grpc://0.0.0.0:0")}}, "is not a loopback address"},
 		{"any address with a token", Config{Listens: []Listen{listen("grpc://0.0.0.0:0")}, Token: "t"}, ""},
 		{"stdio twice", Config{Listens: []Listen{listen("stdio"), listen("stdio://")}}, "given 2 times"},
+		{"V1 and gRPC on stdio", Config{Listens: []Listen{listen("stdio"), listen("grpc+stdio://")}}, "--listen stdio or grpc+stdio:// given 2 times"},
+		{"gRPC on stdio without a token", Config{Listens: []Listen{listen("grpc+stdio://"), listen("grpc://127.0.0.1:0")}}, ""},
 		{"origins without gRPC", Config{Listens: []Listen{listen("ws://127.0.0.1:0")}, AllowOrigins: []string{"*"}}, "needs a grpc:// listener"},
 		{"an origin with a path", Config{Listens: []Listen{listen("grpc://127.0.0.1:0")}, AllowOrigins: []string{"https://a.example/app"}}, "expected an origin"},
 		{"origins", Config{Listens: []Listen{listen("grpc://127.0.0.1:0")}, AllowOrigins: []string{"*", "http://localhost:5173"}}, ""},

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/codemodehq/codemode/pkg/grpchost"
 )
 
 // drainState is the program's one drain, started by the first interrupted listener.
@@ -72,6 +74,19 @@ func (p *Program) stopWebSocket(srv *http.Server) {
 		p.drain.forced.Store(true)
 	}
 	_ = srv.Close()
+}
+
+// stopGRPCStdio closes every gRPC session, then ends the standard streams' HTTP/2 connection
+// once its streams have finished.
+func (p *Program) stopGRPCStdio(srv *grpchost.ConnServer) {
+	if err := p.grpc.Close(p.drain.ctx); err != nil {
+		p.drain.forced.Store(true)
+		p.log.Error("code-mode gRPC sessions did not close in time", "error", err)
+	}
+	if err := srv.Shutdown(p.drain.ctx); err != nil {
+		p.drain.forced.Store(true)
+		p.log.Error("code-mode gRPC streams on stdio did not end in time; cutting them", "error", err)
+	}
 }
 
 // stopGRPC closes every gRPC session (cells terminated, CellClosed sent on each lease, leases

@@ -19,7 +19,13 @@ const (
 	WebSocket
 	// GRPC serves codex.code_mode.v1.CodeModeHost over gRPC (h2c), gRPC-Web and Connect.
 	GRPC
+	// GRPCStdio serves codex.code_mode.v1.CodeModeHost as HTTP/2 with prior knowledge on the
+	// process's standard streams (Codex 0.169 spawns its host so, by default).
+	GRPCStdio
 )
+
+// grpcStdioURL is the --listen value of GRPCStdio.
+const grpcStdioURL = "grpc+stdio://"
 
 // Listen is one --listen value.
 type Listen struct {
@@ -29,10 +35,12 @@ type Listen struct {
 }
 
 // ParseListen parses a --listen value as Codex's host does: "stdio", "stdio://",
-// "ws://IP:PORT" or "grpc://IP:PORT", with an IP address (not a host name: the listener binds
-// exactly the address given) and a port (0 picks a free one).
+// "grpc+stdio://", "ws://IP:PORT" or "grpc://IP:PORT", with an IP address (not a host name: the
+// listener binds exactly the address given) and a port (0 picks a free one).
 func ParseListen(s string) (Listen, error) {
 	switch {
+	case s == grpcStdioURL:
+		return Listen{Transport: GRPCStdio}, nil
 	case strings.HasPrefix(s, "grpc://"):
 		ap, err := netip.ParseAddrPort(strings.TrimPrefix(s, "grpc://"))
 		if err != nil {
@@ -49,7 +57,7 @@ func ParseListen(s string) (Listen, error) {
 		}
 		return Listen{Transport: WebSocket, Addr: u.WebSocket}, nil
 	}
-	return Listen{}, fmt.Errorf("unsupported --listen URL `%s`; expected `stdio`, `stdio://`, `ws://IP:PORT` or `grpc://IP:PORT`", s)
+	return Listen{}, fmt.Errorf("unsupported --listen URL `%s`; expected `grpc://IP:PORT`, `grpc+stdio://`, `stdio`, `stdio://` or `ws://IP:PORT`", s)
 }
 
 // String returns the value as --listen takes it.
@@ -59,12 +67,17 @@ func (l Listen) String() string {
 		return "ws://" + l.Addr.String()
 	case GRPC:
 		return "grpc://" + l.Addr.String()
+	case GRPCStdio:
+		return grpcStdioURL
 	}
 	return "stdio"
 }
 
 // network reports whether the listener accepts connections from a network.
-func (l Listen) network() bool { return l.Transport != Stdio }
+func (l Listen) network() bool { return !l.stdio() }
+
+// stdio reports whether the listener serves the process's standard streams.
+func (l Listen) stdio() bool { return l.Transport == Stdio || l.Transport == GRPCStdio }
 
 // loopback reports whether the listener's address is a loopback address (127.0.0.0/8, ::1).
 func (l Listen) loopback() bool { return l.Addr.Addr().Unmap().IsLoopback() }

@@ -86,7 +86,7 @@ func failed(stderr io.Writer, name string, err error) int {
 
 // Synopsis is the one-line usage of the host named name.
 func Synopsis(name string) string {
-	return name + " [--listen stdio|ws://IP:PORT|grpc://IP:PORT]... [--tools FILE] [--token TOKEN] [--allow-origin ORIGIN]... [flags]"
+	return name + " [--listen stdio|grpc+stdio://|ws://IP:PORT|grpc://IP:PORT]... [--tools FILE] [--token TOKEN] [--allow-origin ORIGIN]... [flags]"
 }
 
 // Help is the --help text of the host named name.
@@ -96,18 +96,24 @@ func Help(name string) string {
 
 const helpText = `usage: NAME [flags]
 
-Serves the in-process JavaScript runtime to Codex, as Codex's code-mode host does: Protocol V1 on
-the standard streams (Codex spawns the host) or on a WebSocket listener, and gRPC
-codex.code_mode.v1.CodeModeHost (also gRPC-Web and Connect, for browsers) on a TCP listener.
+Serves the in-process JavaScript runtime to Codex, as Codex's code-mode host does: gRPC
+codex.code_mode.v1.CodeModeHost on the standard streams (how Codex 0.169 spawns its host,
+--listen grpc+stdio://) or on a TCP listener (also gRPC-Web and Connect, for browsers), and
+Protocol V1 on the standard streams (--listen stdio, the default; Codex with
+code_mode_host_grpc disabled) or on a WebSocket listener (older Codex; 0.169 has no WebSocket).
 Every bound address is printed on its own line as Codex prints it: ws://ADDR for a WebSocket,
-http://ADDR for gRPC; on stdout, or on stderr when stdout carries V1 frames (--listen stdio).
+http://ADDR for gRPC; on stdout, or on stderr when stdout carries a connection (stdio,
+grpc+stdio://).
 Logs go to stderr. Ctrl-C or SIGTERM drains: running cells are terminated, sessions closed and
 every cell's closure delivered, then the host exits 0; a second signal exits at once.
 
 Flags:
-  --listen stdio|ws://IP:PORT|grpc://IP:PORT
-        where to serve; repeatable (default stdio). An IP address, not a host name; port 0
+  --listen stdio|grpc+stdio://|ws://IP:PORT|grpc://IP:PORT
+        where to serve; repeatable (default stdio). stdio (also stdio://) is V1 and
+        grpc+stdio:// is gRPC over HTTP/2 with prior knowledge, both on stdin/stdout (one of
+        them at most; the host exits 0 when stdin ends). An IP address, not a host name; port 0
         picks a free one. Addresses other than loopback need a token.
+          NAME --listen grpc+stdio://
           NAME --listen ws://127.0.0.1:0 --listen grpc://127.0.0.1:0
   --tools FILE
         a tool manifest (see codemode run --help): its tools are offered to every cell of every

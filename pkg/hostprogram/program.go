@@ -17,6 +17,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/grpchost"
 	"github.com/codemodehq/codemode/pkg/hostv1"
+	"github.com/codemodehq/codemode/pkg/internal/stdio"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
 	"github.com/codemodehq/codemode/pkg/toolprovider"
 	"github.com/codemodehq/codemode/pkg/toolsources"
@@ -140,7 +141,7 @@ func (p *Program) buildHosts() error {
 		}
 		p.v1 = hostv1.New(p.provider, opts...)
 	}
-	if p.cfg.has(GRPC) {
+	if p.cfg.has(GRPC) || p.cfg.has(GRPCStdio) {
 		p.grpc = grpchost.New(p.provider, grpchost.Options{
 			Logger: p.log,
 			Route:  p.cfg.RouteID,
@@ -235,6 +236,8 @@ func (p *Program) addListener(g *run.Group, b boundListener) {
 	switch b.Listen.Transport {
 	case Stdio:
 		g.Add(p.listenerActor(p.serveStdio), func(error) { p.beginDrain() })
+	case GRPCStdio:
+		p.addGRPCStdio(g)
 	case WebSocket:
 		srv := &http.Server{Handler: requireTokenWS(p.cfg.Token, p.v1.WebSocketHandler(p.cutCtx)), ReadHeaderTimeout: 10 * time.Second}
 		stopped := make(chan struct{})
@@ -269,6 +272,37 @@ func (p *Program) serveStdio() error {
 		return nil
 	}
 	return errStdinEnded
+}
+
+// addGRPCStdio adds the actor serving gRPC on the standard streams. Like V1 stdio, the client's
+// end of the streams ends the program: the sessions are closed (their cells terminated, each
+// closed once) before the actor returns. A drain closes the sessions first, then sends GOAWAY.
+// The parent process spawned the host, so no token is asked for and no browser is served.
+func (p *Program) addGRPCStdio(g *run.Group) {
+	srv, err := grpchost.NewConnServer(stdio.NewConn(p.stdin, p.stdout), p.grpc.Handler())
+	if err != nil {
+		g.Add(p.listenerActor(func() error { return err }), func(error) {})
+		return
+	}
+	stopped := make(chan struct{})
+	stop := sync.OnceFunc(func() { defer close(stopped); p.stopGRPCStdio(srv) })
+	serve := func() error {
+		srv.Serve(p.cutCtx)
+		ended := !p.drain.started()
+		if ended {
+			p.beginDrain()
+			stop()
+		}
+		<-stopped
+		if ended {
+			return errStdinEnded
+		}
+		return nil
+	}
+	g.Add(p.listenerActor(serve), func(error) {
+		p.beginDrain()
+		go stop()
+	})
 }
 
 // serveHTTP serves srv on ln until it is shut down.

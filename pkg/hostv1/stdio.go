@@ -3,8 +3,8 @@ package hostv1
 import (
 	"context"
 	"io"
-	"sync"
 
+	"github.com/codemodehq/codemode/pkg/internal/stdio"
 	"github.com/codemodehq/codemode/pkg/transportv1"
 )
 
@@ -16,16 +16,7 @@ import (
 // non-blocking copy of its descriptor on Go's poller, and put back in blocking mode when the
 // connection ends.
 func (h *Host) ServeStdio(ctx context.Context, stdin io.ReadCloser, stdout io.WriteCloser) error {
-	in, restore := pollableStdin(stdin)
-	var restoreOnce sync.Once
-	conn := transportv1.NewStreamConn(in, stdout, func() error {
-		restoreOnce.Do(restore)
-		err := stdin.Close()
-		if cerr := stdout.Close(); err == nil {
-			err = cerr
-		}
-		return err
-	})
-	defer restoreOnce.Do(restore)
-	return h.ServeConn(ctx, conn)
+	c := stdio.NewConn(stdin, stdout)
+	defer c.Close()
+	return h.ServeConn(ctx, transportv1.NewStreamConn(c, c, c.Close))
 }

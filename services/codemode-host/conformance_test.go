@@ -26,6 +26,20 @@ func TestConformanceOverStdio(t *testing.T) {
 	})
 }
 
+// TestConformanceOverGRPCStdio: gRPC on the host's standard streams, as Codex 0.169 spawns its
+// host (the client appends --listen grpc+stdio://; the network listeners beside it must not
+// write to stdout either).
+func TestConformanceOverGRPCStdio(t *testing.T) {
+	codemodetest.Run(t, func(t *testing.T) codemode.SessionProvider {
+		p := grpcclient.NewProcess(grpcclient.Command{
+			Path: bin,
+			Args: []string{"--listen", "ws://127.0.0.1:0", "--listen", "grpc://127.0.0.1:0", "--log-level", "warn"},
+		}, grpcclient.Options{})
+		t.Cleanup(func() { _ = p.Close() })
+		return p
+	})
+}
+
 func TestConformanceOverNetworkListeners(t *testing.T) {
 	h := startHost(t, nil, "--listen", "ws://127.0.0.1:0", "--listen", "grpc://127.0.0.1:0")
 	addrs := h.addresses(2)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,6 +47,8 @@ type hostProcess struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout *bufio.Reader
+	// rawStdout is the read end of the process's stdout, under stdout.
+	rawStdout io.ReadCloser
 	// stderrLines receives the process's stderr, line by line, until it closes.
 	stderrLines chan string
 	stderrMu    sync.Mutex
@@ -75,7 +78,7 @@ func startHost(t *testing.T, env []string, args ...string) *hostProcess {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	h := &hostProcess{t: t, cmd: cmd, stdin: stdin, stdout: bufio.NewReader(stdout), stderrLines: make(chan string, 1024), exited: make(chan struct{})}
+	h := &hostProcess{t: t, cmd: cmd, stdin: stdin, stdout: bufio.NewReader(stdout), rawStdout: stdout, stderrLines: make(chan string, 1024), exited: make(chan struct{})}
 	stderrDone := make(chan struct{})
 	go func() {
 		defer close(stderrDone)
@@ -174,3 +177,48 @@ func (h *hostProcess) exitCode() int {
 	h.t.Fatalf("waiting for codemode-host: %v", h.waitErr)
 	return -1
 }
+
+// stderrLineWithPrefix waits for a stderr line that starts with prefix and returns it (the
+// addresses go to stderr when stdout carries a connection).
+func (h *hostProcess) stderrLineWithPrefix(prefix string) string {
+	h.t.Helper()
+	deadline := time.After(waitLimit)
+	for {
+		select {
+		case line, ok := <-h.stderrLines:
+			if !ok {
+				h.t.Fatalf("codemode-host's stderr ended without a line starting %q", prefix)
+			}
+			if strings.HasPrefix(line, prefix) {
+				return line
+			}
+		case <-deadline:
+			h.t.Fatalf("codemode-host did not print a line starting %q", prefix)
+		}
+	}
+}
+
+// pipeConn is a net.Conn over a process's stdout (read) and stdin (write); Close closes both,
+// as a client that goes away does.
+type pipeConn struct {
+	io.ReadCloser
+	io.WriteCloser
+}
+
+// Close closes both pipes.
+func (c *pipeConn) Close() error {
+	err := c.WriteCloser.Close()
+	_ = c.ReadCloser.Close()
+	return err
+}
+
+func (c *pipeConn) LocalAddr() net.Addr              { return pipeAddr{} }
+func (c *pipeConn) RemoteAddr() net.Addr             { return pipeAddr{} }
+func (c *pipeConn) SetDeadline(time.Time) error      { return nil }
+func (c *pipeConn) SetReadDeadline(time.Time) error  { return nil }
+func (c *pipeConn) SetWriteDeadline(time.Time) error { return nil }
+
+type pipeAddr struct{}
+
+func (pipeAddr) Network() string { return "pipe" }
+func (pipeAddr) String() string  { return "pipe" }

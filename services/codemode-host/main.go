@@ -1,6 +1,6 @@
 // Command codemode-host is codemode's Codex-compatible code-mode host: the in-process QuickJS
 // runtime served over Protocol V1 (stdio, WebSocket) and gRPC/Connect, with Codex's command line
-// (--listen stdio|ws://IP:PORT|grpc://IP:PORT, repeatable) and codemode's own flags (session
+// (--listen stdio|grpc+stdio://|ws://IP:PORT|grpc://IP:PORT, repeatable) and codemode's own flags (session
 // caps, warm pool, tool manifest, token, CORS, drain bound, logging). `codemode-host --help`
 // explains every flag; pkg/hostprogram is the program.
 package main

@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	register("host", command{summary: "host [--listen stdio|ws://IP:PORT|grpc://IP:PORT]...: the code-mode host for Codex (services/codemode-host)", run: hostCommand})
+	register("host", command{summary: "host [--listen stdio|grpc+stdio://|ws://IP:PORT|grpc://IP:PORT]...: the code-mode host for Codex (services/codemode-host)", run: hostCommand})
 	helps["host"] = hostprogram.Help("codemode host")
 }
 

@@ -8,7 +8,7 @@ import (
 
 func TestHostRefusesListenURLsItCannotServe(t *testing.T) {
 	cases := map[string]string{
-		"http://127.0.0.1:1":  "unsupported --listen URL `http://127.0.0.1:1`; expected `stdio`, `stdio://`, `ws://IP:PORT` or `grpc://IP:PORT`",
+		"http://127.0.0.1:1":  "unsupported --listen URL `http://127.0.0.1:1`; expected `grpc://IP:PORT`, `grpc+stdio://`, `stdio`, `stdio://` or `ws://IP:PORT`",
 		"ws://localhost:9000": "invalid WebSocket --listen URL `ws://localhost:9000`; expected `ws://IP:PORT`",
 		"grpc://[::1]":        "invalid gRPC --listen URL `grpc://[::1]`; expected `grpc://IP:PORT`",
 	}

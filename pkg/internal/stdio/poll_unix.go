@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package hostv1
+package stdio
 
 import (
 	"io"
@@ -8,14 +8,14 @@ import (
 	"syscall"
 )
 
-// pollableStdin returns a copy of stdin on Go's poller when stdin is a blocking pipe or socket:
+// Pollable returns a copy of stdin on Go's poller when stdin is a blocking pipe or socket:
 // a read then parks its goroutine instead of holding a thread and its P in a blocking read(2),
 // so a message wakes the reader through the poller like on any socket, and closing the copy
 // unblocks a pending read. It returns stdin itself otherwise (a file, a terminal, a stream that
 // is not an *os.File, or one already non-blocking). restore puts the file description back in
 // blocking mode (other processes may share it) and closes the copy; call it once, when the
 // connection ends.
-func pollableStdin(stdin io.ReadCloser) (r io.ReadCloser, restore func()) {
+func Pollable(stdin io.ReadCloser) (r io.ReadCloser, restore func()) {
 	f, ok := stdin.(*os.File)
 	if !ok {
 		return stdin, func() {}

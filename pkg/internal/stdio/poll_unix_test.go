@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package hostv1
+package stdio
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"os"
 	"syscall"
 	"testing"
+
+	"go.uber.org/goleak"
 )
 
 func nonblocking(t *testing.T, f *os.File) bool {
@@ -30,7 +32,7 @@ func nonblocking(t *testing.T, f *os.File) bool {
 // read through a non-blocking copy; closing the copy (restore) ends a pending read, which a
 // blocking read(2) would not, and puts the pipe back in blocking mode for whoever shares it.
 func TestPollableStdinReadsABlockingPipeOnThePoller(t *testing.T) {
-	checkLeaks(t)
+	defer goleak.VerifyNone(t)
 	var fds [2]int
 	if err := syscall.Pipe(fds[:]); err != nil {
 		t.Fatal(err)
@@ -41,7 +43,7 @@ func TestPollableStdinReadsABlockingPipeOnThePoller(t *testing.T) {
 	if nonblocking(t, stdin) {
 		t.Fatal("syscall.Pipe returned a non-blocking pipe")
 	}
-	r, restore := pollableStdin(stdin)
+	r, restore := Pollable(stdin)
 	if r == io.ReadCloser(stdin) {
 		t.Fatal("a blocking pipe was not replaced")
 	}
@@ -75,7 +77,7 @@ func TestPollableStdinLeavesOtherStreamsAlone(t *testing.T) {
 	}
 	defer r.Close()
 	defer w.Close()
-	if got, restore := pollableStdin(r); got != io.ReadCloser(r) {
+	if got, restore := Pollable(r); got != io.ReadCloser(r) {
 		restore()
 		t.Fatal("a non-blocking pipe was replaced")
 	}
@@ -84,7 +86,7 @@ func TestPollableStdinLeavesOtherStreamsAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if got, restore := pollableStdin(f); got != io.ReadCloser(f) {
+	if got, restore := Pollable(f); got != io.ReadCloser(f) {
 		restore()
 		t.Fatal("a regular file was replaced")
 	}

@@ -1,0 +1,180 @@
+package grpcclient
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"sync"
+	"syscall"
+
+	"golang.org/x/net/http2"
+
+	"github.com/codemodehq/codemode/pkg/internal/stdio"
+)
+
+// GRPCStdioListen is the --listen value that makes a host serve gRPC on its standard streams;
+// NewProcess appends it to the command's arguments, as Codex 0.169 does.
+const GRPCStdioListen = "grpc+stdio://"
+
+// processAuthority is the :authority of requests to a process host (Codex's).
+const processAuthority = "code-mode-host"
+
+// Command is how to start a process host that serves gRPC on its stdin and stdout:
+// `codex-code-mode-host --listen grpc+stdio://` (Codex's own) or `codemode-host --listen
+// grpc+stdio://`.
+type Command struct {
+	// Path is the host executable.
+	Path string
+	// Args come before "--listen grpc+stdio://".
+	Args []string
+	// Dir is the host's working directory ("" is the client's).
+	Dir string
+	// Env is the host's environment; nil inherits the client's.
+	Env []string
+	// Stderr receives the host's standard error, line by line; nil discards it.
+	Stderr io.Writer
+}
+
+// NewProcess returns a Provider whose sessions run on a host process it spawns on first use
+// and shares, speaking gRPC over the process's standard streams (HTTP/2 with prior knowledge).
+// A host that exited is spawned again by the next request: sessions of the lost host reconnect
+// as they do to a restarted remote host (their next lease is the next generation). Close closes
+// the host's stdin, which makes it close its sessions and exit.
+func NewProcess(cmd Command, opts Options) *Provider {
+	return NewOverConn(func() (net.Conn, error) { return startHostProcess(cmd) }, opts)
+}
+
+// NewOverConn returns a Provider whose requests all travel over one HTTP/2 connection with prior
+// knowledge on a connection that dial opens: a pipe, a spawned host's standard streams, a tunnel.
+// dial is called for the first request, and again for the next request after the connection
+// ended (nothing is replayed: sessions reconnect as to a restarted host). Close closes the
+// connection.
+func NewOverConn(dial func() (net.Conn, error), opts Options) *Provider {
+	e := endpoint{baseURL: "http://" + processAuthority}
+	ct := &connTripper{dial: dial, h2: &http2.Transport{AllowHTTP: true, StrictMaxConcurrentStreams: true}}
+	return &Provider{endpoint: e, transport: newTransportOver(e, ct, ct.close, opts)}
+}
+
+// connTripper sends every request over the one HTTP/2 connection it holds, and dials a new one
+// when there is none or it went away.
+type connTripper struct {
+	dial func() (net.Conn, error)
+	h2   *http2.Transport
+
+	mu   sync.Mutex
+	conn net.Conn
+	cc   *http2.ClientConn
+	shut bool
+}
+
+// errConnClosed fails requests after Close.
+var errConnClosed = errors.New("gRPC code-mode connection is closed")
+
+// RoundTrip sends r over the current connection, dialling it first if needed.
+func (t *connTripper) RoundTrip(r *http.Request) (*http.Response, error) {
+	cc, err := t.current()
+	if err != nil {
+		return nil, err
+	}
+	return cc.RoundTrip(r)
+}
+
+// current returns the live connection, or dials one.
+func (t *connTripper) current() (*http2.ClientConn, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.shut {
+		return nil, errConnClosed
+	}
+	if t.cc != nil && t.cc.CanTakeNewRequest() {
+		return t.cc, nil
+	}
+	if t.conn != nil {
+		_ = t.cc.Close()
+		_ = t.conn.Close()
+	}
+	conn, err := t.dial()
+	if err != nil {
+		return nil, err
+	}
+	cc, err := t.h2.NewClientConn(conn)
+	if err != nil {
+		_ = conn.Close()
+		return nil, fmt.Errorf("gRPC code-mode connection: %w", err)
+	}
+	t.conn, t.cc = conn, cc
+	return cc, nil
+}
+
+// close closes the connection and refuses new requests.
+func (t *connTripper) close() {
+	t.mu.Lock()
+	conn, cc := t.conn, t.cc
+	t.shut, t.conn, t.cc = true, nil, nil
+	t.mu.Unlock()
+	if conn != nil {
+		_ = cc.Close()
+		_ = conn.Close()
+	}
+}
+
+// hostProcess is one spawned host: a net.Conn over its standard streams. Closing it closes
+// the host's stdin (the host then closes its sessions and exits 0); the process is reaped in the
+// background.
+type hostProcess struct {
+	*stdio.Conn
+	cmd *exec.Cmd
+}
+
+// startHostProcess spawns cmd with --listen grpc+stdio:// in a process group of its own (so a
+// kill reaches nothing else) and returns the connection over its stdio.
+func startHostProcess(cmd Command) (*hostProcess, error) {
+	c := exec.Command(cmd.Path, append(append([]string(nil), cmd.Args...), "--listen", GRPCStdioListen)...)
+	c.Dir, c.Env = cmd.Dir, cmd.Env
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := c.StdinPipe()
+	if err != nil {
+		return nil, spawnError(cmd.Path, err)
+	}
+	stdout, err := c.StdoutPipe()
+	if err != nil {
+		return nil, spawnError(cmd.Path, err)
+	}
+	stderr, err := c.StderrPipe()
+	if err != nil {
+		return nil, spawnError(cmd.Path, err)
+	}
+	if err := c.Start(); err != nil {
+		return nil, spawnError(cmd.Path, err)
+	}
+	logged := make(chan struct{})
+	go copyLines(cmd.Stderr, stderr, logged)
+	go func() {
+		// Wait closes the pipes: only once stderr has been read to its end.
+		<-logged
+		_ = c.Wait()
+	}()
+	return &hostProcess{Conn: stdio.NewConn(stdout, stdin), cmd: c}, nil
+}
+
+// copyLines copies r to w line by line (w nil: discards), then closes done.
+func copyLines(w io.Writer, r io.Reader, done chan<- struct{}) {
+	defer close(done)
+	lines := bufio.NewScanner(r)
+	lines.Buffer(make([]byte, 0, 4096), 1<<20)
+	for lines.Scan() {
+		if w != nil {
+			fmt.Fprintln(w, lines.Text())
+		}
+	}
+	_, _ = io.Copy(io.Discard, r)
+}
+
+// spawnError is Codex's text for a host that cannot be started.
+func spawnError(path string, err error) error {
+	return fmt.Errorf("failed to spawn code-mode host %s: %w", path, err)
+}

@@ -1,0 +1,80 @@
+package grpchost
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+
+	"golang.org/x/net/http2"
+)
+
+// HTTP/2 settings of a connection served by ConnServer, as Codex's host announces them on
+// `--listen grpc+stdio://`: 1 MiB windows (per stream and for the connection), 16 KiB frames
+// and header lists.
+const (
+	connWindowBytes   = 1 << 20
+	connMaxFrameBytes = 16 << 10
+	connMaxHeaderList = 16 << 10
+	// connMaxStreams bounds the concurrent streams of the connection. Codex's host announces
+	// no bound; a Codex client opens one stream per Wait, Execute and CompleteToolCall, up to
+	// its 4,096 pending delegate calls, so the bound sits well above that.
+	connMaxStreams = 16384
+)
+
+// ConnServer serves an HTTP handler as HTTP/2 with prior knowledge on one connection that is
+// not a socket the host accepted: a spawned host's standard streams (`--listen grpc+stdio://`,
+// how Codex 0.169 starts its host). It writes its SETTINGS before it reads anything, as Codex's
+// host does.
+type ConnServer struct {
+	conn    net.Conn
+	handler http.Handler
+	base    *http.Server
+	h2      *http2.Server
+	served  chan struct{}
+}
+
+// NewConnServer prepares serving handler on conn.
+func NewConnServer(conn net.Conn, handler http.Handler) (*ConnServer, error) {
+	s := &ConnServer{
+		conn: conn, handler: handler, served: make(chan struct{}),
+		// x/net/http2 announces MaxHeaderBytes plus 320 bytes of HTTP/1 overhead (32 × 10) as
+		// MAX_HEADER_LIST_SIZE.
+		base: &http.Server{Handler: handler, MaxHeaderBytes: connMaxHeaderList - 320},
+		h2: &http2.Server{
+			MaxConcurrentStreams:         connMaxStreams,
+			MaxReadFrameSize:             connMaxFrameBytes,
+			MaxUploadBufferPerStream:     connWindowBytes,
+			MaxUploadBufferPerConnection: connWindowBytes,
+		},
+	}
+	// The hook that Shutdown runs sends GOAWAY on connections served with base as their
+	// BaseConfig.
+	if err := http2.ConfigureServer(s.base, s.h2); err != nil {
+		return nil, fmt.Errorf("grpchost: configure HTTP/2: %w", err)
+	}
+	return s, nil
+}
+
+// Serve serves the connection until it ends (the client closed it, it failed, or Shutdown
+// finished), then closes it. The requests' contexts derive from ctx, without its cancellation:
+// Shutdown ends them.
+func (s *ConnServer) Serve(ctx context.Context) {
+	defer close(s.served)
+	s.h2.ServeConn(s.conn, &http2.ServeConnOpts{Context: context.WithoutCancel(ctx), BaseConfig: s.base, Handler: s.handler})
+	_ = s.conn.Close()
+}
+
+// Shutdown sends GOAWAY, lets the streams in progress finish until ctx ends, then closes the
+// connection. It returns ctx's error when the streams did not finish in time.
+func (s *ConnServer) Shutdown(ctx context.Context) error {
+	_ = s.base.Shutdown(ctx)
+	select {
+	case <-s.served:
+		return nil
+	case <-ctx.Done():
+		_ = s.conn.Close()
+		<-s.served
+		return fmt.Errorf("grpchost: HTTP/2 streams did not end: %w", ctx.Err())
+	}
+}
