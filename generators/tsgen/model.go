@@ -184,17 +184,21 @@ func usedNames(body string, names []string) []string {
 	return out
 }
 
-// baselineOnly drops the fields of later wire generations (x-generation): the TypeScript codec
-// speaks the baseline generation, which is what its differential test against Go compares.
+// baselineOnly drops the fields and variants of later wire generations (x-generation): the
+// TypeScript codec speaks the baseline generation, which is what its differential test against
+// Go compares.
 func baselineOnly(schemas []*wiregen.Schema) []*wiregen.Schema {
 	out := make([]*wiregen.Schema, len(schemas))
 	for i, s := range schemas {
 		c := *s
 		c.Fields = withoutGenerations(s.Fields)
-		c.Variants = make([]wiregen.Variant, len(s.Variants))
-		for j, v := range s.Variants {
+		c.Variants = nil
+		for _, v := range s.Variants {
+			if v.Generation != "" {
+				continue
+			}
 			v.Fields = withoutGenerations(v.Fields)
-			c.Variants[j] = v
+			c.Variants = append(c.Variants, v)
 		}
 		out[i] = &c
 	}

@@ -11,7 +11,7 @@ import (
 // runtimeExports lists the runtime names generated modules may import; each module imports the
 // ones it uses (noUnusedLocals).
 var runtimeExports = []string{
-	"allowOnly", "decodeBool", "defaulted", "decodeEnum", "decodeMap", "decodeStringOrI64", "encodeMap", "decodeI32", "decodeI64", "decodeInteger", "decodeJSONValue",
+	"allowOnly", "decodeBool", "defaulted", "decodeEnum", "decodeUnitEnum", "decodeMap", "decodeStringOrI64", "encodeMap", "decodeI32", "decodeI64", "decodeInteger", "decodeJSONValue",
 	"decodeList", "decodeNonBlank", "decodeString", "decodeU32", "decodeU64", "encodeInteger",
 	"encodeList", "encodeSet", "errorAt", "externalKey", "externalVariant", "firstCommon",
 	"firstDuplicate", "formatTemplate", "isObject", "joinPath", "optional", "parseJSON", "unmarshal",
@@ -77,6 +77,23 @@ func (m *model) typesFile() ([]byte, error) {
 
 func (m *model) scalar(s *wiregen.Schema) {
 	m.doc("", s.Doc)
+	if s.Base == "unit-enum" {
+		quoted := make([]string, len(s.UnitVariants))
+		for i, v := range s.UnitVariants {
+			quoted[i] = jsString(v)
+		}
+		m.p("export type %s = %s;", s.Name, strings.Join(quoted, " | "))
+		m.p("")
+		m.p("function read%s(n: unknown, path: string): %s {", s.Name, s.Name)
+		m.p("  return decodeUnitEnum(n, path, [%s] as const);", strings.Join(quoted, ", "))
+		m.p("}")
+		m.p("")
+		m.p("function write%s(v: %s): JsonValue {", s.Name, s.Name)
+		m.p("  return v;")
+		m.p("}")
+		m.p("")
+		return
+	}
 	if s.Base == "string-or-i64" {
 		m.p("export type %s = string | Int64;", s.Name)
 		m.p("")

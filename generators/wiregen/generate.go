@@ -39,7 +39,14 @@ func Files(opts Options) (goFiles, fixtures map[string][]byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	g := newGenerator(opts.Package, schemas)
+	declared, err := LoadGenerations(opts.SchemaDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := newGenerator(opts.Package, schemas, declared)
+	if err != nil {
+		return nil, nil, err
+	}
 	g.protocol = opts.Protocol
 	if g.protocol == "" {
 		g.protocol = "V1"

@@ -30,12 +30,16 @@ type generator struct {
 	genDependent map[string]bool
 }
 
-func newGenerator(pkg string, schemas []*Schema) *generator {
+func newGenerator(pkg string, schemas []*Schema, declared []string) (*generator, error) {
 	g := &generator{pkg: pkg, schemas: schemas, byName: map[string]*Schema{}, genDependent: map[string]bool{}}
 	for _, s := range schemas {
 		g.byName[s.Name] = s
 	}
-	g.generations = generationsOf(schemas)
+	gens, err := generationsOf(schemas, declared)
+	if err != nil {
+		return nil, err
+	}
+	g.generations = gens
 	for changed := true; changed; {
 		changed = false
 		for _, s := range schemas {
@@ -45,26 +49,41 @@ func newGenerator(pkg string, schemas []*Schema) *generator {
 			}
 		}
 	}
-	return g
+	return g, nil
 }
 
-// generationsOf lists "baseline" and the x-generation names in order of first appearance.
-func generationsOf(schemas []*Schema) []string {
+// generationsOf lists the generations oldest first: those declared (GenerationsFile), or else
+// "baseline" and the x-generation names in order of first appearance.
+func generationsOf(schemas []*Schema, declared []string) ([]string, error) {
 	gens := []string{"baseline"}
-	add := func(fields []Field) {
-		for _, f := range fields {
-			if f.Generation != "" && !slices.Contains(gens, f.Generation) {
-				gens = append(gens, f.Generation)
-			}
+	if len(declared) > 0 {
+		gens = declared
+	}
+	var undeclared []string
+	use := func(gen string) {
+		switch {
+		case gen == "" || slices.Contains(gens, gen):
+		case len(declared) > 0:
+			undeclared = append(undeclared, gen)
+		default:
+			gens = append(gens, gen)
 		}
 	}
 	for _, s := range schemas {
-		add(s.Fields)
+		for _, f := range s.Fields {
+			use(f.Generation)
+		}
 		for _, v := range s.Variants {
-			add(v.Fields)
+			use(v.Generation)
+			for _, f := range v.Fields {
+				use(f.Generation)
+			}
 		}
 	}
-	return gens
+	if len(undeclared) > 0 {
+		return nil, fmt.Errorf("x-generation %q is not declared in %s", undeclared[0], GenerationsFile)
+	}
+	return gens, nil
 }
 
 // needsGeneration reports whether decoding s depends on the generation, given what is known
@@ -73,7 +92,7 @@ func (g *generator) needsGeneration(s *Schema) bool {
 	fields := slices.Clone(s.Fields)
 	for _, v := range s.Variants {
 		fields = append(fields, v.Fields...)
-		if v.Wrapped != nil && g.typeNeedsGeneration(*v.Wrapped) {
+		if v.Generation != "" || (v.Wrapped != nil && g.typeNeedsGeneration(*v.Wrapped)) {
 			return true
 		}
 	}
@@ -342,8 +361,10 @@ func (g *generator) structDecl(name, doc string, fields []Field) {
 	for _, f := range fields {
 		note := "required"
 		switch {
-		case f.Generation != "":
+		case f.GenRequired:
 			note = fmt.Sprintf("generation %s on: required there, unknown before; omitted when nil", f.Generation)
+		case f.Generation != "":
+			note = fmt.Sprintf("generation %s on: optional there, unknown before; omitted when nil", f.Generation)
 		case !f.Required:
 			note = "optional; " + map[string]string{"null": "encoded as null when nil", "omit": "omitted when nil", "default": "the zero value when absent, always encoded"}[f.Absent]
 		}
@@ -390,7 +411,7 @@ func (g *generator) objectDecoder(name, expecting, tag string, fields []Field, i
 		g.p("if err := o.AllowOnly(keys); err != nil { return v, err }")
 	}
 	for _, f := range fields {
-		if f.Generation != "" {
+		if f.GenRequired {
 			g.generationField(f)
 			continue
 		}
@@ -598,6 +619,10 @@ func (g *generator) generationFile() (string, []byte, error) {
 }
 
 func (g *generator) scalar(s *Schema) {
+	if s.Base == "unit-enum" {
+		g.unitEnum(s)
+		return
+	}
 	if s.Base == "string-or-i64" {
 		g.docComment(s.Name, schemaDoc(s)+" A string or an i64 (IsString tells which); comparable.")
 		g.p("type %s = serdejson.StringOrInt", s.Name)
@@ -649,6 +674,29 @@ func (g *generator) scalar(s *Schema) {
 		g.p("// AppendJSON appends the canonical JSON encoding of v to b.")
 		g.p("func (v %s) AppendJSON(b []byte) []byte { return strconv.AppendUint(b, uint64(v), 10) }", s.Name)
 	}
+	g.p("")
+}
+
+// unitEnum writes a serde enum of unit variants: a string type with a constant per variant,
+// read from "variant" or {"variant": null | {}}, written as "variant".
+func (g *generator) unitEnum(s *Schema) {
+	g.docComment(s.Name, schemaDoc(s))
+	g.p("type %s string", s.Name)
+	g.p("")
+	g.p("// The variants of %s.", s.Name)
+	g.p("const (")
+	for _, v := range s.UnitVariants {
+		g.p("%s%s %s = %q", s.Name, goFieldName(strings.ReplaceAll(v, "-", "_")), s.Name, v)
+	}
+	g.p(")")
+	g.p("")
+	g.p("func decode%s(n *serdejson.Node, path string) (%s, error) {", s.Name, s.Name)
+	g.p("x, err := serdejson.DecodeUnitEnum(n, path, %s)", stringSlice(s.UnitVariants))
+	g.p("return %s(x), err", s.Name)
+	g.p("}")
+	g.p("")
+	g.p("// AppendJSON appends the canonical JSON encoding of v to b.")
+	g.p("func (v %s) AppendJSON(b []byte) []byte { return serdejson.AppendString(b, string(v)) }", s.Name)
 	g.p("")
 }
 
@@ -712,27 +760,59 @@ func (g *generator) union(s *Schema) {
 		g.p("if err != nil { return nil, err }")
 		g.p("switch tag {")
 		for _, v := range s.Variants {
-			g.p("case %q: return decode%s(n, path%s)", v.TagValue, v.Name, g.genArg(s.Name))
+			g.variantCase(v, fmt.Sprintf("decode%s(n, path%s)", v.Name, g.genArg(s.Name)))
 		}
 	} else {
 		g.p("key, value, err := serdejson.ExternalVariant(n, path, %q)", s.Name)
 		g.p("if err != nil { return nil, err }")
 		g.p("switch key {")
 		for _, v := range s.Variants {
-			g.p("case %q: return decode%s(value, serdejson.JoinPath(path, key)%s)", v.TagValue, v.Name, g.genArg(s.Name))
+			g.variantCase(v, fmt.Sprintf("decode%s(value, serdejson.JoinPath(path, key)%s)", v.Name, g.genArg(s.Name)))
 		}
 	}
 	g.p("}")
+	g.variantTags(s, tags)
 	field := s.Tag
 	if s.Kind == KindExternalUnion {
-		g.p("return nil, serdejson.UnknownVariant(path, key, %s)", stringSlice(tags))
+		g.p("return nil, serdejson.UnknownVariant(path, key, tags)")
 	} else {
-		g.p("return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, %q), tag, %s)", field, stringSlice(tags))
+		g.p("return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, %q), tag, tags)", field)
 	}
 	g.p("}")
 	g.p("")
 	for _, v := range s.Variants {
 		g.variant(s, v)
+	}
+}
+
+// variantCase writes the case of a variant's tag: a variant of a later generation is decoded
+// from that generation on, and is an unknown variant before it.
+func (g *generator) variantCase(v Variant, decode string) {
+	if v.Generation == "" {
+		g.p("case %q: return %s", v.TagValue, decode)
+		return
+	}
+	g.p("case %q: if g >= %s { return %s }", v.TagValue, generationConst(v.Generation), decode)
+}
+
+// variantTags declares tags, the variants' tags the decoder knows in its generation, in schema
+// order (the expected list of an unknown-variant error).
+func (g *generator) variantTags(s *Schema, all []string) {
+	gated := false
+	for _, v := range s.Variants {
+		gated = gated || v.Generation != ""
+	}
+	if !gated {
+		g.p("tags := %s", stringSlice(all))
+		return
+	}
+	g.p("tags := make([]string, 0, %d)", len(all))
+	for _, v := range s.Variants {
+		if v.Generation == "" {
+			g.p("tags = append(tags, %q)", v.TagValue)
+		} else {
+			g.p("if g >= %s { tags = append(tags, %q) }", generationConst(v.Generation), v.TagValue)
+		}
 	}
 }
 

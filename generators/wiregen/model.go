@@ -4,6 +4,8 @@
 package wiregen
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,10 +29,13 @@ type Schema struct {
 	Doc  string
 	File string
 
-	// Scalar: Base is "string", an integer kind (i64, u64, u32, i32) or "string-or-i64" (an
-	// untagged union of a string and an integer: JSON "type": ["string", "integer"]).
-	Base      string
-	Min, Max  string
+	// Scalar: Base is "string", an integer kind (i64, u64, u32, i32), "string-or-i64" (an
+	// untagged union of a string and an integer: JSON "type": ["string", "integer"]) or
+	// "unit-enum" (serde's externally tagged enum of unit variants, UnitVariants: a bare
+	// string, or an object with one variant key whose value is null or {}).
+	Base         string
+	UnitVariants []string
+	Min, Max     string
 	Expecting string
 	NonBlank  string // error text when the trimmed string is empty; "" when unchecked
 	// Prefix (a "pattern" of the form ^literal) is what a string scalar must start with;
@@ -73,9 +78,11 @@ type Field struct {
 	// value, null is refused, the value is always encoded; the Go and TS types are not optional).
 	Absent string
 	// Generation, when set, is the wire generation that introduced the field (x-generation):
-	// it exists, and is required, only from that generation on; earlier generations reject it
-	// as an unknown field.
-	Generation string
+	// it exists only from that generation on; earlier generations reject it as an unknown
+	// field. Without x-absent it is required there (GenRequired); with x-absent it is optional
+	// there as any optional field is.
+	Generation  string
+	GenRequired bool
 }
 
 // FieldType describes the Go and JSON shape of a property.
@@ -99,6 +106,9 @@ type Variant struct {
 	Response      string
 	IgnoreUnknown bool
 	Disjoint      *Disjoint
+	// Generation, when set, is the wire generation that introduced the variant
+	// (x-generation): earlier generations reject its tag as an unknown variant.
+	Generation string
 }
 
 // LaneRule overrides a variant's lane when every step of Match holds.
@@ -139,6 +149,38 @@ type Invalid struct {
 	// BeyondJSONSchema marks inputs a plain JSON Schema validator accepts; only the generated
 	// codec rejects them (x-disjoint, integer-valued floats such as 1.0).
 	BeyondJSONSchema bool
+}
+
+// GenerationsFile, beside the schema documents, lists the wire generations oldest first:
+// {"generations": [{"name": "baseline", "codex": "…"}, …]}. Without it the generations are
+// "baseline" and the x-generation names in order of first appearance.
+const GenerationsFile = "generations.json"
+
+// LoadGenerations reads the generation names of dir's GenerationsFile, nil when there is none.
+func LoadGenerations(dir string) ([]string, error) {
+	data, err := os.ReadFile(filepath.Join(dir, GenerationsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		Generations []struct {
+			Name string `json:"name"`
+		} `json:"generations"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", GenerationsFile, err)
+	}
+	var names []string
+	for _, g := range doc.Generations {
+		names = append(names, g.Name)
+	}
+	if len(names) == 0 || names[0] != "baseline" {
+		return nil, fmt.Errorf("%s: the first generation must be baseline", GenerationsFile)
+	}
+	return names, nil
 }
 
 // Load reads every *.schema.json document in dir, sorted by name.
@@ -218,6 +260,16 @@ func buildSchema(root *node, file string) (*Schema, error) {
 }
 
 func buildScalar(s *Schema, root *node) error {
+	if u := root.get("x-unit-variants"); u != nil {
+		for _, it := range u.items {
+			s.UnitVariants = append(s.UnitVariants, it.text)
+		}
+		if len(s.UnitVariants) == 0 {
+			return fmt.Errorf("x-unit-variants needs at least one variant")
+		}
+		s.Base = "unit-enum"
+		return nil
+	}
 	if t := root.get("type"); t != nil && t.kind == '[' {
 		// The one untagged scalar union of the dialect: a string or an i64 (JSON-RPC ids).
 		if len(t.items) != 2 || t.items[0].text != "string" || t.items[1].text != "integer" || root.str("x-int") != "i64" {
@@ -302,12 +354,14 @@ func buildFields(obj *node, skip string) ([]Field, error) {
 		}
 		f := Field{JSON: m.key, Go: goFieldName(m.key), Type: ft, Required: required[m.key], Absent: m.value.str("x-absent"), Generation: m.value.str("x-generation")}
 		if f.Generation != "" {
-			// Required in its generation, absent before it: the Go field is a pointer, emitted
-			// when set.
 			if f.Required {
 				return nil, fmt.Errorf("property %s: an x-generation property is not listed in required", m.key)
 			}
-			f.Absent = "omit"
+			if f.Absent == "" {
+				// Required in its generation, absent before it: the Go field is a pointer,
+				// emitted when set.
+				f.Absent, f.GenRequired = "omit", true
+			}
 		}
 		if !f.Required {
 			switch f.Absent {
@@ -390,7 +444,7 @@ func buildUnion(s *Schema, root *node) error {
 		if def == nil {
 			return fmt.Errorf("oneOf names missing $defs/%s", name)
 		}
-		v := Variant{Name: name, Lane: def.str("x-lane"), Response: def.str("x-response"), IgnoreUnknown: def.isTrue("x-ignore-unknown-fields"), Disjoint: buildDisjoint(def)}
+		v := Variant{Name: name, Lane: def.str("x-lane"), Response: def.str("x-response"), IgnoreUnknown: def.isTrue("x-ignore-unknown-fields"), Disjoint: buildDisjoint(def), Generation: def.str("x-generation")}
 		for _, r := range def.get("x-lane-rules").itemsOrNil() {
 			rule := LaneRule{Lane: r.str("lane")}
 			for _, st := range r.get("match").items {

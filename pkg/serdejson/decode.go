@@ -355,3 +355,52 @@ func DecodeStringOrInt(n *Node, path string, lo, hi int64, name string) (StringO
 	}
 	return StringOrInt{}, ErrorAt(path, "data did not match any variant of untagged enum %s", name)
 }
+
+// DecodeUnitEnum reads serde's externally tagged enum whose variants are all unit variants: the
+// variant's name as a string ("server"), or an object with the name as its only key and null
+// or an empty object as its value ({"server": null}, {"server": {}}: serde_json's Value accepts
+// an empty map as a unit). Errors are serde's.
+func DecodeUnitEnum(n *Node, path string, variants []string) (string, error) {
+	switch n.kind {
+	case String:
+		if !slices.Contains(variants, n.text) {
+			return "", ErrorAt(path, "unknown variant `%s`, %s", n.text, ExpectedOneOf(variants))
+		}
+		return n.text, nil
+	case Object:
+		if len(n.members) != 1 {
+			return "", ErrorAt(path, "invalid value: map, expected map with a single key")
+		}
+		m := n.members[0]
+		if !slices.Contains(variants, m.key) {
+			return "", ErrorAt(path, "unknown variant `%s`, %s", m.key, ExpectedOneOf(variants))
+		}
+		if v := m.value; v.kind != Null && (v.kind != Object || len(v.members) > 0) {
+			return "", serdeInvalidType(v, JoinPath(path, m.key), "unit")
+		}
+		return m.key, nil
+	}
+	return "", serdeInvalidType(n, path, "string or map")
+}
+
+// serdeInvalidType is InvalidType with serde's word for an array, "sequence".
+func serdeInvalidType(n *Node, path, expecting string) error {
+	if n.kind == Array {
+		return ErrorAt(path, "invalid type: sequence, expected %s", expecting)
+	}
+	return InvalidType(n, path, expecting)
+}
+
+// ExpectedOneOf words a list of names as serde does: "expected `a`", "expected `a` or `b`",
+// "expected one of `a`, `b`, `c`" ("there are no variants" for none).
+func ExpectedOneOf(names []string) string {
+	switch len(names) {
+	case 0:
+		return "there are no variants"
+	case 1:
+		return "expected `" + names[0] + "`"
+	case 2:
+		return "expected `" + names[0] + "` or `" + names[1] + "`"
+	}
+	return "expected one of `" + strings.Join(names, "`, `") + "`"
+}

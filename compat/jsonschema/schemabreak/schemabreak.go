@@ -36,6 +36,7 @@ func CompareDirs(baseline, current string) ([]Finding, error) {
 	if err != nil {
 		return nil, err
 	}
+	known := generations(oldDocs)
 	var out []Finding
 	for _, name := range sortedKeys(oldDocs) {
 		nd, ok := newDocs[name]
@@ -43,7 +44,9 @@ func CompareDirs(baseline, current string) ([]Finding, error) {
 			out = append(out, Finding{name, "type removed"})
 			continue
 		}
-		out = append(out, CompareSchemas(name, oldDocs[name], nd)...)
+		c := &comparer{file: name, knownGenerations: known}
+		c.schema("", oldDocs[name], nd)
+		out = append(out, c.found...)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
@@ -80,6 +83,42 @@ func CompareSchemas(file string, oldSchema, newSchema any) []Finding {
 type comparer struct {
 	file  string
 	found []Finding
+	// knownGenerations are the x-generation names the baseline uses. A field or variant added
+	// with another one opens a new wire generation: peers of the known generations keep their
+	// shapes (schemas/jsonschema/README.md, "Wire generations"), so it breaks nobody.
+	knownGenerations map[string]bool
+}
+
+// generations collects every x-generation value in docs.
+func generations(docs map[string]any) map[string]bool {
+	out := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if g, ok := v["x-generation"].(string); ok {
+				out[g] = true
+			}
+			for _, child := range v {
+				walk(child)
+			}
+		case []any:
+			for _, child := range v {
+				walk(child)
+			}
+		}
+	}
+	for _, d := range docs {
+		walk(d)
+	}
+	return out
+}
+
+// newGeneration reports whether schema s belongs to a generation the baseline does not know.
+func (c *comparer) newGeneration(s any) bool {
+	m, _ := s.(map[string]any)
+	g, _ := m["x-generation"].(string)
+	return g != "" && !c.knownGenerations[g]
 }
 
 func (c *comparer) report(ptr, format string, args ...any) {
@@ -235,7 +274,7 @@ func (c *comparer) properties(ptr string, o, n map[string]any) {
 	}
 	closedInOld := o["unevaluatedProperties"] == false || o["additionalProperties"] == false
 	for _, k := range sortedKeys(np) {
-		if _, ok := op[k]; !ok && closedInOld {
+		if _, ok := op[k]; !ok && closedInOld && !c.newGeneration(np[k]) {
 			c.report(ptr+"/properties/"+escape(k), "field added to a closed object (old peers reject unknown fields)")
 		}
 	}
@@ -254,8 +293,9 @@ func (c *comparer) union(ptr string, o, n map[string]any) {
 				c.report(ptr+"/"+k, "variant %s removed", r)
 			}
 		}
+		defs, _ := n["$defs"].(map[string]any)
 		for _, r := range nRefs {
-			if !slices.Contains(oRefs, r) {
+			if !slices.Contains(oRefs, r) && !c.newGeneration(defs[strings.TrimPrefix(r, "#/$defs/")]) {
 				c.report(ptr+"/"+k, "variant %s added (old peers reject unknown variants)", r)
 			}
 		}

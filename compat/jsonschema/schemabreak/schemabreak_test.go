@@ -52,11 +52,17 @@ func TestCompareSchemasTable(t *testing.T) {
 			[]string{"#/unevaluatedProperties: object closed"}},
 		{"nonblank added", `{"type":"string"}`, `{"type":"string","pattern":"\\S","x-nonblank":true}`,
 			[]string{"#/pattern: constraint pattern added", "#/x-nonblank: constraint x-nonblank added"}},
+		{"field of a new generation added", closed, strings.Replace(closed, `"a":{"type":"string"}`, `"a":{"type":"string"},"c":{"type":"string","x-generation":"next"}`, 1), nil},
+		{"field of a known generation added", closed, strings.Replace(closed, `"a":{"type":"string"}`, `"a":{"type":"string"},"c":{"type":"string","x-generation":"old"}`, 1),
+			[]string{"#/properties/c: field added to a closed object"}},
+		{"variant of a new generation added", `{"oneOf":[{"$ref":"#/$defs/A"}],"$defs":{"A":{}}}`, `{"oneOf":[{"$ref":"#/$defs/A"},{"$ref":"#/$defs/B"}],"$defs":{"A":{},"B":{"x-generation":"next"}}}`, nil},
 		{"nested field added", `{"$defs":{"V":` + closed + `}}`, `{"$defs":{"V":` + strings.Replace(closed, `"a":{"type":"string"}`, `"a":{"type":"string"},"d":{}`, 1) + `}}`,
 			[]string{"#/$defs/V/properties/d: field added to a closed object"}},
 	}
 	for _, c := range cases {
-		got := CompareSchemas("T.schema.json", parse(t, c.old), parse(t, c.new))
+		c2 := &comparer{file: "T.schema.json", knownGenerations: map[string]bool{"old": true}}
+		c2.schema("", parse(t, c.old), parse(t, c.new))
+		got := c2.found
 		if len(got) != len(c.want) {
 			t.Errorf("%s: got %v, want %d findings %v", c.name, got, len(c.want), c.want)
 			continue

@@ -28,6 +28,7 @@ var fixtureCounts = map[string]fixtureCount{
 	"HostResponse":                   {4, 0, 2},
 	"HostResponseResult":             {2, 0, 2},
 	"HostToClient":                   {17, 1, 11},
+	"OutputTokenBudget":              {3, 0, 4},
 	"ProtocolVersion":                {1, 0, 3},
 	"RequestId":                      {2, 0, 3},
 	"RuntimeResponseResult":          {2, 0, 0},
@@ -37,7 +38,8 @@ var fixtureCounts = map[string]fixtureCount{
 	"WireContentItem":                {4, 2, 4},
 	"WireExecuteRequest":             {2, 1, 6},
 	"WireNestedToolCall":             {2, 0, 2},
-	"WireRuntimeResponse":            {4, 1, 7},
+	"WireOutputTruncation":           {2, 2, 13},
+	"WireRuntimeResponse":            {4, 1, 8},
 	"WireSessionCellExecutionLimits": {3, 1, 2},
 	"WireToolDefinition":             {1, 0, 2},
 	"WireToolName":                   {2, 1, 3},
@@ -262,6 +264,12 @@ func FuzzDecodeHostToClient(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { roundTrip(t, "HostToClient", data) })
 }
 
+// FuzzDecodeOutputTokenBudget checks decode → encode → decode → encode is stable for OutputTokenBudget.
+func FuzzDecodeOutputTokenBudget(f *testing.F) {
+	addSeeds(f, "OutputTokenBudget")
+	f.Fuzz(func(t *testing.T, data []byte) { roundTrip(t, "OutputTokenBudget", data) })
+}
+
 // FuzzDecodeProtocolVersion checks decode → encode → decode → encode is stable for ProtocolVersion.
 func FuzzDecodeProtocolVersion(f *testing.F) {
 	addSeeds(f, "ProtocolVersion")
@@ -314,6 +322,12 @@ func FuzzDecodeWireExecuteRequest(f *testing.F) {
 func FuzzDecodeWireNestedToolCall(f *testing.F) {
 	addSeeds(f, "WireNestedToolCall")
 	f.Fuzz(func(t *testing.T, data []byte) { roundTrip(t, "WireNestedToolCall", data) })
+}
+
+// FuzzDecodeWireOutputTruncation checks decode → encode → decode → encode is stable for WireOutputTruncation.
+func FuzzDecodeWireOutputTruncation(f *testing.F) {
+	addSeeds(f, "WireOutputTruncation")
+	f.Fuzz(func(t *testing.T, data []byte) { roundTrip(t, "WireOutputTruncation", data) })
 }
 
 // FuzzDecodeWireRuntimeResponse checks decode → encode → decode → encode is stable for WireRuntimeResponse.

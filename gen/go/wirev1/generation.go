@@ -16,10 +16,11 @@ type Generation uint8
 const (
 	GenerationBaseline Generation = iota
 	GenerationHostDuration
+	GenerationBoundedOutput
 )
 
 // generationNames are the generations' names, by value.
-var generationNames = []string{"baseline", "host-duration"}
+var generationNames = []string{"baseline", "host-duration", "bounded-output"}
 
 // Generations lists every generation, oldest first.
 func Generations() []Generation {

@@ -34,6 +34,8 @@ func LaneOf(m Message) Lane {
 		return LaneControl
 	case OperationCancel:
 		return LaneControl
+	case OperationYield:
+		return LaneControl
 	case DelegateResponseMessage:
 		if x0, ok := v.Result.(DelegateResponseOk); ok {
 			if _, ok := x0.Value.(NotificationDelivered); ok {

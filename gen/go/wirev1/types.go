@@ -69,28 +69,40 @@ func DecodeCapabilitySet(data []byte) (CapabilitySet, error) {
 	return decodeCapabilitySet(n, "")
 }
 
-// ClientToHost is defined by ClientToHost.schema.json. Every frame a client sends, internally tagged by `type`, camelCase fields. x-lane per §2.7. Implemented by: ClientHello, OperationRequest, OperationCancel, DelegateResponseMessage.
+// ClientToHost is defined by ClientToHost.schema.json. Every frame a client sends, internally tagged by `type`, camelCase fields. x-lane per §2.7. Implemented by: ClientHello, OperationRequest, OperationCancel, OperationYield, DelegateResponseMessage.
 type ClientToHost interface {
 	Message
 	isClientToHost()
 }
 
-func decodeClientToHost(n *serdejson.Node, path string) (ClientToHost, error) {
+func decodeClientToHost(n *serdejson.Node, path string, g Generation) (ClientToHost, error) {
 	tag, err := serdejson.UnionTag(n, path, "type", "internally tagged enum ClientToHost")
 	if err != nil {
 		return nil, err
 	}
 	switch tag {
 	case "connection/hello":
-		return decodeClientHello(n, path)
+		return decodeClientHello(n, path, g)
 	case "operation/request":
-		return decodeOperationRequest(n, path)
+		return decodeOperationRequest(n, path, g)
 	case "operation/cancel":
-		return decodeOperationCancel(n, path)
+		return decodeOperationCancel(n, path, g)
+	case "operation/yield":
+		if g >= GenerationBoundedOutput {
+			return decodeOperationYield(n, path, g)
+		}
 	case "delegate/response":
-		return decodeDelegateResponseMessage(n, path)
+		return decodeDelegateResponseMessage(n, path, g)
 	}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, []string{"connection/hello", "operation/request", "operation/cancel", "delegate/response"})
+	tags := make([]string, 0, 5)
+	tags = append(tags, "connection/hello")
+	tags = append(tags, "operation/request")
+	tags = append(tags, "operation/cancel")
+	if g >= GenerationBoundedOutput {
+		tags = append(tags, "operation/yield")
+	}
+	tags = append(tags, "delegate/response")
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, tags)
 }
 
 // ClientHello is the ClientToHost variant "connection/hello".
@@ -102,7 +114,7 @@ type ClientHello struct {
 
 func (ClientHello) isClientToHost() {}
 
-func decodeClientHello(n *serdejson.Node, path string) (ClientHello, error) {
+func decodeClientHello(n *serdejson.Node, path string, g Generation) (ClientHello, error) {
 	var v ClientHello
 	o, err := serdejson.ReadObject(n, path, "struct variant ClientToHost::ClientHello")
 	if err != nil {
@@ -168,7 +180,7 @@ type OperationRequest struct {
 
 func (OperationRequest) isClientToHost() {}
 
-func decodeOperationRequest(n *serdejson.Node, path string) (OperationRequest, error) {
+func decodeOperationRequest(n *serdejson.Node, path string, g Generation) (OperationRequest, error) {
 	var v OperationRequest
 	o, err := serdejson.ReadObject(n, path, "struct variant ClientToHost::OperationRequest")
 	if err != nil {
@@ -188,7 +200,7 @@ func decodeOperationRequest(n *serdejson.Node, path string) (OperationRequest, e
 		return v, serdejson.MissingField(path, "id")
 	}
 	if f := o.Take("request"); f != nil {
-		x, err := decodeHostRequest(f, serdejson.JoinPath(path, "request"))
+		x, err := decodeHostRequest(f, serdejson.JoinPath(path, "request"), g)
 		if err != nil {
 			return v, err
 		}
@@ -219,7 +231,7 @@ type OperationCancel struct {
 
 func (OperationCancel) isClientToHost() {}
 
-func decodeOperationCancel(n *serdejson.Node, path string) (OperationCancel, error) {
+func decodeOperationCancel(n *serdejson.Node, path string, g Generation) (OperationCancel, error) {
 	var v OperationCancel
 	o, err := serdejson.ReadObject(n, path, "struct variant ClientToHost::OperationCancel")
 	if err != nil {
@@ -252,6 +264,46 @@ func (v OperationCancel) AppendJSON(b []byte) []byte {
 	return b
 }
 
+// OperationYield is the ClientToHost variant "operation/yield".
+type OperationYield struct {
+	Id RequestId // "id": required
+}
+
+func (OperationYield) isClientToHost() {}
+
+func decodeOperationYield(n *serdejson.Node, path string, g Generation) (OperationYield, error) {
+	var v OperationYield
+	o, err := serdejson.ReadObject(n, path, "struct variant ClientToHost::OperationYield")
+	if err != nil {
+		return v, err
+	}
+	keys := []string{"type", "id"}
+	if err := o.AllowOnly(keys); err != nil {
+		return v, err
+	}
+	if f := o.Take("id"); f != nil {
+		x, err := decodeRequestId(f, serdejson.JoinPath(path, "id"))
+		if err != nil {
+			return v, err
+		}
+		v.Id = x
+	} else {
+		return v, serdejson.MissingField(path, "id")
+	}
+	return v, nil
+}
+
+// AppendJSON appends the canonical JSON encoding of v to b.
+func (v OperationYield) AppendJSON(b []byte) []byte {
+	start := len(b)
+	b = append(b, '{')
+	b = append(b, "\"type\":\"operation/yield\""...)
+	b = serdejson.AppendKey(b, start, "id")
+	b = v.Id.AppendJSON(b)
+	b = append(b, '}')
+	return b
+}
+
 // DelegateResponseMessage is the ClientToHost variant "delegate/response".
 type DelegateResponseMessage struct {
 	Id     DelegateRequestId      // "id": required
@@ -260,7 +312,7 @@ type DelegateResponseMessage struct {
 
 func (DelegateResponseMessage) isClientToHost() {}
 
-func decodeDelegateResponseMessage(n *serdejson.Node, path string) (DelegateResponseMessage, error) {
+func decodeDelegateResponseMessage(n *serdejson.Node, path string, g Generation) (DelegateResponseMessage, error) {
 	var v DelegateResponseMessage
 	o, err := serdejson.ReadObject(n, path, "struct variant ClientToHost::DelegateResponseMessage")
 	if err != nil {
@@ -304,14 +356,20 @@ func (v DelegateResponseMessage) AppendJSON(b []byte) []byte {
 	return b
 }
 
-// DecodeClientToHost decodes one JSON document strictly (see DecodeError).
+// DecodeClientToHost decodes one JSON document strictly (see DecodeError) as the baseline generation
+// writes it; DecodeClientToHostFor reads another generation.
 func DecodeClientToHost(data []byte) (ClientToHost, error) {
+	return DecodeClientToHostFor(GenerationBaseline, data)
+}
+
+// DecodeClientToHostFor decodes one JSON document strictly as generation g writes it.
+func DecodeClientToHostFor(g Generation, data []byte) (ClientToHost, error) {
 	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero ClientToHost
 		return zero, err
 	}
-	return decodeClientToHost(n, "")
+	return decodeClientToHost(n, "", g)
 }
 
 // DelegateRequest is defined by DelegateRequest.schema.json. Host-to-client delegate request, internally tagged by `type`. Implemented by: ToolInvoke, NotificationSend.
@@ -331,7 +389,8 @@ func decodeDelegateRequest(n *serdejson.Node, path string) (DelegateRequest, err
 	case "notification/send":
 		return decodeNotificationSend(n, path)
 	}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, []string{"tool/invoke", "notification/send"})
+	tags := []string{"tool/invoke", "notification/send"}
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, tags)
 }
 
 // ToolInvoke is the DelegateRequest variant "tool/invoke".
@@ -486,7 +545,8 @@ func decodeDelegateResponse(n *serdejson.Node, path string) (DelegateResponse, e
 	case "notification/delivered":
 		return decodeNotificationDelivered(n, path)
 	}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, []string{"tool/result", "notification/delivered"})
+	tags := []string{"tool/result", "notification/delivered"}
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, tags)
 }
 
 // ToolResult is the DelegateResponse variant "tool/result".
@@ -576,7 +636,8 @@ func decodeDelegateResponseResult(n *serdejson.Node, path string) (DelegateRespo
 	case "error":
 		return decodeDelegateResponseError(n, path)
 	}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "status"), tag, []string{"ok", "error"})
+	tags := []string{"ok", "error"}
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "status"), tag, tags)
 }
 
 // DelegateResponseOk is the DelegateResponseResult variant "ok".
@@ -688,7 +749,8 @@ func decodeHandshakeRejectReason(n *serdejson.Node, path string) (HandshakeRejec
 	case "invalidHello":
 		return decodeInvalidHello(n, path)
 	}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, []string{"noCompatibleVersion", "missingRequiredCapability", "invalidHello"})
+	tags := []string{"noCompatibleVersion", "missingRequiredCapability", "invalidHello"}
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, tags)
 }
 
 // NoCompatibleVersion is the HandshakeRejectReason variant "noCompatibleVersion".
@@ -827,41 +889,46 @@ type HostRequest interface {
 	isHostRequest()
 }
 
-func decodeHostRequest(n *serdejson.Node, path string) (HostRequest, error) {
+func decodeHostRequest(n *serdejson.Node, path string, g Generation) (HostRequest, error) {
 	tag, err := serdejson.UnionTag(n, path, "method", "internally tagged enum HostRequest")
 	if err != nil {
 		return nil, err
 	}
 	switch tag {
 	case "session/open":
-		return decodeOpenSession(n, path)
+		return decodeOpenSession(n, path, g)
 	case "session/execute":
-		return decodeExecute(n, path)
+		return decodeExecute(n, path, g)
 	case "session/wait":
-		return decodeWait(n, path)
+		return decodeWait(n, path, g)
 	case "session/terminate":
-		return decodeTerminate(n, path)
+		return decodeTerminate(n, path, g)
 	case "session/shutdown":
-		return decodeShutdownSession(n, path)
+		return decodeShutdownSession(n, path, g)
 	}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "method"), tag, []string{"session/open", "session/execute", "session/wait", "session/terminate", "session/shutdown"})
+	tags := []string{"session/open", "session/execute", "session/wait", "session/terminate", "session/shutdown"}
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "method"), tag, tags)
 }
 
 // OpenSession is the HostRequest variant "session/open".
 type OpenSession struct {
 	SessionId           SessionId                       // "sessionId": required
 	CellExecutionLimits *WireSessionCellExecutionLimits // "cellExecutionLimits": optional; omitted when nil
+	OutputTruncation    *WireOutputTruncation           // "outputTruncation": generation bounded-output on: optional there, unknown before; omitted when nil
 }
 
 func (OpenSession) isHostRequest() {}
 
-func decodeOpenSession(n *serdejson.Node, path string) (OpenSession, error) {
+func decodeOpenSession(n *serdejson.Node, path string, g Generation) (OpenSession, error) {
 	var v OpenSession
 	o, err := serdejson.ReadObject(n, path, "struct variant HostRequest::OpenSession")
 	if err != nil {
 		return v, err
 	}
 	keys := []string{"method", "sessionId", "cellExecutionLimits"}
+	if g >= GenerationBoundedOutput {
+		keys = append(keys, "outputTruncation")
+	}
 	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
@@ -883,6 +950,15 @@ func decodeOpenSession(n *serdejson.Node, path string) (OpenSession, error) {
 			v.CellExecutionLimits = &x
 		}
 	}
+	if f := o.Take("outputTruncation"); f != nil {
+		if !f.IsNull() {
+			x, err := decodeWireOutputTruncation(f, serdejson.JoinPath(path, "outputTruncation"))
+			if err != nil {
+				return v, err
+			}
+			v.OutputTruncation = &x
+		}
+	}
 	return v, nil
 }
 
@@ -901,6 +977,14 @@ func (v OpenSession) AppendJSON(b []byte) []byte {
 			b = (*v.CellExecutionLimits).AppendJSON(b)
 		}
 	}
+	if v.OutputTruncation != nil {
+		b = serdejson.AppendKey(b, start, "outputTruncation")
+		if v.OutputTruncation == nil {
+			b = append(b, "null"...)
+		} else {
+			b = (*v.OutputTruncation).AppendJSON(b)
+		}
+	}
 	b = append(b, '}')
 	return b
 }
@@ -913,7 +997,7 @@ type Execute struct {
 
 func (Execute) isHostRequest() {}
 
-func decodeExecute(n *serdejson.Node, path string) (Execute, error) {
+func decodeExecute(n *serdejson.Node, path string, g Generation) (Execute, error) {
 	var v Execute
 	o, err := serdejson.ReadObject(n, path, "struct variant HostRequest::Execute")
 	if err != nil {
@@ -959,19 +1043,23 @@ func (v Execute) AppendJSON(b []byte) []byte {
 
 // Wait is the HostRequest variant "session/wait".
 type Wait struct {
-	SessionId SessionId       // "sessionId": required
-	Request   WireWaitRequest // "request": required
+	SessionId       SessionId          // "sessionId": required
+	Request         WireWaitRequest    // "request": required
+	MaxOutputTokens *OutputTokenBudget // "maxOutputTokens": generation bounded-output on: optional there, unknown before; omitted when nil
 }
 
 func (Wait) isHostRequest() {}
 
-func decodeWait(n *serdejson.Node, path string) (Wait, error) {
+func decodeWait(n *serdejson.Node, path string, g Generation) (Wait, error) {
 	var v Wait
 	o, err := serdejson.ReadObject(n, path, "struct variant HostRequest::Wait")
 	if err != nil {
 		return v, err
 	}
 	keys := []string{"method", "sessionId", "request"}
+	if g >= GenerationBoundedOutput {
+		keys = append(keys, "maxOutputTokens")
+	}
 	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
@@ -993,6 +1081,15 @@ func decodeWait(n *serdejson.Node, path string) (Wait, error) {
 	} else {
 		return v, serdejson.MissingField(path, "request")
 	}
+	if f := o.Take("maxOutputTokens"); f != nil {
+		if !f.IsNull() {
+			x, err := decodeOutputTokenBudget(f, serdejson.JoinPath(path, "maxOutputTokens"))
+			if err != nil {
+				return v, err
+			}
+			v.MaxOutputTokens = &x
+		}
+	}
 	return v, nil
 }
 
@@ -1005,25 +1102,37 @@ func (v Wait) AppendJSON(b []byte) []byte {
 	b = v.SessionId.AppendJSON(b)
 	b = serdejson.AppendKey(b, start, "request")
 	b = v.Request.AppendJSON(b)
+	if v.MaxOutputTokens != nil {
+		b = serdejson.AppendKey(b, start, "maxOutputTokens")
+		if v.MaxOutputTokens == nil {
+			b = append(b, "null"...)
+		} else {
+			b = (*v.MaxOutputTokens).AppendJSON(b)
+		}
+	}
 	b = append(b, '}')
 	return b
 }
 
 // Terminate is the HostRequest variant "session/terminate".
 type Terminate struct {
-	SessionId SessionId  // "sessionId": required
-	CellId    WireCellId // "cellId": required
+	SessionId       SessionId          // "sessionId": required
+	CellId          WireCellId         // "cellId": required
+	MaxOutputTokens *OutputTokenBudget // "maxOutputTokens": generation bounded-output on: optional there, unknown before; omitted when nil
 }
 
 func (Terminate) isHostRequest() {}
 
-func decodeTerminate(n *serdejson.Node, path string) (Terminate, error) {
+func decodeTerminate(n *serdejson.Node, path string, g Generation) (Terminate, error) {
 	var v Terminate
 	o, err := serdejson.ReadObject(n, path, "struct variant HostRequest::Terminate")
 	if err != nil {
 		return v, err
 	}
 	keys := []string{"method", "sessionId", "cellId"}
+	if g >= GenerationBoundedOutput {
+		keys = append(keys, "maxOutputTokens")
+	}
 	if err := o.AllowOnly(keys); err != nil {
 		return v, err
 	}
@@ -1045,6 +1154,15 @@ func decodeTerminate(n *serdejson.Node, path string) (Terminate, error) {
 	} else {
 		return v, serdejson.MissingField(path, "cellId")
 	}
+	if f := o.Take("maxOutputTokens"); f != nil {
+		if !f.IsNull() {
+			x, err := decodeOutputTokenBudget(f, serdejson.JoinPath(path, "maxOutputTokens"))
+			if err != nil {
+				return v, err
+			}
+			v.MaxOutputTokens = &x
+		}
+	}
 	return v, nil
 }
 
@@ -1057,6 +1175,14 @@ func (v Terminate) AppendJSON(b []byte) []byte {
 	b = v.SessionId.AppendJSON(b)
 	b = serdejson.AppendKey(b, start, "cellId")
 	b = v.CellId.AppendJSON(b)
+	if v.MaxOutputTokens != nil {
+		b = serdejson.AppendKey(b, start, "maxOutputTokens")
+		if v.MaxOutputTokens == nil {
+			b = append(b, "null"...)
+		} else {
+			b = (*v.MaxOutputTokens).AppendJSON(b)
+		}
+	}
 	b = append(b, '}')
 	return b
 }
@@ -1068,7 +1194,7 @@ type ShutdownSession struct {
 
 func (ShutdownSession) isHostRequest() {}
 
-func decodeShutdownSession(n *serdejson.Node, path string) (ShutdownSession, error) {
+func decodeShutdownSession(n *serdejson.Node, path string, g Generation) (ShutdownSession, error) {
 	var v ShutdownSession
 	o, err := serdejson.ReadObject(n, path, "struct variant HostRequest::ShutdownSession")
 	if err != nil {
@@ -1101,14 +1227,20 @@ func (v ShutdownSession) AppendJSON(b []byte) []byte {
 	return b
 }
 
-// DecodeHostRequest decodes one JSON document strictly (see DecodeError).
+// DecodeHostRequest decodes one JSON document strictly (see DecodeError) as the baseline generation
+// writes it; DecodeHostRequestFor reads another generation.
 func DecodeHostRequest(data []byte) (HostRequest, error) {
+	return DecodeHostRequestFor(GenerationBaseline, data)
+}
+
+// DecodeHostRequestFor decodes one JSON document strictly as generation g writes it.
+func DecodeHostRequestFor(g Generation, data []byte) (HostRequest, error) {
 	n, err := serdejson.ParseDocument(data)
 	if err != nil {
 		var zero HostRequest
 		return zero, err
 	}
-	return decodeHostRequest(n, "")
+	return decodeHostRequest(n, "", g)
 }
 
 // HostResponse is defined by HostResponse.schema.json. Successful response value of an operation, internally tagged by `type`. Implemented by: SessionReady, ExecutionStarted, WaitCompleted, SessionClosed.
@@ -1132,7 +1264,8 @@ func decodeHostResponse(n *serdejson.Node, path string, g Generation) (HostRespo
 	case "session/closed":
 		return decodeSessionClosed(n, path, g)
 	}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, []string{"session/ready", "execution/started", "wait/completed", "session/closed"})
+	tags := []string{"session/ready", "execution/started", "wait/completed", "session/closed"}
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, tags)
 }
 
 // SessionReady is the HostResponse variant "session/ready".
@@ -1328,7 +1461,8 @@ func decodeHostResponseResult(n *serdejson.Node, path string, g Generation) (Hos
 	case "error":
 		return decodeHostResponseError(n, path, g)
 	}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "status"), tag, []string{"ok", "error"})
+	tags := []string{"ok", "error"}
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "status"), tag, tags)
 }
 
 // HostResponseOk is the HostResponseResult variant "ok".
@@ -1454,7 +1588,8 @@ func decodeHostToClient(n *serdejson.Node, path string, g Generation) (HostToCli
 	case "cell/closed":
 		return decodeCellClosed(n, path, g)
 	}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, []string{"connection/ready", "connection/rejected", "operation/response", "execute/initialResponse", "delegate/request", "delegate/cancel", "cell/closed"})
+	tags := []string{"connection/ready", "connection/rejected", "operation/response", "execute/initialResponse", "delegate/request", "delegate/cancel", "cell/closed"}
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, tags)
 }
 
 // HostHello is the HostToClient variant "connection/ready".
@@ -1843,6 +1978,27 @@ func DecodeHostToClientFor(g Generation, data []byte) (HostToClient, error) {
 	return decodeHostToClient(n, "", g)
 }
 
+// OutputTokenBudget is defined by OutputTokenBudget.schema.json. A token budget for one response's output (Rust usize): maxOutputTokens of session/wait and session/terminate (Codex 0.169), read when the session truncates on the host.
+type OutputTokenBudget uint64
+
+func decodeOutputTokenBudget(n *serdejson.Node, path string) (OutputTokenBudget, error) {
+	x, err := serdejson.DecodeUint(n, path, 0, 18446744073709551615, "usize")
+	return OutputTokenBudget(x), err
+}
+
+// AppendJSON appends the canonical JSON encoding of v to b.
+func (v OutputTokenBudget) AppendJSON(b []byte) []byte { return strconv.AppendUint(b, uint64(v), 10) }
+
+// DecodeOutputTokenBudget decodes one JSON document strictly (see DecodeError).
+func DecodeOutputTokenBudget(data []byte) (OutputTokenBudget, error) {
+	n, err := serdejson.ParseDocument(data)
+	if err != nil {
+		var zero OutputTokenBudget
+		return zero, err
+	}
+	return decodeOutputTokenBudget(n, "")
+}
+
 // ProtocolVersion is defined by ProtocolVersion.schema.json. Protocol version: a non-zero u32. V1 = 1.
 type ProtocolVersion uint32
 
@@ -1902,7 +2058,8 @@ func decodeRuntimeResponseResult(n *serdejson.Node, path string, g Generation) (
 	case "error":
 		return decodeRuntimeResponseError(n, path, g)
 	}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "status"), tag, []string{"ok", "error"})
+	tags := []string{"ok", "error"}
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "status"), tag, tags)
 }
 
 // RuntimeResponseOk is the RuntimeResponseResult variant "ok".
@@ -2103,7 +2260,8 @@ func decodeWireContentItem(n *serdejson.Node, path string) (WireContentItem, err
 	case "input_audio":
 		return decodeInputAudio(n, path)
 	}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, []string{"input_text", "input_image", "input_audio"})
+	tags := []string{"input_text", "input_image", "input_audio"}
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, tags)
 }
 
 // InputText is the WireContentItem variant "input_text".
@@ -2467,7 +2625,36 @@ func DecodeWireNestedToolCall(data []byte) (WireNestedToolCall, error) {
 	return decodeWireNestedToolCall(n, "")
 }
 
-// WireRuntimeResponse is defined by WireRuntimeResponse.schema.json. Runtime response, externally tagged with PascalCase keys (exactly one key). Two wire generations (spec §6.1): the baseline (Codex ≤ 0.151) has no code_mode_host_duration_ns; from generation host-duration on (Codex ≥ 0.152) every variant requires it, and each generation refuses the other's shape (deny_unknown_fields). Implemented by: Yielded, Terminated, Result.
+// WireOutputTruncation is defined by WireOutputTruncation.schema.json. Who truncates a session's runtime output to the request's token budget (session/open outputTruncation, Codex 0.169): the client (the default) or the host. A serde enum of unit variants: the name as a string, or an object with the name as its only key and null or {} as its value.
+type WireOutputTruncation string
+
+// The variants of WireOutputTruncation.
+const (
+	WireOutputTruncationClient WireOutputTruncation = "client"
+	WireOutputTruncationServer WireOutputTruncation = "server"
+)
+
+func decodeWireOutputTruncation(n *serdejson.Node, path string) (WireOutputTruncation, error) {
+	x, err := serdejson.DecodeUnitEnum(n, path, []string{"client", "server"})
+	return WireOutputTruncation(x), err
+}
+
+// AppendJSON appends the canonical JSON encoding of v to b.
+func (v WireOutputTruncation) AppendJSON(b []byte) []byte {
+	return serdejson.AppendString(b, string(v))
+}
+
+// DecodeWireOutputTruncation decodes one JSON document strictly (see DecodeError).
+func DecodeWireOutputTruncation(data []byte) (WireOutputTruncation, error) {
+	n, err := serdejson.ParseDocument(data)
+	if err != nil {
+		var zero WireOutputTruncation
+		return zero, err
+	}
+	return decodeWireOutputTruncation(n, "")
+}
+
+// WireRuntimeResponse is defined by WireRuntimeResponse.schema.json. Runtime response, externally tagged with PascalCase keys (exactly one key). Two wire generations (spec §6.1): the baseline (Codex ≤ 0.151) has no code_mode_host_duration_ns; from generation host-duration on (Codex ≥ 0.152) every variant requires it, and each generation refuses the other's shape (deny_unknown_fields). From generation bounded-output on (Codex ≥ 0.169) a Result also requires result_buffered_for_ns, before code_mode_host_duration_ns. Implemented by: Yielded, Terminated, Result.
 type WireRuntimeResponse interface {
 	Message
 	isWireRuntimeResponse()
@@ -2486,7 +2673,8 @@ func decodeWireRuntimeResponse(n *serdejson.Node, path string, g Generation) (Wi
 	case "Result":
 		return decodeResult(value, serdejson.JoinPath(path, key), g)
 	}
-	return nil, serdejson.UnknownVariant(path, key, []string{"Yielded", "Terminated", "Result"})
+	tags := []string{"Yielded", "Terminated", "Result"}
+	return nil, serdejson.UnknownVariant(path, key, tags)
 }
 
 // Yielded is the WireRuntimeResponse variant {"Yielded": {…}}.
@@ -2656,6 +2844,7 @@ type Result struct {
 	CellId                 WireCellId        // "cell_id": required
 	ContentItems           []WireContentItem // "content_items": required
 	ErrorText              *string           // "error_text": optional; encoded as null when nil
+	ResultBufferedForNs    *uint64           // "result_buffered_for_ns": generation bounded-output on: required there, unknown before; omitted when nil
 	CodeModeHostDurationNs *uint64           // "code_mode_host_duration_ns": generation host-duration on: required there, unknown before; omitted when nil
 }
 
@@ -2668,6 +2857,9 @@ func decodeResult(n *serdejson.Node, path string, g Generation) (Result, error) 
 		return v, err
 	}
 	keys := []string{"cell_id", "content_items", "error_text"}
+	if g >= GenerationBoundedOutput {
+		keys = append(keys, "result_buffered_for_ns")
+	}
 	if g >= GenerationHostDuration {
 		keys = append(keys, "code_mode_host_duration_ns")
 	}
@@ -2700,6 +2892,15 @@ func decodeResult(n *serdejson.Node, path string, g Generation) (Result, error) 
 			}
 			v.ErrorText = &x
 		}
+	}
+	if f := o.Take("result_buffered_for_ns"); f != nil {
+		x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "result_buffered_for_ns"))
+		if err != nil {
+			return v, err
+		}
+		v.ResultBufferedForNs = &x
+	} else if g >= GenerationBoundedOutput {
+		return v, serdejson.MissingField(path, "result_buffered_for_ns")
 	}
 	if f := o.Take("code_mode_host_duration_ns"); f != nil {
 		x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "code_mode_host_duration_ns"))
@@ -2734,6 +2935,14 @@ func (v Result) AppendJSON(b []byte) []byte {
 		b = append(b, "null"...)
 	} else {
 		b = serdejson.AppendString(b, (*v.ErrorText))
+	}
+	if v.ResultBufferedForNs != nil {
+		b = serdejson.AppendKey(b, start, "result_buffered_for_ns")
+		if v.ResultBufferedForNs == nil {
+			b = append(b, "null"...)
+		} else {
+			b = strconv.AppendUint(b, uint64((*v.ResultBufferedForNs)), 10)
+		}
 	}
 	if v.CodeModeHostDurationNs != nil {
 		b = serdejson.AppendKey(b, start, "code_mode_host_duration_ns")
@@ -3022,7 +3231,8 @@ func decodeWireWaitOutcome(n *serdejson.Node, path string, g Generation) (WireWa
 	case "MissingCell":
 		return decodeMissingCell(value, serdejson.JoinPath(path, key), g)
 	}
-	return nil, serdejson.UnknownVariant(path, key, []string{"LiveCell", "MissingCell"})
+	tags := []string{"LiveCell", "MissingCell"}
+	return nil, serdejson.UnknownVariant(path, key, tags)
 }
 
 // LiveCell is the WireWaitOutcome variant {"LiveCell": …}.
@@ -3155,7 +3365,7 @@ var decoders = map[string]func(Generation, []byte) (Message, error){
 		return v, nil
 	},
 	"ClientToHost": func(g Generation, data []byte) (Message, error) {
-		v, err := DecodeClientToHost(data)
+		v, err := DecodeClientToHostFor(g, data)
 		if err != nil {
 			return nil, err
 		}
@@ -3197,7 +3407,7 @@ var decoders = map[string]func(Generation, []byte) (Message, error){
 		return v, nil
 	},
 	"HostRequest": func(g Generation, data []byte) (Message, error) {
-		v, err := DecodeHostRequest(data)
+		v, err := DecodeHostRequestFor(g, data)
 		if err != nil {
 			return nil, err
 		}
@@ -3219,6 +3429,13 @@ var decoders = map[string]func(Generation, []byte) (Message, error){
 	},
 	"HostToClient": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeHostToClientFor(g, data)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	},
+	"OutputTokenBudget": func(g Generation, data []byte) (Message, error) {
+		v, err := DecodeOutputTokenBudget(data)
 		if err != nil {
 			return nil, err
 		}
@@ -3282,6 +3499,13 @@ var decoders = map[string]func(Generation, []byte) (Message, error){
 	},
 	"WireNestedToolCall": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeWireNestedToolCall(data)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	},
+	"WireOutputTruncation": func(g Generation, data []byte) (Message, error) {
+		v, err := DecodeWireOutputTruncation(data)
 		if err != nil {
 			return nil, err
 		}

@@ -3,7 +3,7 @@
 // Types, strict decoders and canonical encoders of every V1 wire type, generated from
 // schemas/jsonschema/v1 (see schemas/jsonschema/README.md for the dialect).
 
-import { WireDecodeError, allowOnly, decodeEnum, decodeI32, decodeInteger, decodeJSONValue, decodeList, decodeNonBlank, decodeString, decodeU64, encodeInteger, encodeList, encodeSet, errorAt, externalKey, externalVariant, firstCommon, firstDuplicate, formatTemplate, isObject, joinPath, optional, readObject, required, stringifyJSON, toInt64, unionTag, unknownVariant, unmarshal, validated, type Int64, type JsonObject, type JsonValue } from "../../../pkg/serdejson/ts/serdejson.js";
+import { WireDecodeError, allowOnly, decodeEnum, decodeI32, decodeInteger, decodeJSONValue, decodeList, decodeNonBlank, decodeString, decodeU64, decodeUnitEnum, encodeInteger, encodeList, encodeSet, errorAt, externalKey, externalVariant, firstCommon, firstDuplicate, formatTemplate, isObject, joinPath, optional, readObject, required, stringifyJSON, toInt64, unionTag, unknownVariant, unmarshal, validated, type Int64, type JsonObject, type JsonValue } from "../../../pkg/serdejson/ts/serdejson.js";
 
 // ---- Capability (Capability.schema.json) ----
 
@@ -1351,6 +1351,42 @@ export function marshalHostToClient(v: HostToClient): string {
   return stringifyJSON(encodeHostToClient(v));
 }
 
+// ---- OutputTokenBudget (OutputTokenBudget.schema.json) ----
+
+/** A token budget for one response's output (Rust usize): maxOutputTokens of session/wait and session/terminate (Codex 0.169), read when the session truncates on the host. */
+export type OutputTokenBudget = Int64;
+
+function readOutputTokenBudget(n: unknown, path: string): OutputTokenBudget {
+  return toInt64(decodeInteger(n, path, 0n, 18446744073709551615n, "usize", true));
+}
+
+function writeOutputTokenBudget(v: OutputTokenBudget): JsonValue {
+  return encodeInteger(v);
+}
+
+/**
+ * decodeOutputTokenBudget decodes a JSON value: parseJSON's output (exact), or JSON.parse's (which has
+ * already turned 1.0 into 1 and rounded integers beyond 2^53). Throws WireDecodeError.
+ */
+export function decodeOutputTokenBudget(json: unknown): OutputTokenBudget {
+  return readOutputTokenBudget(json, "");
+}
+
+/** unmarshalOutputTokenBudget parses and decodes one JSON document exactly as the Go codec does. */
+export function unmarshalOutputTokenBudget(text: string | Uint8Array): OutputTokenBudget {
+  return unmarshal(text, readOutputTokenBudget);
+}
+
+/** encodeOutputTokenBudget returns the canonical JSON value of v; throws WireEncodeError if it would not decode. */
+export function encodeOutputTokenBudget(v: OutputTokenBudget): JsonValue {
+  return validated("OutputTokenBudget", writeOutputTokenBudget(v), readOutputTokenBudget);
+}
+
+/** marshalOutputTokenBudget returns the canonical JSON text of v (what a Codex peer sends). */
+export function marshalOutputTokenBudget(v: OutputTokenBudget): string {
+  return stringifyJSON(encodeOutputTokenBudget(v));
+}
+
 // ---- ProtocolVersion (ProtocolVersion.schema.json) ----
 
 /** Protocol version: a non-zero u32. V1 = 1. */
@@ -1883,9 +1919,45 @@ export function marshalWireNestedToolCall(v: WireNestedToolCall): string {
   return stringifyJSON(encodeWireNestedToolCall(v));
 }
 
+// ---- WireOutputTruncation (WireOutputTruncation.schema.json) ----
+
+/** Who truncates a session's runtime output to the request's token budget (session/open outputTruncation, Codex 0.169): the client (the default) or the host. A serde enum of unit variants: the name as a string, or an object with the name as its only key and null or {} as its value. */
+export type WireOutputTruncation = "client" | "server";
+
+function readWireOutputTruncation(n: unknown, path: string): WireOutputTruncation {
+  return decodeUnitEnum(n, path, ["client", "server"] as const);
+}
+
+function writeWireOutputTruncation(v: WireOutputTruncation): JsonValue {
+  return v;
+}
+
+/**
+ * decodeWireOutputTruncation decodes a JSON value: parseJSON's output (exact), or JSON.parse's (which has
+ * already turned 1.0 into 1 and rounded integers beyond 2^53). Throws WireDecodeError.
+ */
+export function decodeWireOutputTruncation(json: unknown): WireOutputTruncation {
+  return readWireOutputTruncation(json, "");
+}
+
+/** unmarshalWireOutputTruncation parses and decodes one JSON document exactly as the Go codec does. */
+export function unmarshalWireOutputTruncation(text: string | Uint8Array): WireOutputTruncation {
+  return unmarshal(text, readWireOutputTruncation);
+}
+
+/** encodeWireOutputTruncation returns the canonical JSON value of v; throws WireEncodeError if it would not decode. */
+export function encodeWireOutputTruncation(v: WireOutputTruncation): JsonValue {
+  return validated("WireOutputTruncation", writeWireOutputTruncation(v), readWireOutputTruncation);
+}
+
+/** marshalWireOutputTruncation returns the canonical JSON text of v (what a Codex peer sends). */
+export function marshalWireOutputTruncation(v: WireOutputTruncation): string {
+  return stringifyJSON(encodeWireOutputTruncation(v));
+}
+
 // ---- WireRuntimeResponse (WireRuntimeResponse.schema.json) ----
 
-/** Runtime response, externally tagged with PascalCase keys (exactly one key). Two wire generations (spec §6.1): the baseline (Codex ≤ 0.151) has no code_mode_host_duration_ns; from generation host-duration on (Codex ≥ 0.152) every variant requires it, and each generation refuses the other's shape (deny_unknown_fields). */
+/** Runtime response, externally tagged with PascalCase keys (exactly one key). Two wire generations (spec §6.1): the baseline (Codex ≤ 0.151) has no code_mode_host_duration_ns; from generation host-duration on (Codex ≥ 0.152) every variant requires it, and each generation refuses the other's shape (deny_unknown_fields). From generation bounded-output on (Codex ≥ 0.169) a Result also requires result_buffered_for_ns, before code_mode_host_duration_ns. */
 export type WireRuntimeResponse = Yielded | Terminated | Result;
 
 function readWireRuntimeResponse(n: unknown, path: string): WireRuntimeResponse {
@@ -2329,6 +2401,7 @@ export const wireCodecs = {
   HostResponse: { name: "HostResponse", decode: decodeHostResponse, unmarshal: unmarshalHostResponse, encode: encodeHostResponse, marshal: marshalHostResponse } as WireCodec<HostResponse>,
   HostResponseResult: { name: "HostResponseResult", decode: decodeHostResponseResult, unmarshal: unmarshalHostResponseResult, encode: encodeHostResponseResult, marshal: marshalHostResponseResult } as WireCodec<HostResponseResult>,
   HostToClient: { name: "HostToClient", decode: decodeHostToClient, unmarshal: unmarshalHostToClient, encode: encodeHostToClient, marshal: marshalHostToClient } as WireCodec<HostToClient>,
+  OutputTokenBudget: { name: "OutputTokenBudget", decode: decodeOutputTokenBudget, unmarshal: unmarshalOutputTokenBudget, encode: encodeOutputTokenBudget, marshal: marshalOutputTokenBudget } as WireCodec<OutputTokenBudget>,
   ProtocolVersion: { name: "ProtocolVersion", decode: decodeProtocolVersion, unmarshal: unmarshalProtocolVersion, encode: encodeProtocolVersion, marshal: marshalProtocolVersion } as WireCodec<ProtocolVersion>,
   RequestId: { name: "RequestId", decode: decodeRequestId, unmarshal: unmarshalRequestId, encode: encodeRequestId, marshal: marshalRequestId } as WireCodec<RequestId>,
   RuntimeResponseResult: { name: "RuntimeResponseResult", decode: decodeRuntimeResponseResult, unmarshal: unmarshalRuntimeResponseResult, encode: encodeRuntimeResponseResult, marshal: marshalRuntimeResponseResult } as WireCodec<RuntimeResponseResult>,
@@ -2338,6 +2411,7 @@ export const wireCodecs = {
   WireContentItem: { name: "WireContentItem", decode: decodeWireContentItem, unmarshal: unmarshalWireContentItem, encode: encodeWireContentItem, marshal: marshalWireContentItem } as WireCodec<WireContentItem>,
   WireExecuteRequest: { name: "WireExecuteRequest", decode: decodeWireExecuteRequest, unmarshal: unmarshalWireExecuteRequest, encode: encodeWireExecuteRequest, marshal: marshalWireExecuteRequest } as WireCodec<WireExecuteRequest>,
   WireNestedToolCall: { name: "WireNestedToolCall", decode: decodeWireNestedToolCall, unmarshal: unmarshalWireNestedToolCall, encode: encodeWireNestedToolCall, marshal: marshalWireNestedToolCall } as WireCodec<WireNestedToolCall>,
+  WireOutputTruncation: { name: "WireOutputTruncation", decode: decodeWireOutputTruncation, unmarshal: unmarshalWireOutputTruncation, encode: encodeWireOutputTruncation, marshal: marshalWireOutputTruncation } as WireCodec<WireOutputTruncation>,
   WireRuntimeResponse: { name: "WireRuntimeResponse", decode: decodeWireRuntimeResponse, unmarshal: unmarshalWireRuntimeResponse, encode: encodeWireRuntimeResponse, marshal: marshalWireRuntimeResponse } as WireCodec<WireRuntimeResponse>,
   WireSessionCellExecutionLimits: { name: "WireSessionCellExecutionLimits", decode: decodeWireSessionCellExecutionLimits, unmarshal: unmarshalWireSessionCellExecutionLimits, encode: encodeWireSessionCellExecutionLimits, marshal: marshalWireSessionCellExecutionLimits } as WireCodec<WireSessionCellExecutionLimits>,
   WireToolDefinition: { name: "WireToolDefinition", decode: decodeWireToolDefinition, unmarshal: unmarshalWireToolDefinition, encode: encodeWireToolDefinition, marshal: marshalWireToolDefinition } as WireCodec<WireToolDefinition>,

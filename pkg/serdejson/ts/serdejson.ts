@@ -932,6 +932,59 @@ export function decodeEnum<T extends string>(n: unknown, path: string, allowed: 
 }
 
 /**
+ * decodeUnitEnum reads serde's externally tagged enum of unit variants: the variant's name as a
+ * string, or an object with the name as its only key and null or an empty object as its value.
+ * Errors are serde's, as in the Go package.
+ */
+export function decodeUnitEnum<T extends string>(n: unknown, path: string, variants: readonly T[]): T {
+  const kind = kindOf(n, path);
+  const known = (name: string): T => {
+    if (!(variants as readonly string[]).includes(name)) {
+      throw errorAt(path, `unknown variant \`${name}\`, ${expectedOneOf(variants)}`);
+    }
+    return name as T;
+  };
+  if (kind === "string") {
+    return known(wellFormed(n as string, path));
+  }
+  if (kind !== "map") {
+    throw serdeInvalidType(n, path, "string or map");
+  }
+  const o = n as WireObject;
+  const keys = presentKeys(o);
+  if (keys.length !== 1) {
+    throw errorAt(path, "invalid value: map, expected map with a single key");
+  }
+  const name = known(keys[0]);
+  const v = o[keys[0]];
+  if (v !== null && !(kindOf(v, path) === "map" && presentKeys(v as WireObject).length === 0)) {
+    throw serdeInvalidType(v, joinPath(path, keys[0]), "unit");
+  }
+  return name;
+}
+
+// serdeInvalidType is invalidType with serde's word for an array, "sequence".
+function serdeInvalidType(n: unknown, path: string, expecting: string): WireDecodeError {
+  if (kindOf(n, path) === "array") {
+    return errorAt(path, `invalid type: sequence, expected ${expecting}`);
+  }
+  return invalidType(n, path, expecting);
+}
+
+/** expectedOneOf words a list of names as serde does (see the Go package's ExpectedOneOf). */
+export function expectedOneOf(names: readonly string[]): string {
+  switch (names.length) {
+    case 0:
+      return "there are no variants";
+    case 1:
+      return `expected \`${names[0]}\``;
+    case 2:
+      return `expected \`${names[0]}\` or \`${names[1]}\``;
+  }
+  return `expected one of \`${names.join("`, `")}\``;
+}
+
+/**
  * decodeInteger accepts a JSON integer (no fraction, no exponent) within [lo, hi]. unsigned
  * reads -0 as 0, as serde_json does for unsigned targets.
  */
