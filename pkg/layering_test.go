@@ -123,7 +123,7 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/hostv1",
-		allow:        []string{std, "pkg/codemode", "pkg/convertv1", "pkg/transportv1", "pkg/frame", "pkg/recent", "pkg/internal/stdio", "gen/go/wirev1", websocket, uuid},
+		allow:        []string{std, "pkg/codemode", "pkg/convertv1", "pkg/transportv1", "pkg/frame", "pkg/recent", "pkg/internal/stdio", "pkg/exectool", "gen/go/wirev1", websocket, uuid},
 		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", goleak},
 		why:          "the V1 host driver serves any SessionProvider through the contract; it never imports a runtime (tests serve the in-process one) nor the client driver",
 	},
@@ -140,7 +140,7 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/grpchost",
-		allow:        []string{std, "pkg/codemode", "pkg/grpcconv", "gen/go/pb/...", connect, protobuf, uuid, xnet},
+		allow:        []string{std, "pkg/codemode", "pkg/grpcconv", "pkg/exectool", "gen/go/pb/...", connect, protobuf, uuid, xnet},
 		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/grpcclient", "pkg/testenv", goleak},
 		why:          "the gRPC host adapter serves any SessionProvider: it never names a runtime outside its tests, which run it on jsruntime and drive it with the Go client",
 	},

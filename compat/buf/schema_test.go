@@ -18,7 +18,10 @@ import (
 // `optional` and oneof, and every enum value. buf breaking only rejects incompatible changes;
 // this also rejects additions, which would make the schema differ from Codex's. The two fields of
 // newer Codex that codemode adopts (spec §6.1: ToolCall 10 traceparent, ExecutionOutcome 6
-// code_mode_host_duration_ns) are part of the surface; the baseline's shape is the rest.
+// code_mode_host_duration_ns) are part of the surface, and so is what Codex 0.169 added
+// (codex-0169.md §B.3, field numbers and types observed on its host: OpenSessionRequest 2 and 3,
+// SessionOpened 2, WaitRequest 5, TerminateRequest 3, the YieldObservation and GetProcessMetrics
+// RPCs); the baseline's shape is the rest.
 const codexSurface = `
 service CodeModeHost
   rpc OpenSession(OpenSessionRequest) returns (stream SessionEvent)
@@ -30,8 +33,12 @@ service CodeModeHost
   rpc Wait(WaitRequest) returns (WaitResponse)
   rpc CancelWait(CancelWaitRequest) returns (CancelWaitResponse)
   rpc Terminate(TerminateRequest) returns (WaitResponse)
+  rpc YieldObservation(YieldObservationRequest) returns (YieldObservationResponse)
+  rpc GetProcessMetrics(GetProcessMetricsRequest) returns (GetProcessMetricsResponse)
 message OpenSessionRequest
   1 cell_execution_limits SessionCellExecutionLimits optional
+  2 output_truncation OutputTruncation
+  3 max_pending_delegate_calls uint64 optional
 message SessionCellExecutionLimits
   1 max_yield_time_ms uint64 optional
   2 max_heap_size_bytes uint64 optional
@@ -43,6 +50,7 @@ message SessionEvent
   5 cell_closed CellClosed oneof=event
 message SessionOpened
   1 session_id string
+  2 output_truncation OutputTruncation
 message CloseSessionRequest
   1 session_id string
 message CloseSessionResponse
@@ -107,6 +115,7 @@ message WaitRequest
   2 cell_id string
   3 wait_id string
   4 yield_time_ms uint64
+  5 max_output_tokens uint64 optional
 message WaitResponse
   1 live_cell ExecutionOutcome oneof=state
   2 missing_cell ExecutionOutcome oneof=state
@@ -117,6 +126,14 @@ message CancelWaitResponse
 message TerminateRequest
   1 session_id string
   2 cell_id string
+  3 max_output_tokens uint64 optional
+message YieldObservationRequest
+  1 session_id string
+  2 execution_id string oneof=observation
+  3 wait_id string oneof=observation
+message YieldObservationResponse
+message GetProcessMetricsRequest
+message GetProcessMetricsResponse
 message ExecutionOutcome
   1 cell_id string
   2 content_items ContentItem repeated
@@ -149,6 +166,10 @@ message ImageContent
   2 detail ImageDetail optional
 message AudioContent
   1 audio_url string
+enum OutputTruncation
+  0 OUTPUT_TRUNCATION_UNSPECIFIED
+  1 OUTPUT_TRUNCATION_CLIENT
+  2 OUTPUT_TRUNCATION_SERVER
 enum ToolKind
   0 TOOL_KIND_UNSPECIFIED
   1 TOOL_KIND_FUNCTION

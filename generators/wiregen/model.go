@@ -36,8 +36,8 @@ type Schema struct {
 	Base         string
 	UnitVariants []string
 	Min, Max     string
-	Expecting string
-	NonBlank  string // error text when the trimmed string is empty; "" when unchecked
+	Expecting    string
+	NonBlank     string // error text when the trimmed string is empty; "" when unchecked
 	// Prefix (a "pattern" of the form ^literal) is what a string scalar must start with;
 	// PrefixErr (x-errors.pattern) the error text otherwise.
 	Prefix, PrefixErr string

@@ -22,8 +22,12 @@ type connection struct {
 	link       *transportv1.Link[wirev1.HostToClient]
 	generation uint64
 	limits     bool // session-cell-execution-resource-limits was granted
-	opts       *Options
-	log        *slog.Logger
+	// boundedOutput and yieldObservation were granted: the host speaks generation
+	// bounded-output (Codex 0.169), so outputTruncation, maxOutputTokens and operation/yield
+	// may be sent.
+	boundedOutput, yieldObservation bool
+	opts                            *Options
+	log                             *slog.Logger
 	// stop, if set, ends what the connection owns besides its transport (a host process).
 	stop func()
 	// pid is the host process's ID, 0 for a host reached over the network.
@@ -42,10 +46,11 @@ type connection struct {
 }
 
 // newConnection starts the read loop of a negotiated link.
-func newConnection(link *transportv1.Link[wirev1.HostToClient], gen uint64, limits bool, opts *Options, stop func()) *connection {
+func newConnection(link *transportv1.Link[wirev1.HostToClient], gen uint64, n negotiated, opts *Options, stop func()) *connection {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &connection{
-		link: link, generation: gen, limits: limits, opts: opts, log: opts.logger(), stop: stop,
+		link: link, generation: gen, limits: n.limits, boundedOutput: n.boundedOutput, yieldObservation: n.yieldObservation,
+		opts: opts, log: opts.logger(), stop: stop,
 		ctx: ctx, cancel: cancel, readerDone: make(chan struct{}),
 		requests:  newRequestTable(),
 		sessions:  map[wirev1.SessionId]*session{},

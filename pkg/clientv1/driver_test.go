@@ -60,7 +60,7 @@ func newScripted(t *testing.T, opts Options) (*Provider, *scriptedHost) {
 		if err != nil {
 			return nil, err
 		}
-		return newConnection(transportv1.NewLink(conn, transportv1.SideHost, newTolerantDecoder().decode), gen, n.limits, o, nil), nil
+		return newConnection(transportv1.NewLink(conn, transportv1.SideHost, newTolerantDecoder().decode), gen, n, o, nil), nil
 	}, opts)
 	t.Cleanup(func() { _ = p.Close() })
 	return p, h

@@ -6,8 +6,9 @@ import (
 	"github.com/codemodehq/codemode/gen/go/wirev1"
 )
 
-// tolerantDecoder reads host messages of every wire generation (spec §6.1): runtime responses
-// with or without code_mode_host_duration_ns. Messages without a runtime response decode alike
+// tolerantDecoder reads host messages of every wire generation (spec §6.1, codex-0169.md §B):
+// runtime responses with or without code_mode_host_duration_ns, Results with or without
+// result_buffered_for_ns. Messages without a runtime response decode alike
 // in all generations; for the others it tries the generation that worked last, then the rest,
 // so a connection pays for a second parse only when its host's generation is first learnt.
 type tolerantDecoder struct {
@@ -17,7 +18,7 @@ type tolerantDecoder struct {
 // newTolerantDecoder starts with the generation current hosts serve.
 func newTolerantDecoder() *tolerantDecoder {
 	d := &tolerantDecoder{}
-	d.last.Store(uint32(wirev1.GenerationHostDuration))
+	d.last.Store(uint32(wirev1.GenerationBoundedOutput))
 	return d
 }
 

@@ -11,15 +11,21 @@ import (
 	"github.com/codemodehq/codemode/pkg/transportv1"
 )
 
-// The capabilities the client asks for.
+// The capabilities the client asks for: all optional, as Codex 0.169's client asks for them (it
+// adds dual websockets on a WebSocket).
 const (
-	dualWebSocketCapability  wirev1.Capability = "dual-websocket-v1"
-	resourceLimitsCapability wirev1.Capability = "session-cell-execution-resource-limits"
+	dualWebSocketCapability    wirev1.Capability = "dual-websocket-v1"
+	resourceLimitsCapability   wirev1.Capability = "session-cell-execution-resource-limits"
+	boundedOutputCapability    wirev1.Capability = "bounded-output-v1"
+	delegateCapacityCapability wirev1.Capability = "delegate-capacity-4096"
+	yieldObservationCapability wirev1.Capability = "yield-observation"
 )
 
 // negotiated is the outcome of a successful handshake.
 type negotiated struct {
 	limits bool
+	// boundedOutput and yieldObservation: the host granted them (generation bounded-output).
+	boundedOutput, yieldObservation bool
 	// bulkToken is set when the host granted dual websockets.
 	bulkToken string
 }
@@ -28,7 +34,7 @@ type negotiated struct {
 // dual asks for dual websockets as an optional capability. ctx bounds the exchange: a Conn
 // whose read cannot be interrupted is closed when ctx ends.
 func handshake(ctx context.Context, conn transportv1.Conn, dual bool) (negotiated, error) {
-	optional := wirev1.CapabilitySet{resourceLimitsCapability}
+	optional := wirev1.CapabilitySet{boundedOutputCapability, delegateCapacityCapability, resourceLimitsCapability, yieldObservationCapability}
 	if dual {
 		optional = append(optional, dualWebSocketCapability)
 	}
@@ -94,7 +100,11 @@ func checkHello(msg wirev1.HostToClient) (negotiated, error) {
 		case !dual && m.BulkConnectionToken != nil:
 			return negotiated{}, errors.New("code-mode host returned an unexpected bulk pairing token")
 		}
-		n := negotiated{limits: slices.Contains(m.Capabilities, resourceLimitsCapability)}
+		n := negotiated{
+			limits:           slices.Contains(m.Capabilities, resourceLimitsCapability),
+			boundedOutput:    slices.Contains(m.Capabilities, boundedOutputCapability),
+			yieldObservation: slices.Contains(m.Capabilities, yieldObservationCapability),
+		}
 		if dual {
 			n.bulkToken = *m.BulkConnectionToken
 		}

@@ -102,7 +102,7 @@ func spawn(ctx context.Context, cmd Command, gen uint64, opts *Options) (*connec
 		return nil, err
 	}
 	link := transportv1.NewLink(conn, transportv1.SideHost, newTolerantDecoder().decode)
-	cn := newConnection(link, gen, n.limits, opts, nil)
+	cn := newConnection(link, gen, n, opts, nil)
 	cn.pid = c.Process.Pid
 	go func() {
 		err := <-exited

@@ -34,6 +34,11 @@ type Options struct {
 	// HandshakeTimeout bounds connecting and the handshake; zero means the connector's
 	// default (30 s for a process host, 10 s for WebSocket).
 	HandshakeTimeout time.Duration
+	// ServerTruncation asks a host that grants bounded-output-v1 (Codex 0.169's) to truncate
+	// every runtime response to its request's token budget (ExecuteRequest.MaxOutputTokens,
+	// WaitRequest.MaxOutputTokens), in Codex's format, as Codex's client does; the responses
+	// then reach the caller truncated. Older hosts send the output whole.
+	ServerTruncation bool
 }
 
 func (o *Options) logger() *slog.Logger {
@@ -105,6 +110,10 @@ func (p *Provider) CreateSession(ctx context.Context, delegate codemode.Delegate
 	}
 	pending.unclaimed = pending.retired
 	open := wirev1.OpenSession{SessionId: id, CellExecutionLimits: convertv1.LimitsToWire(limits)}
+	if c.serverTruncation() {
+		server := wirev1.WireOutputTruncationServer
+		open.OutputTruncation = &server
+	}
 	if _, err := c.roundTrip(ctx, pending, open, c.transportDeadline(nil)); err != nil {
 		return nil, err
 	}

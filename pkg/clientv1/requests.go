@@ -33,6 +33,9 @@ type pendingRequest struct {
 	yieldMs *uint64
 	// started is the admitted cell of a successful execute, set by the read loop.
 	started *codemode.StartedCell
+	// yieldNow is the caller's YieldNow: a wait sends operation/yield for it while it is
+	// outstanding, an execute from its admission until its initial response.
+	yieldNow <-chan struct{}
 
 	// abandoned is set (under the connection's lock) when the caller left.
 	abandoned bool
@@ -156,6 +159,11 @@ func (c *connection) roundTrip(ctx context.Context, p *pendingRequest, req wirev
 			return nil, fmt.Errorf("code-mode %s request exceeds the IPC frame limit: %w", p.op, err)
 		}
 		return nil, err
+	}
+	if p.op == "wait" {
+		answered := make(chan struct{})
+		defer close(answered)
+		c.watchYield(id, p.yieldNow, answered)
 	}
 	select {
 	case r := <-p.done:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
@@ -71,6 +72,7 @@ func (s *session) Execute(ctx context.Context, req codemode.ExecuteRequest) (*co
 	c.mu.Unlock()
 	p := newPending("execute", s)
 	p.cancellable = true
+	p.yieldNow = req.YieldNow
 	p.yieldMs = req.YieldTimeMs
 	if p.yieldMs == nil {
 		d := codemode.DefaultExecYieldTimeMs
@@ -96,7 +98,7 @@ func (c *connection) admitCell(id wirev1.RequestId, p *pendingRequest, wire wire
 	public := publicCellID(c.generation, wire)
 	ch := make(chan codemode.InitialResult, 1)
 	p.started = codemode.NewStartedCell(public, ch, func() { c.terminateAbandoned(s, wire) })
-	w := &initialWaiter{ch: ch, cell: wire, stop: func() bool { return false }}
+	w := &initialWaiter{ch: ch, cell: wire, stop: func() bool { return false }, done: make(chan struct{})}
 	c.mu.Lock()
 	s.executing--
 	if _, dup := s.cells[wire]; dup {
@@ -111,6 +113,7 @@ func (c *connection) admitCell(id wirev1.RequestId, p *pendingRequest, wire wire
 	w.stop = timer.Stop
 	run := c.flushDeferredLocked(s)
 	c.mu.Unlock()
+	c.watchYield(id, p.yieldNow, w.done)
 	run()
 	return nil
 }
@@ -129,6 +132,9 @@ type initialWaiter struct {
 	ch   chan codemode.InitialResult
 	cell wirev1.WireCellId
 	stop func() bool
+	// done is closed once the response (or a failure) was delivered.
+	done chan struct{}
+	once sync.Once
 }
 
 func (w *initialWaiter) fail(err error) {
@@ -141,6 +147,7 @@ func (w *initialWaiter) deliver(r codemode.InitialResult) {
 	case w.ch <- r:
 	default:
 	}
+	w.once.Do(func() { close(w.done) })
 }
 
 // completeInitial hands an execute/initialResponse to its StartedCell. An unknown request ID
@@ -201,10 +208,11 @@ func (s *session) Wait(ctx context.Context, req codemode.WaitRequest) (codemode.
 	p := newPending("wait", s)
 	p.cell = wire
 	p.cancellable = true
+	p.yieldNow = req.YieldNow
 	p.onAbandon = func() { c.requests.retiring[key]++ }
 	p.retired = func(reply) { c.retire(key) }
 	yield := req.YieldTimeMs
-	resp, err := c.roundTrip(ctx, p, wirev1.Wait{SessionId: s.id, Request: convertv1.WaitRequestToWire(wire, req)}, c.transportDeadline(&yield))
+	resp, err := c.roundTrip(ctx, p, wirev1.Wait{SessionId: s.id, Request: convertv1.WaitRequestToWire(wire, req), MaxOutputTokens: c.waitBudget(req.MaxOutputTokens)}, c.transportDeadline(&yield))
 	if err != nil {
 		return codemode.WaitOutcome{}, err
 	}

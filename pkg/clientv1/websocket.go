@@ -58,7 +58,7 @@ func dialWebSocket(ctx context.Context, rawURL string, dual bool, gen uint64, op
 		conn = transportv1.NewDualWebSocketConn(control, bulk)
 	}
 	link := transportv1.NewLink(conn, transportv1.SideHost, newTolerantDecoder().decode)
-	return newConnection(link, gen, n.limits, opts, nil), nil
+	return newConnection(link, gen, n, opts, nil), nil
 }
 
 // BulkURL is where the bulk socket of a dual connection is opened: the control URL's path

@@ -132,7 +132,7 @@ func wsExpect(t *testing.T, ws *websocket.Conn, want string) {
 	}
 }
 
-const wsHello = `{"type":"connection/hello","supportedVersions":[1],"requiredCapabilities":[],"optionalCapabilities":["dual-websocket-v1","session-cell-execution-resource-limits"]}`
+const wsHello = `{"type":"connection/hello","supportedVersions":[1],"requiredCapabilities":[],"optionalCapabilities":["bounded-output-v1","delegate-capacity-4096","dual-websocket-v1","session-cell-execution-resource-limits","yield-observation"]}`
 
 // TestWebsocketProviderExecutesOverSharedConnector is §5.5
 // websocket_provider_executes_over_shared_connector: every session of a WebSocket provider runs

@@ -31,14 +31,25 @@ type ExecuteRequest struct {
 	Source string
 	// YieldTimeMs is the initial yield deadline; nil means DefaultExecYieldTimeMs.
 	YieldTimeMs *uint64
-	// MaxOutputTokens is carried for the client's truncation; hosts do not use it.
+	// MaxOutputTokens is the token budget of the output: carried for the client's truncation,
+	// and applied by a host whose session truncates on the host (Codex 0.169's
+	// outputTruncation "server").
 	MaxOutputTokens *int
+	// YieldNow, when closed, ends the initial observation at once, as if its yield deadline had
+	// passed (Codex 0.169's yield-observation): the cell goes on running. Nil never fires. A
+	// session whose host cannot yield early ignores it.
+	YieldNow <-chan struct{}
 }
 
 // WaitRequest asks to observe a cell.
 type WaitRequest struct {
 	CellID      CellID
 	YieldTimeMs uint64
+	// YieldNow, when closed, ends this observation at once, as ExecuteRequest.YieldNow does.
+	YieldNow <-chan struct{}
+	// MaxOutputTokens is the token budget of this observation's output, applied by a host
+	// whose session truncates on the host (see ExecuteRequest.MaxOutputTokens); nil: none.
+	MaxOutputTokens *int
 }
 
 // ResponseKind says what a RuntimeResponse reports.
@@ -80,6 +91,10 @@ type RuntimeResponse struct {
 	// reports it: Codex from 0.152 on sends it with every V1 runtime response
 	// (code_mode_host_duration_ns). Nil when unknown; an in-process session leaves it nil.
 	HostDuration *time.Duration
+	// BufferedFor is how long a Result waited for an observer after the cell finished: zero when
+	// the cell finished while observed, else from its completion until the Wait that collected
+	// it (Codex 0.169's result_buffered_for_ns). Nil when unknown, and on other kinds.
+	BufferedFor *time.Duration
 }
 
 // IsTerminal reports whether the cell is finished after this response.

@@ -74,9 +74,22 @@ func RuntimeResponseToWire(r codemode.RuntimeResponse, cell wirev1.WireCellId, g
 	case codemode.Terminated:
 		return wirev1.Terminated{CellId: cell, ContentItems: items, CodeModeHostDurationNs: ns}, nil
 	case codemode.Result:
-		return wirev1.Result{CellId: cell, ContentItems: items, ErrorText: r.ErrorText, CodeModeHostDurationNs: ns}, nil
+		return wirev1.Result{CellId: cell, ContentItems: items, ErrorText: r.ErrorText, ResultBufferedForNs: bufferedNanos(r, g), CodeModeHostDurationNs: ns}, nil
 	}
 	return nil, fmt.Errorf("runtime response of cell %s has no kind", r.CellID)
+}
+
+// bufferedNanos is a Result's result_buffered_for_ns from generation bounded-output on (0 when
+// the runtime did not say: the result was not known to have waited), nil before.
+func bufferedNanos(r codemode.RuntimeResponse, g wirev1.Generation) *uint64 {
+	if g < wirev1.GenerationBoundedOutput {
+		return nil
+	}
+	var ns uint64
+	if r.BufferedFor != nil {
+		ns = durationNanos(*r.BufferedFor)
+	}
+	return &ns
 }
 
 // durationNanos is d in nanoseconds; a negative duration (which a monotonic clock never gives)
@@ -100,8 +113,9 @@ func hostDuration(ns *uint64) *time.Duration {
 	return &d
 }
 
-// RuntimeResponseFromWire converts a received response of either generation; its CellID is the
-// wire ID, which the client maps to the public ID, and HostDuration is set when the host sent one.
+// RuntimeResponseFromWire converts a received response of any generation; its CellID is the wire
+// ID, which the client maps to the public ID, and HostDuration and BufferedFor are set when the
+// host sent them.
 func RuntimeResponseFromWire(w wirev1.WireRuntimeResponse) codemode.RuntimeResponse {
 	switch v := w.(type) {
 	case wirev1.Yielded:
@@ -109,7 +123,7 @@ func RuntimeResponseFromWire(w wirev1.WireRuntimeResponse) codemode.RuntimeRespo
 	case wirev1.Terminated:
 		return codemode.RuntimeResponse{Kind: codemode.Terminated, CellID: codemode.CellID(v.CellId), ContentItems: ContentItemsFromWire(v.ContentItems), HostDuration: hostDuration(v.CodeModeHostDurationNs)}
 	case wirev1.Result:
-		return codemode.RuntimeResponse{Kind: codemode.Result, CellID: codemode.CellID(v.CellId), ContentItems: ContentItemsFromWire(v.ContentItems), ErrorText: v.ErrorText, HostDuration: hostDuration(v.CodeModeHostDurationNs)}
+		return codemode.RuntimeResponse{Kind: codemode.Result, CellID: codemode.CellID(v.CellId), ContentItems: ContentItemsFromWire(v.ContentItems), ErrorText: v.ErrorText, HostDuration: hostDuration(v.CodeModeHostDurationNs), BufferedFor: hostDuration(v.ResultBufferedForNs)}
 	}
 	return codemode.RuntimeResponse{}
 }

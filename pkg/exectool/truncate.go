@@ -1,6 +1,7 @@
 package exectool
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -93,6 +94,22 @@ func rustLineCount(text string) int {
 		return 0
 	}
 	return strings.Count(strings.TrimSuffix(text, "\n"), "\n") + 1
+}
+
+// HostTruncatedOutput is a response's output as Codex's own host sends it for a session opened
+// with outputTruncation "server" (Codex 0.169): a failed Result's "Script error:\n{error_text}"
+// appended to the items (the client then shows the items alone), and the items truncated to
+// budget tokens (see truncateContentItems); without a budget they go out whole. The response's
+// ErrorText is kept.
+func HostTruncatedOutput(resp codemode.RuntimeResponse, budget *int) []codemode.ContentItem {
+	items := resp.ContentItems
+	if resp.Kind == codemode.Result && resp.ErrorText != nil {
+		items = append(slices.Clip(items), codemode.InputText{Text: "Script error:\n" + *resp.ErrorText})
+	}
+	if budget == nil {
+		return items
+	}
+	return truncateContentItems(items, max(*budget, 0))
 }
 
 // truncateContentItems applies Codex's code-mode output budget of maxTokens tokens. When

@@ -32,6 +32,11 @@ type binding struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
+	// askServerTruncation: the session is opened with OUTPUT_TRUNCATION_SERVER
+	// (Options.ServerTruncation); serverTruncation: the host said it truncates, so waits send
+	// their budget.
+	askServerTruncation, serverTruncation bool
+
 	// acked is set when the host waits for notification acknowledgements
 	// (grpcconv.AcknowledgementsHeader): its Results come after their notifications were handled.
 	acked bool
@@ -62,9 +67,9 @@ type binding struct {
 // openBinding opens a lease of generation: OpenSession, its opening event, and the one catch-all
 // subscription, whose response headers say the host has registered it. Each step has the startup
 // deadline.
-func openBinding(ctx context.Context, client code_modev1connect.CodeModeHostClient, d codemode.Delegate, limits codemode.SessionCellExecutionLimits, generation uint64) (*binding, error) {
+func openBinding(ctx context.Context, serverTruncation bool, client code_modev1connect.CodeModeHostClient, d codemode.Delegate, limits codemode.SessionCellExecutionLimits, generation uint64) (*binding, error) {
 	b := &binding{
-		client: client, generation: generation, delegate: d,
+		client: client, generation: generation, delegate: d, askServerTruncation: serverTruncation,
 		shutdownDone: make(chan struct{}),
 		retiring:     make(map[codemode.CellID][]chan struct{}),
 	}
@@ -140,7 +145,7 @@ func (b *binding) openLeaseOnce(limits codemode.SessionCellExecutionLimits) (cod
 	info.RequestHeader().Set(grpcconv.AcknowledgementsHeader, "true")
 	_, err := enforce(b.ctx, "session opening", 0, func(context.Context) error {
 		var err error
-		lease, err = b.client.OpenSession(leaseCtx, &pb.OpenSessionRequest{CellExecutionLimits: grpcconv.SessionLimitsToProto(limits)})
+		lease, err = b.client.OpenSession(leaseCtx, b.openRequest(limits))
 		return err
 	})
 	if err != nil {
@@ -174,6 +179,8 @@ func (b *binding) openLeaseOnce(limits codemode.SessionCellExecutionLimits) (cod
 	opened = true
 	b.id = event.GetSessionId()
 	b.acked = info.ResponseHeader().Get(grpcconv.AcknowledgementsHeader) == "true"
+	// The host says whether it truncates (Codex 0.169); an older host never does.
+	b.serverTruncation = b.askServerTruncation && event.GetOutputTruncation() == pb.OutputTruncation_OUTPUT_TRUNCATION_SERVER
 	b.route.Store(info.ResponseHeader().Get(grpcconv.RouteHeader))
 	return lease, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"connectrpc.com/connect/v2"
 	"github.com/google/uuid"
@@ -24,6 +25,8 @@ type execution struct {
 	// cancel ends the stream; the host terminates a cell whose outcome it could not send.
 	cancel context.CancelFunc
 	yield  uint64
+	// yieldNow is the caller's ExecuteRequest.YieldNow, watched until the outcome arrives.
+	yieldNow <-chan struct{}
 }
 
 // execute starts a cell: it registers the execution, opens the Execute stream and waits for the
@@ -49,6 +52,9 @@ func (b *binding) execute(ctx context.Context, req codemode.ExecuteRequest) (*co
 	traceparent := Traceparent(ctx)
 	if !b.streams.spawn(func() {
 		e, err := b.openExecution(traceparent, msg)
+		if e != nil {
+			e.yieldNow = req.YieldNow
+		}
 		result <- openedExecution{e, err}
 	}) {
 		b.retire(id)
@@ -160,7 +166,10 @@ func (e *execution) hand() *codemode.StartedCell {
 // delivered, a Terminated cancels them.
 func (e *execution) readOutcome(results chan<- codemode.InitialResult) {
 	defer e.cancel()
+	read := make(chan struct{})
+	e.b.watchYield(e.yieldNow, read, &pb.YieldObservationRequest{Observation: &pb.YieldObservationRequest_ExecutionId{ExecutionId: e.id}})
 	resp, err := e.outcome()
+	close(read)
 	if err == nil {
 		err = e.b.checkCell(e.cell, resp)
 	}
@@ -200,7 +209,13 @@ func (e *execution) outcome() (codemode.RuntimeResponse, error) {
 	if outcome == nil {
 		return codemode.RuntimeResponse{}, errors.New("gRPC code-mode execution returned an unexpected event")
 	}
-	return grpcconv.RuntimeResponse(outcome)
+	r, err := grpcconv.RuntimeResponse(outcome)
+	if err == nil && r.Kind == codemode.Result {
+		// The Execute watched its cell to the end: the Result waited for nobody.
+		var live time.Duration
+		r.BufferedFor = &live
+	}
+	return r, err
 }
 
 // abandon is the StartedCell's abandon hook: the caller gave up on the initial response. The

@@ -56,7 +56,7 @@ func NewProcess(cmd Command, opts Options) *Provider {
 func NewOverConn(dial func() (net.Conn, error), opts Options) *Provider {
 	e := endpoint{baseURL: "http://" + processAuthority}
 	ct := &connTripper{dial: dial, h2: &http2.Transport{AllowHTTP: true, StrictMaxConcurrentStreams: true}}
-	return &Provider{endpoint: e, transport: newTransportOver(e, ct, ct.close, opts)}
+	return &Provider{endpoint: e, transport: newTransportOver(e, ct, ct.close, opts), opts: opts}
 }
 
 // connTripper sends every request over the one HTTP/2 connection it holds, and dials a new one

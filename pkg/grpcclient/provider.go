@@ -15,6 +15,11 @@ type Options struct {
 	Protocol Protocol
 	// TLSConfig is used for https:// endpoints; nil means the system's roots.
 	TLSConfig *tls.Config
+	// ServerTruncation asks the host to truncate every outcome to its request's token budget
+	// (ExecuteRequest.MaxOutputTokens, WaitRequest.MaxOutputTokens) in Codex's format, as
+	// Codex 0.169's client does for a host it spawned; outcomes then reach the caller truncated.
+	// A host older than 0.169 ignores it and sends them whole.
+	ServerTruncation bool
 }
 
 // Provider is a codemode.SessionProvider whose sessions live on a remote CodeModeHost. Its
@@ -22,6 +27,7 @@ type Options struct {
 type Provider struct {
 	endpoint  endpoint
 	transport *transport
+	opts      Options
 
 	mu     sync.Mutex
 	closed bool
@@ -40,7 +46,7 @@ func New(endpoint string, opts Options) (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Provider{endpoint: e, transport: newTransport(e, opts)}, nil
+	return &Provider{endpoint: e, transport: newTransport(e, opts), opts: opts}, nil
 }
 
 // Availability reports whether the provider can create sessions: it can until closed (the host

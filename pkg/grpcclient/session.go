@@ -58,7 +58,7 @@ func (s *session) binding(ctx context.Context) (*binding, error) {
 	if old != nil {
 		_ = old.shutdown(ctx)
 	}
-	b, err := openBinding(ctx, s.p.transport.client, generationDelegate{delegate: s.delegate, generation: generation}, s.limits, generation)
+	b, err := openBinding(ctx, s.p.opts.ServerTruncation, s.p.transport.client, generationDelegate{delegate: s.delegate, generation: generation}, s.limits, generation)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +106,8 @@ func (s *session) Wait(ctx context.Context, req codemode.WaitRequest) (codemode.
 	if err != nil {
 		return codemode.WaitOutcome{}, err
 	}
-	o, err := b.wait(ctx, codemode.WaitRequest{CellID: wire, YieldTimeMs: req.YieldTimeMs})
+	req.CellID = wire
+	o, err := b.wait(ctx, req)
 	if err != nil {
 		return codemode.WaitOutcome{}, err
 	}

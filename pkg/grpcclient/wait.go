@@ -31,32 +31,42 @@ func (b *binding) wait(ctx context.Context, req codemode.WaitRequest) (codemode.
 		return codemode.WaitOutcome{}, err
 	}
 	waitID := uuid.NewString()
-	msg := &pb.WaitRequest{SessionId: b.id, CellId: string(req.CellID), WaitId: waitID, YieldTimeMs: req.YieldTimeMs}
+	if closed(req.YieldNow) {
+		// Already told to yield: a zero yield time answers at once, with no race between the
+		// Wait and a YieldObservation.
+		req.YieldTimeMs, req.YieldNow = 0, nil
+	}
+	msg := &pb.WaitRequest{SessionId: b.id, CellId: string(req.CellID), WaitId: waitID, YieldTimeMs: req.YieldTimeMs, MaxOutputTokens: b.budget(req.MaxOutputTokens)}
 	answers := make(chan waitAnswer, 1)
 	rpcCtx, cancelRPC := context.WithCancel(b.ctx)
 	go func() {
 		var resp *pb.WaitResponse
+		var buffered func(*codemode.WaitOutcome)
 		err := b.request(rpcCtx, "wait", runtimeAllowance(req.YieldTimeMs), func(ctx context.Context) error {
 			var err error
+			ctx, buffered = withBufferedFor(ctx)
 			resp, err = b.client.Wait(ctx, msg)
 			return err
 		})
-		answers <- waitAnswer{resp, err}
+		answers <- waitAnswer{resp, buffered, err}
 	}()
+	answered := make(chan struct{})
+	defer close(answered)
+	b.watchYield(req.YieldNow, answered, &pb.YieldObservationRequest{Observation: &pb.YieldObservationRequest_WaitId{WaitId: waitID}})
 	select {
 	case a := <-answers:
 		cancelRPC()
 		if a.err != nil {
 			return codemode.WaitOutcome{}, runtimeError(a.err)
 		}
-		return b.waitOutcome(req.CellID, a.resp)
+		return b.waitOutcome(ctx, req.CellID, a.resp, a.buffered)
 	case <-ctx.Done():
 		select {
 		case a := <-answers:
 			// The answer came with the caller's end: what it took is returned, not lost.
 			cancelRPC()
 			if a.err == nil {
-				return b.waitOutcome(req.CellID, a.resp)
+				return b.waitOutcome(b.ctx, req.CellID, a.resp, a.buffered)
 			}
 		default:
 			b.retireWait(req.CellID, waitID, cancelRPC, answers)
@@ -90,10 +100,12 @@ func (b *binding) retireWait(cell codemode.CellID, waitID string, cancelRPC cont
 	}
 }
 
-// waitAnswer is the result of a Wait request.
+// waitAnswer is the result of a Wait request; buffered reads the Result's buffered time from
+// its response headers.
 type waitAnswer struct {
-	resp *pb.WaitResponse
-	err  error
+	resp     *pb.WaitResponse
+	buffered func(*codemode.WaitOutcome)
+	err      error
 }
 
 // retired releases the waits held back behind a dropped wait.
@@ -146,20 +158,26 @@ func (b *binding) terminate(ctx context.Context, cell codemode.CellID) (codemode
 	if err != nil {
 		return codemode.WaitOutcome{}, runtimeError(err)
 	}
-	return b.waitOutcome(cell, resp)
+	return b.waitOutcome(ctx, cell, resp, nil)
 }
 
 // waitOutcome converts a WaitResponse for cell, checks it names the cell (a mismatch fails the
 // binding) and settles the cell's notifications.
-func (b *binding) waitOutcome(cell codemode.CellID, resp *pb.WaitResponse) (codemode.WaitOutcome, error) {
+func (b *binding) waitOutcome(ctx context.Context, cell codemode.CellID, resp *pb.WaitResponse, buffered func(*codemode.WaitOutcome)) (codemode.WaitOutcome, error) {
 	o, err := grpcconv.WaitOutcome(resp)
 	if err != nil {
 		return codemode.WaitOutcome{}, err
 	}
+	if buffered != nil {
+		buffered(&o)
+	}
 	if err := b.checkCell(cell, o.Response); err != nil {
 		return codemode.WaitOutcome{}, err
 	}
-	if !b.settle(b.ctx, o.Response) {
+	if !b.settle(ctx, o.Response) {
+		if err := context.Cause(ctx); err != nil && b.ctx.Err() == nil {
+			return codemode.WaitOutcome{}, err
+		}
 		return codemode.WaitOutcome{}, b.stoppedError()
 	}
 	return o, nil
@@ -178,7 +196,8 @@ func (b *binding) checkCell(cell codemode.CellID, r codemode.RuntimeResponse) er
 // settle applies a response to the cell's notifications: a Result returns once all of them were
 // delivered (the host sends CellClosed after them, and the closure settles them), a Terminated
 // cancels them. A host that waits for acknowledgements sent the Result only after they were
-// handled, so there is nothing to wait for. It reports false if ctx ended first.
+// handled, so there is nothing to wait for. It reports false if ctx (the caller's) or the
+// binding ended first.
 func (b *binding) settle(ctx context.Context, r codemode.RuntimeResponse) bool {
 	b.mu.Lock()
 	var settled <-chan struct{}
@@ -198,6 +217,8 @@ func (b *binding) settle(ctx context.Context, r codemode.RuntimeResponse) bool {
 	case <-settled:
 		return true
 	case <-ctx.Done():
+		return false
+	case <-b.ctx.Done():
 		return false
 	}
 }

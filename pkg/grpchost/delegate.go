@@ -30,9 +30,9 @@ var errTooManyDelegateCalls = errors.New("code-mode host has too many pending de
 // gives up on it first (ctx), the client is told with ToolCallCancelled.
 func (d delegate) InvokeTool(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
 	s := d.s
-	release := s.host.permits.delegates.acquire()
-	if release == nil {
-		return nil, errTooManyDelegateCalls
+	release, err := s.acquireDelegate()
+	if err != nil {
+		return nil, err
 	}
 	defer release()
 	e, err := s.awaitExecution(ctx, call.CellID)
@@ -70,9 +70,9 @@ func (d delegate) InvokeTool(ctx context.Context, call codemode.NestedToolCall) 
 // once the client acknowledged it, or the runtime gave up on it.
 func (d delegate) Notify(ctx context.Context, callID string, cell codemode.CellID, text string) error {
 	s := d.s
-	release := s.host.permits.delegates.acquire()
-	if release == nil {
-		return errTooManyDelegateCalls
+	release, err := s.acquireDelegate()
+	if err != nil {
+		return err
 	}
 	defer release()
 	e, err := s.awaitExecution(ctx, cell)

@@ -33,6 +33,9 @@ func (svc service) Execute(ctx context.Context, req *pb.ExecuteRequest, stream c
 	if err != nil {
 		return invalidArgument(err)
 	}
+	yield, unwatch := s.watchExecute(req.GetExecutionId())
+	defer unwatch()
+	domain.YieldNow = yield.ch
 	started, err := svc.start(ctx, s, req.GetExecutionId(), domain)
 	if err != nil {
 		return err
@@ -43,7 +46,7 @@ func (svc service) Execute(ctx context.Context, req *pb.ExecuteRequest, stream c
 		started.Abandon()
 		return err
 	}
-	outcome, err := initialOutcome(ctx, s, started, received)
+	outcome, err := initialOutcome(ctx, s, started, received, req.MaxOutputTokens)
 	if err != nil {
 		return err
 	}
@@ -94,7 +97,7 @@ func (svc service) start(ctx context.Context, s *session, executionID string, re
 // the session closes first, the started cell is abandoned, which terminates it. An execution ends
 // with its session: a response that comes from the session's own closing (a cell its shutdown
 // stopped, a tool call it failed) is not sent.
-func initialOutcome(ctx context.Context, s *session, started *codemode.StartedCell, received time.Time) (*pb.ExecutionOutcome, error) {
+func initialOutcome(ctx context.Context, s *session, started *codemode.StartedCell, received time.Time, budget *uint64) (*pb.ExecutionOutcome, error) {
 	bound, cancel := s.bind(ctx)
 	defer cancel()
 	resp, err := started.InitialResponse(bound)
@@ -110,7 +113,7 @@ func initialOutcome(ctx context.Context, s *session, started *codemode.StartedCe
 		}
 		return nil, connect.NewError(connect.CodeInternal, err.Error())
 	}
-	outcome, err := grpcconv.ExecutionOutcome(resp, time.Since(received))
+	outcome, err := grpcconv.ExecutionOutcome(s.truncated(resp, budget), time.Since(received))
 	if err != nil {
 		return nil, connect.NewError(connect.CodeInternal, err.Error())
 	}

@@ -59,14 +59,26 @@ func (svc service) open(ctx context.Context, req *pb.OpenSessionRequest) (*sessi
 	if info, ok := connect.CallInfoForServerContext(ctx); ok {
 		info.ResponseHeader().Set(grpcconv.RouteHeader, svc.h.route)
 	}
+	options, err := openOptions(req)
+	if err != nil {
+		return nil, err
+	}
 	s := newSession(svc.h, uuid.New())
 	s.acks = !svc.h.baseline && acceptAcknowledgements(ctx)
+	s.options = options
+	if options.maxDelegates > 0 {
+		s.delegates = newPermits(options.maxDelegates)
+	}
 	runtime, err := svc.h.provider.CreateSession(ctx, delegate{s}, grpcconv.SessionLimits(req.GetCellExecutionLimits()))
 	if err != nil {
 		return nil, connect.NewError(connect.CodeFailedPrecondition, err.Error())
 	}
 	s.runtime = runtime
-	s.sendEvent(&pb.SessionEvent{Event: &pb.SessionEvent_Opened{Opened: &pb.SessionOpened{SessionId: s.idText}}})
+	opened := &pb.SessionOpened{SessionId: s.idText}
+	if options.serverTruncation {
+		opened.OutputTruncation = pb.OutputTruncation_OUTPUT_TRUNCATION_SERVER
+	}
+	s.sendEvent(&pb.SessionEvent{Event: &pb.SessionEvent_Opened{Opened: opened}})
 	if err := svc.h.add(s); err != nil {
 		s.cancel()
 		s.shutdownOnce.Do(func() { go s.runShutdown() })
@@ -194,7 +206,7 @@ func (svc service) Wait(ctx context.Context, req *pb.WaitRequest) (*pb.WaitRespo
 		return nil, err
 	}
 	defer s.retireWait(req.GetWaitId(), w)
-	outcome, err := s.runtime.Wait(w.ctx, codemode.WaitRequest{CellID: codemode.CellID(req.GetCellId()), YieldTimeMs: req.GetYieldTimeMs()})
+	outcome, err := s.runtime.Wait(w.ctx, codemode.WaitRequest{CellID: codemode.CellID(req.GetCellId()), YieldTimeMs: req.GetYieldTimeMs(), YieldNow: w.yield.ch})
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
@@ -206,6 +218,8 @@ func (svc service) Wait(ctx context.Context, req *pb.WaitRequest) (*pb.WaitRespo
 		}
 		return nil, connect.NewError(connect.CodeFailedPrecondition, err.Error())
 	}
+	outcome.Response = s.truncated(outcome.Response, req.MaxOutputTokens)
+	reportBuffered(ctx, outcome)
 	return waitResponse(outcome, received)
 }
 
@@ -253,6 +267,7 @@ func (svc service) Terminate(ctx context.Context, req *pb.TerminateRequest) (*pb
 		}
 		return nil, connect.NewError(connect.CodeFailedPrecondition, err.Error())
 	}
+	outcome.Response = s.truncated(outcome.Response, req.MaxOutputTokens)
 	return waitResponse(outcome, received)
 }
 

@@ -26,6 +26,10 @@ type session struct {
 	events  *eventQueue
 	// acks is set when the client acknowledges notifications (grpcconv.AcknowledgementsHeader).
 	acks bool
+	// options are what OpenSession asked of the session (Codex 0.169).
+	options sessionOptions
+	// delegates bounds the session's pending callbacks when options.maxDelegates is set.
+	delegates permits
 
 	// ctx ends when the session closes: the lease dropped, CloseSession, a subscription lost an
 	// unanswered call, the runtime failed, or the host shut down. Everything that waits on the
@@ -75,9 +79,15 @@ type sessionState struct {
 	invocations     map[uuid.UUID]*invocation
 	seenInvocations grpcconv.RecentIDs[uuid.UUID]
 
-	waits          map[string]*activeWait
+	waits map[string]*activeWait
+	// executeYields are the early-yield signals of the Executes waiting for their outcome, by
+	// execution ID.
+	executeYields  map[string]*yieldSwitch
 	seenWaits      grpcconv.RecentIDs[string]
 	cancelledWaits grpcconv.RecentIDs[string]
+	// yieldedWaits are wait IDs a YieldObservation named before their Wait arrived (the two
+	// RPCs race): that Wait yields at once.
+	yieldedWaits grpcconv.RecentIDs[string]
 
 	// pendingAcks are the notifications waiting for their acknowledgement.
 	pendingAcks map[uuid.UUID]chan struct{}
@@ -117,6 +127,7 @@ func newSession(h *Host, id uuid.UUID) *session {
 			spaceFreed:        make(chan struct{}),
 			invocations:       make(map[uuid.UUID]*invocation),
 			waits:             make(map[string]*activeWait),
+			executeYields:     make(map[string]*yieldSwitch),
 			pendingAcks:       make(map[uuid.UUID]chan struct{}),
 		},
 	}

@@ -14,6 +14,8 @@ type activeWait struct {
 	cancel context.CancelFunc
 	// retired is closed once the Wait has returned, which CancelWait waits for.
 	retired chan struct{}
+	// yield ends the Wait's observation early (YieldObservation).
+	yield *yieldSwitch
 }
 
 // errWaitCancelled is the status of a Wait that CancelWait stopped, before or during it.
@@ -36,7 +38,10 @@ func (s *session) registerWait(parent context.Context, id string) (*activeWait, 
 		return nil, errWaitCancelled()
 	}
 	ctx, cancel := s.bind(parent)
-	w := &activeWait{ctx: ctx, cancel: cancel, retired: make(chan struct{})}
+	w := &activeWait{ctx: ctx, cancel: cancel, retired: make(chan struct{}), yield: newYieldSwitch()}
+	if s.state.yieldedWaits.Remove(id) {
+		w.yield.fire()
+	}
 	s.state.waits[id] = w
 	return w, nil
 }

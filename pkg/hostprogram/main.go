@@ -148,9 +148,9 @@ Flags:
         limit); clients retry, and a proxy sends the retry to another host.
           NAME --listen grpc://127.0.0.1:8766 --max-sessions 500
   --generation NAME
-        the V1 wire generation: host-duration (Codex ≥ 0.152, the default) or baseline
-        (Codex ≤ 0.151).
-          NAME --generation baseline
+        the V1 wire generation: bounded-output (Codex ≥ 0.169, the default), host-duration
+        (Codex 0.152 to 0.168) or baseline (Codex ≤ 0.151).
+          NAME --generation host-duration
   --drain-timeout DURATION
         how long a shutdown may take before connections are cut (default 10s).
           NAME --drain-timeout 30s

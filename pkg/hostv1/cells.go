@@ -34,6 +34,8 @@ type cellRoute struct {
 	sending bool
 	// initialSent is closed once the initial response was queued.
 	initialSent chan struct{}
+	// budget is the host-side truncation of the initial response; nil: it goes out whole.
+	budget *outputBudget
 }
 
 // routeMessage is a delegate request to dispatch, or (call nil) the cell's closure.
@@ -156,11 +158,11 @@ func (c *conn) closeCell(session wirev1.SessionId, cell codemode.CellID) {
 
 // startCell starts the route of an admitted cell after its started response was queued. The
 // returned channel is closed once its initial response was queued.
-func (c *conn) startCell(session wirev1.SessionId, id wirev1.RequestId, started *codemode.StartedCell, releaseCell func(), receivedAt time.Time) <-chan struct{} {
+func (c *conn) startCell(session wirev1.SessionId, id wirev1.RequestId, started *codemode.StartedCell, releaseCell func(), receivedAt time.Time, budget *outputBudget) <-chan struct{} {
 	key := cellKey{session, started.CellID}
 	c.mu.Lock()
 	r := c.routeLocked(key)
-	r.started = true
+	r.started, r.budget = true, budget
 	c.mu.Unlock()
 	c.cellTasks.Add(1)
 	go func() {
@@ -192,7 +194,7 @@ func (c *conn) driveCell(r *cellRoute, key cellKey, id wirev1.RequestId, started
 			if c.ctx.Err() != nil {
 				return
 			}
-			c.sendInitial(id, key.cell, res, receivedAt)
+			c.sendInitial(id, res, receivedAt, r.budget)
 			close(r.initialSent)
 			initial = nil
 		case <-r.wake:
@@ -204,7 +206,7 @@ func (c *conn) driveCell(r *cellRoute, key cellKey, id wirev1.RequestId, started
 	if initial != nil {
 		select {
 		case res := <-initial:
-			c.sendInitial(id, key.cell, res, receivedAt)
+			c.sendInitial(id, res, receivedAt, r.budget)
 			close(r.initialSent)
 		case <-c.ctx.Done():
 			return
@@ -267,8 +269,8 @@ func (c *conn) awaitSessionCells(ctx context.Context, session wirev1.SessionId) 
 	}
 }
 
-// sendInitial sends the execute's initial response.
-func (c *conn) sendInitial(id wirev1.RequestId, cell codemode.CellID, res codemode.InitialResult, receivedAt time.Time) {
+// sendInitial sends the execute's initial response, truncated on the host when budget is set.
+func (c *conn) sendInitial(id wirev1.RequestId, res codemode.InitialResult, receivedAt time.Time, budget *outputBudget) {
 	if res.Err != nil {
 		c.sendInitialResult(id, wirev1.RuntimeResponseError{Message: res.Err.Error()})
 		return
@@ -276,6 +278,7 @@ func (c *conn) sendInitial(id wirev1.RequestId, cell codemode.CellID, res codemo
 	// The duration is frozen before conversion and delivery, as Codex does.
 	d := time.Since(receivedAt)
 	res.Response.HostDuration = &d
+	res.Response = truncated(res.Response, budget)
 	w, err := convertv1.RuntimeResponseToWire(res.Response, wirev1.WireCellId(res.Response.CellID), c.host.generation)
 	if err != nil {
 		c.sendInitialResult(id, wirev1.RuntimeResponseError{Message: err.Error()})

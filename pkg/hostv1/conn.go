@@ -55,7 +55,7 @@ func (h *Host) ServeConn(ctx context.Context, c transportv1.Conn) error {
 // serve negotiates on c and serves the connection; upgrade turns the single control connection
 // into a dual one once the bulk socket has been paired.
 func (h *Host) serve(ctx context.Context, c transportv1.Conn, offer dualOffer, upgrade func(context.Context, *pairing) (transportv1.Conn, error)) error {
-	hs, ok, err := negotiate(c, offer)
+	hs, ok, err := negotiate(c, offer, h.generation)
 	if err != nil || !ok {
 		_ = c.Close()
 		return err
@@ -102,7 +102,7 @@ func (h *Host) newConn(parent context.Context, c transportv1.Conn, hs handshake)
 	ctx, cancel := context.WithCancel(parent)
 	return &conn{
 		host:       h,
-		link:       transportv1.NewLink(c, transportv1.SideClient, wirev1.DecodeClientToHost),
+		link:       transportv1.NewLink(c, transportv1.SideClient, h.decodeClientMessage),
 		limits:     hs.limits,
 		ctx:        ctx,
 		cancel:     cancel,
@@ -111,7 +111,7 @@ func (h *Host) newConn(parent context.Context, c transportv1.Conn, hs handshake)
 		seen:       recent.New[wirev1.SessionId](RecentIDs),
 		routes:     map[cellKey]*cellRoute{},
 		routesGone: make(chan struct{}),
-		delegates:  newDelegateCalls(),
+		delegates:  newDelegateCalls(hs.maxDelegates),
 		ended:      make(chan struct{}),
 	}
 }
@@ -144,6 +144,10 @@ func (c *conn) dispatch(msg wirev1.ClientToHost) error {
 	case wirev1.OperationCancel:
 		c.mu.Lock()
 		c.requests.cancel(m.Id)
+		c.mu.Unlock()
+	case wirev1.OperationYield:
+		c.mu.Lock()
+		c.requests.yield(m.Id)
 		c.mu.Unlock()
 	case wirev1.DelegateResponseMessage:
 		c.delegates.complete(m.Id, m.Result)

@@ -40,8 +40,10 @@ func (call *delegateCall) end(resp wirev1.DelegateResponse, err error) {
 	call.finish(resp, err)
 }
 
-// delegateCalls tracks a connection's pending calls, at most MaxPendingDelegateCalls.
+// delegateCalls tracks a connection's pending calls, at most limit (MaxPendingDelegateCalls, or
+// MaxPendingDelegateCallsGranted).
 type delegateCalls struct {
+	limit        int
 	mu           sync.Mutex
 	pending      map[wirev1.DelegateRequestId]*pendingCall
 	disconnected bool
@@ -53,8 +55,8 @@ type pendingCall struct {
 	dispatched bool
 }
 
-func newDelegateCalls() delegateCalls {
-	return delegateCalls{pending: map[wirev1.DelegateRequestId]*pendingCall{}}
+func newDelegateCalls(limit int) delegateCalls {
+	return delegateCalls{limit: limit, pending: map[wirev1.DelegateRequestId]*pendingCall{}}
 }
 
 // register allocates an ID for a new call, or fails at the limit or after disconnect.
@@ -64,7 +66,7 @@ func (d *delegateCalls) register(req wirev1.DelegateRequest, finish func(wirev1.
 	if d.disconnected {
 		return nil, errClientClosed
 	}
-	if len(d.pending) >= MaxPendingDelegateCalls {
+	if len(d.pending) >= d.limit {
 		return nil, errTooManyDelegates
 	}
 	d.next++

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -273,21 +272,38 @@ func initialResponseText(t *testing.T, payload string) string {
 func TestPendingDelegateLimitRejectsCallWithoutDisconnecting(t *testing.T) {
 	checkLeaks(t)
 	c := serveRaw(t, baselineHost(t)).ready()
+	// A cell of the runtime runs at most 1,024 calls at once, so two cells share the
+	// connection's 1,025 calls.
+	checkPendingDelegateLimit(t, c, MaxPendingDelegateCalls, 600, 425)
+}
+
+// With delegate-capacity-4096 (Codex 0.169) the connection holds 4,096 pending calls: five
+// cells make 4,097.
+func TestGrantedDelegateCapacityIs4096(t *testing.T) {
+	checkLeaks(t)
+	c := serveRaw(t, New(newProvider(t))).readyG3()
+	checkPendingDelegateLimit(t, c, MaxPendingDelegateCallsGranted, 1024, 1024, 1024, 1024, 1)
+}
+
+// checkPendingDelegateLimit runs cells making the given numbers of tool calls at once, one more
+// than limit in all, on a ready connection. Each cell ends as soon as one of its calls is
+// rejected, with the reason, and otherwise once all succeeded: the rejection is on the wire
+// before the test answers any call, so no answer can free a slot before the last call is
+// admitted. Exactly one call is rejected, with Codex's text, and the connection stays up.
+func checkPendingDelegateLimit(t *testing.T, c *rawClient, limit int, calls ...int) {
+	t.Helper()
 	c.send(open(1, "s"))
 	c.expect(ready(1, "s"))
-	// A cell of the runtime runs at most 1,024 calls at once, so two cells share the
-	// connection's 1,025 calls. Each cell ends as soon as one of its calls is rejected, with the
-	// reason, and otherwise once all succeeded: the rejection is on the wire before the test
-	// answers any call, so no answer can free a slot before the 1,025th call is admitted.
 	body := `const ps = Array.from({ length: %d }, (_, i) => tools.tool({ i }));
 		const rejected = Promise.race(ps.map((p) => p.then(() => new Promise(() => {}), (e) => String(e))));
 		text(await Promise.race([rejected, Promise.all(ps).then(() => "none rejected")]));`
-	c.send(execute(2, "s", fmt.Sprintf(body, 600)))
-	c.send(execute(3, "s", fmt.Sprintf(body, 425)))
+	for i, n := range calls {
+		c.send(execute(2+i, "s", fmt.Sprintf(body, n)))
+	}
 	var ids []int
 	var results []string
 	answered, closed := 0, 0
-	for closed < 2 {
+	for closed < len(calls) {
 		got := c.recv()
 		switch typeOf(got) {
 		case "delegate/request":
@@ -311,13 +327,22 @@ func TestPendingDelegateLimitRejectsCallWithoutDisconnecting(t *testing.T) {
 			c.send(fmt.Sprintf(`{"type":"delegate/response","id":%d,"result":{"status":"ok","value":{"type":"tool/result","result":1}}}`, ids[answered]))
 		}
 	}
-	slices.Sort(results)
-	if want := []string{"code-mode host has too many pending delegate calls", "none rejected"}; !slices.Equal(results, want) {
-		t.Fatalf("cells ended with %q, want %q: exactly the 1,025th call rejected", results, want)
+	rejected := 0
+	for _, r := range results {
+		switch r {
+		case "code-mode host has too many pending delegate calls":
+			rejected++
+		case "none rejected":
+		default:
+			t.Fatalf("a cell ended with %q", r)
+		}
 	}
-	if len(ids) > MaxPendingDelegateCalls {
-		t.Fatalf("%d delegate requests went out, more than the limit of %d", len(ids), MaxPendingDelegateCalls)
+	if rejected != 1 {
+		t.Fatalf("cells ended with %q, want exactly the call past %d rejected", results, limit)
 	}
-	c.send(open(9, "still-up"))
-	c.expect(ready(9, "still-up"))
+	if len(ids) > limit {
+		t.Fatalf("%d delegate requests went out, more than the limit of %d", len(ids), limit)
+	}
+	c.send(open(99, "still-up"))
+	c.expect(ready(99, "still-up"))
 }

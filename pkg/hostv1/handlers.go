@@ -81,7 +81,7 @@ func (c *conn) handle(ctx context.Context, id wirev1.RequestId, req wirev1.HostR
 	case wirev1.Execute:
 		c.execute(ctx, id, r, receivedAt)
 	case wirev1.Wait:
-		c.respond(id, c.wait(ctx, r, receivedAt))
+		c.respond(id, c.wait(ctx, id, r, receivedAt))
 	case wirev1.Terminate:
 		c.respond(id, c.terminate(ctx, r, receivedAt))
 	case wirev1.ShutdownSession:
@@ -124,6 +124,7 @@ func (c *conn) execute(ctx context.Context, id wirev1.RequestId, r wirev1.Execut
 		c.respondError(id, errTooManyCells)
 		return
 	}
+	req.YieldNow = c.yieldChannel(id)
 	started, err := s.session.Execute(ctx, req)
 	if err != nil {
 		releaseCell()
@@ -135,26 +136,35 @@ func (c *conn) execute(ctx context.Context, id wirev1.RequestId, r wirev1.Execut
 		return
 	}
 	c.respondKeepingID(id, ok(wirev1.ExecutionStarted{CellId: wirev1.WireCellId(started.CellID)}))
-	sent := c.startCell(s.id, id, started, releaseCell, receivedAt)
+	sent := c.startCell(s.id, id, started, releaseCell, receivedAt, s.budget(req.MaxOutputTokens))
 	select {
 	case <-sent:
 	case <-c.ctx.Done():
 	}
 }
 
-func (c *conn) wait(ctx context.Context, r wirev1.Wait, receivedAt time.Time) result {
+func (c *conn) wait(ctx context.Context, id wirev1.RequestId, r wirev1.Wait, receivedAt time.Time) result {
 	s, err := c.session(r.SessionId)
 	if err != nil {
 		return failure(err)
 	}
-	outcome, err := s.session.Wait(ctx, convertv1.WaitRequestFromWire(r.Request))
+	req := convertv1.WaitRequestFromWire(r.Request)
+	req.YieldNow = c.yieldChannel(id)
+	outcome, err := s.session.Wait(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return failed(errCancelled)
 		}
 		return failure(err)
 	}
-	return c.waitCompleted(outcome, receivedAt)
+	return c.waitCompleted(outcome, receivedAt, s.budget(tokenBudget(r.MaxOutputTokens)))
+}
+
+// yieldChannel is the channel operation/yield closes for the active request id.
+func (c *conn) yieldChannel(id wirev1.RequestId) <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.requests.yieldChannel(id)
 }
 
 func (c *conn) terminate(ctx context.Context, r wirev1.Terminate, receivedAt time.Time) result {
@@ -166,14 +176,16 @@ func (c *conn) terminate(ctx context.Context, r wirev1.Terminate, receivedAt tim
 	if err != nil {
 		return failure(err)
 	}
-	return c.waitCompleted(outcome, receivedAt)
+	return c.waitCompleted(outcome, receivedAt, s.budget(tokenBudget(r.MaxOutputTokens)))
 }
 
-// waitCompleted answers a wait or terminate. The host duration counts from receipt of the
-// request until now, when the outcome is ready (spec §6.1).
-func (c *conn) waitCompleted(o codemode.WaitOutcome, receivedAt time.Time) result {
+// waitCompleted answers a wait or terminate, its output truncated to budget when there is one.
+// The host duration counts from receipt of the request until now, when the outcome is ready
+// (spec §6.1).
+func (c *conn) waitCompleted(o codemode.WaitOutcome, receivedAt time.Time, budget *outputBudget) result {
 	d := time.Since(receivedAt)
 	o.Response.HostDuration = &d
+	o.Response = truncated(o.Response, budget)
 	w, err := convertv1.WaitOutcomeToWire(o, wirev1.WireCellId(o.Response.CellID), c.host.generation)
 	if err != nil {
 		return failure(err)

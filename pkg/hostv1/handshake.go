@@ -13,6 +13,8 @@ import (
 // handshake is what a successful negotiation granted.
 type handshake struct {
 	limits bool
+	// maxDelegates bounds the connection's pending delegate calls.
+	maxDelegates int
 	// pairing is set when dual-websocket-v1 was granted: the bulk socket arrives through it.
 	pairing *pairing
 }
@@ -25,7 +27,7 @@ type dualOffer func() (*pairing, bool)
 // ok=false when the connection must end without serving: the client ended before any frame (no
 // reply) or the hello was rejected (after the rejection was written). An undecodable first frame
 // is an error, with no reply.
-func negotiate(conn transportv1.Conn, offer dualOffer) (hs handshake, ok bool, err error) {
+func negotiate(conn transportv1.Conn, offer dualOffer, g wirev1.Generation) (hs handshake, ok bool, err error) {
 	payload, err := conn.ReadFrame(wirev1.LaneControl)
 	if errors.Is(err, io.EOF) {
 		return hs, false, nil
@@ -44,7 +46,7 @@ func negotiate(conn transportv1.Conn, offer dualOffer) (hs handshake, ok bool, e
 	if !slices.Contains(hello.SupportedVersions, 1) {
 		return hs, false, reject(conn, wirev1.NoCompatibleVersion{SupportedVersions: wirev1.SupportedProtocolVersions{1}})
 	}
-	granted, hs := grant(hello, offer)
+	granted, hs := grant(hello, offer, g)
 	if missing, ok := firstMissing(hello.RequiredCapabilities, granted); ok {
 		hs.pairing.release()
 		return handshake{}, false, reject(conn, wirev1.MissingRequiredCapability{Capability: missing})
@@ -62,13 +64,25 @@ func negotiate(conn transportv1.Conn, offer dualOffer) (hs handshake, ok bool, e
 }
 
 // grant decides the capabilities: dual websockets when requested and a pairing slot is free,
-// resource limits when requested. Unknown optional capabilities are ignored, not echoed.
-func grant(hello wirev1.ClientHello, offer dualOffer) (wirev1.CapabilitySet, handshake) {
+// resource limits when requested, and from generation bounded-output on each of its three when
+// requested. Unknown optional capabilities are ignored, not echoed. The set is sorted, as
+// Codex's host sends it.
+func grant(hello wirev1.ClientHello, offer dualOffer, g wirev1.Generation) (wirev1.CapabilitySet, handshake) {
 	requested := func(c wirev1.Capability) bool {
 		return slices.Contains(hello.RequiredCapabilities, c) || slices.Contains(hello.OptionalCapabilities, c)
 	}
 	granted := wirev1.CapabilitySet{}
-	var hs handshake
+	hs := handshake{maxDelegates: MaxPendingDelegateCalls}
+	if g >= wirev1.GenerationBoundedOutput {
+		for _, c := range []wirev1.Capability{BoundedOutputCapability, DelegateCapacityCapability, YieldObservationCapability} {
+			if requested(c) {
+				granted = append(granted, c)
+			}
+		}
+		if requested(DelegateCapacityCapability) {
+			hs.maxDelegates = MaxPendingDelegateCallsGranted
+		}
+	}
 	if requested(DualWebSocketCapability) && offer != nil {
 		if p, ok := offer(); ok {
 			granted = append(granted, DualWebSocketCapability)
@@ -79,6 +93,7 @@ func grant(hello wirev1.ClientHello, offer dualOffer) (wirev1.CapabilitySet, han
 		granted = append(granted, ResourceLimitsCapability)
 		hs.limits = true
 	}
+	slices.Sort(granted)
 	return granted, hs
 }
 

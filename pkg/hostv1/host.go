@@ -15,6 +15,9 @@ const (
 	MaxInFlightRequests     = 256
 	MaxActiveCells          = 128
 	MaxPendingDelegateCalls = 1024
+	// MaxPendingDelegateCallsGranted replaces MaxPendingDelegateCalls on a connection that
+	// was granted DelegateCapacityCapability.
+	MaxPendingDelegateCallsGranted = 4096
 	// MaxQueuedCellMessages bounds the delegate requests a cell may queue before its
 	// execution/started response is sent; further calls wait for the response.
 	MaxQueuedCellMessages = 128
@@ -26,13 +29,20 @@ const (
 const (
 	DualWebSocketCapability  wirev1.Capability = "dual-websocket-v1"
 	ResourceLimitsCapability wirev1.Capability = "session-cell-execution-resource-limits"
+	// The capabilities of generation bounded-output (Codex 0.169): host-side truncation
+	// (outputTruncation on session/open), 4,096 pending delegate calls, and operation/yield.
+	// The host honours outputTruncation and operation/yield whether or not they were
+	// negotiated, as Codex's does.
+	BoundedOutputCapability    wirev1.Capability = "bounded-output-v1"
+	DelegateCapacityCapability wirev1.Capability = "delegate-capacity-4096"
+	YieldObservationCapability wirev1.Capability = "yield-observation"
 )
 
 // DefaultGeneration is the wire generation a Host serves unless told otherwise: the one current
-// Codex (0.152 and later) speaks, with code_mode_host_duration_ns on every runtime response.
-// Codex 0.151 and older need WithGeneration(wirev1.GenerationBaseline); no host can serve both,
-// because each refuses the other's shape (spec §6.1).
-const DefaultGeneration = wirev1.GenerationHostDuration
+// Codex (0.169 and later) speaks, bounded-output. Codex 0.152 to 0.168 need
+// WithGeneration(wirev1.GenerationHostDuration), 0.151 and older wirev1.GenerationBaseline; no
+// host can serve two, because each refuses the others' shapes (spec §6.1, codex-0169.md §B).
+const DefaultGeneration = wirev1.GenerationBoundedOutput
 
 // Option configures a Host.
 type Option func(*Host)
@@ -103,4 +113,10 @@ func (s semaphore) tryAcquire() func() {
 	default:
 		return nil
 	}
+}
+
+// decodeClientMessage reads a client's message in the host's generation: operation/yield and
+// the fields of bounded-output are unknown to earlier ones.
+func (h *Host) decodeClientMessage(data []byte) (wirev1.ClientToHost, error) {
+	return wirev1.DecodeClientToHostFor(h.generation, data)
 }

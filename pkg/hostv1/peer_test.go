@@ -66,7 +66,7 @@ func TestStartCellReportsWhenInitialResponseIsEnqueued(t *testing.T) {
 
 	initial := make(chan codemode.InitialResult, 1)
 	released := make(chan struct{})
-	sent := cn.startCell("session-1", 1, codemode.NewStartedCell("cell-1", initial, nil), func() { close(released) }, time.Now())
+	sent := cn.startCell("session-1", 1, codemode.NewStartedCell("cell-1", initial, nil), func() { close(released) }, time.Now(), nil)
 	select {
 	case <-sent:
 		t.Fatal("reported before the initial response existed")

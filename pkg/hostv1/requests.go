@@ -12,6 +12,10 @@ import (
 type activeRequest struct {
 	cancellable bool
 	cancel      context.CancelFunc
+	// yieldNow is closed by operation/yield: it ends the observation of an execute (until its
+	// initial response) or a wait at once; nil for other requests.
+	yieldNow chan struct{}
+	yielded  bool
 }
 
 // requestRegistry tracks request IDs: an ID must not be active or among the last RecentIDs
@@ -33,8 +37,30 @@ func (r *requestRegistry) start(parent context.Context, id wirev1.RequestId, req
 		return nil, fmt.Errorf("duplicate code-mode request ID RequestId(%d)", id)
 	}
 	ctx, cancel := context.WithCancel(parent)
-	r.active[id] = &activeRequest{cancellable: isCancellable(req), cancel: cancel}
+	a := &activeRequest{cancellable: isCancellable(req), cancel: cancel}
+	if isCancellable(req) {
+		a.yieldNow = make(chan struct{})
+	}
+	r.active[id] = a
 	return ctx, nil
+}
+
+// yieldChannel is the channel operation/yield closes for request id (nil if it has none).
+func (r *requestRegistry) yieldChannel(id wirev1.RequestId) <-chan struct{} {
+	if a, ok := r.active[id]; ok {
+		return a.yieldNow
+	}
+	return nil
+}
+
+// yield ends the observation of an active execute or wait (Codex 0.169's operation/yield). An
+// unknown or finished ID, a request that observes nothing, and a repeated yield are ignored, as
+// Codex's host ignores them: no reply, no error.
+func (r *requestRegistry) yield(id wirev1.RequestId) {
+	if a, ok := r.active[id]; ok && a.yieldNow != nil && !a.yielded {
+		a.yielded = true
+		close(a.yieldNow)
+	}
 }
 
 // isCancellable: operation/cancel affects only executes (before admission) and waits.

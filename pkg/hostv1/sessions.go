@@ -3,16 +3,53 @@ package hostv1
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/convertv1"
+	"github.com/codemodehq/codemode/pkg/exectool"
 )
 
 // hostSession is one open session of a connection.
 type hostSession struct {
 	id      wirev1.SessionId
 	session codemode.Session
+	// serverTruncation is set when session/open asked for outputTruncation "server": every
+	// runtime response is truncated to its request's token budget on the host.
+	serverTruncation bool
+}
+
+// budget is how a response of s goes out: whole (nil, the client truncates), or as
+// Codex's host sends it when it truncates (exectool.HostTruncatedOutput) to the request's budget.
+func (s *hostSession) budget(requested *int) *outputBudget {
+	if !s.serverTruncation {
+		return nil
+	}
+	return &outputBudget{tokens: requested}
+}
+
+// outputBudget is the host-side truncation of one response; tokens nil: no budget.
+type outputBudget struct{ tokens *int }
+
+// truncated applies the host-side truncation, if any, to r's output.
+func truncated(r codemode.RuntimeResponse, b *outputBudget) codemode.RuntimeResponse {
+	if b != nil {
+		r.ContentItems = exectool.HostTruncatedOutput(r, b.tokens)
+	}
+	return r
+}
+
+// tokenBudget converts a wire budget (usize) to the runtime's; a value beyond int saturates.
+func tokenBudget(b *wirev1.OutputTokenBudget) *int {
+	if b == nil {
+		return nil
+	}
+	n := math.MaxInt
+	if uint64(*b) < uint64(math.MaxInt) {
+		n = int(*b)
+	}
+	return &n
 }
 
 // session looks an open session up.
@@ -54,7 +91,8 @@ func (c *conn) openSession(ctx context.Context, r wirev1.OpenSession) result {
 		_ = sess.Shutdown(context.Background())
 		return failed(errHostClosing)
 	}
-	c.sessions[r.SessionId] = &hostSession{id: r.SessionId, session: sess}
+	server := r.OutputTruncation != nil && *r.OutputTruncation == wirev1.WireOutputTruncationServer
+	c.sessions[r.SessionId] = &hostSession{id: r.SessionId, session: sess, serverTruncation: server}
 	c.mu.Unlock()
 	return ok(wirev1.SessionReady{SessionId: r.SessionId})
 }

@@ -416,7 +416,7 @@ func TestBulkConnectionRegistrationsAreBoundedAndReleased(t *testing.T) {
 func TestFailedHostHelloRemovesTheBulkPairingReservation(t *testing.T) {
 	h := baselineHost(t)
 	conn := &failingWrites{hello: []byte(dualHello)}
-	_, ok, err := negotiate(conn, h.pairings.reserve)
+	_, ok, err := negotiate(conn, h.pairings.reserve, DefaultGeneration)
 	if ok || err == nil || !strings.HasPrefix(err.Error(), "failed to write code-mode host hello") {
 		t.Fatalf("negotiate = %v, %v", ok, err)
 	}

@@ -55,13 +55,20 @@ type observer struct {
 	deliver func(observation)
 	// timer is armed once the cell's runtime has started, so start-up never eats into the yield.
 	timer *time.Timer
+	// ended is closed once the observer was served or dropped (see end); it stops the watcher
+	// of a YieldNow channel.
+	ended   chan struct{}
+	endOnce sync.Once
 }
+
+// end records that the observation is over.
+func (o *observer) end() { o.endOnce.Do(func() { close(o.ended) }) }
 
 // newObserver returns an observer of kind that delivers on the returned channel. A yielding
 // observer yields after ms (see codemode.EffectiveYieldTimeMs).
 func newObserver(kind observerKind, ms uint64) (*observer, <-chan observation) {
 	ch := make(chan observation, 1)
-	obs := &observer{kind: kind, deliver: func(o observation) { ch <- o }}
+	obs := &observer{kind: kind, deliver: func(o observation) { ch <- o }, ended: make(chan struct{})}
 	if kind != pendingObserver {
 		obs.deadline, obs.hasDeadline = yieldDuration(ms)
 	}
@@ -105,8 +112,10 @@ type cell struct {
 	out           output
 	observer      *observer
 	result        *codemode.RuntimeResponse
-	terminator    chan codemode.RuntimeResponse // explicit Terminate waiting for its response
-	closeOnce     sync.Once
+	// completedAt is when an unobserved cell finished: its Result reports how long it waited.
+	completedAt time.Time
+	terminator  chan codemode.RuntimeResponse // explicit Terminate waiting for its response
+	closeOnce   sync.Once
 }
 
 func newCell(id codemode.CellID, callID string) *cell {

@@ -102,12 +102,13 @@ func (s *session) Execute(_ context.Context, req codemode.ExecuteRequest) (*code
 	initial := make(chan codemode.InitialResult, 1)
 	obs := &observer{kind: initialObserver, deliver: func(o observation) {
 		initial <- codemode.InitialResult{Response: o.resp}
-	}}
+	}, ended: make(chan struct{})}
 	obs.deadline, obs.hasDeadline = yieldDuration(s.effectiveYield(requested))
 	c, err := s.start(req, obs, false)
 	if err != nil {
 		return nil, err
 	}
+	s.watchYieldNow(c, obs, req.YieldNow)
 	return codemode.NewStartedCell(c.id, initial, func() { s.interrupt(c) }), nil
 }
 
@@ -184,6 +185,7 @@ func (s *session) Wait(ctx context.Context, req codemode.WaitRequest) (codemode.
 		}
 		return codemode.MissingCellOutcome(req.CellID), nil
 	}
+	s.watchYieldNow(c, obs, req.YieldNow)
 	o, err := s.await(ctx, c, obs, ch)
 	if err != nil {
 		return codemode.WaitOutcome{}, err
@@ -262,6 +264,8 @@ func (s *session) serveCompletedLocked(c *cell, obs *observer) actions {
 // before it, and marks the cell delivering: its claimant closes it.
 func (s *session) claimCompletionLocked(c *cell) codemode.RuntimeResponse {
 	resp := *c.result
+	buffered := time.Since(c.completedAt)
+	resp.BufferedFor = &buffered
 	resp.ContentItems = append(c.out.take(), resp.ContentItems...)
 	c.result = nil
 	c.state = cellDelivering
@@ -354,7 +358,26 @@ func (s *session) deadlineReached(c *cell, obs *observer) {
 
 // serveNow returns the delivery of o to an observer that was never registered.
 func serveNow(obs *observer, o observation) actions {
-	return actions{func() { obs.deliver(o) }}
+	return actions{func() {
+		obs.deliver(o)
+		obs.end()
+	}}
+}
+
+// watchYieldNow serves obs with the output so far when now is closed, if obs still observes c
+// then, as its yield deadline would (Codex 0.169's operation/yield). The watcher ends with the
+// observation.
+func (s *session) watchYieldNow(c *cell, obs *observer, now <-chan struct{}) {
+	if now == nil || !obs.yields() {
+		return
+	}
+	go func() {
+		select {
+		case <-now:
+			s.deadlineReached(c, obs)
+		case <-obs.ended:
+		}
+	}()
 }
 
 // serveLocked unregisters c's observer and returns the delivery of o to it.
@@ -367,6 +390,9 @@ func (s *session) serveLocked(c *cell, o observation) actions {
 func (s *session) dropObserverLocked(c *cell) {
 	if c.observer.timer != nil {
 		c.observer.timer.Stop()
+	}
+	if c.observer.ended != nil {
+		c.observer.end()
 	}
 	c.observer = nil
 }
@@ -637,9 +663,11 @@ func (s *session) completeLocked(c *cell, errText *string, writes storedValues) 
 	obs := c.observer
 	if obs == nil {
 		resp.ContentItems = c.out.takeAfterInitialYield()
-		c.state, c.result = cellCompleted, &resp
+		c.state, c.result, c.completedAt = cellCompleted, &resp, time.Now()
 		return nil
 	}
+	var live time.Duration
+	resp.BufferedFor = &live
 	resp.ContentItems = c.out.take()
 	c.state = cellDelivering
 	after := s.serveLocked(c, observation{resp: resp})

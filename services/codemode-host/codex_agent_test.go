@@ -30,6 +30,9 @@ var agentCases = []agentCase{
 		[]string{`Warning: truncated output (original token count: 1251)`, `…1241 tokens truncated…`, `xEND"`}},
 	{"a script error", []fakemodel.Reply{fakemodel.Exec("call_1", `text("before"); throw "boom"`)},
 		[]string{`Script failed`, `"text":"before"`, `Script error:\nboom`}},
+	{"a long script error truncated with the output", []fakemodel.Reply{fakemodel.Exec("call_1",
+		"// @exec: {\"max_output_tokens\": 10}\n"+`text("a"); throw "e".repeat(400)`)},
+		[]string{`Script failed`, `Warning: truncated output (original token count: 104)`, `a\nScript error:\neeee…94 tokens truncated…`}},
 }
 
 // TestCodexAgentOnCodemodeHost: the real Codex agent runs each case on codemode-host and on

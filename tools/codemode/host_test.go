@@ -23,7 +23,7 @@ func TestHostRefusesListenURLsItCannotServe(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	if code := dispatch([]string{"host", "--generation", "newest"}, strings.NewReader(""), &stdout, &stderr); code != 2 ||
-		stderr.String() != "codemode host: unknown V1 wire generation \"newest\" (known: baseline, host-duration)\n" {
+		stderr.String() != "codemode host: unknown V1 wire generation \"newest\" (known: baseline, host-duration, bounded-output)\n" {
 		t.Errorf("unknown generation: exit %d, stderr %q", code, stderr.String())
 	}
 }

@@ -160,9 +160,9 @@ func printBanner(w io.Writer, bound []hostprogram.Bound, tools string, cfg hostp
 	for _, b := range bound {
 		switch b.Listen.Transport {
 		case hostprogram.GRPC:
-			fmt.Fprintf(w, "  gRPC, gRPC-Web, Connect   %s   (codex.code_mode.v1.CodeModeHost)\n", b.URL)
+			fmt.Fprintf(w, "  gRPC, gRPC-Web, Connect   %s   (Codex 0.169+: codex app-server --code-mode-host %s)\n", b.URL, b.URL)
 		case hostprogram.WebSocket:
-			fmt.Fprintf(w, "  Protocol V1 (WebSocket)   %s   (Codex: --code-mode-host %s)\n", b.URL, b.URL)
+			fmt.Fprintf(w, "  Protocol V1 (WebSocket)   %s   (Codex before 0.169: --code-mode-host %s)\n", b.URL, b.URL)
 		}
 	}
 	for _, b := range bound {

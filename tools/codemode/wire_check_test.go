@@ -64,7 +64,7 @@ func TestWireCheckAnswersEveryLineInOrder(t *testing.T) {
 		{`{"kind":"v1:HostToClient","generation":"host-duration","json":{"type":"cell/closed","sessionId":"s","cellId":"1"}}`,
 			`{"ok":true,"value":{"type":"cell/closed","sessionId":"s","cellId":"1"}}`},
 		{`{"kind":"v1:WireRuntimeResponse","generation":"newest","json":{}}`,
-			`{"ok":false,"error":"unknown V1 wire generation \"newest\" (known: baseline, host-duration)"}`},
+			`{"ok":false,"error":"unknown V1 wire generation \"newest\" (known: baseline, host-duration, bounded-output)"}`},
 		{`{"kind":"v1:WireRuntimeResponse","generation":2,"json":{}}`,
 			`{"ok":false,"error":"\"generation\" of a V1 line must be a string (\"baseline\" or \"host-duration\"), not 2"}`},
 		// Malformed lines answer ok:false and do not stop the stream.

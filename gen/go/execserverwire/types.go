@@ -2740,7 +2740,8 @@ func decodeNetworkPolicyDecision(n *serdejson.Node, path string) (NetworkPolicyD
 	case "ask":
 		return decodeNetworkPolicyAsk(n, path)
 	}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, []string{"allow", "deny", "ask"})
+	tags := []string{"allow", "deny", "ask"}
+	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, tags)
 }
 
 // NetworkPolicyAllow is the NetworkPolicyDecision variant "allow".

@@ -74,6 +74,7 @@ func allCases() []testCase {
 	var cases []testCase
 	cases = append(cases, lifecycleCases()...)
 	cases = append(cases, observerCases()...)
+	cases = append(cases, yieldCases()...)
 	cases = append(cases, terminationCases()...)
 	cases = append(cases, limitCases()...)
 	cases = append(cases, timeCases()...)
