@@ -13,7 +13,7 @@ export GOFLAGS := -buildvcs=false
 START := $(shell date +%s)
 PHASE := ./tools/phase.sh
 
-.PHONY: help setup tools run generate check test test-go test-race test-ts test-browser lint drift compat fuzz bench clean haproxy-setup
+.PHONY: help setup tools run generate check test test-go test-race test-ts test-browser lint drift compat fuzz bench clean haproxy-setup codex-next
 
 ## help: list the targets (what a bare `make` does).
 help:
@@ -82,6 +82,10 @@ fuzz:
 ## bench: benchmarks with their node:vm baseline; paste the table into docs/benchmarks.md.
 bench: setup haproxy-setup
 	./tools/bench.sh
+
+## codex-next: run the real-Codex suites with the pinned and the newest @openai/codex; report changes.
+codex-next: setup
+	./tools/codex-next.sh
 
 ## clean: remove .cache (generated TS test output, tool stamp) and bin.
 clean:

@@ -146,7 +146,7 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/grpcclient",
-		allow:        []string{std, "pkg/codemode", "pkg/grpcconv", "pkg/serdejson", "pkg/internal/stdio", "gen/go/pb/...", connect, protobuf, uuid, xnet},
+		allow:        []string{std, "pkg/codemode", "pkg/grpcconv", "pkg/serdejson", "pkg/internal/stdio", "gen/go/pb/...", connect, protobuf, uuid},
 		allowInTests: []string{"pkg/grpchost", "pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv", goleak},
 		why:          "the gRPC client adapter speaks to any CodeModeHost: it never imports the host or a runtime outside its tests, which run the conformance suite against the host on jsruntime",
 	},

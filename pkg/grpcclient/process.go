@@ -2,6 +2,7 @@ package grpcclient
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,8 +11,6 @@ import (
 	"os/exec"
 	"sync"
 	"syscall"
-
-	"golang.org/x/net/http2"
 
 	"github.com/codemodehq/codemode/pkg/internal/stdio"
 )
@@ -55,20 +54,30 @@ func NewProcess(cmd Command, opts Options) *Provider {
 // connection.
 func NewOverConn(dial func() (net.Conn, error), opts Options) *Provider {
 	e := endpoint{baseURL: "http://" + processAuthority}
-	ct := &connTripper{dial: dial, h2: &http2.Transport{AllowHTTP: true, StrictMaxConcurrentStreams: true}}
+	ct := newConnTripper(dial)
 	return &Provider{endpoint: e, transport: newTransportOver(e, ct, ct.close, opts), opts: opts}
 }
 
 // connTripper sends every request over the one HTTP/2 connection it holds, and dials a new one
 // when there is none or it went away.
 type connTripper struct {
-	dial func() (net.Conn, error)
-	h2   *http2.Transport
+	h2 *http.Transport
 
 	mu   sync.Mutex
-	conn net.Conn
-	cc   *http2.ClientConn
+	cc   *http.ClientConn
 	shut bool
+}
+
+// newConnTripper returns a connTripper whose connections dial opens. Requests beyond the
+// peer's stream limit wait on the one connection: a second connection would be a second host.
+func newConnTripper(dial func() (net.Conn, error)) *connTripper {
+	protocols := new(http.Protocols)
+	protocols.SetUnencryptedHTTP2(true)
+	return &connTripper{h2: &http.Transport{
+		Protocols:   protocols,
+		HTTP2:       &http.HTTP2Config{StrictMaxConcurrentRequests: true},
+		DialContext: func(context.Context, string, string) (net.Conn, error) { return dial() },
+	}}
 }
 
 // errConnClosed fails requests after Close.
@@ -76,7 +85,7 @@ var errConnClosed = errors.New("gRPC code-mode connection is closed")
 
 // RoundTrip sends r over the current connection, dialling it first if needed.
 func (t *connTripper) RoundTrip(r *http.Request) (*http.Response, error) {
-	cc, err := t.current()
+	cc, err := t.current(r.Context())
 	if err != nil {
 		return nil, err
 	}
@@ -84,41 +93,34 @@ func (t *connTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // current returns the live connection, or dials one.
-func (t *connTripper) current() (*http2.ClientConn, error) {
+func (t *connTripper) current(ctx context.Context) (*http.ClientConn, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.shut {
 		return nil, errConnClosed
 	}
-	if t.cc != nil && t.cc.CanTakeNewRequest() {
+	if t.cc != nil && t.cc.Err() == nil {
 		return t.cc, nil
 	}
-	if t.conn != nil {
+	if t.cc != nil {
 		_ = t.cc.Close()
-		_ = t.conn.Close()
 	}
-	conn, err := t.dial()
+	cc, err := t.h2.NewClientConn(context.WithoutCancel(ctx), "http", processAuthority+":80")
 	if err != nil {
-		return nil, err
-	}
-	cc, err := t.h2.NewClientConn(conn)
-	if err != nil {
-		_ = conn.Close()
 		return nil, fmt.Errorf("gRPC code-mode connection: %w", err)
 	}
-	t.conn, t.cc = conn, cc
+	t.cc = cc
 	return cc, nil
 }
 
 // close closes the connection and refuses new requests.
 func (t *connTripper) close() {
 	t.mu.Lock()
-	conn, cc := t.conn, t.cc
-	t.shut, t.conn, t.cc = true, nil, nil
+	cc := t.cc
+	t.shut, t.cc = true, nil
 	t.mu.Unlock()
-	if conn != nil {
+	if cc != nil {
 		_ = cc.Close()
-		_ = conn.Close()
 	}
 }
 

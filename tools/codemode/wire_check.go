@@ -43,8 +43,9 @@ type checkInput struct {
 	// Input is the raw exec tool input of "exec_source" lines.
 	Input *string `json:"input"`
 	// Generation means what the kind says: for "v1:" lines the wire generation the message is
-	// read in, a string ("baseline", the default, or "host-duration": runtime responses with
-	// code_mode_host_duration_ns, spec §6.1); for "cell_id" lines the host generation, a number
+	// read in, a string ("baseline", the default; "host-duration": runtime responses with
+	// code_mode_host_duration_ns, spec §6.1; "bounded-output": Codex 0.169's, codex-0169.md §B);
+	// for "cell_id" lines the host generation, a number
 	// (wire_check_grpc.go).
 	Generation json.RawMessage `json:"generation"`
 	// Public and Client are the other fields of "cell_id" lines.
@@ -77,7 +78,7 @@ var kindCheckers = map[string]kindChecker{
 func runWire(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) != 1 || args[0] != "check" {
 		fmt.Fprintln(stderr, "usage: codemode wire check < inputs.jsonl")
-		fmt.Fprintln(stderr, `  each line: {"kind":"v1:<Type>","json":…[,"generation":"baseline"|"host-duration"]},`)
+		fmt.Fprintln(stderr, `  each line: {"kind":"v1:<Type>","json":…[,"generation":"baseline"|"host-duration"|"bounded-output"]},`)
 		fmt.Fprintln(stderr, `  {"kind":"grpc:<Message>","json":…}, {"kind":"frame","hex":"…"} (hex = one WebSocket binary message),`)
 		fmt.Fprintln(stderr, `  {"kind":"exec_source","input":"…"} or {"kind":"cell_id","host_generation":N,"public":"…"[,"client":"grpc"|"v1"]}`)
 		return 2
@@ -177,7 +178,7 @@ func wireGeneration(raw json.RawMessage) (wirev1.Generation, error) {
 	}
 	var name string
 	if err := json.Unmarshal(raw, &name); err != nil {
-		return 0, fmt.Errorf(`"generation" of a V1 line must be a string ("baseline" or "host-duration"), not %s`, raw)
+		return 0, fmt.Errorf(`"generation" of a V1 line must be a string ("baseline", "host-duration" or "bounded-output"), not %s`, raw)
 	}
 	return wirev1.ParseGeneration(name)
 }

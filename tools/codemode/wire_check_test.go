@@ -66,7 +66,16 @@ func TestWireCheckAnswersEveryLineInOrder(t *testing.T) {
 		{`{"kind":"v1:WireRuntimeResponse","generation":"newest","json":{}}`,
 			`{"ok":false,"error":"unknown V1 wire generation \"newest\" (known: baseline, host-duration, bounded-output)"}`},
 		{`{"kind":"v1:WireRuntimeResponse","generation":2,"json":{}}`,
-			`{"ok":false,"error":"\"generation\" of a V1 line must be a string (\"baseline\" or \"host-duration\"), not 2"}`},
+			`{"ok":false,"error":"\"generation\" of a V1 line must be a string (\"baseline\", \"host-duration\" or \"bounded-output\"), not 2"}`},
+		// Codex 0.169's generation: operation/yield, outputTruncation and result_buffered_for_ns.
+		{`{"kind":"v1:ClientToHost","generation":"bounded-output","json":{"type":"operation/yield","id":3}}`,
+			`{"ok":true,"value":{"type":"operation/yield","id":3}}`},
+		{`{"kind":"v1:ClientToHost","generation":"host-duration","json":{"type":"operation/yield","id":3}}`,
+			"{\"ok\":false,\"error\":\"type: unknown variant `operation/yield`, expected one of `connection/hello`, `operation/request`, `operation/cancel`, `delegate/response`\"}"},
+		{`{"kind":"v1:HostRequest","generation":"bounded-output","json":{"method":"session/open","sessionId":"s","outputTruncation":{"server":null}}}`,
+			`{"ok":true,"value":{"method":"session/open","sessionId":"s","outputTruncation":"server"}}`},
+		{`{"kind":"v1:WireRuntimeResponse","generation":"bounded-output","json":{"Result":{"cell_id":"1","content_items":[],"error_text":null,"code_mode_host_duration_ns":123}}}`,
+			"{\"ok\":false,\"error\":\"Result: missing field `result_buffered_for_ns`\"}"},
 		// Malformed lines answer ok:false and do not stop the stream.
 		{`not json`, `{"ok":false,"error":"malformed input line: invalid character 'o' in literal null (expecting 'u')"}`},
 		{`{"kind":"v1:Nope","json":{}}`, `{"ok":false,"error":"unknown V1 type \"Nope\" (known: ClientToHost, HostToClient, HostRequest, HostResponse, DelegateRequest, DelegateResponse, WireExecuteRequest, WireToolDefinition, WireToolName, WireWaitRequest, WireSessionCellExecutionLimits, WireContentItem, WireRuntimeResponse, WireWaitOutcome, WireNestedToolCall)"}`},

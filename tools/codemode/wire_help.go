@@ -10,8 +10,8 @@ input on stdout: {"ok":true,"value":…} with the input's canonical encoding, or
 
 Input lines:
   {"kind":"v1:<Type>","json":…}        a V1 message, e.g. v1:ClientToHost, v1:WireExecuteRequest;
-                                       "generation":"host-duration" reads it as Codex >= 0.152 does
-                                       (default "baseline")
+                                       "generation":"host-duration" reads it as Codex 0.152-0.168
+                                       does, "bounded-output" as Codex >= 0.169 (default "baseline")
   {"kind":"grpc:<Message>","json":…}   a codex.code_mode.v1 message in protobuf JSON, with the
                                        receiving peer's semantic checks
   {"kind":"frame","hex":"…"}           one WebSocket binary message holding one length-prefixed frame
