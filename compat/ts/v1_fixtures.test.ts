@@ -25,6 +25,7 @@ interface VariantDef {
   properties: Record<string, { const?: string }>;
   "x-lane"?: string;
   "x-lane-rules"?: { match: { field: string; variant: string }[]; lane: string }[];
+  "x-generation"?: string;
 }
 
 const schemaDocs = new Map<string, SchemaDoc>(
@@ -92,7 +93,10 @@ for (const union of laneUnions) {
       seen.add(msg.type);
     }
     const doc = schemaDocs.get(union)!;
-    const tags = Object.values(doc.$defs!).map((d) => d.properties[doc["x-tag"]!].const);
+    // The TypeScript codec speaks the baseline: variants of later generations have no fixture.
+    const tags = Object.values(doc.$defs!)
+      .filter((d) => d["x-generation"] === undefined)
+      .map((d) => d.properties[doc["x-tag"]!].const);
     assert.deepEqual([...seen].sort(), tags.sort());
   });
 }
