@@ -17,6 +17,7 @@ require (
 )
 
 require (
+	github.com/klauspost/compress v1.20.3
 	github.com/oklog/run v1.2.0
 	golang.org/x/net v0.62.0
 )

@@ -354,6 +354,15 @@ var planted = []plantedCase{
 		},
 	},
 	{
+		name: "pkg/internal/zstd: the compressor imports the module",
+		edges: []edge{
+			ext("pkg/internal/zstd", "github.com/klauspost/compress/zstd", zstd),
+			ext("pkg/internal/zstd", "connectrpc.com/connect/v2", connect),
+			own("pkg/internal/zstd", "pkg/grpcconv"),
+		},
+		want: []string{"pkg/internal/zstd → pkg/grpcconv [pkg/internal/zstd]"},
+	},
+	{
 		name: "pkg/internal/...: a shared helper imports an adapter, or a library outside tests",
 		edges: []edge{
 			stdlib("pkg/internal/stdio", "net"),

@@ -29,6 +29,8 @@ const (
 	// xnet is golang.org/x/net: its http2 package serves and dials HTTP/2 on a connection
 	// that is not a socket (a spawned host's standard streams), which net/http cannot.
 	xnet = "golang.org/x/net"
+	// zstd is klauspost/compress, whose zstd codec is the compression Codex's gRPC peers offer.
+	zstd = "github.com/klauspost/compress"
 	// mcpSDK is the official MCP Go SDK: pkg/mcptools speaks MCP only through it.
 	mcpSDK = "github.com/modelcontextprotocol/go-sdk"
 )
@@ -140,13 +142,13 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/grpchost",
-		allow:        []string{std, "pkg/codemode", "pkg/grpcconv", "pkg/exectool", "gen/go/pb/...", connect, protobuf, uuid, xnet},
+		allow:        []string{std, "pkg/codemode", "pkg/grpcconv", "pkg/exectool", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid, xnet},
 		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/grpcclient", "pkg/testenv", goleak},
 		why:          "the gRPC host adapter serves any SessionProvider: it never names a runtime outside its tests, which run it on jsruntime and drive it with the Go client",
 	},
 	{
 		pkgs:         "pkg/grpcclient",
-		allow:        []string{std, "pkg/codemode", "pkg/grpcconv", "pkg/serdejson", "pkg/internal/stdio", "gen/go/pb/...", connect, protobuf, uuid},
+		allow:        []string{std, "pkg/codemode", "pkg/grpcconv", "pkg/serdejson", "pkg/internal/stdio", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid},
 		allowInTests: []string{"pkg/grpchost", "pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv", goleak},
 		why:          "the gRPC client adapter speaks to any CodeModeHost: it never imports the host or a runtime outside its tests, which run the conformance suite against the host on jsruntime",
 	},
@@ -171,6 +173,11 @@ var layers = []layer{
 		pkgs:  "pkg/serdejson",
 		allow: []string{std},
 		why:   "the hand-written runtime that generated code imports sits below gen/: importing anything of the module would make gen/ depend on the layers above it",
+	},
+	{
+		pkgs:  "pkg/internal/zstd",
+		allow: []string{std, connect, zstd},
+		why:   "the zstd compressor the gRPC host and client share: connect's Compressor interface over klauspost/compress, and nothing of the module",
 	},
 	{
 		pkgs:         "pkg/internal/...",

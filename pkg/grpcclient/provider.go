@@ -20,6 +20,9 @@ type Options struct {
 	// Codex 0.169's client does for a host it spawned; outcomes then reach the caller truncated.
 	// A host older than 0.169 ignores it and sends them whole.
 	ServerTruncation bool
+	// SendCompression compresses every request with the named encoding: "zstd" (what Codex's host
+	// accepts) or "gzip"; "" sends them uncompressed.
+	SendCompression string
 }
 
 // Provider is a codemode.SessionProvider whose sessions live on a remote CodeModeHost. Its

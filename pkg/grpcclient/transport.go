@@ -8,10 +8,12 @@ import (
 	"sync"
 
 	"connectrpc.com/connect/v2"
+	"connectrpc.com/connect/v2/connectgzip"
 	"connectrpc.com/connect/v2/connecthttp"
 
 	"github.com/codemodehq/codemode/gen/go/pb/codex/code_mode/v1/code_modev1connect"
 	"github.com/codemodehq/codemode/pkg/grpcconv"
+	"github.com/codemodehq/codemode/pkg/internal/zstd"
 )
 
 // Protocol selects the wire protocol of a Provider. The host serves all three on one port.
@@ -82,6 +84,12 @@ func newTransportOver(e endpoint, base http.RoundTripper, closeIdle func(), opts
 	copts := []connecthttp.Option{
 		connecthttp.WithReadMaxBytes(grpcconv.MaxMessageBytes),
 		connecthttp.WithSendMaxBytes(grpcconv.MaxMessageBytes),
+		// Offered as Codex 0.169's client offers them; requests go out uncompressed unless
+		// Options.SendCompression names one.
+		connecthttp.WithCompressors(zstd.New(), connectgzip.New()),
+	}
+	if opts.SendCompression != "" {
+		copts = append(copts, connecthttp.WithSendCompression(opts.SendCompression))
 	}
 	switch opts.Protocol {
 	case ProtocolGRPC:

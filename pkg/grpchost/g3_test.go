@@ -7,10 +7,12 @@ import (
 	"testing"
 
 	"connectrpc.com/connect/v2"
+	"connectrpc.com/connect/v2/connecthttp"
 
 	pb "github.com/codemodehq/codemode/gen/go/pb/codex/code_mode/v1"
 	"github.com/codemodehq/codemode/pkg/grpcconv"
 	"github.com/codemodehq/codemode/pkg/grpchost"
+	"github.com/codemodehq/codemode/pkg/internal/zstd"
 )
 
 // Codex 0.169's additions to the gRPC host (spec codex-0169.md §B.3), with its exact statuses.
@@ -192,5 +194,50 @@ func TestServerTruncationOverGRPC(t *testing.T) {
 	want = "Warning: truncated output (original token count: 200)\nTotal output lines: 1\n\nqqqqqq…197 tokens truncated…qqqqqq"
 	if got := texts(resp.GetLiveCell()); len(got) != 1 || got[0] != want {
 		t.Fatalf("terminate outcome %q, want %q", got, want)
+	}
+}
+
+// Codex 0.169's client offers zstd: the host accepts zstd-compressed requests, advertises zstd
+// first, and refuses a compressed message that inflates past the message limit.
+func TestZstdRequestsAreAccepted(t *testing.T) {
+	srv := startServer(t, newJSProvider(t), grpchost.Options{})
+	zstdClient := rawClient(t, srv.url, connecthttp.WithGRPC(), connecthttp.WithCompressors(zstd.New()), connecthttp.WithSendCompression(zstd.Name))
+	ctx, info := connect.NewClientContext(context.Background())
+	stream, err := zstdClient.OpenSession(ctx, &pb.OpenSessionRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened, err := stream.Receive()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := info.ResponseHeader().Get("Grpc-Accept-Encoding"); !strings.HasPrefix(got, "zstd") {
+		t.Errorf("grpc-accept-encoding %q, want zstd first", got)
+	}
+	id := opened.GetOpened().GetSessionId()
+	e, err := zstdClient.Execute(context.Background(), request(id, "e1", `text("zstd "+"z".repeat(1000))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for {
+		ev, err := e.Receive()
+		if err != nil {
+			break
+		}
+		if o := ev.GetOutcome(); o != nil {
+			got = texts(o)
+		}
+	}
+	if len(got) != 1 || got[0] != "zstd "+strings.Repeat("z", 1000) {
+		t.Fatalf("outcome %.80q", got)
+	}
+	// 64 MiB of spaces compress to a few KiB; inflated, the message is past the host's limit.
+	bomb, err := zstdClient.Execute(context.Background(), request(id, "e2", strings.Repeat(" ", grpcconv.MaxMessageBytes+1)))
+	if err == nil {
+		_, err = bomb.Receive()
+	}
+	if connect.CodeOf(err) != connect.CodeResourceExhausted {
+		t.Fatalf("a request inflating past %d bytes: %v, want RESOURCE_EXHAUSTED", grpcconv.MaxMessageBytes, err)
 	}
 }

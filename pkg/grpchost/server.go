@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"connectrpc.com/connect/v2"
+	"connectrpc.com/connect/v2/connectgzip"
 	"connectrpc.com/connect/v2/connecthttp"
 
 	"github.com/codemodehq/codemode/pkg/grpcconv"
+	"github.com/codemodehq/codemode/pkg/internal/zstd"
 )
 
 // HealthPath answers 200 over HTTP/1.1 and HTTP/2, for load balancers and readiness probes.
@@ -20,7 +22,8 @@ const HealthPath = "/healthz"
 
 // Handler returns the host's HTTP handler: the CodeModeHost service over gRPC, gRPC-Web and
 // Connect (one connect handler negotiates all three by content type), with 64 MiB message limits
-// in both directions and uncompressed responses, plus GET /healthz. Over HTTP/1.1 only the health check, Connect and
+// in both directions, zstd and gzip requests accepted and uncompressed responses, plus GET
+// /healthz. Over HTTP/1.1 only the health check, Connect and
 // gRPC-Web are served (browsers reach the host that way); any other HTTP/1 request, gRPC among
 // them, is answered 505 HTTP Version Not Supported, as Codex's host does.
 func (h *Host) Handler() http.Handler {
@@ -34,6 +37,9 @@ func (h *Host) Handler() http.Handler {
 		// small tool calls, where gzip costs more than the bytes it saves, and Codex's host
 		// does not compress either.
 		connecthttp.WithCompressMinBytes(grpcconv.MaxMessageBytes+1),
+		// zstd first, as Codex 0.169's client offers it: requests compressed with either are
+		// accepted, and both are advertised in grpc-accept-encoding.
+		connecthttp.WithCompressors(zstd.New(), connectgzip.New()),
 	)
 	mux.HandleFunc(HealthPath, health)
 	return http1Guard(mux)

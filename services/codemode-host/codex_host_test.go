@@ -196,3 +196,34 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// TestZstdRequests: codemode-host accepts requests compressed with zstd (the encoding Codex's
+// client offers for responses); Codex 0.171's own host refuses them with tonic's text, which is a
+// deliberate difference (decisions.md): the test fails if either side changes.
+func TestZstdRequests(t *testing.T) {
+	c := testenv.FindCodex(t)
+	run := func(t *testing.T, p codemode.SessionProvider) (codemode.RuntimeResponse, error) {
+		defer p.(interface{ Close() error }).Close()
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		defer cancel()
+		s, err := p.CreateSession(ctx, newBlockingDelegate(), codemode.SessionCellExecutionLimits{})
+		if err != nil {
+			return codemode.RuntimeResponse{}, err
+		}
+		defer s.Shutdown(ctx)
+		cell, err := s.Execute(ctx, codemode.ExecuteRequest{ToolCallID: "call", Source: `text("z".repeat(100000).length)` + strings.Repeat(" ", 100000)})
+		if err != nil {
+			return codemode.RuntimeResponse{}, err
+		}
+		return cell.InitialResponse(ctx)
+	}
+	zstdOpts := grpcclient.Options{SendCompression: "zstd"}
+	r, err := run(t, grpcclient.NewProcess(grpcclient.Command{Path: bin}, zstdOpts))
+	if err != nil || r.Kind != codemode.Result || len(r.ContentItems) != 1 || r.ContentItems[0] != (codemode.InputText{Text: "100000"}) {
+		t.Fatalf("codemode-host: %+v, %v", r, err)
+	}
+	_, err = run(t, grpcclient.NewProcess(grpcclient.Command{Path: c.Host}, zstdOpts))
+	if want := "unimplemented: Content is compressed with `zstd` which isn't supported"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Codex's host: %v; want it to refuse zstd requests with %q (if it accepts them now, drop the difference)", err, want)
+	}
+}
