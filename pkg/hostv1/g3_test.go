@@ -152,6 +152,10 @@ func TestServerTruncationInCodexFormat(t *testing.T) {
 		{"s", `text("a".repeat(300)); text("b".repeat(300)); image("data:image/png;base64,AAAA")`, "20",
 			`[{"type":"input_text","text":"` + strings.Repeat("a", 40) + `…55 tokens truncated…` + strings.Repeat("a", 40) + `"},{"type":"input_image","image_url":"data:image/png;base64,AAAA","detail":"high"},{"type":"input_text","text":"[omitted 1 text items ...]"}]`, ""},
 		{"whole", source, "10", `[{"type":"input_text","text":"` + strings.Repeat("x", 4000) + `END"}]`, ""},
+		// Budget 0 (observed on Codex 0.171's host): only the marker under the header; with an
+		// image, the texts are all omitted.
+		{"s", source, "0", `[{"type":"input_text","text":"Warning: truncated output (original token count: 1001)\nTotal output lines: 1\n\n…1001 tokens truncated…"}]`, ""},
+		{"s", `text("a"); text("b"); image("data:image/png;base64,AAAA")`, "0", `[{"type":"input_image","image_url":"data:image/png;base64,AAAA","detail":"high"},{"type":"input_text","text":"[omitted 2 text items ...]"}]`, ""},
 		// A failed script's error is one more item, truncated with the rest; error_text stays.
 		{"s", `text("before"); throw "boom"`, "null", `[{"type":"input_text","text":"before"},{"type":"input_text","text":"Script error:\nboom"}]`, `"boom"`},
 		{"s", `text("a"); throw "e".repeat(400)`, "10", `[{"type":"input_text","text":"Warning: truncated output (original token count: 104)\nTotal output lines: 3\n\na\nScript error:\neeee…94 tokens truncated…` + strings.Repeat("e", 20) + `"}]`, `"` + strings.Repeat("e", 400) + `"`},
