@@ -51,15 +51,15 @@ const execute = (fields: string) =>
 test("unknown fields are rejected at every level, naming the path and the allowed keys", () => {
   rejects(
     () => unmarshalClientToHost(hello(`,"unexpected":true`)),
-    "unknown field `unexpected`, expected one of `type`, `supportedVersions`, `requiredCapabilities`, `optionalCapabilities`",
+    "unknown field `unexpected`, expected one of `supportedVersions`, `requiredCapabilities`, `optionalCapabilities`",
   );
   rejects(
     () => unmarshalClientToHost(`{"type":"operation/request","id":1,"request":{"method":"session/open","sessionId":"s","cellExecutionLimits":{"maxYieldTimeMs":1,"x":0}}}`),
-    "request.cellExecutionLimits: unknown field `x`, expected one of `maxYieldTimeMs`, `maxHeapSizeBytes`",
+    "request.cellExecutionLimits: unknown field `x`, expected `maxYieldTimeMs` or `maxHeapSizeBytes`",
   );
   rejects(
     () => unmarshalWireWaitOutcome(`{"LiveCell":{"Yielded":{"cell_id":"1","content_items":[{"type":"input_text","text":"t","x":1}]}}}`),
-    "LiveCell.Yielded.content_items[0]: unknown field `x`, expected one of `type`, `text`",
+    "LiveCell.Yielded.content_items[0]: unknown field `x`, expected `text`",
   );
 });
 
@@ -68,7 +68,7 @@ test("extra keys on notification/delivered are ignored and not re-encoded (serde
   assert.deepEqual(v, { type: "notification/delivered" });
   rejects(
     () => unmarshalDelegateResponse(`{"type":"tool/result","result":1,"extra":1}`),
-    "unknown field `extra`, expected one of `type`, `result`",
+    "unknown field `extra`, expected `result`",
   );
 });
 
@@ -135,7 +135,7 @@ test("i32 overflow of max_output_tokens is rejected; a negative value decodes bu
 test("external unions need exactly one PascalCase key", () => {
   rejects(
     () => unmarshalWireWaitOutcome(`{"liveCell":{"Yielded":{"cell_id":"1","content_items":[]}}}`),
-    "unknown variant `liveCell`, expected one of `LiveCell`, `MissingCell`",
+    "unknown variant `liveCell`, expected `LiveCell` or `MissingCell`",
   );
   rejects(
     () => unmarshalWireWaitOutcome(`{"LiveCell":{"yielded":{"cell_id":"1","content_items":[]}}}`),

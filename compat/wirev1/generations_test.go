@@ -108,3 +108,39 @@ func TestResultOfBoundedOutputCarriesItsBufferedTime(t *testing.T) {
 		t.Errorf("Yielded has no buffered time in bounded-output: %v", err)
 	}
 }
+
+// TestCodexDecodeTexts: the decode errors of Codex 0.169's host for unknown fields and variants
+// (spec codex-0169.md §B.2.1–B.2.2), which list a variant's fields without its tag and word short
+// lists as serde does. codemode's texts carry a JSON path before them.
+func TestCodexDecodeTexts(t *testing.T) {
+	cases := []struct{ json, codex string }{
+		{`{"type":"connection/hello","supportedVersions":[1],"requiredCapabilities":[],"optionalCapabilities":[],"bogus":1}`,
+			"unknown field `bogus`, expected one of `supportedVersions`, `requiredCapabilities`, `optionalCapabilities`"},
+		{`{"type":"bogus/x"}`, "unknown variant `bogus/x`, expected one of `connection/hello`, `operation/request`, `operation/cancel`, `operation/yield`, `delegate/response`"},
+		{`{"type":"operation/yield","id":1,"bogus":1}`, "unknown field `bogus`, expected `id`"},
+		{`{"type":"operation/cancel","id":1,"bogus":1}`, "unknown field `bogus`, expected `id`"},
+		{`{"type":"operation/request","id":1,"request":{"method":"session/open","sessionId":"s"},"bogus":1}`, "unknown field `bogus`, expected `id` or `request`"},
+		{`{"type":"operation/request","id":1,"request":{"method":"session/open","sessionId":"s","bogus":1}}`,
+			"unknown field `bogus`, expected one of `sessionId`, `cellExecutionLimits`, `outputTruncation`"},
+		{`{"type":"operation/request","id":1,"request":{"method":"session/open","sessionId":"s","cellExecutionLimits":{"bogus":1}}}`,
+			"unknown field `bogus`, expected `maxYieldTimeMs` or `maxHeapSizeBytes`"},
+		{`{"type":"operation/request","id":1,"request":{"method":"session/execute","sessionId":"s","bogus":1}}`, "unknown field `bogus`, expected `sessionId` or `request`"},
+		{`{"type":"operation/request","id":1,"request":{"method":"session/wait","sessionId":"s","request":{"cell_id":"1","yield_time_ms":1},"bogus":1}}`,
+			"unknown field `bogus`, expected one of `sessionId`, `request`, `maxOutputTokens`"},
+		{`{"type":"operation/request","id":1,"request":{"method":"session/wait","sessionId":"s","request":{"cell_id":"1","yield_time_ms":1,"bogus":1}}}`,
+			"unknown field `bogus`, expected `cell_id` or `yield_time_ms`"},
+		{`{"type":"operation/request","id":1,"request":{"method":"session/terminate","sessionId":"s","cellId":"1","bogus":1}}`,
+			"unknown field `bogus`, expected one of `sessionId`, `cellId`, `maxOutputTokens`"},
+		{`{"type":"operation/request","id":1,"request":{"method":"session/shutdown","sessionId":"s","bogus":1}}`, "unknown field `bogus`, expected `sessionId`"},
+		{`{"type":"operation/request","id":1,"request":{"method":"bogus"}}`,
+			"unknown variant `bogus`, expected one of `session/open`, `session/execute`, `session/wait`, `session/terminate`, `session/shutdown`"},
+		{`{"type":"delegate/response","id":1,"result":{"status":"ok","value":{"type":"bogus"}}}`, "unknown variant `bogus`, expected `tool/result` or `notification/delivered`"},
+		{`{"type":"delegate/response","id":1,"result":{"status":"ok","value":{"type":"tool/result","result":1,"bogus":1}}}`, "unknown field `bogus`, expected `result`"},
+	}
+	for _, c := range cases {
+		_, err := wirev1.DecodeClientToHostFor(g3, []byte(c.json))
+		if err == nil || !strings.HasSuffix(err.Error(), c.codex) {
+			t.Errorf("%s:\n got %v\nwant …%s", c.json, err, c.codex)
+		}
+	}
+}

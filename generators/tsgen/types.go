@@ -260,16 +260,14 @@ func (m *model) objectReader(name, expecting, tag, tagValue string, fields []wir
 	}
 	m.p("  const o = readObject(n, path, %s);", jsString(expecting))
 	if !ignoreUnknown {
-		var keys []string
-		if tag != "" {
-			keys = append(keys, tag)
-		}
+		keys := []string{}
 		for _, f := range fields {
 			keys = append(keys, f.JSON)
 		}
 		// Unknown keys are reported before missing ones, as serde's deny_unknown_fields does
-		// while it walks the members.
-		m.p("  allowOnly(o, path, %s);", jsStrings(keys))
+		// while it walks the members; the union tag is allowed but not listed, as serde lists a
+		// variant's fields.
+		m.p("  allowOnly(o, path, %s, %s);", jsString(tag), jsStrings(keys))
 	}
 	locals := map[string]string{}
 	for i, f := range fields {

@@ -391,9 +391,6 @@ func (g *generator) objectDecoder(name, expecting, tag string, fields []Field, i
 	g.p("if err != nil { return v, err }")
 	if !ignoreUnknown {
 		keys := []string{}
-		if tag != "" {
-			keys = append(keys, tag)
-		}
 		var genFields []Field
 		for _, f := range fields {
 			if f.Generation != "" {
@@ -404,11 +401,12 @@ func (g *generator) objectDecoder(name, expecting, tag string, fields []Field, i
 		}
 		// Unknown keys are reported before missing ones, as serde's deny_unknown_fields does
 		// while it walks the members. A generation's fields are known from that generation on.
+		// The union tag is allowed but not listed, as serde lists a variant's fields.
 		g.p("keys := %s", stringSlice(keys))
 		for _, f := range genFields {
 			g.p("if g >= %s { keys = append(keys, %q) }", generationConst(f.Generation), f.JSON)
 		}
-		g.p("if err := o.AllowOnly(keys); err != nil { return v, err }")
+		g.p("if err := o.AllowOnly(%q, keys); err != nil { return v, err }", tag)
 	}
 	for _, f := range fields {
 		if f.GenRequired {

@@ -139,7 +139,7 @@ func TestFaultsOnStreamConnections(t *testing.T) {
 			_ = c.w.Close()
 		}, "failed to read code-mode client message: code-mode IPC frame payload is truncated: unexpected EOF"},
 		{"unknown field", func(c *rawClient) { c.send(`{"type":"operation/cancel","id":9,"unexpected":true}`) },
-			"failed to read code-mode client message: failed to decode code-mode IPC frame: unknown field `unexpected`, expected one of `type`, `id`"},
+			"failed to read code-mode client message: failed to decode code-mode IPC frame: unknown field `unexpected`, expected `id`"},
 		{"second hello", func(c *rawClient) { c.send(helloLimits) }, "received a second code-mode client hello"},
 		{"client gone mid tool call", func(c *rawClient) { _ = c.w.Close() }, "<nil>"},
 	}

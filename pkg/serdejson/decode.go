@@ -77,9 +77,10 @@ func MissingField(path, key string) error {
 	return ErrorAt(path, "missing field `%s`", key)
 }
 
-// UnknownVariant reports a union tag or key outside expected.
+// UnknownVariant reports a union tag or key outside expected, in serde's words (see
+// ExpectedOneOf).
 func UnknownVariant(path, got string, expected []string) error {
-	return ErrorAt(path, "unknown variant `%s`, expected one of `%s`", got, strings.Join(expected, "`, `"))
+	return ErrorAt(path, "unknown variant `%s`, %s", got, ExpectedOneOf(expected))
 }
 
 // ObjectReader hands out the members of one JSON object to a generated decoder.
@@ -112,15 +113,25 @@ func (n *Node) member(key string) *Node {
 	return nil
 }
 
-// AllowOnly fails on the first member, in document order, whose key is not in keys: serde's
-// deny_unknown_fields reports it while it walks the members, before any missing field.
-func (o *ObjectReader) AllowOnly(keys []string) error {
+// AllowOnly fails on the first member, in document order, that is neither tag (an internally
+// tagged union's tag, "" for none) nor in keys: serde's deny_unknown_fields reports it while it
+// walks the members, before any missing field, and lists the fields without the tag
+// (``unknown field `x`, expected `id` ``, see ExpectedOneOf).
+func (o *ObjectReader) AllowOnly(tag string, keys []string) error {
 	for _, m := range o.node.members {
-		if !slices.Contains(keys, m.key) {
-			return ErrorAt(o.path, "unknown field `%s`, expected one of `%s`", m.key, strings.Join(keys, "`, `"))
+		if (tag == "" || m.key != tag) && !slices.Contains(keys, m.key) {
+			return ErrorAt(o.path, "unknown field `%s`, %s", m.key, expectedFields(keys))
 		}
 	}
 	return nil
+}
+
+// expectedFields is ExpectedOneOf for the fields of a struct ("there are no fields" for none).
+func expectedFields(keys []string) string {
+	if len(keys) == 0 {
+		return "there are no fields"
+	}
+	return ExpectedOneOf(keys)
 }
 
 // UnionTag reads the string tag of an internally tagged union.

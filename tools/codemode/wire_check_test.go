@@ -39,7 +39,7 @@ func TestWireCheckAnswersEveryLineInOrder(t *testing.T) {
 		{`{"kind":"v1:WireRuntimeResponse","json":{"yielded":{"cell_id":"1","content_items":[]}}}`,
 			"{\"ok\":false,\"error\":\"unknown variant `yielded`, expected one of `Yielded`, `Terminated`, `Result`\"}"},
 		{`{"kind":"v1:HostRequest","json":{"method":"session/wait","sessionId":"s","request":{"cell_id":"1","yield_time_ms":1,"unexpected":true}}}`,
-			"{\"ok\":false,\"error\":\"request: unknown field `unexpected`, expected one of `cell_id`, `yield_time_ms`\"}"},
+			"{\"ok\":false,\"error\":\"request: unknown field `unexpected`, expected `cell_id` or `yield_time_ms`\"}"},
 		{`{"kind":"v1:ClientToHost","json":{"type":"operation/cancel","id":1,"id":2}}`,
 			"{\"ok\":false,\"error\":\"duplicate field `id`\"}"},
 		{`{"kind":"frame","hex":"0b0000007b2276616c7565223a317d"}`, `{"ok":true,"value":{"value":1}}`},

@@ -120,8 +120,8 @@ func decodeClientHello(n *serdejson.Node, path string, g Generation) (ClientHell
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "supportedVersions", "requiredCapabilities", "optionalCapabilities"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"supportedVersions", "requiredCapabilities", "optionalCapabilities"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("supportedVersions"); f != nil {
@@ -186,8 +186,8 @@ func decodeOperationRequest(n *serdejson.Node, path string, g Generation) (Opera
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "id", "request"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"id", "request"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
@@ -237,8 +237,8 @@ func decodeOperationCancel(n *serdejson.Node, path string, g Generation) (Operat
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "id"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"id"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
@@ -277,8 +277,8 @@ func decodeOperationYield(n *serdejson.Node, path string, g Generation) (Operati
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "id"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"id"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
@@ -318,8 +318,8 @@ func decodeDelegateResponseMessage(n *serdejson.Node, path string, g Generation)
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "id", "result"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"id", "result"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
@@ -406,8 +406,8 @@ func decodeToolInvoke(n *serdejson.Node, path string) (ToolInvoke, error) {
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "invocation"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"invocation"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("invocation"); f != nil {
@@ -448,8 +448,8 @@ func decodeNotificationSend(n *serdejson.Node, path string) (NotificationSend, e
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "callId", "cellId", "text"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"callId", "cellId", "text"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("callId"); f != nil {
@@ -562,8 +562,8 @@ func decodeToolResult(n *serdejson.Node, path string) (ToolResult, error) {
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "result"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"result"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("result"); f != nil {
@@ -653,8 +653,8 @@ func decodeDelegateResponseOk(n *serdejson.Node, path string) (DelegateResponseO
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"status", "value"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"value"}
+	if err := o.AllowOnly("status", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("value"); f != nil {
@@ -693,8 +693,8 @@ func decodeDelegateResponseError(n *serdejson.Node, path string) (DelegateRespon
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"status", "message"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"message"}
+	if err := o.AllowOnly("status", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("message"); f != nil {
@@ -766,8 +766,8 @@ func decodeNoCompatibleVersion(n *serdejson.Node, path string) (NoCompatibleVers
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "supportedVersions"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"supportedVersions"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("supportedVersions"); f != nil {
@@ -806,8 +806,8 @@ func decodeMissingRequiredCapability(n *serdejson.Node, path string) (MissingReq
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "capability"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"capability"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("capability"); f != nil {
@@ -846,8 +846,8 @@ func decodeInvalidHello(n *serdejson.Node, path string) (InvalidHello, error) {
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "message"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"message"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("message"); f != nil {
@@ -925,11 +925,11 @@ func decodeOpenSession(n *serdejson.Node, path string, g Generation) (OpenSessio
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"method", "sessionId", "cellExecutionLimits"}
+	keys := []string{"sessionId", "cellExecutionLimits"}
 	if g >= GenerationBoundedOutput {
 		keys = append(keys, "outputTruncation")
 	}
-	if err := o.AllowOnly(keys); err != nil {
+	if err := o.AllowOnly("method", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
@@ -1003,8 +1003,8 @@ func decodeExecute(n *serdejson.Node, path string, g Generation) (Execute, error
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"method", "sessionId", "request"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"sessionId", "request"}
+	if err := o.AllowOnly("method", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
@@ -1056,11 +1056,11 @@ func decodeWait(n *serdejson.Node, path string, g Generation) (Wait, error) {
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"method", "sessionId", "request"}
+	keys := []string{"sessionId", "request"}
 	if g >= GenerationBoundedOutput {
 		keys = append(keys, "maxOutputTokens")
 	}
-	if err := o.AllowOnly(keys); err != nil {
+	if err := o.AllowOnly("method", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
@@ -1129,11 +1129,11 @@ func decodeTerminate(n *serdejson.Node, path string, g Generation) (Terminate, e
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"method", "sessionId", "cellId"}
+	keys := []string{"sessionId", "cellId"}
 	if g >= GenerationBoundedOutput {
 		keys = append(keys, "maxOutputTokens")
 	}
-	if err := o.AllowOnly(keys); err != nil {
+	if err := o.AllowOnly("method", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
@@ -1200,8 +1200,8 @@ func decodeShutdownSession(n *serdejson.Node, path string, g Generation) (Shutdo
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"method", "sessionId"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"sessionId"}
+	if err := o.AllowOnly("method", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
@@ -1281,8 +1281,8 @@ func decodeSessionReady(n *serdejson.Node, path string, g Generation) (SessionRe
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "sessionId"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"sessionId"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
@@ -1321,8 +1321,8 @@ func decodeExecutionStarted(n *serdejson.Node, path string, g Generation) (Execu
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "cellId"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"cellId"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("cellId"); f != nil {
@@ -1361,8 +1361,8 @@ func decodeWaitCompleted(n *serdejson.Node, path string, g Generation) (WaitComp
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "outcome"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"outcome"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("outcome"); f != nil {
@@ -1401,8 +1401,8 @@ func decodeSessionClosed(n *serdejson.Node, path string, g Generation) (SessionC
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "sessionId"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"sessionId"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
@@ -1478,8 +1478,8 @@ func decodeHostResponseOk(n *serdejson.Node, path string, g Generation) (HostRes
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"status", "value"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"value"}
+	if err := o.AllowOnly("status", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("value"); f != nil {
@@ -1518,8 +1518,8 @@ func decodeHostResponseError(n *serdejson.Node, path string, g Generation) (Host
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"status", "message"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"message"}
+	if err := o.AllowOnly("status", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("message"); f != nil {
@@ -1607,8 +1607,8 @@ func decodeHostHello(n *serdejson.Node, path string, g Generation) (HostHello, e
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "selectedVersion", "capabilities", "bulkConnectionToken"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"selectedVersion", "capabilities", "bulkConnectionToken"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("selectedVersion"); f != nil {
@@ -1675,8 +1675,8 @@ func decodeHandshakeRejected(n *serdejson.Node, path string, g Generation) (Hand
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "reason"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"reason"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("reason"); f != nil {
@@ -1716,8 +1716,8 @@ func decodeOperationResponse(n *serdejson.Node, path string, g Generation) (Oper
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "id", "result"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"id", "result"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
@@ -1768,8 +1768,8 @@ func decodeInitialResponse(n *serdejson.Node, path string, g Generation) (Initia
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "id", "result"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"id", "result"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
@@ -1821,8 +1821,8 @@ func decodeDelegateRequestMessage(n *serdejson.Node, path string, g Generation) 
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "id", "sessionId", "request"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"id", "sessionId", "request"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
@@ -1883,8 +1883,8 @@ func decodeDelegateCancel(n *serdejson.Node, path string, g Generation) (Delegat
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "id"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"id"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
@@ -1924,8 +1924,8 @@ func decodeCellClosed(n *serdejson.Node, path string, g Generation) (CellClosed,
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "sessionId", "cellId"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"sessionId", "cellId"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
@@ -2075,8 +2075,8 @@ func decodeRuntimeResponseOk(n *serdejson.Node, path string, g Generation) (Runt
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"status", "value"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"value"}
+	if err := o.AllowOnly("status", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("value"); f != nil {
@@ -2115,8 +2115,8 @@ func decodeRuntimeResponseError(n *serdejson.Node, path string, g Generation) (R
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"status", "message"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"message"}
+	if err := o.AllowOnly("status", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("message"); f != nil {
@@ -2277,8 +2277,8 @@ func decodeInputText(n *serdejson.Node, path string) (InputText, error) {
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "text"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"text"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("text"); f != nil {
@@ -2318,8 +2318,8 @@ func decodeInputImage(n *serdejson.Node, path string) (InputImage, error) {
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "image_url", "detail"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"image_url", "detail"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("image_url"); f != nil {
@@ -2375,8 +2375,8 @@ func decodeInputAudio(n *serdejson.Node, path string) (InputAudio, error) {
 	if err != nil {
 		return v, err
 	}
-	keys := []string{"type", "audio_url"}
-	if err := o.AllowOnly(keys); err != nil {
+	keys := []string{"audio_url"}
+	if err := o.AllowOnly("type", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("audio_url"); f != nil {
@@ -2428,7 +2428,7 @@ func decodeWireExecuteRequest(n *serdejson.Node, path string) (WireExecuteReques
 		return v, err
 	}
 	keys := []string{"tool_call_id", "enabled_tools", "source", "yield_time_ms", "max_output_tokens"}
-	if err := o.AllowOnly(keys); err != nil {
+	if err := o.AllowOnly("", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("tool_call_id"); f != nil {
@@ -2546,7 +2546,7 @@ func decodeWireNestedToolCall(n *serdejson.Node, path string) (WireNestedToolCal
 		return v, err
 	}
 	keys := []string{"cell_id", "runtime_tool_call_id", "tool_name", "tool_kind", "input"}
-	if err := o.AllowOnly(keys); err != nil {
+	if err := o.AllowOnly("", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("cell_id"); f != nil {
@@ -2696,7 +2696,7 @@ func decodeYielded(n *serdejson.Node, path string, g Generation) (Yielded, error
 	if g >= GenerationHostDuration {
 		keys = append(keys, "code_mode_host_duration_ns")
 	}
-	if err := o.AllowOnly(keys); err != nil {
+	if err := o.AllowOnly("", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("cell_id"); f != nil {
@@ -2777,7 +2777,7 @@ func decodeTerminated(n *serdejson.Node, path string, g Generation) (Terminated,
 	if g >= GenerationHostDuration {
 		keys = append(keys, "code_mode_host_duration_ns")
 	}
-	if err := o.AllowOnly(keys); err != nil {
+	if err := o.AllowOnly("", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("cell_id"); f != nil {
@@ -2863,7 +2863,7 @@ func decodeResult(n *serdejson.Node, path string, g Generation) (Result, error) 
 	if g >= GenerationHostDuration {
 		keys = append(keys, "code_mode_host_duration_ns")
 	}
-	if err := o.AllowOnly(keys); err != nil {
+	if err := o.AllowOnly("", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("cell_id"); f != nil {
@@ -2986,7 +2986,7 @@ func decodeWireSessionCellExecutionLimits(n *serdejson.Node, path string) (WireS
 		return v, err
 	}
 	keys := []string{"maxYieldTimeMs", "maxHeapSizeBytes"}
-	if err := o.AllowOnly(keys); err != nil {
+	if err := o.AllowOnly("", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("maxYieldTimeMs"); f != nil {
@@ -3061,7 +3061,7 @@ func decodeWireToolDefinition(n *serdejson.Node, path string) (WireToolDefinitio
 		return v, err
 	}
 	keys := []string{"name", "tool_name", "description", "kind", "input_schema", "output_schema"}
-	if err := o.AllowOnly(keys); err != nil {
+	if err := o.AllowOnly("", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("name"); f != nil {
@@ -3164,7 +3164,7 @@ func decodeWireToolName(n *serdejson.Node, path string) (WireToolName, error) {
 		return v, err
 	}
 	keys := []string{"name", "namespace"}
-	if err := o.AllowOnly(keys); err != nil {
+	if err := o.AllowOnly("", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("name"); f != nil {
@@ -3302,7 +3302,7 @@ func decodeWireWaitRequest(n *serdejson.Node, path string) (WireWaitRequest, err
 		return v, err
 	}
 	keys := []string{"cell_id", "yield_time_ms"}
-	if err := o.AllowOnly(keys); err != nil {
+	if err := o.AllowOnly("", keys); err != nil {
 		return v, err
 	}
 	if f := o.Take("cell_id"); f != nil {

@@ -126,7 +126,7 @@ export interface ClientHello {
 
 function readClientHello(n: unknown, path: string): ClientHello {
   const o = readObject(n, path, "struct variant ClientToHost::ClientHello");
-  allowOnly(o, path, ["type", "supportedVersions", "requiredCapabilities", "optionalCapabilities"]);
+  allowOnly(o, path, "type", ["supportedVersions", "requiredCapabilities", "optionalCapabilities"]);
   const f0 = required(o, path, "supportedVersions", readSupportedProtocolVersions);
   const f1 = required(o, path, "requiredCapabilities", readCapabilitySet);
   const f2 = required(o, path, "optionalCapabilities", readCapabilitySet);
@@ -157,7 +157,7 @@ export interface OperationRequest {
 
 function readOperationRequest(n: unknown, path: string): OperationRequest {
   const o = readObject(n, path, "struct variant ClientToHost::OperationRequest");
-  allowOnly(o, path, ["type", "id", "request"]);
+  allowOnly(o, path, "type", ["id", "request"]);
   const f0 = required(o, path, "id", readRequestId);
   const f1 = required(o, path, "request", readHostRequest);
   return { type: "operation/request", id: f0, request: f1 };
@@ -181,7 +181,7 @@ export interface OperationCancel {
 
 function readOperationCancel(n: unknown, path: string): OperationCancel {
   const o = readObject(n, path, "struct variant ClientToHost::OperationCancel");
-  allowOnly(o, path, ["type", "id"]);
+  allowOnly(o, path, "type", ["id"]);
   const f0 = required(o, path, "id", readRequestId);
   return { type: "operation/cancel", id: f0 };
 }
@@ -204,7 +204,7 @@ export interface DelegateResponseMessage {
 
 function readDelegateResponseMessage(n: unknown, path: string): DelegateResponseMessage {
   const o = readObject(n, path, "struct variant ClientToHost::DelegateResponseMessage");
-  allowOnly(o, path, ["type", "id", "result"]);
+  allowOnly(o, path, "type", ["id", "result"]);
   const f0 = required(o, path, "id", readDelegateRequestId);
   const f1 = required(o, path, "result", readDelegateResponseResult);
   return { type: "delegate/response", id: f0, result: f1 };
@@ -277,7 +277,7 @@ export interface ToolInvoke {
 
 function readToolInvoke(n: unknown, path: string): ToolInvoke {
   const o = readObject(n, path, "struct variant DelegateRequest::ToolInvoke");
-  allowOnly(o, path, ["type", "invocation"]);
+  allowOnly(o, path, "type", ["invocation"]);
   const f0 = required(o, path, "invocation", readWireNestedToolCall);
   return { type: "tool/invoke", invocation: f0 };
 }
@@ -301,7 +301,7 @@ export interface NotificationSend {
 
 function readNotificationSend(n: unknown, path: string): NotificationSend {
   const o = readObject(n, path, "struct variant DelegateRequest::NotificationSend");
-  allowOnly(o, path, ["type", "callId", "cellId", "text"]);
+  allowOnly(o, path, "type", ["callId", "cellId", "text"]);
   const f0 = required(o, path, "callId", decodeString);
   const f1 = required(o, path, "cellId", readWireCellId);
   const f2 = required(o, path, "text", decodeString);
@@ -412,7 +412,7 @@ export interface ToolResult {
 
 function readToolResult(n: unknown, path: string): ToolResult {
   const o = readObject(n, path, "struct variant DelegateResponse::ToolResult");
-  allowOnly(o, path, ["type", "result"]);
+  allowOnly(o, path, "type", ["result"]);
   const f0 = required(o, path, "result", decodeJSONValue);
   return { type: "tool/result", result: f0 };
 }
@@ -502,7 +502,7 @@ export interface DelegateResponseOk {
 
 function readDelegateResponseOk(n: unknown, path: string): DelegateResponseOk {
   const o = readObject(n, path, "struct variant DelegateResponseResult::DelegateResponseOk");
-  allowOnly(o, path, ["status", "value"]);
+  allowOnly(o, path, "status", ["value"]);
   const f0 = required(o, path, "value", readDelegateResponse);
   return { status: "ok", value: f0 };
 }
@@ -524,7 +524,7 @@ export interface DelegateResponseError {
 
 function readDelegateResponseError(n: unknown, path: string): DelegateResponseError {
   const o = readObject(n, path, "struct variant DelegateResponseResult::DelegateResponseError");
-  allowOnly(o, path, ["status", "message"]);
+  allowOnly(o, path, "status", ["message"]);
   const f0 = required(o, path, "message", decodeString);
   return { status: "error", message: f0 };
 }
@@ -599,7 +599,7 @@ export interface NoCompatibleVersion {
 
 function readNoCompatibleVersion(n: unknown, path: string): NoCompatibleVersion {
   const o = readObject(n, path, "struct variant HandshakeRejectReason::NoCompatibleVersion");
-  allowOnly(o, path, ["type", "supportedVersions"]);
+  allowOnly(o, path, "type", ["supportedVersions"]);
   const f0 = required(o, path, "supportedVersions", readSupportedProtocolVersions);
   return { type: "noCompatibleVersion", supportedVersions: f0 };
 }
@@ -621,7 +621,7 @@ export interface MissingRequiredCapability {
 
 function readMissingRequiredCapability(n: unknown, path: string): MissingRequiredCapability {
   const o = readObject(n, path, "struct variant HandshakeRejectReason::MissingRequiredCapability");
-  allowOnly(o, path, ["type", "capability"]);
+  allowOnly(o, path, "type", ["capability"]);
   const f0 = required(o, path, "capability", readCapability);
   return { type: "missingRequiredCapability", capability: f0 };
 }
@@ -643,7 +643,7 @@ export interface InvalidHello {
 
 function readInvalidHello(n: unknown, path: string): InvalidHello {
   const o = readObject(n, path, "struct variant HandshakeRejectReason::InvalidHello");
-  allowOnly(o, path, ["type", "message"]);
+  allowOnly(o, path, "type", ["message"]);
   const f0 = required(o, path, "message", decodeString);
   return { type: "invalidHello", message: f0 };
 }
@@ -728,7 +728,7 @@ export interface OpenSession {
 
 function readOpenSession(n: unknown, path: string): OpenSession {
   const o = readObject(n, path, "struct variant HostRequest::OpenSession");
-  allowOnly(o, path, ["method", "sessionId", "cellExecutionLimits"]);
+  allowOnly(o, path, "method", ["sessionId", "cellExecutionLimits"]);
   const f0 = required(o, path, "sessionId", readSessionId);
   const f1 = optional(o, path, "cellExecutionLimits", readWireSessionCellExecutionLimits);
   return { method: "session/open", sessionId: f0, ...(f1 === undefined ? {} : { cellExecutionLimits: f1 }) };
@@ -755,7 +755,7 @@ export interface Execute {
 
 function readExecute(n: unknown, path: string): Execute {
   const o = readObject(n, path, "struct variant HostRequest::Execute");
-  allowOnly(o, path, ["method", "sessionId", "request"]);
+  allowOnly(o, path, "method", ["sessionId", "request"]);
   const f0 = required(o, path, "sessionId", readSessionId);
   const f1 = required(o, path, "request", readWireExecuteRequest);
   return { method: "session/execute", sessionId: f0, request: f1 };
@@ -780,7 +780,7 @@ export interface Wait {
 
 function readWait(n: unknown, path: string): Wait {
   const o = readObject(n, path, "struct variant HostRequest::Wait");
-  allowOnly(o, path, ["method", "sessionId", "request"]);
+  allowOnly(o, path, "method", ["sessionId", "request"]);
   const f0 = required(o, path, "sessionId", readSessionId);
   const f1 = required(o, path, "request", readWireWaitRequest);
   return { method: "session/wait", sessionId: f0, request: f1 };
@@ -805,7 +805,7 @@ export interface Terminate {
 
 function readTerminate(n: unknown, path: string): Terminate {
   const o = readObject(n, path, "struct variant HostRequest::Terminate");
-  allowOnly(o, path, ["method", "sessionId", "cellId"]);
+  allowOnly(o, path, "method", ["sessionId", "cellId"]);
   const f0 = required(o, path, "sessionId", readSessionId);
   const f1 = required(o, path, "cellId", readWireCellId);
   return { method: "session/terminate", sessionId: f0, cellId: f1 };
@@ -829,7 +829,7 @@ export interface ShutdownSession {
 
 function readShutdownSession(n: unknown, path: string): ShutdownSession {
   const o = readObject(n, path, "struct variant HostRequest::ShutdownSession");
-  allowOnly(o, path, ["method", "sessionId"]);
+  allowOnly(o, path, "method", ["sessionId"]);
   const f0 = required(o, path, "sessionId", readSessionId);
   return { method: "session/shutdown", sessionId: f0 };
 }
@@ -908,7 +908,7 @@ export interface SessionReady {
 
 function readSessionReady(n: unknown, path: string): SessionReady {
   const o = readObject(n, path, "struct variant HostResponse::SessionReady");
-  allowOnly(o, path, ["type", "sessionId"]);
+  allowOnly(o, path, "type", ["sessionId"]);
   const f0 = required(o, path, "sessionId", readSessionId);
   return { type: "session/ready", sessionId: f0 };
 }
@@ -930,7 +930,7 @@ export interface ExecutionStarted {
 
 function readExecutionStarted(n: unknown, path: string): ExecutionStarted {
   const o = readObject(n, path, "struct variant HostResponse::ExecutionStarted");
-  allowOnly(o, path, ["type", "cellId"]);
+  allowOnly(o, path, "type", ["cellId"]);
   const f0 = required(o, path, "cellId", readWireCellId);
   return { type: "execution/started", cellId: f0 };
 }
@@ -952,7 +952,7 @@ export interface WaitCompleted {
 
 function readWaitCompleted(n: unknown, path: string): WaitCompleted {
   const o = readObject(n, path, "struct variant HostResponse::WaitCompleted");
-  allowOnly(o, path, ["type", "outcome"]);
+  allowOnly(o, path, "type", ["outcome"]);
   const f0 = required(o, path, "outcome", readWireWaitOutcome);
   return { type: "wait/completed", outcome: f0 };
 }
@@ -974,7 +974,7 @@ export interface SessionClosed {
 
 function readSessionClosed(n: unknown, path: string): SessionClosed {
   const o = readObject(n, path, "struct variant HostResponse::SessionClosed");
-  allowOnly(o, path, ["type", "sessionId"]);
+  allowOnly(o, path, "type", ["sessionId"]);
   const f0 = required(o, path, "sessionId", readSessionId);
   return { type: "session/closed", sessionId: f0 };
 }
@@ -1045,7 +1045,7 @@ export interface HostResponseOk {
 
 function readHostResponseOk(n: unknown, path: string): HostResponseOk {
   const o = readObject(n, path, "struct variant HostResponseResult::HostResponseOk");
-  allowOnly(o, path, ["status", "value"]);
+  allowOnly(o, path, "status", ["value"]);
   const f0 = required(o, path, "value", readHostResponse);
   return { status: "ok", value: f0 };
 }
@@ -1067,7 +1067,7 @@ export interface HostResponseError {
 
 function readHostResponseError(n: unknown, path: string): HostResponseError {
   const o = readObject(n, path, "struct variant HostResponseResult::HostResponseError");
-  allowOnly(o, path, ["status", "message"]);
+  allowOnly(o, path, "status", ["message"]);
   const f0 = required(o, path, "message", decodeString);
   return { status: "error", message: f0 };
 }
@@ -1161,7 +1161,7 @@ export interface HostHello {
 
 function readHostHello(n: unknown, path: string): HostHello {
   const o = readObject(n, path, "struct variant HostToClient::HostHello");
-  allowOnly(o, path, ["type", "selectedVersion", "capabilities", "bulkConnectionToken"]);
+  allowOnly(o, path, "type", ["selectedVersion", "capabilities", "bulkConnectionToken"]);
   const f0 = required(o, path, "selectedVersion", readProtocolVersion);
   const f1 = required(o, path, "capabilities", readCapabilitySet);
   const f2 = optional(o, path, "bulkConnectionToken", decodeString);
@@ -1189,7 +1189,7 @@ export interface HandshakeRejected {
 
 function readHandshakeRejected(n: unknown, path: string): HandshakeRejected {
   const o = readObject(n, path, "struct variant HostToClient::HandshakeRejected");
-  allowOnly(o, path, ["type", "reason"]);
+  allowOnly(o, path, "type", ["reason"]);
   const f0 = required(o, path, "reason", readHandshakeRejectReason);
   return { type: "connection/rejected", reason: f0 };
 }
@@ -1212,7 +1212,7 @@ export interface OperationResponse {
 
 function readOperationResponse(n: unknown, path: string): OperationResponse {
   const o = readObject(n, path, "struct variant HostToClient::OperationResponse");
-  allowOnly(o, path, ["type", "id", "result"]);
+  allowOnly(o, path, "type", ["id", "result"]);
   const f0 = required(o, path, "id", readRequestId);
   const f1 = required(o, path, "result", readHostResponseResult);
   return { type: "operation/response", id: f0, result: f1 };
@@ -1237,7 +1237,7 @@ export interface InitialResponse {
 
 function readInitialResponse(n: unknown, path: string): InitialResponse {
   const o = readObject(n, path, "struct variant HostToClient::InitialResponse");
-  allowOnly(o, path, ["type", "id", "result"]);
+  allowOnly(o, path, "type", ["id", "result"]);
   const f0 = required(o, path, "id", readRequestId);
   const f1 = required(o, path, "result", readRuntimeResponseResult);
   return { type: "execute/initialResponse", id: f0, result: f1 };
@@ -1263,7 +1263,7 @@ export interface DelegateRequestMessage {
 
 function readDelegateRequestMessage(n: unknown, path: string): DelegateRequestMessage {
   const o = readObject(n, path, "struct variant HostToClient::DelegateRequestMessage");
-  allowOnly(o, path, ["type", "id", "sessionId", "request"]);
+  allowOnly(o, path, "type", ["id", "sessionId", "request"]);
   const f0 = required(o, path, "id", readDelegateRequestId);
   const f1 = required(o, path, "sessionId", readSessionId);
   const f2 = required(o, path, "request", readDelegateRequest);
@@ -1289,7 +1289,7 @@ export interface DelegateCancel {
 
 function readDelegateCancel(n: unknown, path: string): DelegateCancel {
   const o = readObject(n, path, "struct variant HostToClient::DelegateCancel");
-  allowOnly(o, path, ["type", "id"]);
+  allowOnly(o, path, "type", ["id"]);
   const f0 = required(o, path, "id", readDelegateRequestId);
   return { type: "delegate/cancel", id: f0 };
 }
@@ -1312,7 +1312,7 @@ export interface CellClosed {
 
 function readCellClosed(n: unknown, path: string): CellClosed {
   const o = readObject(n, path, "struct variant HostToClient::CellClosed");
-  allowOnly(o, path, ["type", "sessionId", "cellId"]);
+  allowOnly(o, path, "type", ["sessionId", "cellId"]);
   const f0 = required(o, path, "sessionId", readSessionId);
   const f1 = required(o, path, "cellId", readWireCellId);
   return { type: "cell/closed", sessionId: f0, cellId: f1 };
@@ -1493,7 +1493,7 @@ export interface RuntimeResponseOk {
 
 function readRuntimeResponseOk(n: unknown, path: string): RuntimeResponseOk {
   const o = readObject(n, path, "struct variant RuntimeResponseResult::RuntimeResponseOk");
-  allowOnly(o, path, ["status", "value"]);
+  allowOnly(o, path, "status", ["value"]);
   const f0 = required(o, path, "value", readWireRuntimeResponse);
   return { status: "ok", value: f0 };
 }
@@ -1515,7 +1515,7 @@ export interface RuntimeResponseError {
 
 function readRuntimeResponseError(n: unknown, path: string): RuntimeResponseError {
   const o = readObject(n, path, "struct variant RuntimeResponseResult::RuntimeResponseError");
-  allowOnly(o, path, ["status", "message"]);
+  allowOnly(o, path, "status", ["message"]);
   const f0 = required(o, path, "message", decodeString);
   return { status: "error", message: f0 };
 }
@@ -1706,7 +1706,7 @@ export interface InputText {
 
 function readInputText(n: unknown, path: string): InputText {
   const o = readObject(n, path, "struct variant WireContentItem::InputText");
-  allowOnly(o, path, ["type", "text"]);
+  allowOnly(o, path, "type", ["text"]);
   const f0 = required(o, path, "text", decodeString);
   return { type: "input_text", text: f0 };
 }
@@ -1730,7 +1730,7 @@ export interface InputImage {
 
 function readInputImage(n: unknown, path: string): InputImage {
   const o = readObject(n, path, "struct variant WireContentItem::InputImage");
-  allowOnly(o, path, ["type", "image_url", "detail"]);
+  allowOnly(o, path, "type", ["image_url", "detail"]);
   const f0 = required(o, path, "image_url", decodeString);
   const f1 = optional(o, path, "detail", (n: unknown, path: string) => decodeEnum(n, path, ["auto", "low", "high", "original"] as const));
   return { type: "input_image", image_url: f0, ...(f1 === undefined ? {} : { detail: f1 }) };
@@ -1756,7 +1756,7 @@ export interface InputAudio {
 
 function readInputAudio(n: unknown, path: string): InputAudio {
   const o = readObject(n, path, "struct variant WireContentItem::InputAudio");
-  allowOnly(o, path, ["type", "audio_url"]);
+  allowOnly(o, path, "type", ["audio_url"]);
   const f0 = required(o, path, "audio_url", decodeString);
   return { type: "input_audio", audio_url: f0 };
 }
@@ -1808,7 +1808,7 @@ export interface WireExecuteRequest {
 
 function readWireExecuteRequest(n: unknown, path: string): WireExecuteRequest {
   const o = readObject(n, path, "struct WireExecuteRequest");
-  allowOnly(o, path, ["tool_call_id", "enabled_tools", "source", "yield_time_ms", "max_output_tokens"]);
+  allowOnly(o, path, "", ["tool_call_id", "enabled_tools", "source", "yield_time_ms", "max_output_tokens"]);
   const f0 = required(o, path, "tool_call_id", decodeString);
   const f1 = required(o, path, "enabled_tools", (n: unknown, path: string) => decodeList(n, path, readWireToolDefinition));
   const f2 = required(o, path, "source", decodeString);
@@ -1874,7 +1874,7 @@ export interface WireNestedToolCall {
 
 function readWireNestedToolCall(n: unknown, path: string): WireNestedToolCall {
   const o = readObject(n, path, "struct WireNestedToolCall");
-  allowOnly(o, path, ["cell_id", "runtime_tool_call_id", "tool_name", "tool_kind", "input"]);
+  allowOnly(o, path, "", ["cell_id", "runtime_tool_call_id", "tool_name", "tool_kind", "input"]);
   const f0 = required(o, path, "cell_id", readWireCellId);
   const f1 = required(o, path, "runtime_tool_call_id", decodeString);
   const f2 = required(o, path, "tool_name", readWireToolName);
@@ -1998,7 +1998,7 @@ export interface YieldedBody {
 
 function readYieldedBody(n: unknown, path: string): YieldedBody {
   const o = readObject(n, path, "struct variant WireRuntimeResponse::Yielded");
-  allowOnly(o, path, ["cell_id", "content_items"]);
+  allowOnly(o, path, "", ["cell_id", "content_items"]);
   const f0 = required(o, path, "cell_id", readWireCellId);
   const f1 = required(o, path, "content_items", (n: unknown, path: string) => decodeList(n, path, readWireContentItem));
   return { cell_id: f0, content_items: f1 };
@@ -2027,7 +2027,7 @@ export interface TerminatedBody {
 
 function readTerminatedBody(n: unknown, path: string): TerminatedBody {
   const o = readObject(n, path, "struct variant WireRuntimeResponse::Terminated");
-  allowOnly(o, path, ["cell_id", "content_items"]);
+  allowOnly(o, path, "", ["cell_id", "content_items"]);
   const f0 = required(o, path, "cell_id", readWireCellId);
   const f1 = required(o, path, "content_items", (n: unknown, path: string) => decodeList(n, path, readWireContentItem));
   return { cell_id: f0, content_items: f1 };
@@ -2058,7 +2058,7 @@ export interface ResultBody {
 
 function readResultBody(n: unknown, path: string): ResultBody {
   const o = readObject(n, path, "struct variant WireRuntimeResponse::Result");
-  allowOnly(o, path, ["cell_id", "content_items", "error_text"]);
+  allowOnly(o, path, "", ["cell_id", "content_items", "error_text"]);
   const f0 = required(o, path, "cell_id", readWireCellId);
   const f1 = required(o, path, "content_items", (n: unknown, path: string) => decodeList(n, path, readWireContentItem));
   const f2 = optional(o, path, "error_text", decodeString);
@@ -2111,7 +2111,7 @@ export interface WireSessionCellExecutionLimits {
 
 function readWireSessionCellExecutionLimits(n: unknown, path: string): WireSessionCellExecutionLimits {
   const o = readObject(n, path, "struct WireSessionCellExecutionLimits");
-  allowOnly(o, path, ["maxYieldTimeMs", "maxHeapSizeBytes"]);
+  allowOnly(o, path, "", ["maxYieldTimeMs", "maxHeapSizeBytes"]);
   const f0 = optional(o, path, "maxYieldTimeMs", decodeU64);
   const f1 = optional(o, path, "maxHeapSizeBytes", decodeU64);
   return { ...(f0 === undefined ? {} : { maxYieldTimeMs: f0 }), ...(f1 === undefined ? {} : { maxHeapSizeBytes: f1 }) };
@@ -2170,7 +2170,7 @@ export interface WireToolDefinition {
 
 function readWireToolDefinition(n: unknown, path: string): WireToolDefinition {
   const o = readObject(n, path, "struct WireToolDefinition");
-  allowOnly(o, path, ["name", "tool_name", "description", "kind", "input_schema", "output_schema"]);
+  allowOnly(o, path, "", ["name", "tool_name", "description", "kind", "input_schema", "output_schema"]);
   const f0 = required(o, path, "name", decodeString);
   const f1 = required(o, path, "tool_name", readWireToolName);
   const f2 = required(o, path, "description", decodeString);
@@ -2228,7 +2228,7 @@ export interface WireToolName {
 
 function readWireToolName(n: unknown, path: string): WireToolName {
   const o = readObject(n, path, "struct WireToolName");
-  allowOnly(o, path, ["name", "namespace"]);
+  allowOnly(o, path, "", ["name", "namespace"]);
   const f0 = required(o, path, "name", decodeString);
   const f1 = optional(o, path, "namespace", decodeString);
   return { name: f0, namespace: f1 ?? null };
@@ -2336,7 +2336,7 @@ export interface WireWaitRequest {
 
 function readWireWaitRequest(n: unknown, path: string): WireWaitRequest {
   const o = readObject(n, path, "struct WireWaitRequest");
-  allowOnly(o, path, ["cell_id", "yield_time_ms"]);
+  allowOnly(o, path, "", ["cell_id", "yield_time_ms"]);
   const f0 = required(o, path, "cell_id", readWireCellId);
   const f1 = required(o, path, "yield_time_ms", decodeU64);
   return { cell_id: f0, yield_time_ms: f1 };

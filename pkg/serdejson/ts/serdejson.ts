@@ -811,11 +811,15 @@ export function take(o: WireObject, key: string): unknown {
   return hasOwn(o, key) ? o[key] : undefined;
 }
 
-/** allowOnly fails on the first member whose key is not in keys. */
-export function allowOnly(o: WireObject, path: string, keys: readonly string[]): void {
+/**
+ * allowOnly fails on the first member that is neither tag (an internally tagged union's tag, ""
+ * for none) nor in keys, listing the fields without the tag in serde's words.
+ */
+export function allowOnly(o: WireObject, path: string, tag: string, keys: readonly string[]): void {
   for (const k of presentKeys(o)) {
-    if (!keys.includes(k)) {
-      throw errorAt(path, `unknown field \`${k}\`, expected one of \`${keys.join("`, `")}\``);
+    if ((tag === "" || k !== tag) && !keys.includes(k)) {
+      const expected = keys.length === 0 ? "there are no fields" : expectedOneOf(keys);
+      throw errorAt(path, `unknown field \`${k}\`, ${expected}`);
     }
   }
 }
@@ -886,7 +890,7 @@ export function externalVariant(n: unknown, path: string, expecting: string): [s
 
 /** unknownVariant reports a tag or key outside expected. */
 export function unknownVariant(path: string, got: string, expected: readonly string[]): WireDecodeError {
-  return errorAt(path, `unknown variant \`${got}\`, expected one of \`${expected.join("`, `")}\``);
+  return errorAt(path, `unknown variant \`${got}\`, ${expectedOneOf(expected)}`);
 }
 
 /**
