@@ -115,8 +115,8 @@ func (n *Node) member(key string) *Node {
 
 // AllowOnly fails on the first member, in document order, that is neither tag (an internally
 // tagged union's tag, "" for none) nor in keys: serde's deny_unknown_fields reports it while it
-// walks the members, before any missing field, and lists the fields without the tag
-// (“unknown field `x`, expected `id` “, see ExpectedOneOf).
+// walks the members, before any missing field, and lists the fields without the tag (for
+// example: unknown field `x`, expected `id`; see ExpectedOneOf).
 func (o *ObjectReader) AllowOnly(tag string, keys []string) error {
 	for _, m := range o.node.members {
 		if (tag == "" || m.key != tag) && !slices.Contains(keys, m.key) {
