@@ -131,7 +131,7 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/clientv1",
-		allow:        []string{std, "pkg/codemode", "pkg/convertv1", "pkg/transportv1", "pkg/frame", "pkg/recent", "gen/go/wirev1", websocket},
+		allow:        []string{std, "pkg/codemode", "pkg/convertv1", "pkg/transportv1", "pkg/frame", "pkg/recent", "pkg/internal/stdio", "gen/go/wirev1", websocket},
 		allowInTests: []string{"pkg/hostv1", "pkg/jsruntime", "pkg/codemode/codemodetest", goleak},
 		why:          "the V1 client driver offers SessionProviders through the contract; only its tests run a host (a real process serving the in-process runtime)",
 	},

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/codemodehq/codemode/pkg/internal/stdio"
 	"github.com/codemodehq/codemode/pkg/transportv1"
 )
 
@@ -39,22 +40,11 @@ func NewProcessProvider(cmd Command, opts Options) *Provider {
 func spawn(ctx context.Context, cmd Command, gen uint64, opts *Options) (*connection, error) {
 	c := exec.Command(cmd.Path, cmd.Args...)
 	c.Env = cmd.Env
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdin, err := c.StdinPipe()
+	pipes, err := stdio.Spawn(c)
 	if err != nil {
 		return nil, spawnError(cmd.Path, err)
 	}
-	stdout, err := c.StdoutPipe()
-	if err != nil {
-		return nil, spawnError(cmd.Path, err)
-	}
-	stderr, err := c.StderrPipe()
-	if err != nil {
-		return nil, spawnError(cmd.Path, err)
-	}
-	if err := c.Start(); err != nil {
-		return nil, spawnError(cmd.Path, err)
-	}
+	stdin, stdout, stderr := pipes.Stdin, pipes.Stdout, pipes.Stderr
 	log := opts.logger()
 	logged := make(chan struct{})
 	go func() {

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os/exec"
 	"sync"
-	"syscall"
 
 	"github.com/codemodehq/codemode/pkg/internal/stdio"
 )
@@ -137,30 +136,18 @@ type hostProcess struct {
 func startHostProcess(cmd Command) (*hostProcess, error) {
 	c := exec.Command(cmd.Path, append(append([]string(nil), cmd.Args...), "--listen", GRPCStdioListen)...)
 	c.Dir, c.Env = cmd.Dir, cmd.Env
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdin, err := c.StdinPipe()
+	pipes, err := stdio.Spawn(c)
 	if err != nil {
-		return nil, spawnError(cmd.Path, err)
-	}
-	stdout, err := c.StdoutPipe()
-	if err != nil {
-		return nil, spawnError(cmd.Path, err)
-	}
-	stderr, err := c.StderrPipe()
-	if err != nil {
-		return nil, spawnError(cmd.Path, err)
-	}
-	if err := c.Start(); err != nil {
 		return nil, spawnError(cmd.Path, err)
 	}
 	logged := make(chan struct{})
-	go copyLines(cmd.Stderr, stderr, logged)
+	go copyLines(cmd.Stderr, pipes.Stderr, logged)
 	go func() {
 		// Wait closes the pipes: only once stderr has been read to its end.
 		<-logged
 		_ = c.Wait()
 	}()
-	return &hostProcess{Conn: stdio.NewConn(stdout, stdin), cmd: c}, nil
+	return &hostProcess{Conn: stdio.NewConn(pipes.Stdout, pipes.Stdin), cmd: c}, nil
 }
 
 // copyLines copies r to w line by line (w nil: discards), then closes done.

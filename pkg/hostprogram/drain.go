@@ -79,26 +79,25 @@ func (p *Program) stopWebSocket(srv *http.Server) {
 // stopGRPCStdio closes every gRPC session, then ends the standard streams' HTTP/2 connection
 // once its streams have finished.
 func (p *Program) stopGRPCStdio(srv *grpchost.ConnServer) {
-	if err := p.grpc.Close(p.drain.ctx); err != nil {
-		p.drain.forced.Store(true)
-		p.log.Error("code-mode gRPC sessions did not close in time", "error", err)
-	}
-	if err := srv.Shutdown(p.drain.ctx); err != nil {
-		p.drain.forced.Store(true)
-		p.log.Error("code-mode gRPC streams on stdio did not end in time; cutting them", "error", err)
-	}
+	p.shutDownGRPC("on stdio", srv.Shutdown)
 }
 
 // stopGRPC closes every gRPC session (cells terminated, CellClosed sent on each lease, leases
 // ended), then lets the server finish its streams and stop.
 func (p *Program) stopGRPC(srv *http.Server) {
+	p.shutDownGRPC("", srv.Shutdown)
+	_ = srv.Close()
+}
+
+// shutDownGRPC closes the gRPC sessions, then lets the server of a listener (where: how the log
+// names it) end its streams, each within the drain's bound; overrunning either forces the drain.
+func (p *Program) shutDownGRPC(where string, shutdown func(context.Context) error) {
 	if err := p.grpc.Close(p.drain.ctx); err != nil {
 		p.drain.forced.Store(true)
 		p.log.Error("code-mode gRPC sessions did not close in time", "error", err)
 	}
-	if err := srv.Shutdown(p.drain.ctx); err != nil {
+	if err := shutdown(p.drain.ctx); err != nil {
 		p.drain.forced.Store(true)
-		p.log.Error("code-mode gRPC streams did not end in time; cutting them", "error", err)
+		p.log.Error("code-mode gRPC streams did not end in time; cutting them", "listener", where, "error", err)
 	}
-	_ = srv.Close()
 }

@@ -1,14 +1,12 @@
 package main_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -153,8 +151,7 @@ func forGeneration(frame, generation string) string {
 // v1Process is a host on V1 stdio driven frame by frame.
 type v1Process struct {
 	t      *testing.T
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
+	host   *hostProcess
 	frames chan frameOrErr
 	last   string // the ID of the last delegate/request
 }
@@ -166,22 +163,9 @@ type frameOrErr struct {
 
 func startV1Process(t *testing.T, path string, args ...string) *v1Process {
 	t.Helper()
-	cmd := exec.Command(path, args...)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &v1Process{t: t, cmd: cmd, stdin: stdin, frames: make(chan frameOrErr, 64)}
+	p := &v1Process{t: t, host: startProcess(t, path, nil, args...), frames: make(chan frameOrErr, 64)}
 	go func() {
-		r := frame.NewReader(bufio.NewReader(stdout))
+		r := frame.NewReader(p.host.stdout)
 		for {
 			b, err := r.Read()
 			p.frames <- frameOrErr{string(b), err}
@@ -190,7 +174,6 @@ func startV1Process(t *testing.T, path string, args ...string) *v1Process {
 			}
 		}
 	}()
-	t.Cleanup(func() { _ = stdin.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	return p
 }
 
@@ -201,7 +184,7 @@ func (p *v1Process) send(payload string) {
 	if err != nil {
 		p.t.Fatal(err)
 	}
-	if _, err := p.stdin.Write(f); err != nil {
+	if _, err := p.host.stdin.Write(f); err != nil {
 		p.t.Fatalf("send %s: %v", payload, err)
 	}
 }

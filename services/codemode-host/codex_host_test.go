@@ -1,10 +1,8 @@
 package main_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"regexp"
@@ -58,22 +56,7 @@ var codexTransports = map[string]func(t *testing.T, c testenv.Codex) codemode.Se
 // cleanup.
 func startCodexGRPCHost(t *testing.T, c testenv.Codex) string {
 	t.Helper()
-	cmd := exec.Command(c.Host, "--listen", "grpc://127.0.0.1:0")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "http://127.0.0.1:") {
-		t.Fatalf("Codex's host printed %q (%v)", line, err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, stdout) }()
-	return strings.TrimSpace(line)
+	return startGRPCHost(context.Background(), t, c.Host)
 }
 
 // TestCodexHostSuiteChild is the suite itself; it runs only in the child process.

@@ -61,7 +61,13 @@ type hostProcess struct {
 // process is killed at cleanup if it is still running.
 func startHost(t *testing.T, env []string, args ...string) *hostProcess {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	return startProcess(t, bin, env, args...)
+}
+
+// startProcess starts the host at path (codemode-host or Codex's) as startHost does.
+func startProcess(t *testing.T, path string, env []string, args ...string) *hostProcess {
+	t.Helper()
+	cmd := exec.Command(path, args...)
 	cmd.Env = append(os.Environ(), env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
