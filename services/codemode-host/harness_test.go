@@ -150,18 +150,24 @@ func (h *hostProcess) signal(sig syscall.Signal) {
 // awaitStderr waits for a stderr line containing s.
 func (h *hostProcess) awaitStderr(s string) {
 	h.t.Helper()
+	h.awaitStderrLine(fmt.Sprintf("containing %q", s), func(line string) bool { return strings.Contains(line, s) })
+}
+
+// awaitStderrLine waits for a stderr line that match accepts (what describes it) and returns it.
+func (h *hostProcess) awaitStderrLine(what string, match func(string) bool) string {
+	h.t.Helper()
 	deadline := time.After(waitLimit)
 	for {
 		select {
 		case line, ok := <-h.stderrLines:
 			if !ok {
-				h.t.Fatalf("codemode-host's stderr ended without %q", s)
+				h.t.Fatalf("codemode-host's stderr ended without a line %s", what)
 			}
-			if strings.Contains(line, s) {
-				return
+			if match(line) {
+				return line
 			}
 		case <-deadline:
-			h.t.Fatalf("codemode-host did not log %q", s)
+			h.t.Fatalf("codemode-host did not print a line %s", what)
 		}
 	}
 }
@@ -188,20 +194,7 @@ func (h *hostProcess) exitCode() int {
 // addresses go to stderr when stdout carries a connection).
 func (h *hostProcess) stderrLineWithPrefix(prefix string) string {
 	h.t.Helper()
-	deadline := time.After(waitLimit)
-	for {
-		select {
-		case line, ok := <-h.stderrLines:
-			if !ok {
-				h.t.Fatalf("codemode-host's stderr ended without a line starting %q", prefix)
-			}
-			if strings.HasPrefix(line, prefix) {
-				return line
-			}
-		case <-deadline:
-			h.t.Fatalf("codemode-host did not print a line starting %q", prefix)
-		}
-	}
+	return h.awaitStderrLine(fmt.Sprintf("starting %q", prefix), func(line string) bool { return strings.HasPrefix(line, prefix) })
 }
 
 // pipeConn is a net.Conn over a process's stdout (read) and stdin (write); Close closes both,
