@@ -30,6 +30,9 @@ type blockingSession struct {
 	ids      codemode.CellIDAllocator
 	cells    map[codemode.CellID]chan codemode.InitialResult
 	shutdown bool
+	// closing counts closures under way, which Shutdown waits for: the contract says it returns
+	// once every admitted cell has been closed, also when an abandon closed it concurrently.
+	closing sync.WaitGroup
 }
 
 func (s *blockingSession) Execute(context.Context, codemode.ExecuteRequest) (*codemode.StartedCell, error) {
@@ -52,8 +55,12 @@ func (s *blockingSession) close(id codemode.CellID) {
 	s.mu.Lock()
 	result, ok := s.cells[id]
 	delete(s.cells, id)
+	if ok {
+		s.closing.Add(1)
+	}
 	s.mu.Unlock()
 	if ok {
+		defer s.closing.Done()
 		close(result)
 		s.delegate.CellClosed(id)
 	}
@@ -83,6 +90,7 @@ func (s *blockingSession) Shutdown(context.Context) error {
 	for _, id := range ids {
 		s.close(id)
 	}
+	s.closing.Wait()
 	return nil
 }
 
