@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/codemodehq/codemode/pkg/frame"
 	"github.com/codemodehq/codemode/pkg/testenv"
@@ -191,18 +190,16 @@ func (p *v1Process) send(payload string) {
 
 var delegateID = regexp.MustCompile(`^\{"type":"delegate/request","id":([0-9]+)`)
 
+// receive returns the next frame; the reader ends the channel's stream with the host's EOF, so
+// the wait ends with the host either way.
 func (p *v1Process) receive() (string, error) {
-	select {
-	case f := <-p.frames:
-		if f.err == nil {
-			if m := delegateID.FindStringSubmatch(f.payload); m != nil {
-				p.last = m[1]
-			}
+	f := <-p.frames
+	if f.err == nil {
+		if m := delegateID.FindStringSubmatch(f.payload); m != nil {
+			p.last = m[1]
 		}
-		return f.payload, f.err
-	case <-time.After(waitLimit):
-		return "", errors.New("no frame from the host")
 	}
+	return f.payload, f.err
 }
 
 // run plays the scenario's sends and returns the frames received at each step.

@@ -153,23 +153,11 @@ func runAppServer(ctx context.Context, t *testing.T, codex testenv.Codex, host a
 	if host == codemodeHost {
 		hostBin = bin
 	}
-	url := startGRPCHost(ctx, t, hostBin)
+	url := startGRPCHost(t, hostBin)
 	cmd := exec.CommandContext(ctx, codex.Agent, "app-server", "--code-mode-host", url)
 	cmd.Dir, cmd.Env = work, fakemodel.Env(home)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	rpc := &jsonRPCLines{t: t, w: stdin, r: bufio.NewReader(stdout)}
+	app := startCmd(t, cmd)
+	rpc := &jsonRPCLines{t: t, w: app.stdin, r: app.stdout}
 	rpc.call("initialize", map[string]any{"clientInfo": map[string]any{"name": "codemode-test", "version": "0"}})
 	rpc.notify("initialized")
 	thread := rpc.call("thread/start", map[string]any{"cwd": work, "approvalPolicy": "never", "sandbox": "danger-full-access"})
@@ -183,32 +171,20 @@ func runAppServer(ctx context.Context, t *testing.T, codex testenv.Codex, host a
 	}
 	rpc.call("turn/start", map[string]any{"threadId": started.Thread.ID, "input": []map[string]any{{"type": "text", "text": "run the script"}}})
 	rpc.awaitNotification("turn/completed")
-	_ = stdin.Close()
-	if err := cmd.Wait(); err != nil {
-		t.Logf("codex app-server ended with %v", err)
-	}
-	return stderr.String()
+	_ = app.stdin.Close()
+	<-app.exited
+	return app.stderrText()
 }
 
-// startGRPCHost starts hostBin with --listen grpc://127.0.0.1:0 and returns the URL it prints.
-func startGRPCHost(ctx context.Context, t *testing.T, hostBin string) string {
+// startGRPCHost starts hostBin with --listen grpc://127.0.0.1:0 and returns the URL it prints;
+// the host is killed at cleanup.
+func startGRPCHost(t *testing.T, hostBin string) string {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, hostBin, "--listen", "grpc://127.0.0.1:0")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
+	url := startProcess(t, hostBin, nil, "--listen", "grpc://127.0.0.1:0").addresses(1)[0]
+	if !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("%s printed %q, want http://127.0.0.1:PORT", hostBin, url)
 	}
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "http://127.0.0.1:") {
-		t.Fatalf("%s printed %q (%v), want http://127.0.0.1:PORT", hostBin, line, err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, stdout) }()
-	return strings.TrimSpace(line)
+	return url
 }
 
 // jsonRPCLines is the client side of Codex app-server's JSON-RPC over lines.

@@ -56,7 +56,7 @@ var codexTransports = map[string]func(t *testing.T, c testenv.Codex) codemode.Se
 // cleanup.
 func startCodexGRPCHost(t *testing.T, c testenv.Codex) string {
 	t.Helper()
-	return startGRPCHost(context.Background(), t, c.Host)
+	return startGRPCHost(t, c.Host)
 }
 
 // TestCodexHostSuiteChild is the suite itself; it runs only in the child process.

@@ -69,6 +69,12 @@ func startProcess(t *testing.T, path string, env []string, args ...string) *host
 	t.Helper()
 	cmd := exec.Command(path, args...)
 	cmd.Env = append(os.Environ(), env...)
+	return startCmd(t, cmd)
+}
+
+// startCmd starts cmd (not started yet) with its standard streams as pipes, as startHost does.
+func startCmd(t *testing.T, cmd *exec.Cmd) *hostProcess {
+	t.Helper()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
