@@ -2,6 +2,7 @@ package grpchost
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strconv"
 	"sync"
@@ -47,12 +48,7 @@ func openOptions(req *pb.OpenSessionRequest) (sessionOptions, error) {
 }
 
 // errTooManySessionDelegates fails a callback past the session's max_pending_delegate_calls.
-var errTooManySessionDelegates = connectlessError("code-mode session has too many pending delegate calls")
-
-// connectlessError is a plain error: the cell sees its text.
-type connectlessError string
-
-func (e connectlessError) Error() string { return string(e) }
+var errTooManySessionDelegates = errors.New("code-mode session has too many pending delegate calls")
 
 // acquireDelegate takes a pending-callback permit of the host and, when the session has its own
 // bound, of the session. The host's bound is checked first, as in Codex.
