@@ -29,6 +29,9 @@ const (
 	// xnet is golang.org/x/net: its http2 package serves and dials HTTP/2 on a connection
 	// that is not a socket (a spawned host's standard streams), which net/http cannot.
 	xnet = "golang.org/x/net"
+	// xsys is golang.org/x/sys: the exec-server reads a file's birth time (statx) and a pipe's
+	// unread bytes (FIONREAD), which the standard library does not expose.
+	xsys = "golang.org/x/sys"
 	// zstd is klauspost/compress, whose zstd codec is the compression Codex's gRPC peers offer.
 	zstd = "github.com/klauspost/compress"
 	// mcpSDK is the official MCP Go SDK: pkg/mcptools speaks MCP only through it.
@@ -107,8 +110,8 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/execserver",
-		allow:        []string{std, "pkg/execrpc", "gen/go/execserverwire", websocket, uuid},
-		allowInTests: []string{goleak},
+		allow:        []string{std, "pkg/execrpc", "gen/go/execserverwire", websocket, uuid, xsys},
+		allowInTests: []string{"pkg/testenv", goleak},
 		why:          "the exec-server adapter serves the generated method types over execrpc; it knows nothing of cells",
 	},
 	{
@@ -120,7 +123,7 @@ var layers = []layer{
 	{
 		pkgs:         "pkg/exectoolset",
 		allow:        []string{std, "pkg/codemode", "pkg/execrpc", "gen/go/execserverwire", websocket},
-		allowInTests: []string{"pkg/jsruntime", "pkg/toolprovider", goleak},
+		allowInTests: []string{"pkg/jsruntime", "pkg/toolprovider", "pkg/testenv", goleak},
 		why:          "an exec-server client as a ToolSet for cells: the domain contract on one side, the generated exec-server types on the other; its tests run cells on the in-process runtime against a real exec-server process",
 	},
 	{

@@ -46,7 +46,19 @@ type Peer struct {
 
 	done chan struct{}
 	wg   sync.WaitGroup
+
+	malformedPrefix string // set by AnswerMalformed
 }
+
+// MalformedID is the id of the error response to a message that failed to parse (its own id is
+// unknown), as Codex's exec-server sends it.
+var MalformedID = IntID(-1)
+
+// AnswerMalformed makes the peer answer a message that fails to parse with an error response
+// (id -1, CodeInvalidRequest, "PREFIX: reason") as well as logging it, as Codex's exec-server
+// does; prefix names the transport ("failed to parse JSON-RPC message from exec-server stdio").
+// Call it before Run. Without it a malformed message is only logged (Codex's client role).
+func (p *Peer) AnswerMalformed(prefix string) { p.malformedPrefix = prefix }
 
 // NewPeer makes a peer; Run serves it. logf (may be nil) receives malformed-message reports.
 func NewPeer(conn Conn, h Handler, logf func(format string, args ...any)) *Peer {
@@ -82,7 +94,7 @@ func (p *Peer) Run(ctx context.Context) error {
 		msg, err := Decode(data)
 		if err != nil {
 			// Codex reports a malformed message and keeps the connection.
-			p.logf("failed to parse JSON-RPC message: %v", err)
+			p.malformed(ctx, err)
 			continue
 		}
 		switch m := msg.(type) {
@@ -103,6 +115,17 @@ func (p *Peer) Run(ctx context.Context) error {
 		case wire.JSONRPCError:
 			p.complete(m.Id, callResult{err: &Error{Code: m.Error.Code, Message: m.Error.Message, Data: m.Error.Data}})
 		}
+	}
+}
+
+func (p *Peer) malformed(ctx context.Context, err error) {
+	p.logf("failed to parse JSON-RPC message: %v", err)
+	if p.malformedPrefix == "" {
+		return
+	}
+	out := wire.JSONRPCError{Id: MalformedID, Error: wire.JSONRPCErrorError{Code: CodeInvalidRequest, Message: p.malformedPrefix + ": " + err.Error()}}
+	if err := p.send(ctx, out); err != nil {
+		p.logf("failed to answer a malformed message: %v", err)
 	}
 }
 

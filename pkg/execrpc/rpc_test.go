@@ -153,7 +153,8 @@ func Test_applies_value_limit_to_raw_value_wrapper(t *testing.T) {
 	if len(m.Params) != len(fits)-len(`{"method":"m","params":}`) {
 		t.Errorf("params kept %d bytes", len(m.Params))
 	}
-	if _, err := Decode(build(MaxValueNodes - 2)); err == nil || err.Error() != TooManyValuesText {
+	// Codex's text, position included (the ',' before the value over the budget).
+	if _, err := Decode(build(MaxValueNodes - 2)); err == nil || err.Error() != TooManyValuesText+" at line 1 column 524306" {
 		t.Errorf("one value over the budget: %v", err)
 	}
 }
@@ -167,10 +168,11 @@ func Test_accepts_large_scalar_payload(t *testing.T) {
 
 func Test_rejects_duplicate_object_keys(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"method":"a","method":"b"}`:                        "duplicate JSON object key `method`",
-		`{"id":1,"method":"m","params":{"x":1,"\u0078":2}}`:  "duplicate JSON object key `x`",
-		`{"method":"m","params":[{"k":1},{"k":2,"k":3}]}`:    "duplicate JSON object key `k`",
-		`{"id":1,"result":{"a":{"b":1},"c":{"b":2},"a":{}}}`: "duplicate JSON object key `a`",
+		// Codex 0.171's texts (codex exec-server --listen stdio), positions included.
+		`{"method":"a","method":"b"}`:                        "duplicate JSON object key `method` at line 1 column 22",
+		`{"id":1,"method":"m","params":{"x":1,"\u0078":2}}`:  "duplicate JSON object key `x` at line 1 column 45",
+		`{"method":"m","params":[{"k":1},{"k":2,"k":3}]}`:    "duplicate JSON object key `k` at line 1 column 42",
+		`{"id":1,"result":{"a":{"b":1},"c":{"b":2},"a":{}}}`: "duplicate JSON object key `a` at line 1 column 45",
 	} {
 		if _, err := Decode([]byte(in)); err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %q", in, err, want)
@@ -201,7 +203,7 @@ func Test_rejects_compact_array_heap_amplification(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "exceeds the limit of 262144 JSON values") {
 		t.Fatalf("unexpected error: %v", err)
 	}
-	if err.Error() != "JSON-RPC message exceeds the limit of 262144 JSON values" {
+	if err.Error() != "JSON-RPC message exceeds the limit of 262144 JSON values at line 1 column 524310" {
 		t.Errorf("error text %q", err)
 	}
 	// Nothing is allocated for the values: the pre-scan refuses the message first (a few small

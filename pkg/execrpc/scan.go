@@ -53,6 +53,18 @@ func scan(data []byte) (scanResult, error) {
 	return s.res, nil
 }
 
+// errorAt is msg at a 1-based byte offset into the document, in serde_json's form:
+// "msg at line L column C" (C counts bytes from the line's start, as serde_json does).
+func (s *scanner) errorAt(offset int, msg string) error {
+	line, col := 1, offset
+	for j := 0; j < offset-1 && j < len(s.data); j++ {
+		if s.data[j] == '\n' {
+			line, col = line+1, offset-j-1
+		}
+	}
+	return fmt.Errorf("%s at line %d column %d", msg, line, col)
+}
+
 func (s *scanner) ws() {
 	for s.i < len(s.data) {
 		switch s.data[s.i] {
@@ -67,7 +79,8 @@ func (s *scanner) ws() {
 func (s *scanner) value(depth int) error {
 	s.budget--
 	if s.budget < 0 {
-		return fmt.Errorf("%s", TooManyValuesText)
+		// serde_json reports the last byte it consumed: the ',' or ':' before the value.
+		return s.errorAt(s.i, TooManyValuesText)
 	}
 	s.ws()
 	if s.i >= len(s.data) {
@@ -203,13 +216,13 @@ func (s *scanner) object(depth int) error {
 		}
 		if seen != nil {
 			if _, dup := seen[key]; dup {
-				return fmt.Errorf("duplicate JSON object key `%s`", key)
+				return s.errorAt(s.i, fmt.Sprintf("duplicate JSON object key `%s`", key))
 			}
 			seen[key] = struct{}{}
 		} else {
 			for _, k := range s.keys[mark:] {
 				if k == key {
-					return fmt.Errorf("duplicate JSON object key `%s`", key)
+					return s.errorAt(s.i, fmt.Sprintf("duplicate JSON object key `%s`", key))
 				}
 			}
 			s.keys = append(s.keys, key)

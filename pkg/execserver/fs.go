@@ -7,22 +7,27 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 
 	wire "github.com/codemodehq/codemode/gen/go/execserverwire"
-	"github.com/codemodehq/codemode/pkg/execrpc"
 )
 
 // MaxReadFileBytes bounds fs/readFile: its base64 must fit in one message.
 const MaxReadFileBytes = 32 << 20
+
+// The fs methods follow Codex 0.171's exec-server: its defaults (createDirectory and remove are
+// recursive, remove is forced), its refusals (-32600 with its texts) and its io errors
+// (CodeNotFound or CodeInternalError with Rust's wording, see fsError).
 
 func (s *Server) readFile(p wire.FsReadFileParams) (wire.Message, error) {
 	path, err := s.confine(p.Path)
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	f, err := openRegular(path, followOf(p.FollowSymlinks))
 	if err != nil {
-		return nil, fsError(err)
+		return nil, err
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxReadFileBytes+1))
@@ -30,9 +35,35 @@ func (s *Server) readFile(p wire.FsReadFileParams) (wire.Message, error) {
 		return nil, fsError(err)
 	}
 	if len(data) > MaxReadFileBytes {
-		return nil, execrpc.Errorf(execrpc.CodeInvalidParams, "%s is larger than %d bytes", path, MaxReadFileBytes)
+		return nil, invalidRequest("path `%s` is larger than %d bytes; read it with fs/open and fs/readBlock", path, MaxReadFileBytes)
 	}
 	return wire.FsReadFileResponse{DataBase64: base64.StdEncoding.EncodeToString(data)}, nil
+}
+
+// followOf is a followSymlinks flag's value: absent means follow.
+func followOf(flag *bool) bool { return flag == nil || *flag }
+
+// openRegular opens path for reading, refusing anything but a regular file ("path `P` is not a
+// file"); without follow a symlink at the end fails as O_NOFOLLOW makes it (ELOOP).
+func openRegular(path string, follow bool) (*os.File, error) {
+	flags := os.O_RDONLY
+	if !follow {
+		flags |= syscall.O_NOFOLLOW
+	}
+	f, err := os.OpenFile(path, flags|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fsError(err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fsError(err)
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, invalidRequest("path `%s` is not a file", path)
+	}
+	return f, nil
 }
 
 func (s *Server) writeFile(p wire.FsWriteFileParams) (wire.Message, error) {
@@ -40,11 +71,23 @@ func (s *Server) writeFile(p wire.FsWriteFileParams) (wire.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := base64.StdEncoding.DecodeString(p.DataBase64)
+	data, err := decodeBase64(p.DataBase64)
 	if err != nil {
-		return nil, execrpc.Errorf(execrpc.CodeInvalidParams, "dataBase64: %v", err)
+		return nil, invalidRequest("fs/writeFile requires valid base64 dataBase64: %v", err)
 	}
-	return wire.EmptyResponse{}, fsError(os.WriteFile(path, data, 0o644))
+	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if !followOf(p.FollowSymlinks) {
+		flags |= syscall.O_NOFOLLOW
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if err != nil {
+		return nil, fsError(err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return nil, fsError(err)
+	}
+	return wire.EmptyResponse{}, fsError(f.Close())
 }
 
 func (s *Server) createDirectory(p wire.FsCreateDirectoryParams) (wire.Message, error) {
@@ -52,12 +95,14 @@ func (s *Server) createDirectory(p wire.FsCreateDirectoryParams) (wire.Message, 
 	if err != nil {
 		return nil, err
 	}
-	if p.Recursive != nil && *p.Recursive {
-		err = os.MkdirAll(path, 0o755)
-	} else {
-		err = os.Mkdir(path, 0o755)
+	if p.Recursive != nil && !*p.Recursive {
+		return wire.EmptyResponse{}, fsError(os.Mkdir(path, 0o755))
 	}
-	return wire.EmptyResponse{}, fsError(err)
+	// Rust's create_dir_all: an existing directory is fine, an existing file is EEXIST.
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		return nil, fsError(&fs.PathError{Op: "mkdir", Path: path, Err: syscall.EEXIST})
+	}
+	return wire.EmptyResponse{}, fsError(os.MkdirAll(path, 0o755))
 }
 
 func (s *Server) getMetadata(p wire.FsGetMetadataParams) (wire.Message, error) {
@@ -65,21 +110,50 @@ func (s *Server) getMetadata(p wire.FsGetMetadataParams) (wire.Message, error) {
 	if err != nil {
 		return nil, err
 	}
+	follow := followOf(p.FollowSymlinks)
+	if !follow {
+		if err := refuseSymlinks(path); err != nil {
+			return nil, err
+		}
+	}
 	lst, err := os.Lstat(path)
 	if err != nil {
 		return nil, fsError(err)
 	}
 	st := lst
 	isLink := lst.Mode()&fs.ModeSymlink != 0
-	if isLink && (p.FollowSymlinks == nil || *p.FollowSymlinks) {
+	if isLink {
 		if st, err = os.Stat(path); err != nil {
 			return nil, fsError(err)
 		}
 	}
 	return wire.FsGetMetadataResponse{
 		IsDirectory: st.IsDir(), IsFile: st.Mode().IsRegular(), IsSymlink: isLink,
-		Size: uint64(st.Size()), CreatedAtMs: 0, ModifiedAtMs: st.ModTime().UnixMilli(),
+		Size: uint64(st.Size()), CreatedAtMs: birthMillis(path, true), ModifiedAtMs: st.ModTime().UnixMilli(),
 	}, nil
+}
+
+// refuseSymlinks walks path's components as an O_NOFOLLOW open would: a symlink before the
+// last component is ENOTDIR, a symlink as the last one is Codex's "path contains a symbolic
+// link"; a missing component is left to the caller's own error.
+func refuseSymlinks(path string) error {
+	parts := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	cur := "/"
+	for i, part := range parts {
+		cur = filepath.Join(cur, part)
+		st, err := os.Lstat(cur)
+		if err != nil {
+			return nil
+		}
+		if st.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if i < len(parts)-1 {
+			return fsError(&fs.PathError{Op: "open", Path: cur, Err: syscall.ENOTDIR})
+		}
+		return invalidRequest("path contains a symbolic link")
+	}
+	return nil
 }
 
 func (s *Server) canonicalize(p wire.FsCanonicalizeParams) (wire.Message, error) {
@@ -94,18 +168,33 @@ func (s *Server) canonicalize(p wire.FsCanonicalizeParams) (wire.Message, error)
 	return wire.FsCanonicalizeResponse{Path: PathToURI(real)}, nil
 }
 
+// readDirectory lists a directory in the order the file system returns it, as Codex does; a
+// symlink's kind is its target's, and a symlink whose target cannot be read is left out.
 func (s *Server) readDirectory(p wire.FsReadDirectoryParams) (wire.Message, error) {
 	path, err := s.confine(p.Path)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := os.ReadDir(path)
+	dir, err := os.Open(path)
+	if err != nil {
+		return nil, fsError(err)
+	}
+	defer dir.Close()
+	entries, err := dir.ReadDir(-1)
 	if err != nil {
 		return nil, fsError(err)
 	}
 	out := wire.FsReadDirectoryResponse{Entries: make([]wire.FsReadDirectoryEntry, 0, len(entries))}
 	for _, e := range entries {
-		out.Entries = append(out.Entries, wire.FsReadDirectoryEntry{FileName: e.Name(), IsDirectory: e.IsDir(), IsFile: e.Type().IsRegular()})
+		mode := e.Type()
+		if mode&fs.ModeSymlink != 0 {
+			st, err := os.Stat(filepath.Join(path, e.Name()))
+			if err != nil {
+				continue
+			}
+			mode = st.Mode()
+		}
+		out.Entries = append(out.Entries, wire.FsReadDirectoryEntry{FileName: e.Name(), IsDirectory: mode.IsDir(), IsFile: mode.IsRegular()})
 	}
 	return out, nil
 }
@@ -115,18 +204,17 @@ func (s *Server) remove(p wire.FsRemoveParams) (wire.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.Recursive != nil && *p.Recursive {
-		if _, err := os.Lstat(path); err != nil && !(p.Force != nil && *p.Force) {
-			return nil, fsError(err)
+	force := p.Force == nil || *p.Force
+	if _, err := os.Lstat(path); err != nil {
+		if force && errors.Is(err, fs.ErrNotExist) {
+			return wire.EmptyResponse{}, nil
 		}
-		err = os.RemoveAll(path)
-	} else {
-		err = os.Remove(path)
-		if errors.Is(err, fs.ErrNotExist) && p.Force != nil && *p.Force {
-			err = nil
-		}
+		return nil, fsError(err)
 	}
-	return wire.EmptyResponse{}, fsError(err)
+	if p.Recursive != nil && !*p.Recursive {
+		return wire.EmptyResponse{}, fsError(os.Remove(path))
+	}
+	return wire.EmptyResponse{}, fsError(os.RemoveAll(path))
 }
 
 func (s *Server) copy(p wire.FsCopyParams) (wire.Message, error) {
@@ -138,17 +226,29 @@ func (s *Server) copy(p wire.FsCopyParams) (wire.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(src)
+	st, err := os.Lstat(src)
 	if err != nil {
 		return nil, fsError(err)
 	}
-	if st.IsDir() {
-		if !p.Recursive {
-			return nil, execrpc.Errorf(execrpc.CodeInvalidParams, "%s is a directory; copying it needs recursive", src)
-		}
+	switch {
+	case st.IsDir() && !p.Recursive:
+		return nil, invalidRequest("fs/copy requires recursive: true when sourcePath is a directory")
+	case st.IsDir() && within(src, dst):
+		return nil, invalidRequest("fs/copy cannot copy a directory to itself or one of its descendants")
+	case st.IsDir():
 		return wire.EmptyResponse{}, fsError(copyTree(src, dst))
+	case st.Mode()&fs.ModeSymlink != 0:
+		return wire.EmptyResponse{}, fsError(copySymlink(src, dst))
 	}
 	return wire.EmptyResponse{}, fsError(copyFile(src, dst, st.Mode().Perm()))
+}
+
+func copySymlink(src, dst string) error {
+	link, err := os.Readlink(src)
+	if err != nil {
+		return err
+	}
+	return os.Symlink(link, dst)
 }
 
 func copyFile(src, dst string, perm fs.FileMode) error {
@@ -183,11 +283,7 @@ func copyTree(src, dst string) error {
 		case d.IsDir():
 			return os.MkdirAll(target, info.Mode().Perm()|0o700)
 		case d.Type()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(link, target)
+			return copySymlink(p, target)
 		case d.Type().IsRegular():
 			return copyFile(p, target, info.Mode().Perm())
 		}

@@ -3,18 +3,24 @@ package execserver
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	wire "github.com/codemodehq/codemode/gen/go/execserverwire"
 	"github.com/codemodehq/codemode/pkg/execrpc"
 )
+
+// maxWaitMs caps process/read's waitMs where a Duration would overflow (about 31 years).
+const maxWaitMs = 1 << 40
 
 // maxRetainedBytes bounds the output a process keeps for process/read; older chunks are dropped.
 const maxRetainedBytes = 8 << 20
@@ -41,10 +47,11 @@ type process struct {
 // event is what the output readers and the waiter report to the process's one sequencer, which
 // numbers and publishes them in order.
 type event struct {
-	stream string
-	data   []byte
-	eof    bool
-	exit   *int32
+	stream  *stream
+	data    []byte
+	eof     bool
+	drained bool // the stream's reader found its pipe empty after the exit (see stream)
+	exit    *int32
 }
 
 // startProcess launches p's argv in its own process group. notify publishes a notification.
@@ -66,7 +73,7 @@ func (s *session) startProcess(p wire.ExecParams) (wire.Message, error) {
 	s.mu.Lock()
 	if _, dup := s.procs[p.ProcessId]; dup {
 		s.mu.Unlock()
-		return nil, execrpc.Errorf(execrpc.CodeInvalidParams, "process id `%s` is already in use", p.ProcessId)
+		return nil, invalidRequest("process %s already exists", p.ProcessId)
 	}
 	proc := &process{id: p.ProcessId, changed: make(chan struct{}), done: make(chan struct{})}
 	s.procs[p.ProcessId] = proc
@@ -75,7 +82,7 @@ func (s *session) startProcess(p wire.ExecParams) (wire.Message, error) {
 		s.mu.Lock()
 		delete(s.procs, p.ProcessId)
 		s.mu.Unlock()
-		return nil, execrpc.Errorf(execrpc.CodeInternalError, "failed to start %s: %v", p.Argv[0], err)
+		return nil, spawnError(err)
 	}
 
 	cmd := exec.Command(p.Argv[0], p.Argv[1:]...)
@@ -120,29 +127,87 @@ func (s *session) startProcess(p wire.ExecParams) (wire.Message, error) {
 	}
 	events := make(chan event)
 	s.wg.Add(4)
-	go func() { defer s.wg.Done(); readStream(outR, "stdout", events) }()
-	go func() { defer s.wg.Done(); readStream(errR, "stderr", events) }()
+	streams := [2]*stream{{f: outR, name: "stdout"}, {f: errR, name: "stderr"}}
+	go func() { defer s.wg.Done(); streams[0].read(events) }()
+	go func() { defer s.wg.Done(); streams[1].read(events) }()
 	go func() {
 		defer s.wg.Done()
 		code := exitCode(cmd.Wait())
 		events <- event{exit: &code}
 	}()
-	go func() { defer s.wg.Done(); s.sequence(proc, events) }()
+	go func() { defer s.wg.Done(); s.sequence(proc, streams, events) }()
 	return wire.ExecResponse{ProcessId: p.ProcessId, SandboxType: ptr("none")}, nil
 }
 
 func ptr[T any](v T) *T { return &v }
 
-func readStream(f *os.File, stream string, events chan<- event) {
-	defer f.Close()
+// spawnError is Codex's answer to a process that could not start: CodeInternalError, the io
+// error's text and its kind in data (spawnNotFound, spawnPermissionDenied or spawnFailed).
+func spawnError(err error) error {
+	if errors.Is(err, exec.ErrNotFound) {
+		err = syscall.ENOENT
+	}
+	kind := "spawnFailed"
+	switch {
+	case errors.Is(err, syscall.ENOENT):
+		kind = "spawnNotFound"
+	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
+		kind = "spawnPermissionDenied"
+	}
+	return &execrpc.Error{Code: execrpc.CodeInternalError, Message: ioText(err), Data: json.RawMessage(`{"kind":"` + kind + `"}`)}
+}
+
+// stream is one output pipe of a process and its reader. When the process exits the sequencer
+// asks each reader to drain: output the process wrote before it exited is already in the pipe,
+// so the reader reads until the pipe holds nothing (FIONREAD) and then reports drained. The exit
+// is numbered after that, so it follows all of the process's own output, as in Codex — without
+// waiting for the end of the pipe, which a background child may hold open for ever.
+type stream struct {
+	f     *os.File
+	name  string
+	drain atomic.Bool
+}
+
+// requestDrain asks the reader to drain; the past deadline wakes a Read that is blocked.
+func (st *stream) requestDrain() {
+	st.drain.Store(true)
+	_ = st.f.SetReadDeadline(time.Unix(1, 0))
+}
+
+// empty reports whether the pipe holds no unread byte (unknown counts as empty).
+func (st *stream) empty() bool {
+	n := 0
+	raw, err := st.f.SyscallConn()
+	if err == nil {
+		_ = raw.Control(func(fd uintptr) { n = pendingBytes(fd) })
+	}
+	return n <= 0
+}
+
+func (st *stream) read(events chan<- event) {
+	defer st.f.Close()
 	buf := make([]byte, 32<<10)
+	drained := false
 	for {
-		n, err := f.Read(buf)
+		if !drained && st.drain.Load() {
+			_ = st.f.SetReadDeadline(time.Time{})
+			if st.empty() {
+				drained = true
+				events <- event{stream: st, drained: true}
+				continue
+			}
+		}
+		n, err := st.f.Read(buf)
 		if n > 0 {
-			events <- event{stream: stream, data: append([]byte(nil), buf[:n]...)}
+			events <- event{stream: st, data: append([]byte(nil), buf[:n]...)}
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			// The drain request's wake-up (or a late one after the drain): read on.
+			_ = st.f.SetReadDeadline(time.Time{})
+			continue
 		}
 		if err != nil {
-			events <- event{stream: stream, eof: true}
+			events <- event{stream: st, eof: true}
 			return
 		}
 	}
@@ -164,39 +229,32 @@ func exitCode(err error) int32 {
 }
 
 // sequence numbers the process's events and publishes them in order: output chunks, then
-// process/exited, then, once both streams ended too, process/closed.
-func (s *session) sequence(p *process, events <-chan event) {
-	eofs := 0
-	exited := false
-	for eofs < 2 || !exited {
+// process/exited once the streams are drained (see stream), then, once both streams ended too,
+// process/closed.
+func (s *session) sequence(p *process, streams [2]*stream, events <-chan event) {
+	settled := map[*stream]bool{} // ended or drained after the exit
+	ended := 0
+	var exit *int32
+	published := false
+	for ended < 2 || !published {
 		ev := <-events
 		switch {
 		case ev.eof:
-			eofs++
-			continue
+			ended++
+			settled[ev.stream] = true
+		case ev.drained:
+			settled[ev.stream] = true
 		case ev.exit != nil:
-			exited = true
-			p.mu.Lock()
-			p.seq++
-			seq := p.seq
-			p.exited, p.exitCode = true, *ev.exit
-			p.signal()
-			p.mu.Unlock()
-			s.notify("process/exited", wire.ExecExitedNotification{ProcessId: p.id, Seq: seq, ExitCode: *ev.exit, SandboxDenied: ptr(false)})
-		default:
-			p.mu.Lock()
-			p.seq++
-			chunk := wire.ProcessOutputChunk{Seq: p.seq, Stream: ev.stream, Chunk: base64.StdEncoding.EncodeToString(ev.data)}
-			p.chunks = append(p.chunks, chunk)
-			p.retained += len(ev.data)
-			for p.retained > maxRetainedBytes && len(p.chunks) > 1 {
-				old, _ := base64.StdEncoding.DecodeString(p.chunks[0].Chunk)
-				p.retained -= len(old)
-				p.chunks = p.chunks[1:]
+			exit = ev.exit
+			for _, st := range streams {
+				st.requestDrain()
 			}
-			p.signal()
-			p.mu.Unlock()
-			s.notify("process/output", wire.ExecOutputDeltaNotification{ProcessId: p.id, Seq: chunk.Seq, Stream: chunk.Stream, Chunk: chunk.Chunk})
+		default:
+			s.publishOutput(p, ev)
+		}
+		if exit != nil && !published && len(settled) == 2 {
+			published = true
+			s.publishExit(p, *exit)
 		}
 	}
 	p.mu.Lock()
@@ -212,6 +270,33 @@ func (s *session) sequence(p *process, events <-chan event) {
 	s.notify("process/closed", wire.ExecClosedNotification{ProcessId: p.id, Seq: seq})
 }
 
+func (s *session) publishExit(p *process, code int32) {
+	p.mu.Lock()
+	p.seq++
+	seq := p.seq
+	p.exited, p.exitCode = true, code
+	p.signal()
+	p.mu.Unlock()
+	s.notify("process/exited", wire.ExecExitedNotification{ProcessId: p.id, Seq: seq, ExitCode: code, SandboxDenied: ptr(false)})
+}
+
+// publishOutput numbers a chunk, retains it for process/read (dropping the oldest past
+// maxRetainedBytes) and sends process/output.
+func (s *session) publishOutput(p *process, ev event) {
+	p.mu.Lock()
+	p.seq++
+	chunk := wire.ProcessOutputChunk{Seq: p.seq, Stream: ev.stream.name, Chunk: base64.StdEncoding.EncodeToString(ev.data)}
+	p.chunks = append(p.chunks, chunk)
+	p.retained += len(ev.data)
+	for p.retained > maxRetainedBytes && len(p.chunks) > 1 {
+		p.retained -= base64.StdEncoding.DecodedLen(len(p.chunks[0].Chunk))
+		p.chunks = p.chunks[1:]
+	}
+	p.signal()
+	p.mu.Unlock()
+	s.notify("process/output", wire.ExecOutputDeltaNotification{ProcessId: p.id, Seq: chunk.Seq, Stream: chunk.Stream, Chunk: chunk.Chunk})
+}
+
 // signal wakes process/read waiters; p.mu is held.
 func (p *process) signal() {
 	close(p.changed)
@@ -225,7 +310,7 @@ func (s *session) lookup(id string) *process {
 }
 
 func unknownProcess(id string) error {
-	return execrpc.Errorf(execrpc.CodeInvalidParams, "unknown process id `%s`", id)
+	return invalidRequest("unknown process id %s", id)
 }
 
 func (s *session) readProcess(ctx context.Context, r wire.ReadParams) (wire.Message, error) {
@@ -239,37 +324,13 @@ func (s *session) readProcess(ctx context.Context, r wire.ReadParams) (wire.Mess
 	}
 	var deadline <-chan time.Time
 	if r.WaitMs != nil && *r.WaitMs > 0 {
-		timer := time.NewTimer(time.Duration(*r.WaitMs) * time.Millisecond)
+		timer := time.NewTimer(time.Duration(min(*r.WaitMs, maxWaitMs)) * time.Millisecond)
 		defer timer.Stop()
 		deadline = timer.C
 	}
 	for {
 		p.mu.Lock()
-		resp := wire.ReadResponse{NextSeq: after + 1, Exited: p.exited, Closed: p.closed}
-		if p.exited {
-			resp.ExitCode = ptr(p.exitCode)
-		}
-		budget := -1
-		if r.MaxBytes != nil {
-			budget = int(min(*r.MaxBytes, 1<<30))
-		}
-		for _, c := range p.chunks {
-			if c.Seq <= after {
-				continue
-			}
-			size := base64.StdEncoding.DecodedLen(len(c.Chunk))
-			if budget >= 0 && len(resp.Chunks) > 0 && size > budget {
-				break
-			}
-			resp.Chunks = append(resp.Chunks, c)
-			resp.NextSeq = c.Seq + 1
-			if budget >= 0 {
-				budget -= size
-			}
-		}
-		if resp.Chunks == nil {
-			resp.Chunks = []wire.ProcessOutputChunk{}
-		}
+		resp := p.readAfter(after, r.MaxBytes)
 		changed := p.changed
 		p.mu.Unlock()
 		if len(resp.Chunks) > 0 || resp.Closed || deadline == nil {
@@ -285,14 +346,44 @@ func (s *session) readProcess(ctx context.Context, r wire.ReadParams) (wire.Mess
 	}
 }
 
+// readAfter is what process/read returns now (p.mu held): the retained chunks after seq after,
+// at least one even past maxBytes, and nextSeq as Codex computes it — one past the last chunk
+// when maxBytes was reached, else one past the last event (output, exit or close) numbered.
+func (p *process) readAfter(after uint64, maxBytes *uint64) wire.ReadResponse {
+	resp := wire.ReadResponse{NextSeq: p.seq + 1, Exited: p.exited, Closed: p.closed, Chunks: []wire.ProcessOutputChunk{}}
+	if p.exited {
+		resp.ExitCode = ptr(p.exitCode)
+	}
+	budget := uint64(math.MaxUint64)
+	if maxBytes != nil {
+		budget = *maxBytes
+	}
+	var taken uint64
+	for _, c := range p.chunks {
+		if c.Seq <= after {
+			continue
+		}
+		size := uint64(base64.StdEncoding.DecodedLen(len(c.Chunk)))
+		if len(resp.Chunks) > 0 && taken+size > budget {
+			break
+		}
+		resp.Chunks = append(resp.Chunks, c)
+		taken += size
+	}
+	if n := len(resp.Chunks); n > 0 && taken >= budget {
+		resp.NextSeq = resp.Chunks[n-1].Seq + 1
+	}
+	return resp
+}
+
 func (s *session) writeProcess(w wire.WriteParams) (wire.Message, error) {
+	data, err := decodeBase64(w.Chunk)
+	if err != nil {
+		return nil, execrpc.Errorf(execrpc.CodeInvalidParams, "%v", err)
+	}
 	p := s.lookup(w.ProcessId)
 	if p == nil {
 		return wire.WriteResponse{Status: "unknownProcess"}, nil
-	}
-	data, err := base64.StdEncoding.DecodeString(w.Chunk)
-	if err != nil {
-		return nil, execrpc.Errorf(execrpc.CodeInvalidParams, "chunk: %v", err)
 	}
 	p.mu.Lock()
 	stdin, closed := p.stdin, p.closed || p.stdinErr
@@ -312,7 +403,7 @@ func (s *session) writeProcess(w wire.WriteParams) (wire.Message, error) {
 func (s *session) signalProcess(sp wire.SignalParams) (wire.Message, error) {
 	p := s.lookup(sp.ProcessId)
 	if p == nil {
-		return nil, unknownProcess(sp.ProcessId)
+		return wire.EmptyResponse{}, nil // as Codex: nothing to interrupt
 	}
 	p.mu.Lock()
 	running := !p.exited
@@ -328,7 +419,7 @@ func (s *session) signalProcess(sp wire.SignalParams) (wire.Message, error) {
 func (s *session) terminateProcess(t wire.TerminateParams) (wire.Message, error) {
 	p := s.lookup(t.ProcessId)
 	if p == nil {
-		return nil, unknownProcess(t.ProcessId)
+		return wire.TerminateResponse{Running: false}, nil // as Codex: nothing is running
 	}
 	p.mu.Lock()
 	running := !p.exited

@@ -2,6 +2,8 @@ package execserver
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +12,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/coder/websocket"
@@ -18,10 +23,6 @@ import (
 	wire "github.com/codemodehq/codemode/gen/go/execserverwire"
 	"github.com/codemodehq/codemode/pkg/execrpc"
 )
-
-// ExecutorVersion is what environment/info reports: Codex's "unknown" version, since codemode's
-// exec-server is not a Codex release.
-const ExecutorVersion = "0.0.0"
 
 // Options configure a Server.
 type Options struct {
@@ -57,18 +58,27 @@ func (s *Server) Root() string { return s.root }
 
 // ServeConn serves one connection until it ends or ctx is done, then kills the session's
 // processes and waits for them.
+// A message that fails to parse is answered (id -1) with a text naming the connection
+// ("failed to parse JSON-RPC message from exec-server connection: …").
 func (s *Server) ServeConn(ctx context.Context, conn execrpc.Conn) error {
-	sess := &session{srv: s, procs: map[string]*process{}}
+	return s.serveConn(ctx, conn, "failed to parse JSON-RPC message from exec-server connection")
+}
+
+func (s *Server) serveConn(ctx context.Context, conn execrpc.Conn, malformedPrefix string) error {
+	sess := &session{srv: s, procs: map[string]*process{}, handles: map[string]*os.File{}}
 	sess.peer = execrpc.NewPeer(conn, sess, s.logf)
+	sess.peer.AnswerMalformed(malformedPrefix)
 	err := sess.peer.Run(ctx)
 	sess.killAll()
 	sess.wg.Wait()
+	sess.closeFiles()
 	return err
 }
 
-// ServeStdio serves newline-delimited JSON on in and out (`--listen stdio`).
+// ServeStdio serves newline-delimited JSON on in and out (`--listen stdio`); a malformed line
+// is answered with Codex's text ("failed to parse JSON-RPC message from exec-server stdio: …").
 func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Writer) error {
-	return s.ServeConn(ctx, execrpc.NewStreamConn(in, out, in))
+	return s.serveConn(ctx, execrpc.NewStreamConn(in, out, in), "failed to parse JSON-RPC message from exec-server stdio")
 }
 
 // WebSocketHandler serves a connection per WebSocket on "/" and answers "GET /readyz"; any
@@ -87,7 +97,8 @@ func (s *Server) WebSocketHandler(ctx context.Context) http.Handler {
 			if err != nil {
 				return
 			}
-			if err := s.ServeConn(ctx, execrpc.NewWebSocketConn(ws)); err != nil {
+			prefix := "failed to parse websocket JSON-RPC message from exec-server websocket " + r.RemoteAddr
+			if err := s.serveConn(ctx, execrpc.NewWebSocketConn(ws), prefix); err != nil {
 				s.logf("exec-server connection: %v", err)
 			}
 		default:
@@ -114,8 +125,10 @@ type session struct {
 	peer *execrpc.Peer
 
 	mu          sync.Mutex
-	initialized bool
+	initialized bool // initialize was answered
+	ready       bool // and the client sent initialized
 	procs       map[string]*process
+	handles     map[string]*os.File
 	wg          sync.WaitGroup
 }
 
@@ -131,93 +144,135 @@ func (s *session) Concurrent(method string) bool {
 	return method == "process/read" || method == "process/write"
 }
 
-// HandleNotification accepts `initialized`; other notifications are ignored.
-func (s *session) HandleNotification(context.Context, string, json.RawMessage) {}
-
-// decodeParams decodes params (absent = {}) with a generated decoder; errors are -32602.
-func decodeParams[T any](params json.RawMessage, decode func([]byte) (T, error)) (T, error) {
-	if len(params) == 0 {
-		params = json.RawMessage("{}")
-	}
-	v, err := decode(params)
-	if err != nil {
-		return v, execrpc.InvalidParams(err)
-	}
-	return v, nil
-}
-
-// handle decodes params with decode and runs do.
-func handle[T any](params json.RawMessage, decode func([]byte) (T, error), do func(T) (wire.Message, error)) (json.RawMessage, error) {
-	p, err := decodeParams(params, decode)
-	if err != nil {
-		return nil, err
-	}
-	m, err := do(p)
-	if err != nil {
-		return nil, err
-	}
-	return execrpc.Raw(m), nil
-}
-
-// HandleRequest dispatches a request; before `initialize` every other method is refused.
-func (s *session) HandleRequest(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	if method == "initialize" {
-		return handle(params, wire.DecodeInitializeParams, func(wire.InitializeParams) (wire.Message, error) {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			if s.initialized {
-				return nil, execrpc.Errorf(execrpc.CodeInvalidRequest, "Already initialized")
-			}
-			s.initialized = true
-			return wire.InitializeResponse{SessionId: uuid.NewString()}, nil
-		})
+// HandleNotification accepts `initialized` after initialize; other notifications are ignored
+// (Codex's exec-server drops the connection instead: a recorded difference).
+func (s *session) HandleNotification(_ context.Context, method string, _ json.RawMessage) {
+	if method != "initialized" {
+		return
 	}
 	s.mu.Lock()
-	ok := s.initialized
+	s.ready = s.initialized
 	s.mu.Unlock()
-	if !ok {
-		return nil, execrpc.Errorf(execrpc.CodeInvalidRequest, "Not initialized")
-	}
-	srv := s.srv
-	switch method {
-	case "environment/info":
-		return execrpc.Raw(LocalEnvironmentInfo()), nil
-	case "environment/status":
-		return execrpc.Raw(wire.EnvironmentStatusResponse{Status: "ready"}), nil
-	case "process/start":
-		return handle(params, wire.DecodeExecParams, s.startProcess)
-	case "process/read":
-		return handle(params, wire.DecodeReadParams, func(p wire.ReadParams) (wire.Message, error) { return s.readProcess(ctx, p) })
-	case "process/write":
-		return handle(params, wire.DecodeWriteParams, s.writeProcess)
-	case "process/signal":
-		return handle(params, wire.DecodeSignalParams, s.signalProcess)
-	case "process/terminate":
-		return handle(params, wire.DecodeTerminateParams, s.terminateProcess)
-	case "fs/readFile":
-		return handle(params, wire.DecodeFsReadFileParams, srv.readFile)
-	case "fs/writeFile":
-		return handle(params, wire.DecodeFsWriteFileParams, srv.writeFile)
-	case "fs/createDirectory":
-		return handle(params, wire.DecodeFsCreateDirectoryParams, srv.createDirectory)
-	case "fs/getMetadata":
-		return handle(params, wire.DecodeFsGetMetadataParams, srv.getMetadata)
-	case "fs/canonicalize":
-		return handle(params, wire.DecodeFsCanonicalizeParams, srv.canonicalize)
-	case "fs/readDirectory":
-		return handle(params, wire.DecodeFsReadDirectoryParams, srv.readDirectory)
-	case "fs/remove":
-		return handle(params, wire.DecodeFsRemoveParams, srv.remove)
-	case "fs/copy":
-		return handle(params, wire.DecodeFsCopyParams, srv.copy)
-	}
-	return nil, execrpc.Errorf(execrpc.CodeMethodNotFound, "unknown method: %s", method)
 }
 
-// LocalEnvironmentInfo describes this process's environment: $SHELL (or /bin/sh), the working
-// directory, home and temporary directories as file:// URIs (a relative TMPDIR resolved against
-// the working directory), and every capability false: this exec-server implements none of the
-// optional features, so Codex sends none of their fields.
+// route is one method: the family Codex names in its "before using … methods" refusals, and
+// what serves it.
+type route struct {
+	family string
+	serve  func(ctx context.Context, s *session, params json.RawMessage) (json.RawMessage, error)
+}
+
+// handle makes a route's serve: decode params (absent is null, as serde sees it), refuse the
+// call before the handshake ends, then do it. Codex decodes before it checks the handshake.
+func handle[T any](family string, decode func([]byte) (T, error), do func(*session, context.Context, T) (wire.Message, error)) route {
+	return route{family: family, serve: func(ctx context.Context, s *session, params json.RawMessage) (json.RawMessage, error) {
+		if len(params) == 0 {
+			params = json.RawMessage("null")
+		}
+		p, err := decode(params)
+		if err != nil {
+			return nil, paramsError(err)
+		}
+		if err := checkPathURIs(params); err != nil {
+			return nil, err
+		}
+		if err := s.gate(family); err != nil {
+			return nil, err
+		}
+		m, err := do(s, ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		return execrpc.Raw(m), nil
+	}}
+}
+
+// handshakeFamily is initialize's own family, which the gate lets through.
+const handshakeFamily = "handshake"
+
+// gate refuses a method before initialize, and after it until the client sent initialized.
+func (s *session) gate(family string) error {
+	if family == handshakeFamily {
+		return nil
+	}
+	s.mu.Lock()
+	initialized, ready := s.initialized, s.ready
+	s.mu.Unlock()
+	switch {
+	case !initialized:
+		return invalidRequest("client must call initialize before using %s methods", family)
+	case !ready:
+		return invalidRequest("client must send initialized before using %s methods", family)
+	}
+	return nil
+}
+
+// onServer and onSession adapt the two receivers of the methods to a route's do.
+func onServer[T any](f func(*Server, T) (wire.Message, error)) func(*session, context.Context, T) (wire.Message, error) {
+	return func(s *session, _ context.Context, p T) (wire.Message, error) { return f(s.srv, p) }
+}
+
+func onSession[T any](f func(*session, T) (wire.Message, error)) func(*session, context.Context, T) (wire.Message, error) {
+	return func(s *session, _ context.Context, p T) (wire.Message, error) { return f(s, p) }
+}
+
+// routes are the methods this exec-server implements; any other is answered with Codex's
+// method-not-found text.
+var routes = map[string]route{
+	"initialize":         handle(handshakeFamily, wire.DecodeInitializeParams, (*session).initialize),
+	"environment/info":   handle("environment info", decodeUnit, onSession(environmentInfo)),
+	"environment/status": handle("environment status", decodeUnit, onSession(environmentStatus)),
+	"process/start":      handle("exec", wire.DecodeExecParams, onSession((*session).startProcess)),
+	"process/read":       handle("exec", wire.DecodeReadParams, (*session).readProcess),
+	"process/write":      handle("exec", wire.DecodeWriteParams, onSession((*session).writeProcess)),
+	"process/signal":     handle("exec", wire.DecodeSignalParams, onSession((*session).signalProcess)),
+	"process/terminate":  handle("exec", wire.DecodeTerminateParams, onSession((*session).terminateProcess)),
+	"fs/readFile":        handle("filesystem", wire.DecodeFsReadFileParams, onServer((*Server).readFile)),
+	"fs/open":            handle("filesystem", wire.DecodeFsOpenParams, onSession((*session).openFile)),
+	"fs/readBlock":       handle("filesystem", wire.DecodeFsReadBlockParams, onSession((*session).readBlock)),
+	"fs/close":           handle("filesystem", wire.DecodeFsCloseParams, onSession((*session).closeFile)),
+	"fs/writeFile":       handle("filesystem", wire.DecodeFsWriteFileParams, onServer((*Server).writeFile)),
+	"fs/createDirectory": handle("filesystem", wire.DecodeFsCreateDirectoryParams, onServer((*Server).createDirectory)),
+	"fs/getMetadata":     handle("filesystem", wire.DecodeFsGetMetadataParams, onServer((*Server).getMetadata)),
+	"fs/canonicalize":    handle("filesystem", wire.DecodeFsCanonicalizeParams, onServer((*Server).canonicalize)),
+	"fs/readDirectory":   handle("filesystem", wire.DecodeFsReadDirectoryParams, onServer((*Server).readDirectory)),
+	"fs/remove":          handle("filesystem", wire.DecodeFsRemoveParams, onServer((*Server).remove)),
+	"fs/copy":            handle("filesystem", wire.DecodeFsCopyParams, onServer((*Server).copy)),
+}
+
+// HandleRequest dispatches a request by method (Codex's order: the method, then its params, then
+// the handshake state).
+func (s *session) HandleRequest(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	r, ok := routes[method]
+	if !ok {
+		return nil, execrpc.Errorf(execrpc.CodeMethodNotFound, "exec-server stub does not implement `%s` yet", method)
+	}
+	return r.serve(ctx, s, params)
+}
+
+func environmentInfo(*session, unit) (wire.Message, error) { return LocalEnvironmentInfo(), nil }
+
+func environmentStatus(*session, unit) (wire.Message, error) {
+	return wire.EnvironmentStatusResponse{Status: "ready"}, nil
+}
+
+// initialize answers the handshake once per connection, with the environment's description.
+func (s *session) initialize(_ context.Context, _ wire.InitializeParams) (wire.Message, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.initialized {
+		return nil, invalidRequest("initialize may only be sent once per connection")
+	}
+	s.initialized = true
+	info := LocalEnvironmentInfo()
+	return wire.InitializeResponse{SessionId: uuid.NewString(), EnvironmentInfo: &info}, nil
+}
+
+// LocalEnvironmentInfo describes this process's environment as Codex's exec-server does: $SHELL
+// (or /bin/sh), the executor's version and provider id, the working directory, home and
+// temporary directory as file:// URIs (a relative TMPDIR resolved against the working
+// directory), no PATH prefixes (it installs no helper binaries), and every capability false:
+// this exec-server implements none of the optional features, so a client uses none of them.
 func LocalEnvironmentInfo() wire.EnvironmentInfo {
 	shell := os.Getenv("SHELL")
 	if shell == "" {
@@ -225,8 +280,10 @@ func LocalEnvironmentInfo() wire.EnvironmentInfo {
 	}
 	info := wire.EnvironmentInfo{
 		Shell:           wire.ShellInfo{Name: filepath.Base(shell), Path: shell},
-		ExecutorVersion: ExecutorVersion,
+		ExecutorVersion: ExecutorVersion(),
+		ProviderId:      ptr(ProviderID()),
 		PlatformOs:      ptr(runtime.GOOS),
+		PrependPathDirs: []wire.PathUri{},
 		Capabilities:    &wire.EnvironmentCapabilities{},
 	}
 	cwd, err := os.Getwd()
@@ -240,11 +297,31 @@ func LocalEnvironmentInfo() wire.EnvironmentInfo {
 	if !filepath.IsAbs(tmp) && cwd != "" {
 		tmp = filepath.Join(cwd, tmp)
 	}
+	info.TemporaryDirectories = []wire.PathUri{}
 	if filepath.IsAbs(tmp) {
 		info.TempDir = ptr(PathToURI(tmp))
-		info.TemporaryDirectories = []wire.PathUri{PathToURI(tmp)}
 	}
 	return info
+}
+
+// ExecutorVersion is what environment/info reports: the codemode module's release version, or
+// Codex's "unknown" 0.0.0 for a development build.
+func ExecutorVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v, ok := strings.CutPrefix(bi.Main.Version, "v"); ok && v != "" && v[0] >= '0' && v[0] <= '9' {
+			return v
+		}
+	}
+	return "0.0.0"
+}
+
+// ProviderID identifies the machine and user behind this executor the way Codex's does (a
+// sha256 that stays the same across working directories and restarts): the digest of the host
+// name and the user id, so two exec-servers of one user on one machine share it.
+func ProviderID() string {
+	host, _ := os.Hostname()
+	sum := sha256.Sum256([]byte("codemode exec-server\x00" + host + "\x00" + strconv.Itoa(os.Getuid())))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // String describes the server for logs.

@@ -156,29 +156,52 @@ func newServer(t *testing.T, root string) *Server {
 
 func uri(p string) string { return string(PathToURI(p)) }
 
-func TestRequestsBeforeInitializeAreRefused(t *testing.T) {
+// The handshake as Codex 0.171's exec-server runs it, with its texts: every method but
+// initialize is refused before initialize, and before the initialized notification after it;
+// initialize is answered once.
+func TestRequestsBeforeTheHandshakeAreRefused(t *testing.T) {
 	c := connect(t, newServer(t, ""))
-	_, err := c.call("environment/status", "")
-	if e, ok := err.(*execrpc.Error); !ok || e.Code != -32600 || e.Message != "Not initialized" {
-		t.Fatalf("before initialize: %v", err)
+	wantError(t, c, "environment/status", "", -32600, "client must call initialize before using environment status methods")
+	wantError(t, c, "environment/info", "", -32600, "client must call initialize before using environment info methods")
+	wantError(t, c, "fs/readFile", `{"path":"file:///etc/hostname"}`, -32600, "client must call initialize before using filesystem methods")
+	wantError(t, c, "bogus/x", "", -32601, "exec-server stub does not implement `bogus/x` yet")
+	wantError(t, c, "initialize", "", -32602, "invalid type: null, expected struct InitializeParams")
+	c.mustCall("initialize", `{"clientName":"test"}`)
+	wantError(t, c, "process/read", `{"processId":"p"}`, -32600, "client must send initialized before using exec methods")
+	wantError(t, c, "fs/readFile", `{"path":"/etc/hostname"}`, -32602, "invalid URI: relative URL without a base")
+	wantError(t, c, "initialize", `{"clientName":"test"}`, -32600, "initialize may only be sent once per connection")
+	if err := c.peer.Notify(context.Background(), "initialized", nil); err != nil {
+		t.Fatal(err)
 	}
-	c.initialize()
 	if got := c.mustCall("environment/status", ""); got != `{"status":"ready"}` {
 		t.Errorf("status %s", got)
 	}
-	_, err = c.call("fs/walk", `{}`)
-	if e, ok := err.(*execrpc.Error); !ok || e.Code != -32601 || e.Message != "unknown method: fs/walk" {
-		t.Errorf("unknown method: %v", err)
-	}
-	_, err = c.call("process/start", `{"processId":"p"}`)
-	if e, ok := err.(*execrpc.Error); !ok || e.Code != -32602 || e.Message != "invalid params: missing field `argv`" {
-		t.Errorf("bad params: %v", err)
+	wantError(t, c, "environment/status", `{"x":1}`, -32602, "invalid type: map, expected unit")
+	wantError(t, c, "fs/walk", `{}`, -32601, "exec-server stub does not implement `fs/walk` yet")
+	wantError(t, c, "process/start", `{"processId":"p"}`, -32602, "missing field `argv`")
+	wantError(t, c, "process/read", `{"processId":"p","maxBytes":1.5}`, -32602, "invalid number")
+	wantError(t, c, "process/start", `{"processId":"p","argv":["x",1],"cwd":"file:///tmp","env":{},"tty":false}`, -32602, "invalid type: number, expected a string")
+	wantError(t, c, "process/start", `{"processId":"p","argv":["x"],"cwd":"file:///tmp","env":[],"tty":false}`, -32602, "invalid type: sequence, expected a map")
+}
+
+// wantError calls method and requires Codex's error code and text.
+func wantError(t *testing.T, c *client, method, params string, code int64, text string) {
+	t.Helper()
+	_, err := c.call(method, params)
+	if e, ok := err.(*execrpc.Error); !ok || e.Code != code || e.Message != text {
+		t.Errorf("%s %s: %v, want %q (%d)", method, params, err, text, code)
 	}
 }
 
 func TestEnvironmentInfoAdvertisesNoCapabilities(t *testing.T) {
 	c := connect(t, newServer(t, ""))
-	c.initialize()
+	init, err := wire.DecodeInitializeResponse([]byte(c.mustCall("initialize", `{"clientName":"test"}`)))
+	if err != nil || init.EnvironmentInfo == nil {
+		t.Fatalf("initialize carries no environmentInfo: %+v, %v", init, err)
+	}
+	if err := c.peer.Notify(context.Background(), "initialized", nil); err != nil {
+		t.Fatal(err)
+	}
 	info, err := wire.DecodeEnvironmentInfo([]byte(c.mustCall("environment/info", "")))
 	if err != nil {
 		t.Fatal(err)
@@ -189,13 +212,20 @@ func TestEnvironmentInfoAdvertisesNoCapabilities(t *testing.T) {
 	if info.ExecutorVersion != "0.0.0" || info.Shell.Path == "" {
 		t.Errorf("%+v", info)
 	}
+	if info.ProviderId == nil || !strings.HasPrefix(*info.ProviderId, "sha256:") || len(*info.ProviderId) != len("sha256:")+64 || *info.ProviderId != *init.EnvironmentInfo.ProviderId {
+		t.Errorf("providerId %v", info.ProviderId)
+	}
+	if info.PrependPathDirs == nil || len(info.PrependPathDirs) != 0 {
+		t.Errorf("prependPathDirs %v", info.PrependPathDirs)
+	}
 }
 
+// Codex reports the temporary directory as tempDir and an empty temporaryDirectories.
 func Test_local_environment_info_reads_platform_temporary_directories(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("TMPDIR", dir)
 	info := LocalEnvironmentInfo()
-	if info.TempDir == nil || string(*info.TempDir) != uri(dir) || len(info.TemporaryDirectories) != 1 || string(info.TemporaryDirectories[0]) != uri(dir) {
+	if info.TempDir == nil || string(*info.TempDir) != uri(dir) || info.TemporaryDirectories == nil || len(info.TemporaryDirectories) != 0 {
 		t.Errorf("tempDir %v, temporaryDirectories %v", info.TempDir, info.TemporaryDirectories)
 	}
 	if info.PlatformOs == nil || *info.PlatformOs == "" {
@@ -270,7 +300,8 @@ func TestProcessNotificationsAreOrdered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !read.Exited || !read.Closed || read.ExitCode == nil || *read.ExitCode != 3 || len(read.Chunks) == 0 || read.NextSeq != read.Chunks[len(read.Chunks)-1].Seq+1 {
+	// nextSeq is one past the last event, the close (Codex's).
+	if !read.Exited || !read.Closed || read.ExitCode == nil || *read.ExitCode != 3 || len(read.Chunks) == 0 || read.NextSeq != uint64(len(seqs)+1) {
 		t.Errorf("read %+v", read)
 	}
 }

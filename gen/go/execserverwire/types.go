@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/codemodehq/codemode/pkg/serdejson"
 )
@@ -40,14 +39,24 @@ func DecodeEmptyResponse(data []byte) (EmptyResponse, error) {
 	return decodeEmptyResponse(n, "")
 }
 
-// EnvironmentCapabilities is defined by EnvironmentCapabilities.schema.json. What an exec-server supports beyond the base protocol; every flag defaults to false (a missing flag is false).
+// EnvironmentCapabilities is defined by EnvironmentCapabilities.schema.json. What an exec-server supports beyond the base protocol, in Codex 0.171's order (0.169 sends all but networkProxyTransparentTcp); every flag defaults to false, so a missing flag (an older server) is false.
 type EnvironmentCapabilities struct {
-	NetworkProxyLaunch         bool // "networkProxyLaunch": optional; the zero value when absent, always encoded
-	CapabilityDiscoverySandbox bool // "capabilityDiscoverySandbox": optional; the zero value when absent, always encoded
-	EnvironmentConfigRead      bool // "environmentConfigRead": optional; the zero value when absent, always encoded
-	HttpHeaderEnvVars          bool // "httpHeaderEnvVars": optional; the zero value when absent, always encoded
-	SandboxedFileStreaming     bool // "sandboxedFileStreaming": optional; the zero value when absent, always encoded
-	ShellSnapshotV2            bool // "shellSnapshotV2": optional; the zero value when absent, always encoded
+	NetworkProxyLaunch                          bool // "networkProxyLaunch": optional; the zero value when absent, always encoded
+	NetworkProxyReviewDomains                   bool // "networkProxyReviewDomains": optional; the zero value when absent, always encoded
+	NetworkProxyTransparentTcp                  bool // "networkProxyTransparentTcp": optional; the zero value when absent, always encoded
+	CredentialMasking                           bool // "credentialMasking": optional; the zero value when absent, always encoded
+	CredentialMaskingCustomProviders            bool // "credentialMaskingCustomProviders": optional; the zero value when absent, always encoded
+	CapabilityDiscoverySandbox                  bool // "capabilityDiscoverySandbox": optional; the zero value when absent, always encoded
+	FsWatchMissing                              bool // "fsWatchMissing": optional; the zero value when absent, always encoded
+	CapabilityDiscoveryV2                       bool // "capabilityDiscoveryV2": optional; the zero value when absent, always encoded
+	EnvironmentConfigRead                       bool // "environmentConfigRead": optional; the zero value when absent, always encoded
+	HttpHeaderEnvVars                           bool // "httpHeaderEnvVars": optional; the zero value when absent, always encoded
+	SandboxedFileStreaming                      bool // "sandboxedFileStreaming": optional; the zero value when absent, always encoded
+	FileWriteStreaming                          bool // "fileWriteStreaming": optional; the zero value when absent, always encoded
+	ShellSnapshotV2                             bool // "shellSnapshotV2": optional; the zero value when absent, always encoded
+	WindowsMxc                                  bool // "windowsMxc": optional; the zero value when absent, always encoded
+	LinuxRootWritePreservesDevices              bool // "linuxRootWritePreservesDevices": optional; the zero value when absent, always encoded
+	LinuxApprovedRootWritePreservesRestrictions bool // "linuxApprovedRootWritePreservesRestrictions": optional; the zero value when absent, always encoded
 }
 
 func decodeEnvironmentCapabilities(n *serdejson.Node, path string) (EnvironmentCapabilities, error) {
@@ -63,12 +72,54 @@ func decodeEnvironmentCapabilities(n *serdejson.Node, path string) (EnvironmentC
 		}
 		v.NetworkProxyLaunch = x
 	}
+	if f := o.Take("networkProxyReviewDomains"); f != nil {
+		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "networkProxyReviewDomains"))
+		if err != nil {
+			return v, err
+		}
+		v.NetworkProxyReviewDomains = x
+	}
+	if f := o.Take("networkProxyTransparentTcp"); f != nil {
+		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "networkProxyTransparentTcp"))
+		if err != nil {
+			return v, err
+		}
+		v.NetworkProxyTransparentTcp = x
+	}
+	if f := o.Take("credentialMasking"); f != nil {
+		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "credentialMasking"))
+		if err != nil {
+			return v, err
+		}
+		v.CredentialMasking = x
+	}
+	if f := o.Take("credentialMaskingCustomProviders"); f != nil {
+		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "credentialMaskingCustomProviders"))
+		if err != nil {
+			return v, err
+		}
+		v.CredentialMaskingCustomProviders = x
+	}
 	if f := o.Take("capabilityDiscoverySandbox"); f != nil {
 		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "capabilityDiscoverySandbox"))
 		if err != nil {
 			return v, err
 		}
 		v.CapabilityDiscoverySandbox = x
+	}
+	if f := o.Take("fsWatchMissing"); f != nil {
+		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "fsWatchMissing"))
+		if err != nil {
+			return v, err
+		}
+		v.FsWatchMissing = x
+	}
+	if f := o.Take("capabilityDiscoveryV2"); f != nil {
+		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "capabilityDiscoveryV2"))
+		if err != nil {
+			return v, err
+		}
+		v.CapabilityDiscoveryV2 = x
 	}
 	if f := o.Take("environmentConfigRead"); f != nil {
 		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "environmentConfigRead"))
@@ -91,12 +142,40 @@ func decodeEnvironmentCapabilities(n *serdejson.Node, path string) (EnvironmentC
 		}
 		v.SandboxedFileStreaming = x
 	}
+	if f := o.Take("fileWriteStreaming"); f != nil {
+		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "fileWriteStreaming"))
+		if err != nil {
+			return v, err
+		}
+		v.FileWriteStreaming = x
+	}
 	if f := o.Take("shellSnapshotV2"); f != nil {
 		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "shellSnapshotV2"))
 		if err != nil {
 			return v, err
 		}
 		v.ShellSnapshotV2 = x
+	}
+	if f := o.Take("windowsMxc"); f != nil {
+		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "windowsMxc"))
+		if err != nil {
+			return v, err
+		}
+		v.WindowsMxc = x
+	}
+	if f := o.Take("linuxRootWritePreservesDevices"); f != nil {
+		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "linuxRootWritePreservesDevices"))
+		if err != nil {
+			return v, err
+		}
+		v.LinuxRootWritePreservesDevices = x
+	}
+	if f := o.Take("linuxApprovedRootWritePreservesRestrictions"); f != nil {
+		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "linuxApprovedRootWritePreservesRestrictions"))
+		if err != nil {
+			return v, err
+		}
+		v.LinuxApprovedRootWritePreservesRestrictions = x
 	}
 	return v, nil
 }
@@ -107,16 +186,36 @@ func (v EnvironmentCapabilities) AppendJSON(b []byte) []byte {
 	b = append(b, '{')
 	b = serdejson.AppendKey(b, start, "networkProxyLaunch")
 	b = strconv.AppendBool(b, v.NetworkProxyLaunch)
+	b = serdejson.AppendKey(b, start, "networkProxyReviewDomains")
+	b = strconv.AppendBool(b, v.NetworkProxyReviewDomains)
+	b = serdejson.AppendKey(b, start, "networkProxyTransparentTcp")
+	b = strconv.AppendBool(b, v.NetworkProxyTransparentTcp)
+	b = serdejson.AppendKey(b, start, "credentialMasking")
+	b = strconv.AppendBool(b, v.CredentialMasking)
+	b = serdejson.AppendKey(b, start, "credentialMaskingCustomProviders")
+	b = strconv.AppendBool(b, v.CredentialMaskingCustomProviders)
 	b = serdejson.AppendKey(b, start, "capabilityDiscoverySandbox")
 	b = strconv.AppendBool(b, v.CapabilityDiscoverySandbox)
+	b = serdejson.AppendKey(b, start, "fsWatchMissing")
+	b = strconv.AppendBool(b, v.FsWatchMissing)
+	b = serdejson.AppendKey(b, start, "capabilityDiscoveryV2")
+	b = strconv.AppendBool(b, v.CapabilityDiscoveryV2)
 	b = serdejson.AppendKey(b, start, "environmentConfigRead")
 	b = strconv.AppendBool(b, v.EnvironmentConfigRead)
 	b = serdejson.AppendKey(b, start, "httpHeaderEnvVars")
 	b = strconv.AppendBool(b, v.HttpHeaderEnvVars)
 	b = serdejson.AppendKey(b, start, "sandboxedFileStreaming")
 	b = strconv.AppendBool(b, v.SandboxedFileStreaming)
+	b = serdejson.AppendKey(b, start, "fileWriteStreaming")
+	b = strconv.AppendBool(b, v.FileWriteStreaming)
 	b = serdejson.AppendKey(b, start, "shellSnapshotV2")
 	b = strconv.AppendBool(b, v.ShellSnapshotV2)
+	b = serdejson.AppendKey(b, start, "windowsMxc")
+	b = strconv.AppendBool(b, v.WindowsMxc)
+	b = serdejson.AppendKey(b, start, "linuxRootWritePreservesDevices")
+	b = strconv.AppendBool(b, v.LinuxRootWritePreservesDevices)
+	b = serdejson.AppendKey(b, start, "linuxApprovedRootWritePreservesRestrictions")
+	b = strconv.AppendBool(b, v.LinuxApprovedRootWritePreservesRestrictions)
 	b = append(b, '}')
 	return b
 }
@@ -135,9 +234,11 @@ func DecodeEnvironmentCapabilities(data []byte) (EnvironmentCapabilities, error)
 type EnvironmentInfo struct {
 	Shell                ShellInfo                // "shell": required
 	ExecutorVersion      string                   // "executorVersion": optional; the zero value when absent, always encoded
+	ProviderId           *string                  // "providerId": optional; omitted when nil
 	Cwd                  *PathUri                 // "cwd": optional; encoded as null when nil
 	UserHomeDir          *PathUri                 // "userHomeDir": optional; encoded as null when nil
 	PlatformOs           *string                  // "platformOs": optional; encoded as null when nil
+	PrependPathDirs      []PathUri                // "prependPathDirs": optional; omitted when nil
 	TemporaryDirectories []PathUri                // "temporaryDirectories": optional; encoded as null when nil
 	TempDir              *PathUri                 // "tempDir": optional; encoded as null when nil
 	Capabilities         *EnvironmentCapabilities // "capabilities": optional; omitted when nil
@@ -165,6 +266,15 @@ func decodeEnvironmentInfo(n *serdejson.Node, path string) (EnvironmentInfo, err
 		}
 		v.ExecutorVersion = x
 	}
+	if f := o.Take("providerId"); f != nil {
+		if !f.IsNull() {
+			x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "providerId"))
+			if err != nil {
+				return v, err
+			}
+			v.ProviderId = &x
+		}
+	}
 	if f := o.Take("cwd"); f != nil {
 		if !f.IsNull() {
 			x, err := decodePathUri(f, serdejson.JoinPath(path, "cwd"))
@@ -190,6 +300,15 @@ func decodeEnvironmentInfo(n *serdejson.Node, path string) (EnvironmentInfo, err
 				return v, err
 			}
 			v.PlatformOs = &x
+		}
+	}
+	if f := o.Take("prependPathDirs"); f != nil {
+		if !f.IsNull() {
+			x, err := serdejson.DecodeList(f, serdejson.JoinPath(path, "prependPathDirs"), decodePathUri)
+			if err != nil {
+				return v, err
+			}
+			v.PrependPathDirs = x
 		}
 	}
 	if f := o.Take("temporaryDirectories"); f != nil {
@@ -230,6 +349,14 @@ func (v EnvironmentInfo) AppendJSON(b []byte) []byte {
 	b = v.Shell.AppendJSON(b)
 	b = serdejson.AppendKey(b, start, "executorVersion")
 	b = serdejson.AppendString(b, v.ExecutorVersion)
+	if v.ProviderId != nil {
+		b = serdejson.AppendKey(b, start, "providerId")
+		if v.ProviderId == nil {
+			b = append(b, "null"...)
+		} else {
+			b = serdejson.AppendString(b, (*v.ProviderId))
+		}
+	}
 	b = serdejson.AppendKey(b, start, "cwd")
 	if v.Cwd == nil {
 		b = append(b, "null"...)
@@ -247,6 +374,21 @@ func (v EnvironmentInfo) AppendJSON(b []byte) []byte {
 		b = append(b, "null"...)
 	} else {
 		b = serdejson.AppendString(b, (*v.PlatformOs))
+	}
+	if v.PrependPathDirs != nil {
+		b = serdejson.AppendKey(b, start, "prependPathDirs")
+		if v.PrependPathDirs == nil {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i0, it0 := range v.PrependPathDirs {
+				if i0 > 0 {
+					b = append(b, ',')
+				}
+				b = it0.AppendJSON(b)
+			}
+			b = append(b, ']')
+		}
 	}
 	b = serdejson.AppendKey(b, start, "temporaryDirectories")
 	if v.TemporaryDirectories == nil {
@@ -1088,6 +1230,49 @@ func DecodeFsCanonicalizeResponse(data []byte) (FsCanonicalizeResponse, error) {
 	return decodeFsCanonicalizeResponse(n, "")
 }
 
+// FsCloseParams is defined by FsCloseParams.schema.json. Params of `fs/close`; closing an unknown handle succeeds.
+type FsCloseParams struct {
+	HandleId string // "handleId": required
+}
+
+func decodeFsCloseParams(n *serdejson.Node, path string) (FsCloseParams, error) {
+	var v FsCloseParams
+	o, err := serdejson.ReadObject(n, path, "struct FsCloseParams")
+	if err != nil {
+		return v, err
+	}
+	if f := o.Take("handleId"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "handleId"))
+		if err != nil {
+			return v, err
+		}
+		v.HandleId = x
+	} else {
+		return v, serdejson.MissingField(path, "handleId")
+	}
+	return v, nil
+}
+
+// AppendJSON appends the canonical JSON encoding of v to b.
+func (v FsCloseParams) AppendJSON(b []byte) []byte {
+	start := len(b)
+	b = append(b, '{')
+	b = serdejson.AppendKey(b, start, "handleId")
+	b = serdejson.AppendString(b, v.HandleId)
+	b = append(b, '}')
+	return b
+}
+
+// DecodeFsCloseParams decodes one JSON document strictly (see DecodeError).
+func DecodeFsCloseParams(data []byte) (FsCloseParams, error) {
+	n, err := serdejson.ParseDocument(data)
+	if err != nil {
+		var zero FsCloseParams
+		return zero, err
+	}
+	return decodeFsCloseParams(n, "")
+}
+
 // FsCopyParams is defined by FsCopyParams.schema.json. Params of `fs/copy`.
 type FsCopyParams struct {
 	SourcePath      PathUri         // "sourcePath": required
@@ -1430,6 +1615,238 @@ func DecodeFsGetMetadataResponse(data []byte) (FsGetMetadataResponse, error) {
 		return zero, err
 	}
 	return decodeFsGetMetadataResponse(n, "")
+}
+
+// FsOpenParams is defined by FsOpenParams.schema.json. Params of `fs/open`: opens a regular file for fs/readBlock under a client-chosen handle id.
+type FsOpenParams struct {
+	HandleId string          // "handleId": required
+	Path     PathUri         // "path": required
+	Sandbox  json.RawMessage // "sandbox": optional; encoded as null when nil
+}
+
+func decodeFsOpenParams(n *serdejson.Node, path string) (FsOpenParams, error) {
+	var v FsOpenParams
+	o, err := serdejson.ReadObject(n, path, "struct FsOpenParams")
+	if err != nil {
+		return v, err
+	}
+	if f := o.Take("handleId"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "handleId"))
+		if err != nil {
+			return v, err
+		}
+		v.HandleId = x
+	} else {
+		return v, serdejson.MissingField(path, "handleId")
+	}
+	if f := o.Take("path"); f != nil {
+		x, err := decodePathUri(f, serdejson.JoinPath(path, "path"))
+		if err != nil {
+			return v, err
+		}
+		v.Path = x
+	} else {
+		return v, serdejson.MissingField(path, "path")
+	}
+	if f := o.Take("sandbox"); f != nil {
+		if !f.IsNull() {
+			x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "sandbox"))
+			if err != nil {
+				return v, err
+			}
+			v.Sandbox = x
+		}
+	}
+	return v, nil
+}
+
+// AppendJSON appends the canonical JSON encoding of v to b.
+func (v FsOpenParams) AppendJSON(b []byte) []byte {
+	start := len(b)
+	b = append(b, '{')
+	b = serdejson.AppendKey(b, start, "handleId")
+	b = serdejson.AppendString(b, v.HandleId)
+	b = serdejson.AppendKey(b, start, "path")
+	b = v.Path.AppendJSON(b)
+	b = serdejson.AppendKey(b, start, "sandbox")
+	b = serdejson.AppendRaw(b, v.Sandbox)
+	b = append(b, '}')
+	return b
+}
+
+// DecodeFsOpenParams decodes one JSON document strictly (see DecodeError).
+func DecodeFsOpenParams(data []byte) (FsOpenParams, error) {
+	n, err := serdejson.ParseDocument(data)
+	if err != nil {
+		var zero FsOpenParams
+		return zero, err
+	}
+	return decodeFsOpenParams(n, "")
+}
+
+// FsOpenResponse is defined by FsOpenResponse.schema.json. Result of `fs/open`.
+type FsOpenResponse struct {
+	HandleId string // "handleId": required
+}
+
+func decodeFsOpenResponse(n *serdejson.Node, path string) (FsOpenResponse, error) {
+	var v FsOpenResponse
+	o, err := serdejson.ReadObject(n, path, "struct FsOpenResponse")
+	if err != nil {
+		return v, err
+	}
+	if f := o.Take("handleId"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "handleId"))
+		if err != nil {
+			return v, err
+		}
+		v.HandleId = x
+	} else {
+		return v, serdejson.MissingField(path, "handleId")
+	}
+	return v, nil
+}
+
+// AppendJSON appends the canonical JSON encoding of v to b.
+func (v FsOpenResponse) AppendJSON(b []byte) []byte {
+	start := len(b)
+	b = append(b, '{')
+	b = serdejson.AppendKey(b, start, "handleId")
+	b = serdejson.AppendString(b, v.HandleId)
+	b = append(b, '}')
+	return b
+}
+
+// DecodeFsOpenResponse decodes one JSON document strictly (see DecodeError).
+func DecodeFsOpenResponse(data []byte) (FsOpenResponse, error) {
+	n, err := serdejson.ParseDocument(data)
+	if err != nil {
+		var zero FsOpenResponse
+		return zero, err
+	}
+	return decodeFsOpenResponse(n, "")
+}
+
+// FsReadBlockParams is defined by FsReadBlockParams.schema.json. Params of `fs/readBlock`: up to len bytes (1 to 1 MiB) at offset of an open handle.
+type FsReadBlockParams struct {
+	HandleId string // "handleId": required
+	Offset   uint64 // "offset": required
+	Len      uint64 // "len": required
+}
+
+func decodeFsReadBlockParams(n *serdejson.Node, path string) (FsReadBlockParams, error) {
+	var v FsReadBlockParams
+	o, err := serdejson.ReadObject(n, path, "struct FsReadBlockParams")
+	if err != nil {
+		return v, err
+	}
+	if f := o.Take("handleId"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "handleId"))
+		if err != nil {
+			return v, err
+		}
+		v.HandleId = x
+	} else {
+		return v, serdejson.MissingField(path, "handleId")
+	}
+	if f := o.Take("offset"); f != nil {
+		x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "offset"))
+		if err != nil {
+			return v, err
+		}
+		v.Offset = x
+	} else {
+		return v, serdejson.MissingField(path, "offset")
+	}
+	if f := o.Take("len"); f != nil {
+		x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "len"))
+		if err != nil {
+			return v, err
+		}
+		v.Len = x
+	} else {
+		return v, serdejson.MissingField(path, "len")
+	}
+	return v, nil
+}
+
+// AppendJSON appends the canonical JSON encoding of v to b.
+func (v FsReadBlockParams) AppendJSON(b []byte) []byte {
+	start := len(b)
+	b = append(b, '{')
+	b = serdejson.AppendKey(b, start, "handleId")
+	b = serdejson.AppendString(b, v.HandleId)
+	b = serdejson.AppendKey(b, start, "offset")
+	b = strconv.AppendUint(b, uint64(v.Offset), 10)
+	b = serdejson.AppendKey(b, start, "len")
+	b = strconv.AppendUint(b, uint64(v.Len), 10)
+	b = append(b, '}')
+	return b
+}
+
+// DecodeFsReadBlockParams decodes one JSON document strictly (see DecodeError).
+func DecodeFsReadBlockParams(data []byte) (FsReadBlockParams, error) {
+	n, err := serdejson.ParseDocument(data)
+	if err != nil {
+		var zero FsReadBlockParams
+		return zero, err
+	}
+	return decodeFsReadBlockParams(n, "")
+}
+
+// FsReadBlockResponse is defined by FsReadBlockResponse.schema.json. Result of `fs/readBlock`: the bytes read (base64) and whether the file ends there.
+type FsReadBlockResponse struct {
+	Chunk string // "chunk": required
+	Eof   bool   // "eof": required
+}
+
+func decodeFsReadBlockResponse(n *serdejson.Node, path string) (FsReadBlockResponse, error) {
+	var v FsReadBlockResponse
+	o, err := serdejson.ReadObject(n, path, "struct FsReadBlockResponse")
+	if err != nil {
+		return v, err
+	}
+	if f := o.Take("chunk"); f != nil {
+		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "chunk"))
+		if err != nil {
+			return v, err
+		}
+		v.Chunk = x
+	} else {
+		return v, serdejson.MissingField(path, "chunk")
+	}
+	if f := o.Take("eof"); f != nil {
+		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "eof"))
+		if err != nil {
+			return v, err
+		}
+		v.Eof = x
+	} else {
+		return v, serdejson.MissingField(path, "eof")
+	}
+	return v, nil
+}
+
+// AppendJSON appends the canonical JSON encoding of v to b.
+func (v FsReadBlockResponse) AppendJSON(b []byte) []byte {
+	start := len(b)
+	b = append(b, '{')
+	b = serdejson.AppendKey(b, start, "chunk")
+	b = serdejson.AppendString(b, v.Chunk)
+	b = serdejson.AppendKey(b, start, "eof")
+	b = strconv.AppendBool(b, v.Eof)
+	b = append(b, '}')
+	return b
+}
+
+// DecodeFsReadBlockResponse decodes one JSON document strictly (see DecodeError).
+func DecodeFsReadBlockResponse(data []byte) (FsReadBlockResponse, error) {
+	n, err := serdejson.ParseDocument(data)
+	if err != nil {
+		var zero FsReadBlockResponse
+		return zero, err
+	}
+	return decodeFsReadBlockResponse(n, "")
 }
 
 // FsReadDirectoryEntry is defined by FsReadDirectoryEntry.schema.json. One entry of a directory listing.
@@ -3011,14 +3428,11 @@ func DecodeNetworkPolicyResponse(data []byte) (NetworkPolicyResponse, error) {
 	return decodeNetworkPolicyResponse(n, "")
 }
 
-// PathUri is defined by PathUri.schema.json. An absolute path as a `file://` URI (codex_utils_path_uri::PathUri); native absolute paths are refused.
+// PathUri is defined by PathUri.schema.json. An absolute path as a URI (codex_utils_path_uri::PathUri). The exec-server parses it where the path is used, with Codex's texts: no scheme is "invalid URI: relative URL without a base", a scheme other than `file` "unsupported path URI scheme `s`", a query "query parameters are not allowed in path URIs" (all -32602), a host other than localhost "'URI' is invalid on 'linux'" (-32600).
 type PathUri string
 
 func decodePathUri(n *serdejson.Node, path string) (PathUri, error) {
 	x, err := serdejson.DecodeString(n, path)
-	if err == nil && !strings.HasPrefix(x, "file://") {
-		return "", serdejson.ErrorAt(path, "invalid path URI: expected a `file://` URI")
-	}
 	return PathUri(x), err
 }
 
@@ -3804,6 +4218,13 @@ var decoders = map[string]func(Generation, []byte) (Message, error){
 		}
 		return v, nil
 	},
+	"FsCloseParams": func(g Generation, data []byte) (Message, error) {
+		v, err := DecodeFsCloseParams(data)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	},
 	"FsCopyParams": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeFsCopyParams(data)
 		if err != nil {
@@ -3827,6 +4248,34 @@ var decoders = map[string]func(Generation, []byte) (Message, error){
 	},
 	"FsGetMetadataResponse": func(g Generation, data []byte) (Message, error) {
 		v, err := DecodeFsGetMetadataResponse(data)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	},
+	"FsOpenParams": func(g Generation, data []byte) (Message, error) {
+		v, err := DecodeFsOpenParams(data)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	},
+	"FsOpenResponse": func(g Generation, data []byte) (Message, error) {
+		v, err := DecodeFsOpenResponse(data)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	},
+	"FsReadBlockParams": func(g Generation, data []byte) (Message, error) {
+		v, err := DecodeFsReadBlockParams(data)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	},
+	"FsReadBlockResponse": func(g Generation, data []byte) (Message, error) {
+		v, err := DecodeFsReadBlockResponse(data)
 		if err != nil {
 			return nil, err
 		}

@@ -3,7 +3,7 @@
 // Types, strict decoders and canonical encoders of every exec-server wire type, generated from
 // schemas/jsonschema/execserver (see schemas/jsonschema/README.md for the dialect).
 
-import { decodeBool, decodeEnum, decodeI32, decodeI64, decodeJSONValue, decodeList, decodeMap, decodeString, decodeStringOrI64, decodeU32, decodeU64, defaulted, encodeInteger, encodeList, encodeMap, errorAt, isObject, joinPath, optional, readObject, required, stringifyJSON, unionTag, unknownVariant, unmarshal, validated, type Int64, type JsonObject, type JsonValue } from "../../../pkg/serdejson/ts/serdejson.js";
+import { decodeBool, decodeEnum, decodeI32, decodeI64, decodeJSONValue, decodeList, decodeMap, decodeString, decodeStringOrI64, decodeU32, decodeU64, defaulted, encodeInteger, encodeList, encodeMap, isObject, joinPath, optional, readObject, required, stringifyJSON, unionTag, unknownVariant, unmarshal, validated, type Int64, type JsonObject, type JsonValue } from "../../../pkg/serdejson/ts/serdejson.js";
 
 // ---- EmptyResponse (EmptyResponse.schema.json) ----
 
@@ -50,25 +50,45 @@ export function marshalEmptyResponse(v: EmptyResponse): string {
 
 // ---- EnvironmentCapabilities (EnvironmentCapabilities.schema.json) ----
 
-/** What an exec-server supports beyond the base protocol; every flag defaults to false (a missing flag is false). */
+/** What an exec-server supports beyond the base protocol, in Codex 0.171's order (0.169 sends all but networkProxyTransparentTcp); every flag defaults to false, so a missing flag (an older server) is false. */
 export interface EnvironmentCapabilities {
   networkProxyLaunch: boolean;
+  networkProxyReviewDomains: boolean;
+  networkProxyTransparentTcp: boolean;
+  credentialMasking: boolean;
+  credentialMaskingCustomProviders: boolean;
   capabilityDiscoverySandbox: boolean;
+  fsWatchMissing: boolean;
+  capabilityDiscoveryV2: boolean;
   environmentConfigRead: boolean;
   httpHeaderEnvVars: boolean;
   sandboxedFileStreaming: boolean;
+  fileWriteStreaming: boolean;
   shellSnapshotV2: boolean;
+  windowsMxc: boolean;
+  linuxRootWritePreservesDevices: boolean;
+  linuxApprovedRootWritePreservesRestrictions: boolean;
 }
 
 function readEnvironmentCapabilities(n: unknown, path: string): EnvironmentCapabilities {
   const o = readObject(n, path, "struct EnvironmentCapabilities");
   const f0 = defaulted(o, path, "networkProxyLaunch", decodeBool, () => false);
-  const f1 = defaulted(o, path, "capabilityDiscoverySandbox", decodeBool, () => false);
-  const f2 = defaulted(o, path, "environmentConfigRead", decodeBool, () => false);
-  const f3 = defaulted(o, path, "httpHeaderEnvVars", decodeBool, () => false);
-  const f4 = defaulted(o, path, "sandboxedFileStreaming", decodeBool, () => false);
-  const f5 = defaulted(o, path, "shellSnapshotV2", decodeBool, () => false);
-  return { networkProxyLaunch: f0, capabilityDiscoverySandbox: f1, environmentConfigRead: f2, httpHeaderEnvVars: f3, sandboxedFileStreaming: f4, shellSnapshotV2: f5 };
+  const f1 = defaulted(o, path, "networkProxyReviewDomains", decodeBool, () => false);
+  const f2 = defaulted(o, path, "networkProxyTransparentTcp", decodeBool, () => false);
+  const f3 = defaulted(o, path, "credentialMasking", decodeBool, () => false);
+  const f4 = defaulted(o, path, "credentialMaskingCustomProviders", decodeBool, () => false);
+  const f5 = defaulted(o, path, "capabilityDiscoverySandbox", decodeBool, () => false);
+  const f6 = defaulted(o, path, "fsWatchMissing", decodeBool, () => false);
+  const f7 = defaulted(o, path, "capabilityDiscoveryV2", decodeBool, () => false);
+  const f8 = defaulted(o, path, "environmentConfigRead", decodeBool, () => false);
+  const f9 = defaulted(o, path, "httpHeaderEnvVars", decodeBool, () => false);
+  const f10 = defaulted(o, path, "sandboxedFileStreaming", decodeBool, () => false);
+  const f11 = defaulted(o, path, "fileWriteStreaming", decodeBool, () => false);
+  const f12 = defaulted(o, path, "shellSnapshotV2", decodeBool, () => false);
+  const f13 = defaulted(o, path, "windowsMxc", decodeBool, () => false);
+  const f14 = defaulted(o, path, "linuxRootWritePreservesDevices", decodeBool, () => false);
+  const f15 = defaulted(o, path, "linuxApprovedRootWritePreservesRestrictions", decodeBool, () => false);
+  return { networkProxyLaunch: f0, networkProxyReviewDomains: f1, networkProxyTransparentTcp: f2, credentialMasking: f3, credentialMaskingCustomProviders: f4, capabilityDiscoverySandbox: f5, fsWatchMissing: f6, capabilityDiscoveryV2: f7, environmentConfigRead: f8, httpHeaderEnvVars: f9, sandboxedFileStreaming: f10, fileWriteStreaming: f11, shellSnapshotV2: f12, windowsMxc: f13, linuxRootWritePreservesDevices: f14, linuxApprovedRootWritePreservesRestrictions: f15 };
 }
 
 function writeEnvironmentCapabilities(v: EnvironmentCapabilities): JsonValue {
@@ -77,11 +97,21 @@ function writeEnvironmentCapabilities(v: EnvironmentCapabilities): JsonValue {
   }
   const out: JsonObject = {};
   out.networkProxyLaunch = v.networkProxyLaunch;
+  out.networkProxyReviewDomains = v.networkProxyReviewDomains;
+  out.networkProxyTransparentTcp = v.networkProxyTransparentTcp;
+  out.credentialMasking = v.credentialMasking;
+  out.credentialMaskingCustomProviders = v.credentialMaskingCustomProviders;
   out.capabilityDiscoverySandbox = v.capabilityDiscoverySandbox;
+  out.fsWatchMissing = v.fsWatchMissing;
+  out.capabilityDiscoveryV2 = v.capabilityDiscoveryV2;
   out.environmentConfigRead = v.environmentConfigRead;
   out.httpHeaderEnvVars = v.httpHeaderEnvVars;
   out.sandboxedFileStreaming = v.sandboxedFileStreaming;
+  out.fileWriteStreaming = v.fileWriteStreaming;
   out.shellSnapshotV2 = v.shellSnapshotV2;
+  out.windowsMxc = v.windowsMxc;
+  out.linuxRootWritePreservesDevices = v.linuxRootWritePreservesDevices;
+  out.linuxApprovedRootWritePreservesRestrictions = v.linuxApprovedRootWritePreservesRestrictions;
   return out;
 }
 
@@ -114,12 +144,16 @@ export function marshalEnvironmentCapabilities(v: EnvironmentCapabilities): stri
 export interface EnvironmentInfo {
   shell: ShellInfo;
   executorVersion: string;
+  /** Optional; omitted from the JSON when absent (null decodes as absent). */
+  providerId?: string;
   /** Optional; null when absent, and encoded as null. */
   cwd: PathUri | null;
   /** Optional; null when absent, and encoded as null. */
   userHomeDir: PathUri | null;
   /** Optional; null when absent, and encoded as null. */
   platformOs: string | null;
+  /** Optional; omitted from the JSON when absent (null decodes as absent). */
+  prependPathDirs?: PathUri[];
   /** Optional; null when absent, and encoded as null. */
   temporaryDirectories: PathUri[] | null;
   /** Optional; null when absent, and encoded as null. */
@@ -132,13 +166,15 @@ function readEnvironmentInfo(n: unknown, path: string): EnvironmentInfo {
   const o = readObject(n, path, "struct EnvironmentInfo");
   const f0 = required(o, path, "shell", readShellInfo);
   const f1 = defaulted(o, path, "executorVersion", decodeString, () => "");
-  const f2 = optional(o, path, "cwd", readPathUri);
-  const f3 = optional(o, path, "userHomeDir", readPathUri);
-  const f4 = optional(o, path, "platformOs", decodeString);
-  const f5 = optional(o, path, "temporaryDirectories", (n: unknown, path: string) => decodeList(n, path, readPathUri));
-  const f6 = optional(o, path, "tempDir", readPathUri);
-  const f7 = optional(o, path, "capabilities", readEnvironmentCapabilities);
-  return { shell: f0, executorVersion: f1, cwd: f2 ?? null, userHomeDir: f3 ?? null, platformOs: f4 ?? null, temporaryDirectories: f5 ?? null, tempDir: f6 ?? null, ...(f7 === undefined ? {} : { capabilities: f7 }) };
+  const f2 = optional(o, path, "providerId", decodeString);
+  const f3 = optional(o, path, "cwd", readPathUri);
+  const f4 = optional(o, path, "userHomeDir", readPathUri);
+  const f5 = optional(o, path, "platformOs", decodeString);
+  const f6 = optional(o, path, "prependPathDirs", (n: unknown, path: string) => decodeList(n, path, readPathUri));
+  const f7 = optional(o, path, "temporaryDirectories", (n: unknown, path: string) => decodeList(n, path, readPathUri));
+  const f8 = optional(o, path, "tempDir", readPathUri);
+  const f9 = optional(o, path, "capabilities", readEnvironmentCapabilities);
+  return { shell: f0, executorVersion: f1, ...(f2 === undefined ? {} : { providerId: f2 }), cwd: f3 ?? null, userHomeDir: f4 ?? null, platformOs: f5 ?? null, ...(f6 === undefined ? {} : { prependPathDirs: f6 }), temporaryDirectories: f7 ?? null, tempDir: f8 ?? null, ...(f9 === undefined ? {} : { capabilities: f9 }) };
 }
 
 function writeEnvironmentInfo(v: EnvironmentInfo): JsonValue {
@@ -148,9 +184,15 @@ function writeEnvironmentInfo(v: EnvironmentInfo): JsonValue {
   const out: JsonObject = {};
   out.shell = writeShellInfo(v.shell);
   out.executorVersion = v.executorVersion;
+  if (v.providerId != null) {
+    out.providerId = v.providerId;
+  }
   out.cwd = v.cwd == null ? null : writePathUri(v.cwd);
   out.userHomeDir = v.userHomeDir == null ? null : writePathUri(v.userHomeDir);
   out.platformOs = v.platformOs == null ? null : v.platformOs;
+  if (v.prependPathDirs != null) {
+    out.prependPathDirs = encodeList(v.prependPathDirs, (it0) => writePathUri(it0));
+  }
   out.temporaryDirectories = v.temporaryDirectories == null ? null : encodeList(v.temporaryDirectories, (it0) => writePathUri(it0));
   out.tempDir = v.tempDir == null ? null : writePathUri(v.tempDir);
   if (v.capabilities != null) {
@@ -719,6 +761,51 @@ export function marshalFsCanonicalizeResponse(v: FsCanonicalizeResponse): string
   return stringifyJSON(encodeFsCanonicalizeResponse(v));
 }
 
+// ---- FsCloseParams (FsCloseParams.schema.json) ----
+
+/** Params of `fs/close`; closing an unknown handle succeeds. */
+export interface FsCloseParams {
+  handleId: string;
+}
+
+function readFsCloseParams(n: unknown, path: string): FsCloseParams {
+  const o = readObject(n, path, "struct FsCloseParams");
+  const f0 = required(o, path, "handleId", decodeString);
+  return { handleId: f0 };
+}
+
+function writeFsCloseParams(v: FsCloseParams): JsonValue {
+  if (!isObject(v)) {
+    return v as unknown as JsonValue;
+  }
+  const out: JsonObject = {};
+  out.handleId = v.handleId;
+  return out;
+}
+
+/**
+ * decodeFsCloseParams decodes a JSON value: parseJSON's output (exact), or JSON.parse's (which has
+ * already turned 1.0 into 1 and rounded integers beyond 2^53). Throws WireDecodeError.
+ */
+export function decodeFsCloseParams(json: unknown): FsCloseParams {
+  return readFsCloseParams(json, "");
+}
+
+/** unmarshalFsCloseParams parses and decodes one JSON document exactly as the Go codec does. */
+export function unmarshalFsCloseParams(text: string | Uint8Array): FsCloseParams {
+  return unmarshal(text, readFsCloseParams);
+}
+
+/** encodeFsCloseParams returns the canonical JSON value of v; throws WireEncodeError if it would not decode. */
+export function encodeFsCloseParams(v: FsCloseParams): JsonValue {
+  return validated("FsCloseParams", writeFsCloseParams(v), readFsCloseParams);
+}
+
+/** marshalFsCloseParams returns the canonical JSON text of v (what a Codex peer sends). */
+export function marshalFsCloseParams(v: FsCloseParams): string {
+  return stringifyJSON(encodeFsCloseParams(v));
+}
+
 // ---- FsCopyParams (FsCopyParams.schema.json) ----
 
 /** Params of `fs/copy`. */
@@ -946,6 +1033,202 @@ export function encodeFsGetMetadataResponse(v: FsGetMetadataResponse): JsonValue
 /** marshalFsGetMetadataResponse returns the canonical JSON text of v (what a Codex peer sends). */
 export function marshalFsGetMetadataResponse(v: FsGetMetadataResponse): string {
   return stringifyJSON(encodeFsGetMetadataResponse(v));
+}
+
+// ---- FsOpenParams (FsOpenParams.schema.json) ----
+
+/** Params of `fs/open`: opens a regular file for fs/readBlock under a client-chosen handle id. */
+export interface FsOpenParams {
+  handleId: string;
+  path: PathUri;
+  /** Optional; null when absent, and encoded as null. */
+  sandbox: JsonValue;
+}
+
+function readFsOpenParams(n: unknown, path: string): FsOpenParams {
+  const o = readObject(n, path, "struct FsOpenParams");
+  const f0 = required(o, path, "handleId", decodeString);
+  const f1 = required(o, path, "path", readPathUri);
+  const f2 = optional(o, path, "sandbox", decodeJSONValue);
+  return { handleId: f0, path: f1, sandbox: f2 ?? null };
+}
+
+function writeFsOpenParams(v: FsOpenParams): JsonValue {
+  if (!isObject(v)) {
+    return v as unknown as JsonValue;
+  }
+  const out: JsonObject = {};
+  out.handleId = v.handleId;
+  out.path = writePathUri(v.path);
+  out.sandbox = v.sandbox == null ? null : v.sandbox;
+  return out;
+}
+
+/**
+ * decodeFsOpenParams decodes a JSON value: parseJSON's output (exact), or JSON.parse's (which has
+ * already turned 1.0 into 1 and rounded integers beyond 2^53). Throws WireDecodeError.
+ */
+export function decodeFsOpenParams(json: unknown): FsOpenParams {
+  return readFsOpenParams(json, "");
+}
+
+/** unmarshalFsOpenParams parses and decodes one JSON document exactly as the Go codec does. */
+export function unmarshalFsOpenParams(text: string | Uint8Array): FsOpenParams {
+  return unmarshal(text, readFsOpenParams);
+}
+
+/** encodeFsOpenParams returns the canonical JSON value of v; throws WireEncodeError if it would not decode. */
+export function encodeFsOpenParams(v: FsOpenParams): JsonValue {
+  return validated("FsOpenParams", writeFsOpenParams(v), readFsOpenParams);
+}
+
+/** marshalFsOpenParams returns the canonical JSON text of v (what a Codex peer sends). */
+export function marshalFsOpenParams(v: FsOpenParams): string {
+  return stringifyJSON(encodeFsOpenParams(v));
+}
+
+// ---- FsOpenResponse (FsOpenResponse.schema.json) ----
+
+/** Result of `fs/open`. */
+export interface FsOpenResponse {
+  handleId: string;
+}
+
+function readFsOpenResponse(n: unknown, path: string): FsOpenResponse {
+  const o = readObject(n, path, "struct FsOpenResponse");
+  const f0 = required(o, path, "handleId", decodeString);
+  return { handleId: f0 };
+}
+
+function writeFsOpenResponse(v: FsOpenResponse): JsonValue {
+  if (!isObject(v)) {
+    return v as unknown as JsonValue;
+  }
+  const out: JsonObject = {};
+  out.handleId = v.handleId;
+  return out;
+}
+
+/**
+ * decodeFsOpenResponse decodes a JSON value: parseJSON's output (exact), or JSON.parse's (which has
+ * already turned 1.0 into 1 and rounded integers beyond 2^53). Throws WireDecodeError.
+ */
+export function decodeFsOpenResponse(json: unknown): FsOpenResponse {
+  return readFsOpenResponse(json, "");
+}
+
+/** unmarshalFsOpenResponse parses and decodes one JSON document exactly as the Go codec does. */
+export function unmarshalFsOpenResponse(text: string | Uint8Array): FsOpenResponse {
+  return unmarshal(text, readFsOpenResponse);
+}
+
+/** encodeFsOpenResponse returns the canonical JSON value of v; throws WireEncodeError if it would not decode. */
+export function encodeFsOpenResponse(v: FsOpenResponse): JsonValue {
+  return validated("FsOpenResponse", writeFsOpenResponse(v), readFsOpenResponse);
+}
+
+/** marshalFsOpenResponse returns the canonical JSON text of v (what a Codex peer sends). */
+export function marshalFsOpenResponse(v: FsOpenResponse): string {
+  return stringifyJSON(encodeFsOpenResponse(v));
+}
+
+// ---- FsReadBlockParams (FsReadBlockParams.schema.json) ----
+
+/** Params of `fs/readBlock`: up to len bytes (1 to 1 MiB) at offset of an open handle. */
+export interface FsReadBlockParams {
+  handleId: string;
+  offset: Int64;
+  len: Int64;
+}
+
+function readFsReadBlockParams(n: unknown, path: string): FsReadBlockParams {
+  const o = readObject(n, path, "struct FsReadBlockParams");
+  const f0 = required(o, path, "handleId", decodeString);
+  const f1 = required(o, path, "offset", decodeU64);
+  const f2 = required(o, path, "len", decodeU64);
+  return { handleId: f0, offset: f1, len: f2 };
+}
+
+function writeFsReadBlockParams(v: FsReadBlockParams): JsonValue {
+  if (!isObject(v)) {
+    return v as unknown as JsonValue;
+  }
+  const out: JsonObject = {};
+  out.handleId = v.handleId;
+  out.offset = encodeInteger(v.offset);
+  out.len = encodeInteger(v.len);
+  return out;
+}
+
+/**
+ * decodeFsReadBlockParams decodes a JSON value: parseJSON's output (exact), or JSON.parse's (which has
+ * already turned 1.0 into 1 and rounded integers beyond 2^53). Throws WireDecodeError.
+ */
+export function decodeFsReadBlockParams(json: unknown): FsReadBlockParams {
+  return readFsReadBlockParams(json, "");
+}
+
+/** unmarshalFsReadBlockParams parses and decodes one JSON document exactly as the Go codec does. */
+export function unmarshalFsReadBlockParams(text: string | Uint8Array): FsReadBlockParams {
+  return unmarshal(text, readFsReadBlockParams);
+}
+
+/** encodeFsReadBlockParams returns the canonical JSON value of v; throws WireEncodeError if it would not decode. */
+export function encodeFsReadBlockParams(v: FsReadBlockParams): JsonValue {
+  return validated("FsReadBlockParams", writeFsReadBlockParams(v), readFsReadBlockParams);
+}
+
+/** marshalFsReadBlockParams returns the canonical JSON text of v (what a Codex peer sends). */
+export function marshalFsReadBlockParams(v: FsReadBlockParams): string {
+  return stringifyJSON(encodeFsReadBlockParams(v));
+}
+
+// ---- FsReadBlockResponse (FsReadBlockResponse.schema.json) ----
+
+/** Result of `fs/readBlock`: the bytes read (base64) and whether the file ends there. */
+export interface FsReadBlockResponse {
+  chunk: string;
+  eof: boolean;
+}
+
+function readFsReadBlockResponse(n: unknown, path: string): FsReadBlockResponse {
+  const o = readObject(n, path, "struct FsReadBlockResponse");
+  const f0 = required(o, path, "chunk", decodeString);
+  const f1 = required(o, path, "eof", decodeBool);
+  return { chunk: f0, eof: f1 };
+}
+
+function writeFsReadBlockResponse(v: FsReadBlockResponse): JsonValue {
+  if (!isObject(v)) {
+    return v as unknown as JsonValue;
+  }
+  const out: JsonObject = {};
+  out.chunk = v.chunk;
+  out.eof = v.eof;
+  return out;
+}
+
+/**
+ * decodeFsReadBlockResponse decodes a JSON value: parseJSON's output (exact), or JSON.parse's (which has
+ * already turned 1.0 into 1 and rounded integers beyond 2^53). Throws WireDecodeError.
+ */
+export function decodeFsReadBlockResponse(json: unknown): FsReadBlockResponse {
+  return readFsReadBlockResponse(json, "");
+}
+
+/** unmarshalFsReadBlockResponse parses and decodes one JSON document exactly as the Go codec does. */
+export function unmarshalFsReadBlockResponse(text: string | Uint8Array): FsReadBlockResponse {
+  return unmarshal(text, readFsReadBlockResponse);
+}
+
+/** encodeFsReadBlockResponse returns the canonical JSON value of v; throws WireEncodeError if it would not decode. */
+export function encodeFsReadBlockResponse(v: FsReadBlockResponse): JsonValue {
+  return validated("FsReadBlockResponse", writeFsReadBlockResponse(v), readFsReadBlockResponse);
+}
+
+/** marshalFsReadBlockResponse returns the canonical JSON text of v (what a Codex peer sends). */
+export function marshalFsReadBlockResponse(v: FsReadBlockResponse): string {
+  return stringifyJSON(encodeFsReadBlockResponse(v));
 }
 
 // ---- FsReadDirectoryEntry (FsReadDirectoryEntry.schema.json) ----
@@ -2164,15 +2447,11 @@ export function marshalNetworkPolicyResponse(v: NetworkPolicyResponse): string {
 
 // ---- PathUri (PathUri.schema.json) ----
 
-/** An absolute path as a `file://` URI (codex_utils_path_uri::PathUri); native absolute paths are refused. */
+/** An absolute path as a URI (codex_utils_path_uri::PathUri). The exec-server parses it where the path is used, with Codex's texts: no scheme is "invalid URI: relative URL without a base", a scheme other than `file` "unsupported path URI scheme `s`", a query "query parameters are not allowed in path URIs" (all -32602), a host other than localhost "'URI' is invalid on 'linux'" (-32600). */
 export type PathUri = string;
 
 function readPathUri(n: unknown, path: string): PathUri {
-  const s = decodeString(n, path);
-  if (!s.startsWith("file://")) {
-    throw errorAt(path, "invalid path URI: expected a `file://` URI");
-  }
-  return s;
+  return decodeString(n, path);
 }
 
 function writePathUri(v: PathUri): JsonValue {
@@ -2771,10 +3050,15 @@ export const wireCodecs = {
   ExecResponse: { name: "ExecResponse", decode: decodeExecResponse, unmarshal: unmarshalExecResponse, encode: encodeExecResponse, marshal: marshalExecResponse } as WireCodec<ExecResponse>,
   FsCanonicalizeParams: { name: "FsCanonicalizeParams", decode: decodeFsCanonicalizeParams, unmarshal: unmarshalFsCanonicalizeParams, encode: encodeFsCanonicalizeParams, marshal: marshalFsCanonicalizeParams } as WireCodec<FsCanonicalizeParams>,
   FsCanonicalizeResponse: { name: "FsCanonicalizeResponse", decode: decodeFsCanonicalizeResponse, unmarshal: unmarshalFsCanonicalizeResponse, encode: encodeFsCanonicalizeResponse, marshal: marshalFsCanonicalizeResponse } as WireCodec<FsCanonicalizeResponse>,
+  FsCloseParams: { name: "FsCloseParams", decode: decodeFsCloseParams, unmarshal: unmarshalFsCloseParams, encode: encodeFsCloseParams, marshal: marshalFsCloseParams } as WireCodec<FsCloseParams>,
   FsCopyParams: { name: "FsCopyParams", decode: decodeFsCopyParams, unmarshal: unmarshalFsCopyParams, encode: encodeFsCopyParams, marshal: marshalFsCopyParams } as WireCodec<FsCopyParams>,
   FsCreateDirectoryParams: { name: "FsCreateDirectoryParams", decode: decodeFsCreateDirectoryParams, unmarshal: unmarshalFsCreateDirectoryParams, encode: encodeFsCreateDirectoryParams, marshal: marshalFsCreateDirectoryParams } as WireCodec<FsCreateDirectoryParams>,
   FsGetMetadataParams: { name: "FsGetMetadataParams", decode: decodeFsGetMetadataParams, unmarshal: unmarshalFsGetMetadataParams, encode: encodeFsGetMetadataParams, marshal: marshalFsGetMetadataParams } as WireCodec<FsGetMetadataParams>,
   FsGetMetadataResponse: { name: "FsGetMetadataResponse", decode: decodeFsGetMetadataResponse, unmarshal: unmarshalFsGetMetadataResponse, encode: encodeFsGetMetadataResponse, marshal: marshalFsGetMetadataResponse } as WireCodec<FsGetMetadataResponse>,
+  FsOpenParams: { name: "FsOpenParams", decode: decodeFsOpenParams, unmarshal: unmarshalFsOpenParams, encode: encodeFsOpenParams, marshal: marshalFsOpenParams } as WireCodec<FsOpenParams>,
+  FsOpenResponse: { name: "FsOpenResponse", decode: decodeFsOpenResponse, unmarshal: unmarshalFsOpenResponse, encode: encodeFsOpenResponse, marshal: marshalFsOpenResponse } as WireCodec<FsOpenResponse>,
+  FsReadBlockParams: { name: "FsReadBlockParams", decode: decodeFsReadBlockParams, unmarshal: unmarshalFsReadBlockParams, encode: encodeFsReadBlockParams, marshal: marshalFsReadBlockParams } as WireCodec<FsReadBlockParams>,
+  FsReadBlockResponse: { name: "FsReadBlockResponse", decode: decodeFsReadBlockResponse, unmarshal: unmarshalFsReadBlockResponse, encode: encodeFsReadBlockResponse, marshal: marshalFsReadBlockResponse } as WireCodec<FsReadBlockResponse>,
   FsReadDirectoryEntry: { name: "FsReadDirectoryEntry", decode: decodeFsReadDirectoryEntry, unmarshal: unmarshalFsReadDirectoryEntry, encode: encodeFsReadDirectoryEntry, marshal: marshalFsReadDirectoryEntry } as WireCodec<FsReadDirectoryEntry>,
   FsReadDirectoryParams: { name: "FsReadDirectoryParams", decode: decodeFsReadDirectoryParams, unmarshal: unmarshalFsReadDirectoryParams, encode: encodeFsReadDirectoryParams, marshal: marshalFsReadDirectoryParams } as WireCodec<FsReadDirectoryParams>,
   FsReadDirectoryResponse: { name: "FsReadDirectoryResponse", decode: decodeFsReadDirectoryResponse, unmarshal: unmarshalFsReadDirectoryResponse, encode: encodeFsReadDirectoryResponse, marshal: marshalFsReadDirectoryResponse } as WireCodec<FsReadDirectoryResponse>,
