@@ -39,7 +39,6 @@ type process struct {
 	exited   bool
 	exitCode int32
 	closed   bool
-	stdinErr bool
 	changed  chan struct{} // closed and replaced on every change
 	done     chan struct{} // closed once closed is set
 }
@@ -386,16 +385,15 @@ func (s *session) writeProcess(w wire.WriteParams) (wire.Message, error) {
 		return wire.WriteResponse{Status: "unknownProcess"}, nil
 	}
 	p.mu.Lock()
-	stdin, closed := p.stdin, p.closed || p.stdinErr
+	stdin := p.stdin
 	p.mu.Unlock()
-	if stdin == nil || closed {
+	if stdin == nil {
 		return wire.WriteResponse{Status: "stdinClosed"}, nil
 	}
+	// A piped stdin that no longer takes bytes (the process ended, or closed it) is an error in
+	// Codex, not a status.
 	if _, err := stdin.Write(data); err != nil {
-		p.mu.Lock()
-		p.stdinErr = true
-		p.mu.Unlock()
-		return wire.WriteResponse{Status: "stdinClosed"}, nil
+		return nil, execrpc.Errorf(execrpc.CodeInternalError, "failed to write to process stdin")
 	}
 	return wire.WriteResponse{Status: "accepted"}, nil
 }

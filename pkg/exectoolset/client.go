@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -34,6 +33,8 @@ type Client struct {
 	cancel context.CancelFunc
 	runErr chan error
 	cmd    *exec.Cmd // the spawned server, or nil
+
+	info *wire.EnvironmentInfo // from initialize
 
 	mu    sync.Mutex
 	procs map[string]*run
@@ -84,10 +85,12 @@ func connect(ctx context.Context, conn execrpc.Conn, cmd *exec.Cmd) (*Client, er
 	runCtx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	go func() { c.runErr <- c.peer.Run(runCtx) }()
-	if _, err := c.peer.Call(ctx, "initialize", execrpc.Raw(wire.InitializeParams{ClientName: "codemode"})); err != nil {
+	init, err := call(ctx, c, "initialize", execrpc.Raw(wire.InitializeParams{ClientName: "codemode"}), wire.DecodeInitializeResponse)
+	if err != nil {
 		c.Close()
 		return nil, fmt.Errorf("initialize exec-server: %w", err)
 	}
+	c.info = init.EnvironmentInfo
 	if err := c.peer.Notify(ctx, "initialized", nil); err != nil {
 		c.Close()
 		return nil, err
@@ -178,49 +181,14 @@ type Result struct {
 }
 
 // Run starts argv in cwd (a native absolute path; "" = the server's working directory) with the
-// server's environment and no stdin, and waits for the process to close. If ctx ends first, the process is terminated (its
-// whole group, SIGKILL) and ctx's error returned.
+// server's environment and no stdin, and waits for the process to close. If ctx ends first, the
+// process is terminated (its whole group, SIGKILL) and ctx's error returned.
 func (c *Client) Run(ctx context.Context, argv []string, cwd string) (Result, error) {
-	if cwd == "" {
-		cwd = "/"
-		info, err := call(ctx, c, "environment/info", nil, wire.DecodeEnvironmentInfo)
-		if err == nil && info.Cwd != nil {
-			cwd = string(*info.Cwd)
-		} else if err != nil {
-			return Result{}, err
-		}
-	} else {
-		cwd = string(pathURI(cwd))
-	}
-	id := "codemode-" + strconv.FormatInt(c.next.Add(1), 10)
-	r := &run{closed: make(chan struct{})}
-	c.mu.Lock()
-	c.procs[id] = r
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		delete(c.procs, id)
-		c.mu.Unlock()
-	}()
-	params := wire.ExecParams{ProcessId: id, Argv: argv, Cwd: wire.PathUri(cwd), Env: map[string]string{},
-		EnvPolicy: &wire.ExecEnvPolicy{Inherit: "all", Exclude: []string{}, Set: map[string]string{}, IncludeOnly: []string{}}}
-	if _, err := call(ctx, c, "process/start", execrpc.Raw(params), wire.DecodeExecResponse); err != nil {
-		if ctx.Err() != nil {
-			// ctx ended while the request was out: the server may have started the process
-			// already (it handles start and terminate in order), and nobody would stop it.
-			c.terminate(id)
-		}
+	p, err := c.Start(ctx, StartOptions{Argv: argv, Cwd: cwd})
+	if err != nil {
 		return Result{}, err
 	}
-	select {
-	case <-r.closed:
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		return Result{Stdout: string(r.stdout), Stderr: string(r.stderr), ExitCode: r.exitCode}, nil
-	case <-ctx.Done():
-		c.terminate(id)
-		return Result{}, ctx.Err()
-	}
+	return p.Wait(ctx)
 }
 
 // terminateBound bounds the process/terminate request sent after a call's context ended: a
@@ -258,6 +226,16 @@ func (c *Client) ReadFile(ctx context.Context, path string) ([]byte, error) {
 	}
 	return base64.StdEncoding.DecodeString(r.DataBase64)
 }
+
+// WriteFile writes data to a file (a native absolute path), creating or truncating it.
+func (c *Client) WriteFile(ctx context.Context, path string, data []byte) error {
+	_, err := call(ctx, c, "fs/writeFile", execrpc.Raw(wire.FsWriteFileParams{Path: pathURI(path), DataBase64: base64.StdEncoding.EncodeToString(data)}), wire.DecodeEmptyResponse)
+	return err
+}
+
+// Info is the environment the server described in its initialize answer (nil from a server
+// older than Codex 0.169, which sends none).
+func (c *Client) Info() *wire.EnvironmentInfo { return c.info }
 
 // ReadDirectory lists a directory (a native absolute path).
 func (c *Client) ReadDirectory(ctx context.Context, path string) ([]wire.FsReadDirectoryEntry, error) {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	wire "github.com/codemodehq/codemode/gen/go/execserverwire"
 	"github.com/codemodehq/codemode/pkg/codemode"
@@ -51,7 +53,7 @@ func definitions() []codemode.ToolDefinition {
 		def("fs__", "read", "Reads a text file on the exec-server.",
 			`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`,
 			`{"type":"string"}`),
-		def("fs__", "list", "Lists a directory on the exec-server.",
+		def("fs__", "list", "Lists a directory on the exec-server, sorted by name.",
 			`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`,
 			`{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"isDirectory":{"type":"boolean"},"isFile":{"type":"boolean"}},"required":["name","isDirectory","isFile"]}}`),
 	}
@@ -101,6 +103,8 @@ func (t *ToolSet) InvokeTool(ctx context.Context, c codemode.NestedToolCall) (js
 		if err != nil {
 			return nil, rpcText(err)
 		}
+		// The protocol lists in the file system's order; a model reads a sorted list.
+		slices.SortFunc(entries, func(a, b wire.FsReadDirectoryEntry) int { return strings.Compare(a.FileName, b.FileName) })
 		out := make([]map[string]any, len(entries))
 		for i, e := range entries {
 			out[i] = map[string]any{"name": e.FileName, "isDirectory": e.IsDirectory, "isFile": e.IsFile}
