@@ -123,7 +123,7 @@ var layers = []layer{
 	{
 		pkgs:         "pkg/exectoolset",
 		allow:        []string{std, "pkg/codemode", "pkg/execrpc", "gen/go/execserverwire", websocket},
-		allowInTests: []string{"pkg/jsruntime", "pkg/toolprovider", "pkg/testenv", goleak},
+		allowInTests: []string{"pkg/jsruntime", "pkg/toolprovider", "pkg/testenv", "pkg/testenv/fakemodel", goleak},
 		why:          "an exec-server client as a ToolSet for cells: the domain contract on one side, the generated exec-server types on the other; its tests run cells on the in-process runtime against a real exec-server process",
 	},
 	{

@@ -59,9 +59,16 @@ func (c *streamConn) ReadMessage(context.Context) ([]byte, error) {
 			return nil, err
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
-			return line, nil
+			return trimLineEnd(line), nil
 		}
 	}
+}
+
+// trimLineEnd drops the line's "\n" or "\r\n", as Codex's line reader does, so a parse error's
+// position counts within the line ("EOF while parsing an object at line 1 column 1").
+func trimLineEnd(line []byte) []byte {
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	return bytes.TrimSuffix(line, []byte("\r"))
 }
 
 func (c *streamConn) WriteMessage(_ context.Context, msg []byte) error {

@@ -123,7 +123,13 @@ func (p *Peer) malformed(ctx context.Context, err error) {
 	if p.malformedPrefix == "" {
 		return
 	}
-	out := wire.JSONRPCError{Id: MalformedID, Error: wire.JSONRPCErrorError{Code: CodeInvalidRequest, Message: p.malformedPrefix + ": " + err.Error()}}
+	// serde_json names no path: "data did not match any variant of untagged enum RequestId".
+	reason := err.Error()
+	var de *wire.DecodeError
+	if errors.As(err, &de) {
+		reason = de.Msg
+	}
+	out := wire.JSONRPCError{Id: MalformedID, Error: wire.JSONRPCErrorError{Code: CodeInvalidRequest, Message: p.malformedPrefix + ": " + reason}}
 	if err := p.send(ctx, out); err != nil {
 		p.logf("failed to answer a malformed message: %v", err)
 	}

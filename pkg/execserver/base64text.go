@@ -31,10 +31,13 @@ func base64Text(s string) string {
 		}
 	}
 	rem := len(body) % 4
-	if rem == 1 {
-		return "Invalid input length."
+	if rem == 1 && pad == 0 {
+		return fmt.Sprintf("Invalid input length: %d", len(s))
 	}
 	want := (4 - rem) % 4
+	if rem == 1 {
+		want = 0 // no padding completes a single symbol
+	}
 	if pad > want {
 		// Padding past the quantum: the crate blames the first '='.
 		return fmt.Sprintf("Invalid symbol %d, offset %d.", '=', len(body))

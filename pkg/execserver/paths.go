@@ -21,7 +21,7 @@ func PathToURI(p string) wire.PathUri {
 
 // URIToPath parses a path URI into an absolute, cleaned native path, with the checks and texts
 // of Codex's exec-server (codex_utils_path_uri over the url crate): a scheme is required and
-// must be file (any case); a query is refused; the host must be empty or localhost; %XX escapes
+// must be file (any case); a query or a fragment is refused; the host must be empty or localhost; %XX escapes
 // are decoded and an invalid one is kept literally; "." and ".." segments are resolved.
 func URIToPath(u wire.PathUri) (string, error) {
 	s := string(u)
@@ -32,9 +32,12 @@ func URIToPath(u wire.PathUri) (string, error) {
 	if !strings.EqualFold(scheme, "file") {
 		return "", execrpc.Errorf(execrpc.CodeInvalidParams, "unsupported path URI scheme `%s`", strings.ToLower(scheme))
 	}
-	rest, _, _ = strings.Cut(rest, "#")
+	rest, _, hasFragment := strings.Cut(rest, "#")
 	if strings.Contains(rest, "?") {
 		return "", execrpc.Errorf(execrpc.CodeInvalidParams, "query parameters are not allowed in path URIs")
+	}
+	if hasFragment {
+		return "", execrpc.Errorf(execrpc.CodeInvalidParams, "fragments are not allowed in path URIs")
 	}
 	if after, isAuthority := strings.CutPrefix(rest, "//"); isAuthority {
 		host, path, _ := strings.Cut(after, "/")

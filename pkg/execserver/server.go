@@ -268,16 +268,13 @@ func (s *session) initialize(_ context.Context, _ wire.InitializeParams) (wire.M
 	return wire.InitializeResponse{SessionId: uuid.NewString(), EnvironmentInfo: &info}, nil
 }
 
-// LocalEnvironmentInfo describes this process's environment as Codex's exec-server does: $SHELL
-// (or /bin/sh), the executor's version and provider id, the working directory, home and
+// LocalEnvironmentInfo describes this process's environment as Codex's exec-server does: the
+// user's login shell, the executor's version and provider id, the working directory, home and
 // temporary directory as file:// URIs (a relative TMPDIR resolved against the working
 // directory), no PATH prefixes (it installs no helper binaries), and every capability false:
 // this exec-server implements none of the optional features, so a client uses none of them.
 func LocalEnvironmentInfo() wire.EnvironmentInfo {
-	shell := os.Getenv("SHELL")
-	if shell == "" {
-		shell = "/bin/sh"
-	}
+	shell := userShell()
 	info := wire.EnvironmentInfo{
 		Shell:           wire.ShellInfo{Name: filepath.Base(shell), Path: shell},
 		ExecutorVersion: ExecutorVersion(),
@@ -302,6 +299,24 @@ func LocalEnvironmentInfo() wire.EnvironmentInfo {
 		info.TempDir = ptr(PathToURI(tmp))
 	}
 	return info
+}
+
+// userShell is the user's login shell as Codex finds it: the passwd entry of this uid, else
+// $SHELL, else /bin/sh.
+func userShell() string {
+	if data, err := os.ReadFile("/etc/passwd"); err == nil {
+		uid := strconv.Itoa(os.Getuid())
+		for _, line := range strings.Split(string(data), "\n") {
+			f := strings.Split(line, ":")
+			if len(f) == 7 && f[2] == uid && filepath.IsAbs(f[6]) {
+				return f[6]
+			}
+		}
+	}
+	if shell := os.Getenv("SHELL"); shell != "" {
+		return shell
+	}
+	return "/bin/sh"
 }
 
 // ExecutorVersion is what environment/info reports: the codemode module's release version, or

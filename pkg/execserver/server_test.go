@@ -411,3 +411,27 @@ func TestRootConfinesFiles(t *testing.T) {
 		t.Errorf("cwd outside: %v", err)
 	}
 }
+
+// Codex 0.171's texts for bad base64 (Rust's base64 crate), captured from its exec-server.
+func Test_base64_errors_are_worded_as_codex_does(t *testing.T) {
+	for in, want := range map[string]string{
+		"!!":        "Invalid symbol 33, offset 0.",
+		"aGk":       "Invalid padding",
+		"aGk==":     "Invalid symbol 61, offset 3.",
+		"aGl=":      "Invalid last symbol 108, offset 2.",
+		"aGVsb":     "Invalid input length: 5",
+		"aGVsb===":  "Invalid symbol 61, offset 5.",
+		"aGVsbG8gd": "Invalid input length: 9",
+		"a":         "Invalid input length: 1",
+		"a===":      "Invalid symbol 61, offset 1.",
+		"aG==":      "Invalid last symbol 71, offset 1.",
+		"aGk=aGk=":  "Invalid symbol 61, offset 3.",
+	} {
+		if _, err := decodeBase64(in); err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %q", in, err, want)
+		}
+	}
+	if data, err := decodeBase64("aGk="); err != nil || string(data) != "hi" {
+		t.Errorf("valid: %q, %v", data, err)
+	}
+}
