@@ -13,7 +13,7 @@ export GOFLAGS := -buildvcs=false
 START := $(shell date +%s)
 PHASE := ./tools/phase.sh
 
-.PHONY: help setup tools run generate check test test-go test-race test-ts test-browser lint drift compat fuzz bench clean haproxy-setup codex-next
+.PHONY: help setup tools run generate check test test-go test-race test-ts test-browser lint drift compat fuzz bench clean haproxy-setup codex-next diff-codex-exec
 
 ## help: list the targets (what a bare `make` does).
 help:
@@ -84,6 +84,10 @@ bench: setup haproxy-setup
 	./tools/bench.sh
 
 ## codex-next: run the real-Codex suites with the pinned and the newest @openai/codex; report changes.
+## diff-codex-exec: the exec-server differential against Codex's own: every case's transcripts and the differences table.
+diff-codex-exec: setup
+	go test -count=1 -run 'TestExecServerDifferential' -v ./pkg/execserver -args -print-exec-diff
+
 codex-next: setup
 	./tools/codex-next.sh
 
