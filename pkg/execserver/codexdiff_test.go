@@ -16,7 +16,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/codemodehq/codemode/pkg/testenv"
 )
@@ -30,9 +29,6 @@ import (
 // diff-codex-exec` prints the table.
 
 var printExecDiff = flag.Bool("print-exec-diff", false, "print every case's transcripts and the differential table")
-
-// hangGuard bounds a wait for a server's line; nothing waits for it to pass.
-const hangGuard = 5 * time.Minute
 
 var (
 	buildOnce   sync.Once
@@ -149,19 +145,15 @@ func (s *server) send(t *testing.T, line string) {
 	}
 }
 
-// next is the server's next line, "" at EOF.
+// next is the server's next line, "" at EOF. It waits for the line or the end of the
+// server's output, never for a clock: a server that hangs is caught by go test's -timeout.
 func (s *server) next(t *testing.T) string {
 	t.Helper()
-	select {
-	case l, ok := <-s.lines:
-		if !ok {
-			return ""
-		}
-		return l
-	case <-time.After(hangGuard):
-		t.Fatalf("%s did not answer (waited %s)", filepath.Base(s.cmd.Path), hangGuard)
+	l, ok := <-s.lines
+	if !ok {
+		return ""
 	}
-	return ""
+	return l
 }
 
 // message is what the runner reads of a line: a request's id and method, and a process
