@@ -185,7 +185,15 @@ func TestServerTruncationOverGRPC(t *testing.T) {
 	if got := texts(srv.execute(t, req).outcome(t)); len(got) != 1 || got[0] != want {
 		t.Fatalf("execute outcome %q", got)
 	}
-	run := srv.execute(t, request(l.id, "e2", `text("q".repeat(800)); await new Promise(() => {});`))
+	// The cell's tool call is the event that proves its text is written: terminating
+	// any earlier could end the cell before its first statement.
+	sub := srv.subscribe(t, l)
+	pending := request(l.id, "e2", `text("q".repeat(800)); await tools.t({});`)
+	pending.EnabledTools = []*pb.ToolDefinition{tool("t")}
+	run := srv.execute(t, pending)
+	if _, err := sub.Receive(); err != nil {
+		t.Fatal(err)
+	}
 	three := uint64(3)
 	resp, err := srv.client.Terminate(context.Background(), &pb.TerminateRequest{SessionId: l.id, CellId: run.cell, MaxOutputTokens: &three})
 	if err != nil {
