@@ -258,6 +258,25 @@ test("a script error is shown as Script failed, and nothing went wrong in the pa
   assert.deepEqual(pageErrors, []);
 });
 
+test("the page's tools check their inputs against their schemas: the host forwards them as written", async () => {
+  await setEditor(editor, `for (const input of [{ a: 1 }, { a: "one", b: 2 }, { a: 1, b: 2 }]) {
+  try { text(JSON.stringify(await tools.add(input))) } catch (e) { text("refused: " + e.message) }
+}`);
+  await page.click("#run");
+  await awaitState("completed");
+  const text = await output();
+  assert.match(text, /^refused: tool `add` input does not match its input_schema: at '\/': missing properties 'b'$/m);
+  assert.match(text, /^refused: tool `add` input does not match its input_schema: at '\/a': got string, want number$/m);
+  assert.match(text, /^\{"sum":3\}$/m);
+  const log = (await calls()).slice(-3);
+  assert.deepEqual(log.map(([tool, status, input]) => `${tool} ${status} ${input}`), [
+    'add error {"a":1}',
+    'add error {"a":"one","b":2}',
+    'add ok {"a":1,"b":2}',
+  ]);
+  assert.deepEqual(pageErrors, []);
+});
+
 test("the page reconnects over gRPC-Web and measures the round trip there too", async (t) => {
   await page.selectOption("#protocol", "grpc-web");
   await page.waitForSelector('#connection[data-state="connected"]');

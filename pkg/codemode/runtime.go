@@ -39,7 +39,20 @@ type ExecuteRequest struct {
 	// passed (Codex 0.169's yield-observation): the cell goes on running. Nil never fires. A
 	// session whose host cannot yield early ignores it.
 	YieldNow <-chan struct{}
+	// Observe, when set, is handed the initial response in the cell's order of events (see
+	// Observer); InitialResponse returns the same response. A session that cannot keep that
+	// order ignores it.
+	Observe Observer
 }
+
+// Observer receives an observation's response on the goroutine that produced it, at its place
+// among what the cell hands its delegate: after every tool call and notification the cell started
+// before it (through ToolCallStarter and NotificationStarter) and the cancellation of those it
+// abandoned, and before anything the cell starts after it and before CellClosed. A transport that
+// queues the response there, behind those requests, writes the cell's events in the order the
+// script caused them, as Codex's host does. It must not block; it is not called for a MissingCell
+// outcome, which no cell event precedes.
+type Observer func(RuntimeResponse)
 
 // WaitRequest asks to observe a cell.
 type WaitRequest struct {
@@ -50,6 +63,9 @@ type WaitRequest struct {
 	// MaxOutputTokens is the token budget of this observation's output, applied by a host
 	// whose session truncates on the host (see ExecuteRequest.MaxOutputTokens); nil: none.
 	MaxOutputTokens *int
+	// Observe, when set, is handed the wait's response in the cell's order of events, as
+	// ExecuteRequest.Observe is; Wait returns the same response.
+	Observe Observer
 }
 
 // ResponseKind says what a RuntimeResponse reports.

@@ -22,3 +22,16 @@ import (
 type ToolCallStarter interface {
 	StartToolCall(ctx context.Context, call NestedToolCall, done func(json.RawMessage, error))
 }
+
+// NotificationStarter is an optional interface of a Delegate that delivers notifications without
+// a goroutine waiting for them, as ToolCallStarter does for tool calls. A runtime then starts each
+// notify() on the goroutine that runs the script, in the order the script wrote it relative to its
+// tool calls (which a remote transport writes to its connection in that order), instead of
+// delivering it from a goroutine of its own.
+//
+// StartNotify has Notify's meaning, with the outcome given to done instead of returned, under
+// ToolCallStarter's rules: it returns promptly, done is called exactly once from any goroutine
+// (possibly before StartNotify returns), soon once ctx ends, and does not block.
+type NotificationStarter interface {
+	StartNotify(ctx context.Context, callID string, cellID CellID, text string, done func(error))
+}

@@ -2,6 +2,7 @@ package hostv1
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
@@ -19,10 +20,12 @@ type cellKey struct {
 }
 
 // cellRoute orders what the host sends about one cell (spec §2.8 session/execute):
-// execution/started first, then the cell's delegate requests, its initial response, and
-// cell/closed last. Until the route is started (the started response is queued) delegate
-// requests wait in queue, at most MaxQueuedCellMessages of them; the route's goroutine then
-// sends them in order.
+// execution/started first, then the cell's delegate requests, the cancellations of those it
+// abandoned and the responses of its observations, in the order the runtime produced them (so in
+// the order the script caused them, as Codex's host sends them), and cell/closed last, after the
+// initial response and after any wait or terminate response being written. Until the route is
+// started (the started response is queued) messages wait in queue, at most MaxQueuedCellMessages
+// delegate requests of them; the route's goroutine then sends them in order.
 type cellRoute struct {
 	queue   []routeMessage
 	wake    chan struct{} // one pending signal: queue grew
@@ -36,15 +39,40 @@ type cellRoute struct {
 	initialSent chan struct{}
 	// budget is the host-side truncation of the initial response; nil: it goes out whole.
 	budget *outputBudget
+	// id and receivedAt are the execute's, for its initial response.
+	id         wirev1.RequestId
+	receivedAt time.Time
+	// observed is set when the runtime queued the initial response on the route
+	// (codemode.ExecuteRequest.Observe): the copy StartedCell.InitialResponse returns is not sent.
+	observed bool
+	// holds counts the wait and terminate responses being written: cell/closed waits for them.
+	holds    int
+	released chan struct{} // closed and replaced when holds drops
 }
 
-// routeMessage is a delegate request to dispatch, or (call nil) the cell's closure.
+// routeKind says what a routeMessage carries.
+type routeKind int
+
+const (
+	routeCall     routeKind = iota // a delegate request to dispatch
+	routeCancel                    // delegate/cancel of a dispatched request
+	routeInitial                   // the execute's initial response
+	routeResponse                  // a wait's response
+	routeClosed                    // the cell's closure
+)
+
+// routeMessage is one message of a cell's route.
 type routeMessage struct {
-	call *delegateCall
+	kind     routeKind
+	call     *delegateCall
+	cancel   wirev1.DelegateRequestId
+	response codemode.RuntimeResponse
+	// send writes a routeResponse.
+	send func()
 }
 
 func newCellRoute() *cellRoute {
-	return &cellRoute{wake: make(chan struct{}, 1), space: make(chan struct{}), initialSent: make(chan struct{})}
+	return &cellRoute{wake: make(chan struct{}, 1), space: make(chan struct{}), initialSent: make(chan struct{}), released: make(chan struct{})}
 }
 
 // routeLocked returns the route of key, creating it (not started) if needed. Callers hold c.mu.
@@ -57,8 +85,8 @@ func (c *conn) routeLocked(key cellKey) *cellRoute {
 	return r
 }
 
-// enqueue adds m to the route of key. Before the route is started, a full queue makes the
-// caller wait for room (ctx bounds the wait); a closure never waits.
+// enqueue adds m to the route of key. Before the route is started, a full queue makes a
+// delegate request wait for room (ctx bounds the wait); nothing else waits.
 func (c *conn) enqueue(ctx context.Context, key cellKey, m routeMessage) error {
 	for {
 		c.mu.Lock()
@@ -67,7 +95,7 @@ func (c *conn) enqueue(ctx context.Context, key cellKey, m routeMessage) error {
 			return errClientClosed
 		}
 		r := c.routeLocked(key)
-		if r.started || m.call == nil || len(r.queue) < MaxQueuedCellMessages {
+		if r.started || m.kind != routeCall || len(r.queue) < MaxQueuedCellMessages {
 			r.queue = append(r.queue, m)
 			c.mu.Unlock()
 			signal(r.wake)
@@ -153,7 +181,78 @@ func (c *conn) claimIdleRoute(key cellKey) *cellRoute {
 
 // closeCell is the runtime telling that a cell closed (Delegate.CellClosed).
 func (c *conn) closeCell(session wirev1.SessionId, cell codemode.CellID) {
-	_ = c.enqueue(c.ctx, cellKey{session, cell}, routeMessage{})
+	_ = c.enqueue(c.ctx, cellKey{session, cell}, routeMessage{kind: routeClosed})
+}
+
+// enqueueIfRouted adds m to the route of key if the cell still has one (it did not close yet)
+// and reports whether it did.
+func (c *conn) enqueueIfRouted(key cellKey, m routeMessage) bool {
+	c.mu.Lock()
+	r := c.routes[key]
+	if r == nil || c.ctx.Err() != nil {
+		c.mu.Unlock()
+		return false
+	}
+	if m.kind == routeInitial {
+		r.observed = true
+	}
+	r.queue = append(r.queue, m)
+	c.mu.Unlock()
+	signal(r.wake)
+	return true
+}
+
+// observeInitial queues an execute's initial response on its cell's route, where the runtime
+// produced it among the cell's delegate requests (codemode.ExecuteRequest.Observe). The route is
+// created if it was not yet: the runtime may answer before Execute returned.
+func (c *conn) observeInitial(session wirev1.SessionId, resp codemode.RuntimeResponse) {
+	c.mu.Lock()
+	if c.ctx.Err() != nil {
+		c.mu.Unlock()
+		return
+	}
+	r := c.routeLocked(cellKey{session, resp.CellID})
+	r.observed = true
+	r.queue = append(r.queue, routeMessage{kind: routeInitial, response: resp})
+	c.mu.Unlock()
+	signal(r.wake)
+}
+
+// hold keeps the cell/closed of key back until the returned release is called: a wait or
+// terminate response is being written, and the closure must follow it. A cell without a route
+// (closed already) needs no hold.
+func (c *conn) hold(key cellKey) (release func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.routes[key]
+	if r == nil {
+		return func() {}
+	}
+	r.holds++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.mu.Lock()
+			r.holds--
+			close(r.released)
+			r.released = make(chan struct{})
+			c.mu.Unlock()
+		})
+	}
+}
+
+// held reports whether a wait or terminate response of r is being written.
+func (c *conn) held(r *cellRoute) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return r.holds > 0
+}
+
+// releasedSignal is closed at the next release of a hold on r.
+func (c *conn) releasedSignal(r *cellRoute) <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return r.released
 }
 
 // startCell starts the route of an admitted cell after its started response was queued. The
@@ -162,7 +261,7 @@ func (c *conn) startCell(session wirev1.SessionId, id wirev1.RequestId, started 
 	key := cellKey{session, started.CellID}
 	c.mu.Lock()
 	r := c.routeLocked(key)
-	r.started, r.budget = true, budget
+	r.started, r.budget, r.id, r.receivedAt = true, budget, id, receivedAt
 	c.mu.Unlock()
 	c.cellTasks.Add(1)
 	go func() {
@@ -188,31 +287,47 @@ func (c *conn) driveCell(r *cellRoute, key cellKey, id wirev1.RequestId, started
 		initial <- codemode.InitialResult{Response: resp, Err: err}
 	}()
 	closed := false
-	for !closed {
+	for !closed || !isClosed(r.initialSent) || c.held(r) {
+		released := c.releasedSignal(r)
 		select {
 		case res := <-initial:
+			initial = nil
 			if c.ctx.Err() != nil {
 				return
 			}
-			c.sendInitial(id, res, receivedAt, r.budget)
-			close(r.initialSent)
-			initial = nil
+			c.sendFutureInitial(r, res)
 		case <-r.wake:
-			closed = c.dispatchQueued(r, key.session)
-		case <-c.ctx.Done():
-			return
-		}
-	}
-	if initial != nil {
-		select {
-		case res := <-initial:
-			c.sendInitial(id, res, receivedAt, r.budget)
-			close(r.initialSent)
+			if c.dispatchQueued(r, key.session) {
+				closed = true
+			}
+		case <-released:
 		case <-c.ctx.Done():
 			return
 		}
 	}
 	c.send(wirev1.CellClosed{SessionId: key.session, CellId: wirev1.WireCellId(key.cell)})
+}
+
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// sendFutureInitial sends the initial response StartedCell.InitialResponse returned, unless the
+// runtime queued it on the route, which sends it in its place.
+func (c *conn) sendFutureInitial(r *cellRoute, res codemode.InitialResult) {
+	c.mu.Lock()
+	observed := r.observed
+	c.mu.Unlock()
+	if observed {
+		return
+	}
+	c.sendInitial(r.id, res, r.receivedAt, r.budget)
+	close(r.initialSent)
 }
 
 // dispatchQueued sends the queued delegate requests and reports whether the cell closed.
@@ -223,11 +338,19 @@ func (c *conn) dispatchQueued(r *cellRoute, session wirev1.SessionId) bool {
 	}
 	closed := false
 	for _, m := range q {
-		if m.call == nil {
+		switch m.kind {
+		case routeCall:
+			c.dispatchCall(session, m.call)
+		case routeCancel:
+			c.send(wirev1.DelegateCancel{Id: m.cancel})
+		case routeInitial:
+			c.sendInitial(r.id, codemode.InitialResult{Response: m.response}, r.receivedAt, r.budget)
+			close(r.initialSent)
+		case routeResponse:
+			m.send()
+		case routeClosed:
 			closed = true
-			continue
 		}
-		c.dispatchCall(session, m.call)
 	}
 	c.doneSending(r)
 	return closed

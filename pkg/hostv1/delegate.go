@@ -30,6 +30,12 @@ type delegateCall struct {
 	finish func(wirev1.DelegateResponse, error)
 	// stopWatching stops watching the runtime's context for the call (see startCall).
 	stopWatching func() bool
+	// key is the cell the call belongs to: its route carries the request and its cancellation.
+	key cellKey
+	// abandoned is set, under delegateCalls.mu, when the runtime gave the call up before its
+	// request went out: the route still sends the request, then its cancellation, as Codex's
+	// host sends every call a script started.
+	abandoned bool
 }
 
 // end stops watching the call's context and gives finish the outcome.
@@ -75,6 +81,34 @@ func (d *delegateCalls) register(req wirev1.DelegateRequest, finish func(wirev1.
 	return call, nil
 }
 
+// abandon removes a pending call the runtime gave up; a call whose request has not gone out yet
+// is marked so, and its route sends the request and then its cancellation (dispatchCall).
+func (d *delegateCalls) abandon(id wirev1.DelegateRequestId) (p pendingCall, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	q, ok := d.pending[id]
+	if !ok {
+		return pendingCall{}, false
+	}
+	delete(d.pending, id)
+	if !q.dispatched {
+		q.call.abandoned = true
+	}
+	return *q, true
+}
+
+// markDispatchedOrAbandoned records that the request is being sent; it reports whether the call
+// is still pending and, if not, whether the runtime abandoned it before it went out.
+func (d *delegateCalls) markDispatchedOrAbandoned(call *delegateCall) (pending, abandoned bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p, ok := d.pending[call.id]
+	if ok {
+		p.dispatched = true
+	}
+	return ok, !ok && call.abandoned
+}
+
 // take removes a pending call; ok is false when it was no longer pending (someone else ended
 // it). dispatched reports whether its request had been sent.
 func (d *delegateCalls) take(id wirev1.DelegateRequestId) (p pendingCall, ok bool) {
@@ -86,17 +120,6 @@ func (d *delegateCalls) take(id wirev1.DelegateRequestId) (p pendingCall, ok boo
 	}
 	delete(d.pending, id)
 	return *q, true
-}
-
-// markDispatched records that the request is being sent, unless the call is gone (cancelled).
-func (d *delegateCalls) markDispatched(id wirev1.DelegateRequestId) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	p, ok := d.pending[id]
-	if ok {
-		p.dispatched = true
-	}
-	return ok
 }
 
 // complete delivers the client's answer; answers to unknown or cancelled calls are ignored.
@@ -160,30 +183,34 @@ func (c *conn) startCall(ctx context.Context, session wirev1.SessionId, cell cod
 		finish(nil, err)
 		return
 	}
-	call.stopWatching = context.AfterFunc(ctx, func() { c.abandon(call.id) })
 	key := cellKey{session, cell}
+	call.key = key
+	call.stopWatching = context.AfterFunc(ctx, func() { c.abandon(call.id) })
 	if r := c.claimIdleRoute(key); r != nil {
 		c.dispatchCall(session, call)
 		c.doneSending(r)
 		return
 	}
-	if c.tryEnqueue(key, routeMessage{call: call}) {
+	if c.tryEnqueue(key, routeMessage{kind: routeCall, call: call}) {
 		return
 	}
 	go func() {
-		if err := c.enqueue(ctx, key, routeMessage{call: call}); err != nil {
+		if err := c.enqueue(ctx, key, routeMessage{kind: routeCall, call: call}); err != nil {
 			c.delegates.fail(call.id, err)
 		}
 	}()
 }
 
-// abandon forgets a call the runtime no longer needs and tells the client to stop it.
+// abandon forgets a call the runtime no longer needs and tells the client to stop it: the
+// cancellation goes out on the cell's route, behind what the cell sent before, or, when the
+// request is still queued, right after it (dispatchCall). It is queued before the runtime hears
+// that the call ended, so the runtime's next response follows it on the route.
 func (c *conn) abandon(id wirev1.DelegateRequestId) {
-	p, ok := c.delegates.take(id)
+	p, ok := c.delegates.abandon(id)
 	if !ok {
 		return
 	}
-	if p.dispatched {
+	if p.dispatched && !c.enqueueIfRouted(p.call.key, routeMessage{kind: routeCancel, cancel: id}) {
 		c.send(wirev1.DelegateCancel{Id: id})
 	}
 	p.call.end(nil, errDelegateCancelled)
@@ -203,11 +230,16 @@ func delegateResult(r wirev1.DelegateResponseResult) (wirev1.DelegateResponse, e
 // (cancelled). A request too large for a frame, or a connection that failed, fails only its
 // call here.
 func (c *conn) dispatchCall(session wirev1.SessionId, call *delegateCall) {
-	if !c.delegates.markDispatched(call.id) {
+	pending, abandoned := c.delegates.markDispatchedOrAbandoned(call)
+	if !pending && !abandoned {
 		return
 	}
 	msg := wirev1.DelegateRequestMessage{Id: call.id, SessionId: session, Request: call.request}
-	if err := c.link.Send(c.ctx, msg); err != nil {
+	err := c.link.Send(c.ctx, msg)
+	switch {
+	case abandoned && err == nil:
+		c.send(wirev1.DelegateCancel{Id: call.id})
+	case err != nil:
 		c.delegates.fail(call.id, err)
 	}
 }
@@ -262,6 +294,19 @@ func (d *remoteDelegate) Notify(ctx context.Context, callID string, cellID codem
 	return nil
 }
 
+// StartNotify forwards a notification as delegate/request notification/send without waiting,
+// on the cell's route in the order the runtime starts it among the cell's tool calls
+// (codemode.NotificationStarter).
+func (d *remoteDelegate) StartNotify(ctx context.Context, callID string, cellID codemode.CellID, text string, done func(error)) {
+	req := wirev1.NotificationSend{CallId: callID, CellId: wirev1.WireCellId(cellID), Text: text}
+	d.conn.startCall(ctx, d.session, cellID, req, func(resp wirev1.DelegateResponse, err error) {
+		if _, ok := resp.(wirev1.NotificationDelivered); err == nil && !ok {
+			err = errInvalidNotifyResult
+		}
+		done(err)
+	})
+}
+
 // CellClosed queues cell/closed on the cell's route, after its initial response.
 func (d *remoteDelegate) CellClosed(cellID codemode.CellID) {
 	d.conn.closeCell(d.session, cellID)
@@ -276,5 +321,6 @@ func (d *remoteDelegate) ReportFailure(reason string) {
 var (
 	_ codemode.Delegate        = (*remoteDelegate)(nil)
 	_ codemode.ToolCallStarter = (*remoteDelegate)(nil)
+	_ codemode.NotificationStarter = (*remoteDelegate)(nil)
 	_ codemode.FailureReporter = (*remoteDelegate)(nil)
 )

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
@@ -81,9 +82,9 @@ func (c *conn) handle(ctx context.Context, id wirev1.RequestId, req wirev1.HostR
 	case wirev1.Execute:
 		c.execute(ctx, id, r, receivedAt)
 	case wirev1.Wait:
-		c.respond(id, c.wait(ctx, id, r, receivedAt))
+		c.wait(ctx, id, r, receivedAt)
 	case wirev1.Terminate:
-		c.respond(id, c.terminate(ctx, r, receivedAt))
+		c.terminate(ctx, id, r, receivedAt)
 	case wirev1.ShutdownSession:
 		c.respond(id, c.shutdownSession(ctx, r))
 	}
@@ -125,6 +126,7 @@ func (c *conn) execute(ctx context.Context, id wirev1.RequestId, r wirev1.Execut
 		return
 	}
 	req.YieldNow = c.yieldChannel(id)
+	req.Observe = func(resp codemode.RuntimeResponse) { c.observeInitial(s.id, resp) }
 	started, err := s.session.Execute(ctx, req)
 	if err != nil {
 		releaseCell()
@@ -143,21 +145,44 @@ func (c *conn) execute(ctx context.Context, id wirev1.RequestId, r wirev1.Execut
 	}
 }
 
-func (c *conn) wait(ctx context.Context, id wirev1.RequestId, r wirev1.Wait, receivedAt time.Time) result {
+// wait answers a session/wait. A response the runtime produced among the cell's events
+// (codemode.WaitRequest.Observe) goes out on the cell's route, in that order; the wait returns
+// once it was written.
+func (c *conn) wait(ctx context.Context, id wirev1.RequestId, r wirev1.Wait, receivedAt time.Time) {
 	s, err := c.session(r.SessionId)
 	if err != nil {
-		return failure(err)
+		c.respond(id, failure(err))
+		return
 	}
+	budget := s.budget(tokenBudget(r.MaxOutputTokens))
 	req := convertv1.WaitRequestFromWire(r.Request)
 	req.YieldNow = c.yieldChannel(id)
-	outcome, err := s.session.Wait(ctx, req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return failed(errCancelled)
+	routed := make(chan struct{})
+	var onRoute atomic.Bool
+	req.Observe = func(resp codemode.RuntimeResponse) {
+		answer := c.waitCompleted(codemode.LiveCell(resp), receivedAt, budget)
+		send := func() {
+			c.respond(id, answer)
+			close(routed)
 		}
-		return failure(err)
+		onRoute.Store(c.enqueueIfRouted(cellKey{s.id, resp.CellID}, routeMessage{kind: routeResponse, send: send}))
 	}
-	return c.waitCompleted(outcome, receivedAt, s.budget(tokenBudget(r.MaxOutputTokens)))
+	release := c.hold(cellKey{s.id, req.CellID})
+	defer release()
+	outcome, err := s.session.Wait(ctx, req)
+	switch {
+	case onRoute.Load():
+		select {
+		case <-routed:
+		case <-c.ctx.Done():
+		}
+	case err != nil && ctx.Err() != nil:
+		c.respond(id, failed(errCancelled))
+	case err != nil:
+		c.respond(id, failure(err))
+	default:
+		c.respond(id, c.waitCompleted(outcome, receivedAt, budget))
+	}
 }
 
 // yieldChannel is the channel operation/yield closes for the active request id.
@@ -167,16 +192,41 @@ func (c *conn) yieldChannel(id wirev1.RequestId) <-chan struct{} {
 	return c.requests.yieldChannel(id)
 }
 
-func (c *conn) terminate(ctx context.Context, r wirev1.Terminate, receivedAt time.Time) result {
+// terminate answers a session/terminate on the cell's route, after the cancellations of the calls
+// it abandoned; the cell's cell/closed waits until the answer was written (hold), as in Codex.
+func (c *conn) terminate(ctx context.Context, id wirev1.RequestId, r wirev1.Terminate, receivedAt time.Time) {
 	s, err := c.session(r.SessionId)
 	if err != nil {
-		return failure(err)
+		c.respond(id, failure(err))
+		return
 	}
+	release := c.hold(cellKey{s.id, codemode.CellID(r.CellId)})
+	defer release()
 	outcome, err := s.session.Terminate(ctx, codemode.CellID(r.CellId))
 	if err != nil {
-		return failure(err)
+		c.respond(id, failure(err))
+		return
 	}
-	return c.waitCompleted(outcome, receivedAt, s.budget(tokenBudget(r.MaxOutputTokens)))
+	c.respondOnRoute(cellKey{s.id, codemode.CellID(r.CellId)}, id, c.waitCompleted(outcome, receivedAt, s.budget(tokenBudget(r.MaxOutputTokens))))
+}
+
+// respondOnRoute answers request id on the cell's route, behind what the cell sent before (the
+// cancellations of the calls a termination abandoned), and returns once the answer was written;
+// a cell without a route is answered at once.
+func (c *conn) respondOnRoute(key cellKey, id wirev1.RequestId, answer result) {
+	written := make(chan struct{})
+	send := func() {
+		c.respond(id, answer)
+		close(written)
+	}
+	if !c.enqueueIfRouted(key, routeMessage{kind: routeResponse, send: send}) {
+		c.respond(id, answer)
+		return
+	}
+	select {
+	case <-written:
+	case <-c.ctx.Done():
+	}
 }
 
 // waitCompleted answers a wait or terminate, its output truncated to budget when there is one.

@@ -258,8 +258,14 @@ text(JSON.stringify(got));
 text(JSON.stringify(reads));`)
 	want := []codemode.ContentItem{
 		codemode.InputImage{ImageURL: "data:image/png;base64,AB", Detail: "high"},
-		// An MCP block's mimeType goes into a data: URL as Codex puts it there: still data:.
+		// generatedImage reads image_url twice (is it there, then its value) and sends the value
+		// it checked.
+		codemode.InputImage{ImageURL: "data:x", Detail: "high"},
+		// An MCP block's data that is not a data: URL is base64 behind its MIME type (Codex 0.169),
+		// and its mimeType goes into the data: URL as Codex puts it there: still data:.
+		codemode.InputImage{ImageURL: "data:application/octet-stream;base64,https://evil.example/a.png", Detail: "high"},
 		codemode.InputImage{ImageURL: "data:image/png;x=1,https://evil;base64,AA", Detail: "high"},
+		codemode.InputAudio{AudioURL: "data:application/octet-stream;base64,blob:x"},
 		codemode.InputImage{ImageURL: "data:image/png;base64,AA", Detail: "high"},
 		codemode.InputAudio{AudioURL: "Data:audio/wav;base64,AA"},
 		codemode.InputImage{ImageURL: "data:image/png;base64,AC", Detail: "low"},
@@ -269,18 +275,16 @@ text(JSON.stringify(reads));`)
 		codemode.InputText{Text: "h"},
 		codemode.InputText{Text: `["Tool call failed: remote image URLs are not supported in tool outputs. Pass a base64 data URI instead",` +
 			`"sent","Tool call failed: invalid audio output. Pass a base64 data URI instead",` +
-			`"Tool call failed: remote image URLs are not supported in tool outputs. Pass a base64 data URI instead",` +
-			`"Tool call failed: remote image URLs are not supported in tool outputs. Pass a base64 data URI instead",` +
-			`"sent",` +
+			`"sent","sent","sent",` +
 			`"image only accepts MCP image blocks, got \"audio\"",` +
-			`"Tool call failed: invalid audio output. Pass a base64 data URI instead",` +
+			`"sent",` +
 			`"image detail must be a string when provided","sent",` +
 			`"Tool call failed: invalid image output. Pass a base64 data URI instead",` +
 			`"Tool call failed: invalid image output. Pass a base64 data URI instead","sent",` +
 			`"image expects a non-empty image URL string, an object with image_url and optional detail, or a raw MCP image block",` +
 			`"sent","sent","sent","sent"]`},
-		codemode.InputText{Text: `["image_url","image_url","detail","image_url","type","type","data","mimeType","_meta",` +
-			`"audio_url","audio_url","image_url","output_hint"]`},
+		codemode.InputText{Text: `["image_url","image_url","detail","image_url","type","type","_meta","data","mimeType",` +
+			`"audio_url","audio_url","image_url","image_url","detail","output_hint"]`},
 	}
 	if errText != "<nil>" || !reflect.DeepEqual(items, want) {
 		t.Errorf("error %s\ngot  %#v\nwant %#v", errText, items, want)

@@ -90,9 +90,11 @@ const names = ["eval", "text", "image", "audio", "generatedImage", "notify", "st
   "yield_control", "exit", "Function"].map((n) => n + ":" + globalThis[n].name + "/" + globalThis[n].length);
 text(names.join(" "));
 text([Math.random.name, tools.echo.name, (async () => {}).constructor.name].join(" "));`, []string{
-		"eval:eval/1 text:text/1 image:image/2 audio:audio/1 generatedImage:generatedImage/1 notify:notify/1 store:store/2 " +
-			"load:load/1 setTimeout:setTimeout/2 clearTimeout:clearTimeout/1 yield_control:yield_control/0 exit:exit/0 Function:Function/1",
-		"random echo AsyncFunction",
+		// Codex's helpers are native functions without a name or declared parameters; eval,
+		// Function and Math.random keep the engine's.
+		"eval:eval/1 text:/0 image:/0 audio:/0 generatedImage:/0 notify:/0 store:/0 " +
+			"load:/0 setTimeout:/0 clearTimeout:/0 yield_control:/0 exit:/0 Function:Function/1",
+		"random  AsyncFunction",
 	}, testTool("echo"))
 }
 
@@ -193,8 +195,8 @@ text(JSON.stringify(got));
 text(JSON.stringify(["std", "os", "bjson", "setTimeout", "setInterval"].map((n) => n + ":" + Function("return typeof " + n)())));`)
 	items, errText := runEveryOutput(t, s, b.String())
 	var want []string
-	for _, spec := range append(importSpecifiers, "qjs:os\u0000", "./qjs:os", "/qjs:os", "QJS:OS", "qjs:os.json", "qjs:os") {
-		want = append(want, "Unsupported import in exec: "+spec)
+	for range append(importSpecifiers, "qjs:os\u0000", "./qjs:os", "/qjs:os", "QJS:OS", "qjs:os.json", "qjs:os") {
+		want = append(want, "unsupported import in exec")
 	}
 	if got := textsOf(items); errText != "<nil>" || !reflect.DeepEqual(got, []string{jsonText(t, want),
 		`["std:undefined","os:undefined","bjson:undefined","setTimeout:function","setInterval:undefined"]`}) {

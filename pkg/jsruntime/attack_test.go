@@ -222,9 +222,11 @@ func TestAttackTamperingWithIntrinsicsBeforeEachHelper(t *testing.T) {
 
 // V8's stack-trace API, which QuickJS-ng implements, hands CallSite objects, and with them the
 // functions on the stack, to Error.prepareStackTrace: CallSite.getFunction() once gave a cell the
-// prelude's deliver, with which it forged a tool result. The prelude fixes the hook to undefined;
-// no way of setting it takes, and no error a helper throws or passes through calls it.
-func TestAttackPrepareStackTraceCannotBeSet(t *testing.T) {
+// prelude's deliver, with which it forged a tool result. The prelude replaces QuickJS's accessor,
+// so the hook QuickJS would call is never set: a script may assign the property (as scripts
+// written for V8 do) and read it back, but no hook ever runs, whatever sets it and whatever error
+// a helper throws or passes through; the property cannot be redefined.
+func TestAttackPrepareStackTraceNeverRuns(t *testing.T) {
 	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
 	expectFailure(t, s, `
 const hook = (e, frames) => { text("a prepareStackTrace hook ran"); return frames };
@@ -248,10 +250,13 @@ attempt(() => typeof Error.captureStackTrace({}));
 attempt(() => String(Error.prepareStackTrace));
 text(JSON.stringify(got));
 throw new SyntaxError("last");`, "SyntaxError: last\n    at <anonymous> (exec_main.mjs:22:11)", []string{`[` +
-		`"TypeError: 'prepareStackTrace' is read-only","TypeError: property is not configurable","false","false",` +
-		`"TypeError: could not delete property","undefined","TypeError: 'prepareStackTrace' is read-only","string","string",` +
-		`"Error: from a getter","RangeError: from toJSON","Unable to store \"k\". Only plain serializable objects can be stored.",` +
-		`"TypeError: from notify","Error: from a delay","undefined","undefined"]`})
+		`"undefined","TypeError: property is not configurable","true","false",` +
+		`"TypeError: could not delete property","function","undefined","string","string",` +
+		`"Error: from a getter",` +
+		`"RangeError: from toJSON\n    at toJSON (exec_main.mjs:15:43)\n    at <anonymous> (exec_main.mjs:15:15)\n    at attempt (exec_main.mjs:4:48)\n    at <anonymous> (exec_main.mjs:15:1)",` +
+		`"Error: from store\n    at toJSON (exec_main.mjs:16:49)\n    at <anonymous> (exec_main.mjs:16:15)\n    at attempt (exec_main.mjs:4:48)\n    at <anonymous> (exec_main.mjs:16:1)",` +
+		`"TypeError: from notify\n    at toJSON (exec_main.mjs:17:45)\n    at <anonymous> (exec_main.mjs:17:15)\n    at attempt (exec_main.mjs:4:48)\n    at <anonymous> (exec_main.mjs:17:1)",` +
+		`"Error: from a delay","undefined","(e, frames) => { text(\"a prepareStackTrace hook ran\"); return frames }"]`})
 }
 
 // Errors thrown while a helper runs carry a stack that is text only: no property of theirs holds
@@ -271,7 +276,10 @@ keep(() => store({ toString() { throw new Error("key") } }, 1));
 keep(() => tools.echo({ toJSON() { throw new Error("input") } }));
 keep(() => load({ toString() { throw new URIError("load key") } }));
 keep(() => { const cyclic = {}; cyclic.self = cyclic; text(cyclic) });
-text(errors.map((e) => String(e) + " {" + describe(e) + "}" + (e.stack.includes("codemode_prelude.js") ? " with a prelude frame" : "")).join("\n"));
+const shown = (e) => typeof e === "string"
+  ? "string " + e.split("\n")[0] + (e.includes("codemode_prelude.js") ? " with a prelude frame" : "")
+  : String(e) + " {" + describe(e) + "}" + (e.stack.includes("codemode_prelude.js") ? " with a prelude frame" : "");
+text(errors.map(shown).join("\n"));
 const captured = [];
 const capture = (helper) => ({ get image_url() { const o = {}; Error.captureStackTrace(o, helper); captured.push(describe(o) + " " + frames(o.stack)); return "data:x" } });
 image(capture(image));
@@ -281,18 +289,22 @@ const p = new Proxy({}, { defineProperty(t, k, d) { captured.push("define " + St
 generatedImage({ get image_url() { Error.captureStackTrace(p); return "data:x" } });
 text(captured.join("\n"));
 `, []string{
+		// What a getter of an argument throws passes through as it was thrown; what serializing
+		// or converting a value throws becomes a string (Codex 0.169), its prelude frames dropped.
 		"Error: getter {message:string,stack:string} with a prelude frame\n" +
 			"TypeError: audio getter {message:string,stack:string} with a prelude frame\n" +
 			"Error: hint {message:string,stack:string} with a prelude frame\n" +
-			"RangeError: toJSON {message:string,stack:string} with a prelude frame\n" +
-			"Error: key {message:string,stack:string} with a prelude frame\n" +
-			"Error: input {message:string,stack:string} with a prelude frame\n" +
-			"URIError: load key {message:string,stack:string} with a prelude frame\n" +
-			"TypeError: circular reference {message:string,stack:string} with a prelude frame",
-		// image reads image_url twice (is it there, then its value): two captures per call.
+			"string RangeError: toJSON\n" +
+			"string Error: key\n" +
+			"string Error: input\n" +
+			"string URIError: load key\n" +
+			"string TypeError: circular reference",
+		// image and generatedImage read image_url twice (is it there, then its value): two
+		// captures per call.
 		"stack:string 1\nstack:string 1\n" +
-			"stack:string 3 with a prelude frame\nstack:string 3 with a prelude frame\n" +
-			"stack:string 1\n" +
+			"stack:string 4 with a prelude frame\nstack:string 4 with a prelude frame\n" +
+			"stack:string 1\nstack:string 1\n" +
+			`define stack ["value","writable","enumerable","configurable"] string` + "\n" +
 			`define stack ["value","writable","enumerable","configurable"] string`,
 	}, testTool("echo"))
 }
@@ -314,12 +326,12 @@ Error.stackTraceLimit = limit;
 seen.push("set");
 const cyclic = {};
 cyclic.self = cyclic;
-try { text(cyclic) } catch (e) { seen.push(String(e) + " " + (e.stack.split("\n").length - 1)) }
+try { text(cyclic) } catch (e) { seen.push(typeof e + " " + e.split("\n")[0] + " " + (e.split("\n").length - 1)) }
 text(got.join(","));
 text(JSON.stringify(seen));
 Error.stackTraceLimit = 0;
 throw new Error("no frames");`, "Error: no frames", []string{
-		"0,0,0,3,0,3", `["set","valueOf true 0","TypeError: circular reference 1"]`,
+		"0,0,0,4,0,4", `["set","valueOf true 0","valueOf true 0","valueOf true 0","string TypeError: circular reference 1"]`,
 	})
 }
 

@@ -36,13 +36,16 @@ const (
 	opFunction hostOp = 'f' // a function constructor: JSON [kind, [params...], body]
 	opDone     hostOp = 'd' // the module's evaluation fulfilled: no payload
 	opFail     hostOp = 'x' // the cell failed: a JSON string (the error text)
+	opRecords  hostOp = 'r' // queued records to start now, in order: the text take would return
+	opCheck    hostOp = 'k' // may serde_json parse this JSON? the reply is its refusal
+	opExit     hostOp = 'q' // exit(): no payload; the call never returns
 )
 
 // hostOperations names every operation for the prelude.
 var hostOperations = map[string]hostOp{
 	"text": opText, "image": opImage, "audio": opAudio, "notify": opNotify, "yield": opYield,
 	"store": opStore, "load": opLoad, "eval": opEval, "function": opFunction, "done": opDone,
-	"fail": opFail,
+	"fail": opFail, "records": opRecords, "check": opCheck, "exit": opExit,
 }
 
 // operationsJSON is the table as the prelude receives it: {"text": "t", ...}.
@@ -70,8 +73,10 @@ func forged(format string, args ...any) error {
 
 // hostMessage is a decoded, validated bridge message.
 type hostMessage struct {
-	op   hostOp
-	text string // opText, opNotify, opFail, opLoad (key), opEval (source), opAudio (URL), opImage (URL)
+	op hostOp
+	// text is the payload of opText, opNotify, opFail, opLoad (key), opEval (source), opAudio
+	// (URL), opImage (URL), opRecords (the records) and opCheck (the JSON).
+	text string
 	// detail is the image detail of opImage.
 	detail string
 	// key and value are the stored value of opStore; value is valid JSON.
@@ -92,7 +97,9 @@ func decodeHostMessage(msg string) (hostMessage, error) {
 	payload := msg[1:]
 	var err error
 	switch m.op {
-	case opYield, opDone:
+	case opRecords, opCheck:
+		m.text = payload
+	case opYield, opDone, opExit:
 		if payload != "" {
 			err = forged("operation %q takes no payload", m.op)
 		}

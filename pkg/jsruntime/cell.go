@@ -97,8 +97,7 @@ type cell struct {
 	state cellState
 	// started is set once the runtime has an engine: yield deadlines count from then.
 	started bool
-	// observed is set once any observer was attached; before that, the first yield_control()
-	// sets apart the output so far (see output.initialYield).
+	// observed is set once any observer was attached.
 	observed bool
 	// pendingMode is set while the cell is driven by frontiers (Codex's PauseAtPendingFrontier):
 	// from ExecuteToPending or WaitToPending until a yielding observer attaches. In pending mode
@@ -124,7 +123,6 @@ func newCell(id codemode.CellID, callID string) *cell {
 		id: id, callID: callID, ctx: ctx, cancel: cancel,
 		wake:  make(chan struct{}, 1),
 		state: cellRunning,
-		out:   output{initialYield: -1},
 	}
 }
 
@@ -146,11 +144,11 @@ type output struct {
 	items []codemode.ContentItem
 	// bytes is what items count against the provider's output limit.
 	bytes int
-	// initialYield, when not negative, is the number of leading items that a yield_control() set
-	// apart before the cell was ever observed (Codex's pending initial yield): the first yielding
-	// observation gets exactly those, and a completion keeps them apart from its Result. A pending
-	// observer takes everything at once.
-	initialYield int
+	// yields are the item counts at which a yield_control() with no observer to answer set the
+	// output apart, oldest first (Codex's pending initial yield; see session.yieldControl): each
+	// later yielding observation gets the items up to the next one, and a completion keeps them
+	// apart from its Result. A pending observer takes everything at once.
+	yields []int
 }
 
 func (o *output) add(item codemode.ContentItem, n int) {
@@ -161,48 +159,50 @@ func (o *output) add(item codemode.ContentItem, n int) {
 // take returns all unobserved output (never nil, so responses carry an empty list).
 func (o *output) take() []codemode.ContentItem {
 	items := o.items
-	o.items, o.bytes, o.initialYield = nil, 0, -1
+	o.items, o.bytes, o.yields = nil, 0, nil
 	if items == nil {
 		items = []codemode.ContentItem{}
 	}
 	return items
 }
 
-// markInitialYield sets the output so far apart as the initial yield, once.
-func (o *output) markInitialYield() {
-	if o.initialYield < 0 {
-		o.initialYield = len(o.items)
-	}
+// hasYield reports whether output is set apart for a yielding observation.
+func (o *output) hasYield() bool { return len(o.yields) > 0 }
+
+// markYield sets the output so far apart for the next yielding observation.
+func (o *output) markYield() {
+	o.yields = append(o.yields, len(o.items))
 }
 
-// takeInitialYield returns the items set apart by markInitialYield, if any, and keeps the rest.
-func (o *output) takeInitialYield() ([]codemode.ContentItem, bool) {
-	if o.initialYield < 0 {
+// takeYield returns the items up to the oldest pending yield, if there is one, and keeps the
+// rest.
+func (o *output) takeYield() ([]codemode.ContentItem, bool) {
+	if len(o.yields) == 0 {
 		return nil, false
 	}
-	head, tail := o.cut()
-	o.set(tail)
-	o.initialYield = -1
+	n := o.yields[0]
+	head := append([]codemode.ContentItem{}, o.items[:n]...)
+	o.set(append([]codemode.ContentItem{}, o.items[n:]...))
+	o.yields = o.yields[1:]
+	for i := range o.yields {
+		o.yields[i] -= n
+	}
+	if len(o.yields) == 0 {
+		o.yields = nil
+	}
 	return head, true
 }
 
-// takeAfterInitialYield returns the items after the initial yield and keeps the ones before it,
-// which stay the initial yield. Without an initial yield it is take.
-func (o *output) takeAfterInitialYield() []codemode.ContentItem {
-	if o.initialYield < 0 {
+// takeAfterYields returns the items after the last pending yield and keeps the ones before it,
+// which the pending yields hand out. Without a pending yield it is take.
+func (o *output) takeAfterYields() []codemode.ContentItem {
+	if len(o.yields) == 0 {
 		return o.take()
 	}
-	head, tail := o.cut()
-	o.set(head)
-	o.initialYield = len(head)
+	last := o.yields[len(o.yields)-1]
+	tail := append([]codemode.ContentItem{}, o.items[last:]...)
+	o.set(append([]codemode.ContentItem{}, o.items[:last]...))
 	return tail
-}
-
-// cut copies the items before and after initialYield.
-func (o *output) cut() (head, tail []codemode.ContentItem) {
-	head = append([]codemode.ContentItem{}, o.items[:o.initialYield]...)
-	tail = append([]codemode.ContentItem{}, o.items[o.initialYield:]...)
-	return head, tail
 }
 
 // set replaces the items and recounts their bytes.

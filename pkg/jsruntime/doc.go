@@ -33,13 +33,15 @@
 // prelude included, so every message is decoded strictly and checked in Go; a forged one fails the
 // cell.
 //
-// The global object holds standard ECMAScript plus Codex's 13 globals (tools, ALL_TOOLS, text,
-// image, audio, generatedImage, store, load, notify, setTimeout, clearTimeout, yield_control,
-// exit), with Codex's argument rules and error strings. Imports fail with Codex's message.
+// The global object holds standard ECMAScript plus Codex 0.169's 16 globals (tools, ALL_TOOLS,
+// clearTimeout, setTimeout, text, content, image, audio, generatedImage, store, load, notify,
+// yield_control, exit, as_settled, stream_settled), with Codex's argument rules and error strings
+// (helpers throw strings), and exit() is uncatchable. Imports fail with Codex's messages. Tool
+// inputs are forwarded as the script wrote them; their input_schema is the tool owner's to check.
+// A cell's events reach the delegate in the order the script caused them (ToolCallStarter,
+// NotificationStarter, codemode.Observer).
 //
 // Beyond Codex:
-//   - a tool call whose input does not match the tool's input_schema is rejected in JavaScript
-//     with the validation errors and never reaches the delegate;
 //   - MaxHeapSizeBytes is enforced on the linear memory; a cell that runs out fails with an
 //     out-of-memory error even if it catches the exception;
 //   - unobserved output, undelivered notifications, stored values, pending timers and pending

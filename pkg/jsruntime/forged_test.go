@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
@@ -130,7 +128,6 @@ func newBareCellRun(t *testing.T, tools ...codemode.ToolDefinition) *cellRun {
 	})
 	s := &session{p: sharedProvider(), delegate: d}
 	r := &cellRun{s: s, c: &cell{id: "1", ctx: ctx, cancel: cancel}, req: codemode.ExecuteRequest{EnabledTools: tools}}
-	r.schemas = make([]*jsonschema.Schema, len(tools))
 	r.tools.init(r, ctx)
 	r.timers.limit = s.p.limits.maxPendingTimers
 	t.Cleanup(func() {
@@ -257,7 +254,7 @@ func TestForgedMessagesFailOnlyTheirCell(t *testing.T) {
 		`forge(5)`:                    "bridge called with a non-string message",
 		`forge()`:                     "bridge called with a non-string message",
 		`forge(new String("y"))`:      "bridge called with a non-string message",
-		`text("before"); try { forge("q") } catch (e) { text("caught " + e.name) } text("after")`: "unknown operation 'q'",
+		`text("before"); try { forge("Q") } catch (e) { text("caught " + e.name) } text("after")`: "unknown operation 'Q'",
 		`await null; forge("y1")`:                                     "operation 'y' takes no payload",
 		`setTimeout(() => forge(""), 0); await new Promise(() => {})`: "empty message",
 	} {

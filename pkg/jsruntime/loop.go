@@ -9,13 +9,13 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/exectool"
 	"github.com/codemodehq/codemode/pkg/jsruntime/internal/jssource"
+	"github.com/codemodehq/codemode/pkg/serdejson"
 )
 
 // Error texts of cells whose runtime failed underneath the script.
@@ -41,7 +41,6 @@ type cellRun struct {
 	e   *engine
 
 	heapLimit uint64
-	schemas   []*jsonschema.Schema
 	store     *cellStore
 	tools     toolCalls
 	notes     notifier
@@ -49,6 +48,9 @@ type cellRun struct {
 
 	settled bool
 	errText *string
+	// exited is set once the script called exit(): the turn that ends with errCellExited ends the
+	// cell as it stood.
+	exited bool
 	// idle fires when the loop has waited idleShedAfter (see wait); nil until the first wait.
 	idle *time.Timer
 
@@ -75,10 +77,6 @@ func (s *session) runCell(c *cell, req codemode.ExecuteRequest, snapshot storedV
 	r.notes.send = r.sendNotification
 	// Undelivered notifications are output too: bounded like unobserved output.
 	r.notes.limit, r.notes.done = s.p.limits.maxOutputBytes, c.ctx.Done()
-	r.schemas = make([]*jsonschema.Schema, len(req.EnabledTools))
-	for i, def := range req.EnabledTools {
-		r.schemas[i] = s.p.schemas.get(def.InputSchema)
-	}
 
 	finished := false
 	defer s.running.Done()
@@ -262,6 +260,7 @@ func (r *cellRun) dispatch(queued string) error {
 			if err := r.timers.clear(rest); err != nil {
 				return err
 			}
+
 		default:
 			return forged("unknown queued record %.20q", record)
 		}
@@ -317,7 +316,7 @@ func (r *cellRun) serve(m hostMessage) hostReply {
 		return r.output(codemode.InputAudio{AudioURL: m.text})
 	case opNotify:
 		if !r.settled {
-			r.notes.push(m.text)
+			r.notify(m.text)
 		}
 	case opYield:
 		r.s.yieldControl(r.c)
@@ -337,8 +336,31 @@ func (r *cellRun) serve(m hostMessage) hostReply {
 		r.settle(nil)
 	case opFail:
 		r.fail(m.text)
+	case opRecords:
+		if err := r.dispatch(m.text); err != nil {
+			r.fault(err)
+		}
+	case opCheck:
+		if _, err := serdejson.Parse([]byte(m.text)); err != nil {
+			return replyText(err.Error())
+		}
+	case opExit:
+		r.exit()
 	}
 	return replyNothing()
+}
+
+// errCellExited unwinds the engine from the bridge call of exit(): a Go panic in a host function
+// ends the wasm call that is running, with no JavaScript run on the way out (no catch, no
+// finally), which is what V8's TerminateExecution does for Codex. The engine's memory is then as
+// a trap leaves it, and its reset in the pool restores it.
+var errCellExited = errors.New("the cell called exit()")
+
+// exit ends the cell successfully and unwinds its engine (errCellExited).
+func (r *cellRun) exit() {
+	r.exited = true
+	r.settle(nil)
+	panic(errCellExited)
 }
 
 // output appends an item to the cell's unobserved output; a string reply is the error the helper
@@ -404,6 +426,9 @@ func (r *cellRun) outOfMemory() bool {
 // engineFailure ends the cell after a failed turn. A stopped cell needs no text: its terminate
 // response is built by the session.
 func (r *cellRun) engineFailure(err error) {
+	if r.exited {
+		return
+	}
 	err = r.e.classify(err)
 	if r.outOfMemory() {
 		return
@@ -429,6 +454,33 @@ func trapText(t *errTrap) string {
 		return stackOverflowText
 	}
 	return codemode.ErrRuntimeEnded.Error()
+}
+
+// notify delivers one notify() text: started here, on the loop, in the script's order among its
+// tool calls, when the delegate can start one (codemode.NotificationStarter); otherwise queued
+// for the notifier's goroutine.
+func (r *cellRun) notify(text string) {
+	starter, ok := r.s.delegate.(codemode.NotificationStarter)
+	if !ok {
+		r.notes.push(text)
+		return
+	}
+	if r.c.ctx.Err() != nil || !r.notes.reserve(len(text)) {
+		return
+	}
+	var settled atomic.Bool
+	done := func(error) {
+		if settled.CompareAndSwap(false, true) {
+			r.notes.delivered1(len(text))
+		}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			r.s.report(codemode.FailureNotificationTaskPanicked)
+			done(nil)
+		}
+	}()
+	starter.StartNotify(r.c.ctx, r.req.ToolCallID, r.c.id, text, done)
 }
 
 // sendNotification delivers one notify() text; it runs on the notifier's goroutine. A Notify that

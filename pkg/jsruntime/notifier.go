@@ -48,6 +48,29 @@ func (n *notifier) push(text string) {
 	}
 }
 
+// reserve accounts for a text that is delivered without the queue (a delegate's StartNotify),
+// waiting first as push does; it reports false when the cell ended meanwhile. Its delivery must
+// be reported with delivered1.
+func (n *notifier) reserve(size int) bool {
+	n.mu.Lock()
+	for n.limit > 0 && n.bytes > 0 && n.bytes+size > n.limit {
+		if n.delivered == nil {
+			n.delivered = make(chan struct{}, 1)
+		}
+		n.mu.Unlock()
+		select {
+		case <-n.delivered:
+		case <-n.done:
+			return false
+		}
+		n.mu.Lock()
+	}
+	n.wg.Add(1)
+	n.bytes += size
+	n.mu.Unlock()
+	return true
+}
+
 func (n *notifier) drain() {
 	for {
 		n.mu.Lock()

@@ -2,7 +2,7 @@
 // whose value is a function, and calls that function with the host bridge and the bridge's
 // operation table (bridge.go: the table is Go's, so the two sides cannot drift). It returns the
 // entry points Go calls (begin, deliver, take, describe). Nothing here is reachable from cell code
-// except the 13 helper globals it installs.
+// except the helper globals it installs.
 //
 // The cell controls everything inside the wasm instance, so the prelude is written to keep working
 // whatever cell code does to the global environment: every intrinsic it uses is captured here,
@@ -45,11 +45,17 @@
   const stringTrim = uncurry(String.prototype.trim);
   const stringStartsWith = uncurry(String.prototype.startsWith);
   const stringSlice = uncurry(String.prototype.slice);
+  const stringIndexOf = uncurry(String.prototype.indexOf);
+  const stringSplit = uncurry(String.prototype.split);
+  const arrayPush = uncurry(Array.prototype.push);
+  const iteratorKey = Symbol.iterator;
+  const asyncIteratorKey = Symbol.asyncIterator;
+  const promiseResolve = apply(FunctionProto.bind, Promise.resolve, [Promise]);
   const regexpExec = uncurry(RegExp.prototype.exec);
   const objectToString = uncurry(Object.prototype.toString);
   const originalEval = eval;
-  const EXIT = "__codex_code_mode_exit__";
   const OP = jsonParse(operations);
+  const PRELUDE_FILE = "codemode_prelude.js";
 
   // list returns an array with no prototype: assigning past its end can meet no setter that cell
   // code put on Array.prototype. It is filled by index and read with arrayJoin or indexing.
@@ -79,53 +85,117 @@
     "Float64Array", "Uint8ClampedArray", "BigUint64Array", "BigInt64Array", "DataView", "Map",
     "BigInt", "Set", "WeakMap", "WeakSet", "Proxy", "Reflect", "FinalizationRegistry", "WeakRef",
     "decodeURI", "decodeURIComponent", "encodeURI", "encodeURIComponent", "escape", "unescape",
-    "eval", "isFinite", "isNaN", "Iterator", "Temporal",
+    "eval", "isFinite", "isNaN", "Iterator", "SuppressedError", "DisposableStack",
+    "AsyncDisposableStack",
   ]);
   const globalNames = getOwnPropertyNames(G);
   for (let i = 0; i < globalNames.length; i++) {
     if (!setHas(keep, globalNames[i])) delete G[globalNames[i]];
   }
+  // V8's global object has no Symbol.toStringTag (Object.prototype.toString gives "[object
+  // Object]"); QuickJS's says "global".
   const globalSymbols = getOwnPropertySymbols(G);
-  for (let i = 0; i < globalSymbols.length; i++) {
-    if (globalSymbols[i] !== Symbol.toStringTag) delete G[globalSymbols[i]];
+  for (let i = 0; i < globalSymbols.length; i++) delete G[globalSymbols[i]];
+
+  // define installs a value as Codex's V8 host installs its globals: writable, enumerable and
+  // configurable.
+  function define(target, name, value) {
+    defineProperty(target, name, { value, writable: true, configurable: true, enumerable: true });
   }
 
-  function define(target, name, value) {
+  // defineHidden installs a replacement of an engine global (eval, Function) or a method, with
+  // the attributes the original had.
+  function defineHidden(target, name, value) {
     defineProperty(target, name, { value, writable: true, configurable: true, enumerable: false });
   }
 
+  // nativeLike gives a helper the name and length of Codex's native helpers: "" and 0.
+  function nativeLike(fn) {
+    defineProperty(fn, "name", { value: "" });
+    defineProperty(fn, "length", { value: 0 });
+    return fn;
+  }
+
   // V8's stack-trace API, which QuickJS-ng implements, hands CallSite objects, and with them the
-  // functions on the stack, to Error.prepareStackTrace. Fixing it to undefined keeps prelude
-  // functions and the bridge out of reach of cell code.
-  defineProperty(ErrorCtor, "prepareStackTrace", { value: undefined, writable: false, configurable: false, enumerable: false });
+  // functions on the stack, to Error.prepareStackTrace. QuickJS takes the hook from its own
+  // accessor of that property, into a slot of the context; replacing the accessor leaves the slot
+  // empty for good, so no hook ever runs and prelude functions stay out of reach. Scripts written
+  // for V8 assign the property, so it stays assignable (and reads back what was assigned); it
+  // cannot be redefined.
+  let stackHook;
+  defineProperty(ErrorCtor, "prepareStackTrace", {
+    get: () => stackHook,
+    set: (hook) => { stackHook = hook; },
+    configurable: false,
+    enumerable: false,
+  });
 
   function isObject(v) {
     return v !== null && typeof v === "object";
   }
 
-  // Codex's text conversion: primitives through String, everything else through JSON.stringify
-  // (whose exceptions propagate), falling back to String when stringify yields undefined.
+  // Codex's text conversion: primitives through String, everything else through JSON.stringify,
+  // and "undefined" where stringify yields nothing (a function, a Symbol, a toJSON returning
+  // undefined). What stringify throws is rethrown as its text (helperError).
   function toText(v) {
     const t = typeof v;
     if (v === undefined || v === null || t === "boolean" || t === "number" || t === "bigint" || t === "string") {
       return StringCtor(v);
     }
-    const s = jsonStringify(v);
-    return s === undefined ? StringCtor(v) : s;
+    const s = serialize(v);
+    return s === undefined ? "undefined" : s;
   }
 
-  // The error_text of an uncaught value: the stack of an object with a string stack, else String(v).
-  // QuickJS stacks lack V8's "Name: message" header line, so it is prepended for Error objects.
+  // serialize is JSON.stringify whose failures are thrown as Codex's helpers throw them: as the
+  // text of what was thrown, a string.
+  function serialize(v) {
+    try {
+      return jsonStringify(v);
+    } catch (e) {
+      throw errorText(e);
+    }
+  }
+
+  // SERDE_PREFIX starts the text of a value Codex's host cannot carry: it crosses from V8 as JSON
+  // text that serde_json must parse.
+  const SERDE_PREFIX = "failed to serialize JavaScript value: ";
+
+  // crossingJSON is the JSON of a tool input or stored value, or the string to throw: undefined
+  // when stringify yields nothing, and serde_json's refusal of what it cannot parse (nesting of
+  // 128 levels, lone surrogates). Go checks only JSON that might be refused: text with 128
+  // brackets, or with an escaped surrogate.
+  function crossingJSON(v) {
+    const json = serialize(v);
+    if (json === undefined) throw SERDE_PREFIX + "expected value at line 1 column 1";
+    if (mayRefuse(json)) {
+      const refusal = host(OP.check + json);
+      if (refusal !== undefined) throw SERDE_PREFIX + refusal;
+    }
+    return json;
+  }
+
+  function mayRefuse(json) {
+    if (stringIndexOf(json, "\\ud") >= 0) return true;
+    let brackets = 0;
+    for (let i = stringIndexOf(json, "["); i >= 0 && brackets < 128; i = stringIndexOf(json, "[", i + 1)) brackets++;
+    for (let i = stringIndexOf(json, "{"); i >= 0 && brackets < 128; i = stringIndexOf(json, "{", i + 1)) brackets++;
+    return brackets >= 128;
+  }
+
+  // The error_text of an uncaught value: the stack of an object with a string stack, else String(v)
+  // ("" for a Symbol, as in Codex). QuickJS stacks lack V8's "Name: message" header line, so it is
+  // prepended for Error objects, and the prelude's own frames are left out.
   function errorText(e) {
     try {
+      if (typeof e === "symbol") return "";
       if (isObject(e) && typeof e.stack === "string") {
         const stack = e.stack;
         // QuickJS's own stacks are bare frame lists ("    at f (file:1:2)\n"); a stack the
         // script assigned itself is kept as is.
         if (e instanceof ErrorCtor && (stack === "" || stringStartsWith(stack, "    at "))) {
           const head = StringCtor(e);
-          if (stack === "") return head;
-          return head + "\n" + (stack[stack.length - 1] === "\n" ? stringSlice(stack, 0, -1) : stack);
+          const frames = withoutPreludeFrames(stack);
+          return frames === "" ? head : head + "\n" + frames;
         }
         return stack;
       }
@@ -137,6 +207,21 @@
         return "uncaught exception";
       }
     }
+  }
+
+  // withoutPreludeFrames drops the prelude's frames from a QuickJS stack, with the native frame
+  // (JSON.stringify) the prelude called, and the stack's final newline.
+  function withoutPreludeFrames(stack) {
+    const lines = stringSplit(stack, "\n");
+    let out = "";
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i];
+      if (line === "" || stringIndexOf(line, PRELUDE_FILE) >= 0) continue;
+      const next = lines[i + 1];
+      if (stringIndexOf(line, "(native)") >= 0 && next !== undefined && stringIndexOf(next, PRELUDE_FILE) >= 0) continue;
+      out = out === "" ? line : out + "\n" + line;
+    }
+    return out;
   }
 
   // send passes one message to Go. A string reply from an output operation is an error to throw
@@ -173,14 +258,21 @@
     throw "image detail must be one of: auto, low, high, original";
   }
 
-  function mcpDataURL(item) {
+  // mcpDataURL is the data: URL of an MCP image or audio block: its data when that is a data: URL
+  // already, else the base64 data behind its MIME type. what names the helper in the refusal of
+  // a block without data.
+  function mcpDataURL(item, what) {
     const data = item.data;
-    if (typeof data !== "string" || data === "") return "";
-    if (schemeOf(data) !== "") return data;
+    if (typeof data !== "string" || data === "") throw what + " expected MCP " + what + " data";
+    if (hasDataScheme(data)) return data;
     let mime = item.mimeType;
     if (mime === undefined || mime === null) mime = item.mime_type;
     if (typeof mime !== "string" || mime === "") mime = "application/octet-stream";
     return "data:" + mime + ";base64," + data;
+  }
+
+  function hasDataScheme(url) {
+    return schemeOf(url) === "data";
   }
 
   function emitText(text) {
@@ -193,33 +285,43 @@
 
   const IMAGE_SHAPE = "image expects a non-empty image URL string, an object with image_url and optional detail, or a raw MCP image block";
 
+  // imageObject reads the object form of an image: {image_url, detail} or an MCP image block
+  // (whose _meta may carry a detail). It returns [url, detail hint].
+  function imageObject(item) {
+    if (isArray(item)) throw IMAGE_SHAPE;
+    if (item.image_url !== undefined) {
+      const url = item.image_url;
+      if (typeof url !== "string" || url === "") throw IMAGE_SHAPE;
+      return [url, item.detail];
+    }
+    if (item.type === undefined) throw IMAGE_SHAPE;
+    if (item.type !== "image") throw "image only accepts MCP image blocks, got " + q(StringCtor(item.type));
+    const meta = item._meta;
+    return [mcpDataURL(item, "image"), isObject(meta) ? meta["codex/imageDetail"] : undefined];
+  }
+
+  // chooseDetail is an image's detail: the argument's, else the item's hint, else "high".
+  function chooseDetail(detail, hint) {
+    if (detail !== undefined && detail !== null) return normalizeDetail(detail);
+    if (hint !== undefined && hint !== null) return normalizeDetail(hint);
+    return "high";
+  }
+
   function image(item, detail) {
     let url;
     let hint;
     if (typeof item === "string") {
       url = item;
-    } else if (isObject(item) && !isArray(item)) {
-      if (item.image_url !== undefined) {
-        url = item.image_url;
-        if (typeof url !== "string") throw IMAGE_SHAPE;
-        hint = item.detail;
-      } else if (item.type !== undefined) {
-        if (item.type !== "image") throw "image only accepts MCP image blocks, got " + q(StringCtor(item.type));
-        url = mcpDataURL(item);
-        const meta = item._meta;
-        if (isObject(meta)) hint = meta["codex/imageDetail"];
-      } else {
-        throw IMAGE_SHAPE;
-      }
+    } else if (isObject(item)) {
+      const read = imageObject(item);
+      url = read[0];
+      hint = read[1];
     } else {
       throw IMAGE_SHAPE;
     }
     if (url === "") throw IMAGE_SHAPE;
     checkImageURL(url);
-    let chosen = "high";
-    if (detail !== undefined && detail !== null) chosen = normalizeDetail(detail);
-    else if (hint !== undefined && hint !== null) chosen = normalizeDetail(hint);
-    emitImage(url, chosen);
+    emitImage(url, chooseDetail(detail, hint));
     return undefined;
   }
 
@@ -234,7 +336,7 @@
         if (typeof url !== "string") throw AUDIO_SHAPE;
       } else if (item.type !== undefined) {
         if (item.type !== "audio") throw "audio only accepts MCP audio blocks, got " + q(StringCtor(item.type));
-        url = mcpDataURL(item);
+        url = mcpDataURL(item, "audio");
       } else {
         throw AUDIO_SHAPE;
       }
@@ -242,23 +344,21 @@
       throw AUDIO_SHAPE;
     }
     if (url === "") throw AUDIO_SHAPE;
-    if (schemeOf(url) !== "data") throw "Tool call failed: invalid audio output. Pass a base64 data URI instead";
+    if (!hasDataScheme(url)) throw "Tool call failed: invalid audio output. Pass a base64 data URI instead";
     send(OP.audio + q(url));
     return undefined;
   }
 
-  const GENERATED_SHAPE = "generatedImage expects an object with image_url and optional output_hint";
+  // generatedImage emits an image generation result: an image in any object form image takes,
+  // then its output_hint (a string, possibly empty) as text.
   function generatedImage(item) {
-    if (!isObject(item) || isArray(item)) throw GENERATED_SHAPE;
-    const url = item.image_url;
-    if (typeof url !== "string" || url === "") throw GENERATED_SHAPE;
-    checkImageURL(url);
+    if (!isObject(item)) throw "generatedImage expects an image generation result object";
+    const read = imageObject(item);
     const hint = item.output_hint;
-    if (hint !== undefined && hint !== null && typeof hint !== "string") {
-      throw "generatedImage output_hint must be a string when provided";
-    }
-    emitImage(url, "high");
-    if (hint !== undefined && hint !== null) emitText(hint);
+    if (hint !== undefined && typeof hint !== "string") throw "generatedImage output_hint must be a string when provided";
+    checkImageURL(read[0]);
+    emitImage(read[0], chooseDetail(undefined, read[1]));
+    if (hint !== undefined) emitText(hint);
     return undefined;
   }
 
@@ -267,40 +367,157 @@
     return undefined;
   }
 
+  // notify delivers a notification at once (a cell that computes on afterwards does not hold
+  // it back), after the tool calls the script started before it (flush).
   function notify(v) {
     const t = toText(v);
     if (stringTrim(t) === "") throw "notify expects non-empty text";
+    flush();
     send(OP.notify + q(t));
     return undefined;
   }
 
-  function store(key, value) {
-    const k = StringCtor(key);
-    let json;
+  // storeKey is a store or load key: any value but a Symbol, as a string.
+  function storeKey(key, what) {
+    if (typeof key === "symbol") throw what + " key must be a string";
     try {
-      json = jsonStringify(value);
-    } catch (_) {
-      json = undefined;
+      return StringCtor(key);
+    } catch (e) {
+      throw errorText(e);
     }
-    if (typeof json !== "string") {
-      throw "Unable to store " + q(k) + ". Only plain serializable objects can be stored.";
-    }
-    send(OP.store + "[" + q(k) + "," + json + "]");
+  }
+
+  function store(key, value) {
+    const k = storeKey(key, "store");
+    if (value === undefined) throw "Unable to store " + q(k) + ". Only plain serializable objects can be stored.";
+    send(OP.store + "[" + q(k) + "," + crossingJSON(value) + "]");
     return undefined;
   }
 
   function load(key) {
-    const json = host(OP.load + q(StringCtor(key)));
+    const json = host(OP.load + q(storeKey(key, "load")));
     return json === undefined ? undefined : jsonParse(json);
   }
 
+  // yield_control answers the cell's observer with the output so far, after the tool calls the
+  // script started before it (flush): the cell's events go out in the order it wrote them.
   function yield_control() {
+    flush();
     host(OP.yield);
     return undefined;
   }
 
+  // exit ends the cell at once and successfully, as V8's TerminateExecution does in Codex: Go
+  // unwinds the engine from inside the bridge call, so no catch, finally or later code runs. The
+  // tool calls started before it are handed over first: Codex sends them, then cancels them.
   function exit() {
-    throw EXIT;
+    flush();
+    host(OP.exit);
+  }
+
+  // as_settled yields {index, status, value | reason} for each promise of an iterable (or, for a
+  // Map, each entry, indexed by its key) as it settles, in the order they settle; settlements
+  // that arrive while the consumer is busy wait in order. It observes each promise once.
+  function as_settled(promises) {
+    const keyed = promises instanceof MapCtor;
+    let ready = [];
+    let pending = 0;
+    let wake;
+    let closed = false;
+    const settle = (result) => {
+      pending--;
+      if (closed) return;
+      ready[ready.length] = result;
+      if (wake !== undefined) {
+        const resume = wake;
+        wake = undefined;
+        resume();
+      }
+    };
+    let position = 0;
+    try {
+      for (const entry of promises) {
+        const index = keyed ? entry[0] : position++;
+        const promise = keyed ? entry[1] : entry;
+        pending++;
+        promiseThen(promiseResolve(promise),
+          (value) => settle({ index, status: "fulfilled", value }),
+          (reason) => settle({ index, status: "rejected", reason }));
+      }
+    } catch (e) {
+      closed = true;
+      throw e;
+    }
+    return (async function* () {
+      try {
+        while (pending > 0 || ready.length > 0) {
+          if (ready.length === 0) await new PromiseCtor((resume) => { wake = resume; });
+          const batch = ready;
+          ready = [];
+          for (let i = 0; i < batch.length; i++) yield batch[i];
+        }
+      } finally {
+        closed = true;
+        ready = [];
+      }
+    })();
+  }
+
+  // stream_settled awaits emit(result) for each settlement as_settled yields.
+  async function stream_settled(promises, emit) {
+    if (typeof emit !== "function") throw new TypeError("stream_settled requires a callback");
+    for await (const result of as_settled(promises)) await emit(result);
+  }
+
+  const CONTENT_SHAPE = "content expects one MCP ContentBlock";
+
+  // content emits MCP content blocks as output items: one block, or every block of an iterable
+  // (a string is neither). Text becomes text, image and audio their data: URLs, and a resource
+  // or resource link its JSON as text.
+  function content(value) {
+    if (typeof value === "string" || !isObject(value) && typeof value !== "function" || typeof value[iteratorKey] !== "function") {
+      emitBlock(value);
+      return undefined;
+    }
+    for (const block of value) emitBlock(block);
+    return undefined;
+  }
+
+  function emitBlock(block) {
+    if (!isObject(block) || isArray(block)) throw CONTENT_SHAPE;
+    switch (block.type) {
+      case "text":
+        if (typeof block.text !== "string") throw CONTENT_SHAPE;
+        emitText(block.text);
+        return;
+      case "image": {
+        if (typeof block.data !== "string") throw CONTENT_SHAPE;
+        const meta = block._meta;
+        emitImage(blockDataURL(block), chooseDetail(undefined, isObject(meta) ? meta["codex/imageDetail"] : undefined));
+        return;
+      }
+      case "audio":
+        if (typeof block.data !== "string") throw CONTENT_SHAPE;
+        send(OP.audio + q(blockDataURL(block)));
+        return;
+      case "resource":
+        if (!isObject(block.resource)) throw CONTENT_SHAPE;
+        emitText(serialize(block));
+        return;
+      case "resource_link":
+        if (typeof block.uri !== "string" || typeof block.name !== "string") throw CONTENT_SHAPE;
+        emitText(serialize(block));
+        return;
+    }
+    throw CONTENT_SHAPE;
+  }
+
+  // blockDataURL is the data: URL of a content block's data, which may be empty.
+  function blockDataURL(block) {
+    const data = block.data;
+    if (hasDataScheme(data)) return data;
+    const mime = block.mimeType;
+    return "data:" + (typeof mime === "string" && mime !== "" ? mime : "application/octet-stream") + ";base64," + data;
   }
 
   // Work for Go queues here and Go takes it at the end of the turn, one record a line: "c id
@@ -308,6 +525,16 @@
   // timer. Records go to an array joined once per turn: growing a string with += is quadratic in
   // QuickJS.
   const queue = list();
+
+  // flush hands Go the records queued so far, before an event that must follow them on the wire
+  // (a notification, a yield, the cell's exit).
+  function flush() {
+    const n = queue.length;
+    if (n === 0) return;
+    const records = n === 1 ? queue[0] : arrayJoin(queue, "\n");
+    queue.length = 0;
+    host(OP.records + records);
+  }
 
   // Timers live in Go: JS keeps the callbacks, Go keeps the clocks. A timer never keeps the cell
   // alive; the cell completes when the module's evaluation promise settles.
@@ -367,8 +594,8 @@
       // getters, proxies), which may call tools itself: the limit is checked after it, so that no
       // such call takes the last place between the check and its use. The record is built
       // before the id is taken: a string too long to build throws with no id skipped (Go expects
-      // them without gaps).
-      const json = input === undefined ? undefined : jsonStringify(input);
+      // them without gaps). An input Codex's host could not carry throws at once, as there.
+      const json = input === undefined ? undefined : crossingJSON(input);
       if (pendingCalls >= maxPendingCalls) {
         return promiseReject("tools." + name + ": the cell already has its limit of " + maxPendingCalls + " pending tool calls");
       }
@@ -382,8 +609,7 @@
       queue[queue.length] = record;
       return promise;
     };
-    defineProperty(fn, "name", { value: name });
-    return fn;
+    return nativeLike(fn);
   }
 
   // Code built at run time (eval and the four function constructors) goes through Go, which parses
@@ -395,7 +621,7 @@
   }
   // It is eval to cell code: its name is the global's, not the prelude's.
   defineProperty(safeEval, "name", { value: "eval" });
-  define(G, "eval", safeEval);
+  defineHidden(G, "eval", safeEval);
 
   const functionKinds = [
     [Function, 0],
@@ -423,7 +649,7 @@
     setPrototypeOf(wrapper, kind === 0 ? FunctionProto : safeFunction);
     if (kind === 0) safeFunction = wrapper;
   }
-  define(G, "Function", safeFunction);
+  defineHidden(G, "Function", safeFunction);
 
   // Every runtime starts a cell from the same memory image, QuickJS's random state included, so
   // Math.random is a generator (xoshiro128**) that Go seeds for each cell.
@@ -442,21 +668,28 @@
   function rotl(x, k) {
     return (x << k) | (x >>> (32 - k));
   }
-  define(Math, "random", function random() {
+  defineHidden(Math, "random", function random() {
     return ((next32() >>> 5) * 67108864 + (next32() >>> 6)) / 9007199254740992;
   });
 
-  define(G, "text", text);
-  define(G, "image", image);
-  define(G, "audio", audio);
-  define(G, "generatedImage", generatedImage);
-  define(G, "notify", notify);
-  define(G, "store", store);
-  define(G, "load", load);
-  define(G, "yield_control", yield_control);
-  define(G, "exit", exit);
-  define(G, "setTimeout", setTimeout);
-  define(G, "clearTimeout", clearTimeout);
+  // The helpers, in Codex's order (tools and ALL_TOOLS, which setup fills in, first); its native
+  // ones have no name and no declared parameters.
+  define(G, "tools", {});
+  define(G, "ALL_TOOLS", []);
+  define(G, "clearTimeout", nativeLike(clearTimeout));
+  define(G, "setTimeout", nativeLike(setTimeout));
+  define(G, "text", nativeLike(text));
+  define(G, "content", content);
+  define(G, "image", nativeLike(image));
+  define(G, "audio", nativeLike(audio));
+  define(G, "generatedImage", nativeLike(generatedImage));
+  define(G, "store", nativeLike(store));
+  define(G, "load", nativeLike(load));
+  define(G, "notify", nativeLike(notify));
+  define(G, "yield_control", nativeLike(yield_control));
+  define(G, "exit", nativeLike(exit));
+  define(G, "as_settled", as_settled);
+  define(G, "stream_settled", stream_settled);
 
   // setup installs the cell's tools, its limits and seeds Math.random, and returns the module to
   // import. Go passes spec as a value it parsed from JSON: {"tools": [[name, description], ...],
@@ -504,7 +737,7 @@
     begin(spec) {
       promiseThen(import(setup(typeof spec === "string" ? jsonParse(spec) : spec)),
         () => host(OP.done),
-        (e) => (e === EXIT ? host(OP.done) : host(OP.fail + q(errorText(e)))));
+        (e) => host(OP.fail + q(errorText(e))));
     },
     // take hands Go everything queued since the last turn, in one crossing.
     take() {

@@ -88,7 +88,6 @@ type cellLimits struct {
 // implements codemode.SessionProvider and honours both resource limits.
 type Provider struct {
 	pool               *pool
-	schemas            *schemaCache
 	defaultHeapLimit   uint64
 	maxToolResultBytes int
 	limits             cellLimits
@@ -110,7 +109,6 @@ func NewProvider(opts Options) (*Provider, error) {
 		return nil, err
 	}
 	p := &Provider{
-		schemas:            newSchemaCache(),
 		defaultHeapLimit:   cmp.Or(opts.DefaultMaxHeapSizeBytes, DefaultHeapLimitBytes),
 		maxToolResultBytes: cmp.Or(max(opts.MaxToolResultBytes, 0), DefaultMaxToolResultBytes),
 		limits: cellLimits{

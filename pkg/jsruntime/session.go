@@ -101,6 +101,9 @@ func (s *session) Execute(_ context.Context, req codemode.ExecuteRequest) (*code
 	}
 	initial := make(chan codemode.InitialResult, 1)
 	obs := &observer{kind: initialObserver, deliver: func(o observation) {
+		if req.Observe != nil {
+			req.Observe(o.resp)
+		}
 		initial <- codemode.InitialResult{Response: o.resp}
 	}, ended: make(chan struct{})}
 	obs.deadline, obs.hasDeadline = yieldDuration(s.effectiveYield(requested))
@@ -178,6 +181,13 @@ func (s *session) Wait(ctx context.Context, req codemode.WaitRequest) (codemode.
 		return codemode.WaitOutcome{}, err // a caller that is gone must not consume anything
 	}
 	obs, ch := newObserver(waitObserver, s.effectiveYield(req.YieldTimeMs))
+	if observe := req.Observe; observe != nil {
+		deliver := obs.deliver
+		obs.deliver = func(o observation) {
+			observe(o.resp)
+			deliver(o)
+		}
+	}
 	c, err := s.attach(req.CellID, obs)
 	if c == nil {
 		if err != nil {
@@ -253,7 +263,7 @@ func (s *session) attachLocked(id codemode.CellID, obs *observer) (*cell, action
 // the initial yield, if one was set apart; otherwise the observer claims the Result.
 func (s *session) serveCompletedLocked(c *cell, obs *observer) actions {
 	if obs.yields() {
-		if items, ok := c.out.takeInitialYield(); ok {
+		if items, ok := c.out.takeYield(); ok {
 			return serveNow(obs, c.yielded(items))
 		}
 	}
@@ -306,7 +316,7 @@ func (s *session) observeYieldingLocked(c *cell, obs *observer) actions {
 		after.add(c.poke)
 	}
 	c.pendingMode, c.paused, c.frontierReady = false, false, false
-	if items, ok := c.out.takeInitialYield(); ok {
+	if items, ok := c.out.takeYield(); ok {
 		return append(after, serveNow(obs, c.yielded(items))...)
 	}
 	if obs.hasDeadline && obs.deadline == 0 {
@@ -579,15 +589,17 @@ func (s *session) runtimeStarted(c *cell) {
 
 // yieldControl answers a yielding observer with the output so far. Without an observer it does
 // nothing, except that the first one before the cell was ever observed sets the output so far
-// apart for the first observation (Codex's pending initial yield).
+// apart for the first observation (Codex's pending initial yield). (Codex's host sometimes also
+// keeps later unobserved yields apart, when its cell actor lags behind V8; that is a race of its
+// threads, not a rule, and codemode follows the rule.)
 func (s *session) yieldControl(c *cell) {
 	s.mu.Lock()
 	var after actions
 	switch {
 	case c.state != cellRunning:
 	case c.observer == nil:
-		if !c.observed {
-			c.out.markInitialYield()
+		if !c.observed && !c.out.hasYield() {
+			c.out.markYield()
 		}
 	case c.observer.yields():
 		after = s.serveLocked(c, c.yielded(c.out.take()))
@@ -662,7 +674,7 @@ func (s *session) completeLocked(c *cell, errText *string, writes storedValues) 
 	resp := codemode.RuntimeResponse{Kind: codemode.Result, CellID: c.id, ErrorText: errText}
 	obs := c.observer
 	if obs == nil {
-		resp.ContentItems = c.out.takeAfterInitialYield()
+		resp.ContentItems = c.out.takeAfterYields()
 		c.state, c.result, c.completedAt = cellCompleted, &resp, time.Now()
 		return nil
 	}

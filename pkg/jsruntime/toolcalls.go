@@ -1,7 +1,6 @@
 package jsruntime
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,10 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf16"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
@@ -205,10 +200,6 @@ func (t *toolCalls) dispatch(id int64, index int, input json.RawMessage) {
 	def := t.r.req.EnabledTools[index]
 	if def.ToolName.Name == codemode.PublicToolName && def.ToolName.IsDefaultNamespace() {
 		t.ready = append(t.ready, toolResult{id: id, errMsg: execCannotInvokeItself})
-		return
-	}
-	if msg := validateInput(def, t.r.schemas[index], input); msg != "" {
-		t.ready = append(t.ready, toolResult{id: id, errMsg: msg})
 		return
 	}
 	call := codemode.NestedToolCall{
@@ -419,101 +410,4 @@ func encodeBatch(results []toolResult) string {
 	}
 	b.WriteByte(']')
 	return b.String()
-}
-
-// schemaCache compiles each distinct input schema once per provider.
-//
-// Input validation is codemode's addition to Codex: a call whose input does not match its tool's
-// input_schema is rejected in JavaScript with the validation errors, and the delegate never sees
-// it. A schema that does not compile is not enforced.
-type schemaCache struct {
-	mu      sync.Mutex
-	schemas map[string]*jsonschema.Schema // nil value: the schema did not compile
-}
-
-func newSchemaCache() *schemaCache {
-	return &schemaCache{schemas: map[string]*jsonschema.Schema{}}
-}
-
-func (c *schemaCache) get(raw json.RawMessage) *jsonschema.Schema {
-	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
-		return nil
-	}
-	key := string(raw)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if s, ok := c.schemas[key]; ok {
-		return s
-	}
-	s := compileSchema(raw)
-	if len(c.schemas) > 4096 {
-		clear(c.schemas)
-	}
-	c.schemas[key] = s
-	return s
-}
-
-func compileSchema(raw json.RawMessage) *jsonschema.Schema {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil
-	}
-	const loc = "urn:codemode:tool-input-schema"
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(jsonschema.SchemeURLLoader{}) // no file or network access from $ref
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil
-	}
-	s, err := c.Compile(loc)
-	if err != nil {
-		return nil
-	}
-	return s
-}
-
-// validateInput checks input (nil = absent, validated as {} for function tools) against schema and
-// returns the rejection message, or "".
-func validateInput(def codemode.ToolDefinition, schema *jsonschema.Schema, input json.RawMessage) string {
-	if schema == nil {
-		return ""
-	}
-	if input == nil {
-		if def.Kind != codemode.ToolKindFunction {
-			return ""
-		}
-		input = json.RawMessage("{}")
-	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(input))
-	if err != nil {
-		return fmt.Sprintf("tool `%s` input is not valid JSON: %v", def.ToolName, err)
-	}
-	if err := schema.Validate(v); err != nil {
-		return fmt.Sprintf("tool `%s` input does not match its input_schema: %s", def.ToolName, validationText(err))
-	}
-	return ""
-}
-
-var englishPrinter = message.NewPrinter(language.English)
-
-// validationText flattens a validation error to its leaf messages.
-func validationText(err error) string {
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return err.Error()
-	}
-	var leaves []string
-	var walk func(*jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			loc := "/" + strings.Join(e.InstanceLocation, "/")
-			leaves = append(leaves, fmt.Sprintf("at '%s': %s", loc, e.ErrorKind.LocalizedString(englishPrinter)))
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	return strings.Join(leaves, "; ")
 }

@@ -65,6 +65,9 @@ type route struct {
 	server *server
 	name   string // the tool's name on its server
 	global string // the tool's name in cells (ToolDefinition.Name)
+	// input checks a call's arguments against the tool's input schema before it leaves for the
+	// server: the runtime forwards them as the script wrote them.
+	input *toolprovider.InputCheck
 }
 
 // Open starts (or connects to) every server, all at once, and lists their tools, each within
@@ -94,7 +97,7 @@ func Open(ctx context.Context, servers []toolprovider.MCPServer, opts Options) (
 	for i, s := range started {
 		for _, def := range listed[i] {
 			t.defs = append(t.defs, def)
-			t.routes[routeKey(def.ToolName)] = route{server: s, name: def.ToolName.Name, global: def.Name}
+			t.routes[routeKey(def.ToolName)] = route{server: s, name: def.ToolName.Name, global: def.Name, input: toolprovider.NewInputCheck(def)}
 		}
 	}
 	return t, nil
@@ -123,7 +126,8 @@ func (t *ToolSet) Definitions() []codemode.ToolDefinition {
 }
 
 // InvokeTool makes the call a tools/call on the tool's server. Its input must be a JSON object
-// (none means {}), as Codex requires of a function tool. The result is the CallToolResult as
+// (none means {}), as Codex requires of a function tool, that matches the tool's input schema
+// (or the call is refused with what does not match). The result is the CallToolResult as
 // JSON; an isError result, a timeout, a server that exited or failed, and a result larger than
 // the server's max_result_bytes are errors whose text says which.
 func (t *ToolSet) InvokeTool(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
@@ -137,6 +141,9 @@ func (t *ToolSet) InvokeTool(ctx context.Context, call codemode.NestedToolCall) 
 	}
 	if args[0] != '{' || !json.Valid(args) {
 		return nil, fmt.Errorf("tool `%s` expects a JSON object for arguments", r.global)
+	}
+	if err := r.input.Check(args); err != nil {
+		return nil, err
 	}
 	return r.server.call(ctx, r.global, r.name, json.RawMessage(args))
 }

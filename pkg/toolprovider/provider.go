@@ -98,9 +98,9 @@ func (t *commandTool) invoke(ctx context.Context, input json.RawMessage) (json.R
 
 // stdin renders a call's input for the command, refusing what Codex refuses (a function tool
 // takes a JSON object, none meaning {}; a freeform tool a string) and what the input schema
-// refuses. pkg/jsruntime checks the schema before a call leaves the cell, with the same text;
-// checking again here keeps the promise when the cell runs elsewhere. The JSON ends with a
-// newline, so line-reading programs see a complete line.
+// refuses (the runtime forwards every input as the script wrote it, as Codex's host does: the
+// tool's owner checks it). The JSON ends with a newline, so line-reading programs see a complete
+// line.
 func (t *commandTool) stdin(input json.RawMessage) ([]byte, error) {
 	if t.def.Kind == codemode.ToolKindFunction {
 		if input == nil {
@@ -166,8 +166,7 @@ func singleJSONValue(out []byte) error {
 	return nil
 }
 
-// validationText flattens a validation error to its leaf messages, in the form pkg/jsruntime
-// uses for input that does not match an input_schema ("at '/path': message; …").
+// validationText flattens a validation error to its leaf messages ("at '/path': message; …").
 func validationText(err error) string {
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {

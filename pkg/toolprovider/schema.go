@@ -102,8 +102,7 @@ func newCompiler() *jsonschema.Compiler {
 	return c
 }
 
-// compileToolSchema compiles a tool's input or output schema, as pkg/jsruntime compiles input
-// schemas (2020-12 by default, no loader): what loads here is what the runtime enforces.
+// compileToolSchema compiles a tool's input or output schema (2020-12 by default, no loader).
 func compileToolSchema(raw []byte) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {

@@ -32,9 +32,16 @@ func (demoTools) Definitions() []codemode.ToolDefinition {
 	}
 }
 
+// echoInput checks echo's input against its schema.
+var echoInput = toolprovider.NewInputCheck(demoTools{}.Definitions()[0])
+
 // InvokeTool runs echo or upper; the Delegate routes only those two here.
 func (demoTools) InvokeTool(_ context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
 	if call.ToolName.Name == "echo" {
+		// The runtime forwards inputs as the script wrote them; the owner checks its schema.
+		if err := echoInput.Check(call.Input); err != nil {
+			return nil, err
+		}
 		if call.Input == nil {
 			return json.RawMessage(`{}`), nil
 		}

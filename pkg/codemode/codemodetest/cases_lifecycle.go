@@ -20,8 +20,9 @@ func lifecycleCases() []testCase {
 		{"syntax_error_fails_the_cell", testSyntaxError},
 		{"synchronous_exit_returns_successfully", testSynchronousExit},
 		{"exit_after_await_returns_successfully", testExitAfterAwait},
-		{"caught_exit_lets_the_script_continue", testCaughtExit},
-		{"exit_inside_a_timer_fails_with_the_sentinel", testExitInTimer},
+		{"exit_cannot_be_caught", testExitCannotBeCaught},
+		{"exit_inside_a_timer_ends_the_cell_successfully", testExitInTimer},
+		{"exit_inside_a_callback_runs_no_later_code", testExitInCallback},
 		{"timer_callback_errors_fail_the_cell", testTimerCallbackError},
 		{"max_output_tokens_is_not_applied_by_the_session", testMaxOutputTokensIgnored},
 		{"many_sequential_cells", testManySequentialCells},
@@ -127,19 +128,30 @@ func testExitAfterAwait(t *testing.T, h *harness) {
 	checkResult(t, "result", r, "1", texts("before")...)
 }
 
-// exit() throws a sentinel string; a script that catches it goes on (spec §4.2).
-func testCaughtExit(t *testing.T, h *harness) {
+// exit() cannot be caught (Codex 0.169): it ends the cell at once and successfully, and no catch,
+// finally or later code runs.
+func testExitCannotBeCaught(t *testing.T, h *harness) {
 	f := h.session()
-	r := f.run(`try { exit(); } catch (e) { text("caught " + e); } text("continued");`)
-	checkResult(t, "result", r, "1", texts("caught __codex_code_mode_exit__", "continued")...)
+	r := f.run(`text("before"); try { exit(); } catch (e) { text("caught " + e); } finally { text("finally"); } text("continued");`)
+	checkResult(t, "result", r, "1", texts("before")...)
 }
 
-// The sentinel is recognised only on the module's own path: exit() in a timer callback fails the
-// cell with the sentinel as error text (a Codex quirk the spec pins).
+// exit() in a timer callback ends the cell successfully, whatever the module awaits.
 func testExitInTimer(t *testing.T, h *harness) {
 	f := h.session()
-	r := f.run(`text("before"); setTimeout(() => exit(), 0); await new Promise(() => setTimeout(() => {}, 3600000)); text("never");`)
-	checkResponse(t, "result", r, want{kind: codemode.Result, cell: "1", items: texts("before"), errorText: strp("__codex_code_mode_exit__")})
+	r := f.run(`text("before"); setTimeout(() => { try { exit(); } catch { text("caught"); } }, 0); await new Promise(() => setTimeout(() => {}, 3600000)); text("never");`)
+	checkResult(t, "result", r, "1", texts("before")...)
+}
+
+// exit() in a promise callback or an unawaited async function stops everything: no rejection
+// handler, no other callback and no later code of the module runs.
+func testExitInCallback(t *testing.T, h *harness) {
+	f := h.session()
+	r := f.run(`text("before");
+Promise.resolve().then(() => { exit(); }).catch(() => text("caught"));
+(async () => { await null; await null; text("other callback"); })();
+await null; await null; await null; text("after");`)
+	checkResult(t, "result", r, "1", texts("before")...)
 }
 
 // A timer callback that throws fails the cell, keeping the output before it.

@@ -87,11 +87,23 @@ func testStoreNotCommittedOnTermination(t *testing.T, h *harness) {
 	checkResult(t, "next cell", f.run(`text(String(load("t")));`), "2", texts("undefined")...)
 }
 
+// store() refuses with strings, as Codex 0.169 does: undefined with "Unable to store ...", a value
+// JSON cannot carry (a function, a Symbol) with serde_json's text, a Symbol key, and whatever
+// serializing a value throws (a cyclic value's TypeError, whose text is the engine's). Nothing is
+// stored.
 func testStoreRejectsUnserializable(t *testing.T, h *harness) {
 	f := h.session()
 	r := f.run(`const o = {}; o.self = o;
-try { store("k", o); text("stored"); } catch (e) { text(typeof e + ": " + e); }
+const attempt = (f) => { try { f(); text("stored"); } catch (e) { text(typeof e + ": " + String(e).split("\n")[0].split(":")[0]); } };
+attempt(() => store("k", undefined));
+attempt(() => store("k", () => 1));
+attempt(() => store("k", Symbol("s")));
+attempt(() => store(Symbol("k"), 1));
+attempt(() => store("k", o));
+attempt(() => store("k", { get x() { throw "from a getter"; } }));
 text(String(load("k")));`)
 	checkResult(t, "result", r, "1",
-		texts(`string: Unable to store "k". Only plain serializable objects can be stored.`, "undefined")...)
+		texts(`string: Unable to store "k". Only plain serializable objects can be stored.`,
+			"string: failed to serialize JavaScript value", "string: failed to serialize JavaScript value",
+			"string: store key must be a string", "string: TypeError", "string: from a getter", "undefined")...)
 }

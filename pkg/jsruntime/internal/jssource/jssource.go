@@ -14,13 +14,18 @@ const EvalFile = "<input>"
 // ImportErrorPrefix starts Codex's message for any import in a cell.
 const ImportErrorPrefix = "Unsupported import in exec: "
 
+// DynamicImportError is Codex 0.169's rejection of a dynamic import(): lower case, without the
+// specifier (a static import still fails the cell with ImportErrorPrefix and the specifier).
+const DynamicImportError = "unsupported import in exec"
+
 // RejectingImport replaces the `import` keyword of every dynamic import() call: the call then
-// returns a promise rejected with Codex's message (a plain string, like every helper error),
+// returns a promise rejected with DynamicImportError (a plain string, like every helper error),
 // after its argument expressions were evaluated. It is a closed expression that names no
 // global, so user code cannot redefine what it does. The template literal converts the
 // specifier with ToString, as import() does: toString before valueOf, and a Symbol rejects
-// the promise with a TypeError.
-const RejectingImport = "(async (s) => { throw `" + ImportErrorPrefix + "${s}`; })"
+// the promise with a TypeError. It is as long as the expression earlier versions used, so the
+// columns of what follows it on its line stay where they were.
+const RejectingImport = "(async (s) => {`${s}`; throw \"" + DynamicImportError + "\" })"
 
 // Program is source prepared for QuickJS.
 type Program struct {

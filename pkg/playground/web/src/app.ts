@@ -7,6 +7,7 @@ import { EditorView, basicSetup } from "codemirror";
 import { transform } from "sucrase";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
 import { openSession, type CodeModeSession, type JsonValue, type ToolCallContext, type WaitOutcome } from "@codemode/sdk";
+import { checkInput } from "./inputcheck";
 
 /** The element matching selector; the page's HTML has every one. */
 function $<T extends HTMLElement>(selector: string): T {
@@ -104,7 +105,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** The input of a function tool: a JSON object (the host checked it against the schema). */
+/** The input of a function tool: a JSON object (the tool checked it against its schema). */
 type Input = { readonly [key: string]: JsonValue | undefined };
 const object = (input: JsonValue | undefined): Input => (typeof input === "object" && input !== null && !Array.isArray(input) ? (input as Input) : {});
 
@@ -326,6 +327,7 @@ function logged(tool: PageTool) {
       cells[5]!.textContent = (performance.now() - begin).toFixed(1);
     };
     try {
+      checkInput(tool.name, tool.inputSchema, input);
       const result = await tool.run(object(input), context);
       done("ok", JSON.stringify(result));
       return result;
