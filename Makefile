@@ -13,7 +13,7 @@ export GOFLAGS := -buildvcs=false
 START := $(shell date +%s)
 PHASE := ./tools/phase.sh
 
-.PHONY: help setup tools run generate check test test-go test-race test-ts test-browser lint drift compat fuzz bench clean haproxy-setup codex-next diff-codex-exec
+.PHONY: help setup tools run generate check test test-go test-race test-ts test-browser lint drift compat fuzz bench clean haproxy-setup codex-next diff-codex-exec diff-codex
 
 ## help: list the targets (what a bare `make` does).
 help:
@@ -84,6 +84,10 @@ bench: setup haproxy-setup
 	./tools/bench.sh
 
 ## codex-next: run the real-Codex suites with the pinned and the newest @openai/codex; report changes.
+## diff-codex: the runtime differential against Codex's own code-mode host: every case's transcripts and the tally.
+diff-codex: setup
+	go test -count=1 -run 'TestRuntimeParityWithCodexHost' -v ./services/codemode-host -args -parity-print
+
 ## diff-codex-exec: the exec-server differential against Codex's own: every case's transcripts and the differences table.
 diff-codex-exec: setup
 	go test -count=1 -run 'TestExecServerDifferential' -v ./pkg/execserver -args -print-exec-diff

@@ -319,8 +319,8 @@ func (d *remoteDelegate) ReportFailure(reason string) {
 }
 
 var (
-	_ codemode.Delegate        = (*remoteDelegate)(nil)
-	_ codemode.ToolCallStarter = (*remoteDelegate)(nil)
+	_ codemode.Delegate            = (*remoteDelegate)(nil)
+	_ codemode.ToolCallStarter     = (*remoteDelegate)(nil)
 	_ codemode.NotificationStarter = (*remoteDelegate)(nil)
-	_ codemode.FailureReporter = (*remoteDelegate)(nil)
+	_ codemode.FailureReporter     = (*remoteDelegate)(nil)
 )
