@@ -165,16 +165,29 @@
   // 128 levels, lone surrogates). Go checks only JSON that might be refused: text with 128
   // brackets, or with an escaped surrogate.
   function crossingJSON(v) {
-    const json = serialize(v);
-    if (json === undefined) throw SERDE_PREFIX + "expected value at line 1 column 1";
-    if (mayRefuse(json)) {
-      const refusal = host(OP.check + json);
-      if (refusal !== undefined) throw SERDE_PREFIX + refusal;
+    let json;
+    try {
+      json = jsonStringify(v);
+    } catch (e) {
+      throw errorText(e);
     }
+    if (json === undefined) throw SERDE_UNDEFINED;
+    if (mayRefuse(json)) refuse(json);
     return json;
   }
 
+  const SERDE_UNDEFINED = SERDE_PREFIX + "expected value at line 1 column 1";
+
+  // refuse throws serde_json's refusal of json, if it has one (Go parses it as serde_json does).
+  function refuse(json) {
+    const refusal = host(OP.check + json);
+    if (refusal !== undefined) throw SERDE_PREFIX + refusal;
+  }
+
+  // mayRefuse reports whether serde_json might refuse json: short JSON (nesting 128 levels takes
+  // 256 characters) without a backslash cannot be refused, so most inputs cost one search.
   function mayRefuse(json) {
+    if (json.length < 256 && stringIndexOf(json, "\\") < 0) return false;
     if (stringIndexOf(json, "\\ud") >= 0) return true;
     let brackets = 0;
     for (let i = stringIndexOf(json, "["); i >= 0 && brackets < 128; i = stringIndexOf(json, "[", i + 1)) brackets++;
@@ -595,7 +608,19 @@
       // such call takes the last place between the check and its use. The record is built
       // before the id is taken: a string too long to build throws with no id skipped (Go expects
       // them without gaps). An input Codex's host could not carry throws at once, as there.
-      const json = input === undefined ? undefined : crossingJSON(input);
+      // Inlined crossingJSON: a call frame costs a tool call measurably. The JSON of a number
+      // or a boolean needs no check.
+      let json;
+      if (input !== undefined) {
+        try {
+          json = jsonStringify(input);
+        } catch (e) {
+          throw errorText(e);
+        }
+        if (json === undefined) throw SERDE_UNDEFINED;
+        const t = typeof input;
+        if (t !== "number" && t !== "boolean" && mayRefuse(json)) refuse(json);
+      }
       if (pendingCalls >= maxPendingCalls) {
         return promiseReject("tools." + name + ": the cell already has its limit of " + maxPendingCalls + " pending tool calls");
       }
