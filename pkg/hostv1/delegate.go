@@ -83,18 +83,8 @@ func (d *delegateCalls) register(req wirev1.DelegateRequest, finish func(wirev1.
 
 // abandon removes a pending call the runtime gave up; a call whose request has not gone out yet
 // is marked so, and its route sends the request and then its cancellation (dispatchCall).
-func (d *delegateCalls) abandon(id wirev1.DelegateRequestId) (p pendingCall, ok bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	q, ok := d.pending[id]
-	if !ok {
-		return pendingCall{}, false
-	}
-	delete(d.pending, id)
-	if !q.dispatched {
-		q.call.abandoned = true
-	}
-	return *q, true
+func (d *delegateCalls) abandon(id wirev1.DelegateRequestId) (pendingCall, bool) {
+	return d.remove(id, true)
 }
 
 // markDispatchedOrAbandoned records that the request is being sent; it reports whether the call
@@ -111,7 +101,13 @@ func (d *delegateCalls) markDispatchedOrAbandoned(call *delegateCall) (pending, 
 
 // take removes a pending call; ok is false when it was no longer pending (someone else ended
 // it). dispatched reports whether its request had been sent.
-func (d *delegateCalls) take(id wirev1.DelegateRequestId) (p pendingCall, ok bool) {
+func (d *delegateCalls) take(id wirev1.DelegateRequestId) (pendingCall, bool) {
+	return d.remove(id, false)
+}
+
+// remove takes a pending call out of the set, marking it abandoned when asked and its request
+// has not gone out.
+func (d *delegateCalls) remove(id wirev1.DelegateRequestId, abandoned bool) (p pendingCall, ok bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	q, ok := d.pending[id]
@@ -119,6 +115,9 @@ func (d *delegateCalls) take(id wirev1.DelegateRequestId) (p pendingCall, ok boo
 		return pendingCall{}, false
 	}
 	delete(d.pending, id)
+	if abandoned && !q.dispatched {
+		q.call.abandoned = true
+	}
 	return *q, true
 }
 

@@ -25,17 +25,8 @@ type notifier struct {
 // cell are not delivered anyway.
 func (n *notifier) push(text string) {
 	n.mu.Lock()
-	for n.limit > 0 && n.bytes > 0 && n.bytes+len(text) > n.limit {
-		if n.delivered == nil {
-			n.delivered = make(chan struct{}, 1)
-		}
-		n.mu.Unlock()
-		select {
-		case <-n.delivered:
-		case <-n.done:
-			return
-		}
-		n.mu.Lock()
+	if !n.admit(len(text)) {
+		return
 	}
 	n.wg.Add(1)
 	n.queue = append(n.queue, text)
@@ -48,11 +39,10 @@ func (n *notifier) push(text string) {
 	}
 }
 
-// reserve accounts for a text that is delivered without the queue (a delegate's StartNotify),
-// waiting first as push does; it reports false when the cell ended meanwhile. Its delivery must
-// be reported with delivered1.
-func (n *notifier) reserve(size int) bool {
-	n.mu.Lock()
+// admit waits, with n.mu held, while size more bytes would take the undelivered text past the
+// limit (a text alone may exceed it). It reports false, with n.mu released, when the cell ended
+// meanwhile.
+func (n *notifier) admit(size int) bool {
 	for n.limit > 0 && n.bytes > 0 && n.bytes+size > n.limit {
 		if n.delivered == nil {
 			n.delivered = make(chan struct{}, 1)
@@ -64,6 +54,17 @@ func (n *notifier) reserve(size int) bool {
 			return false
 		}
 		n.mu.Lock()
+	}
+	return true
+}
+
+// reserve accounts for a text that is delivered without the queue (a delegate's StartNotify),
+// waiting first as push does; it reports false when the cell ended meanwhile. Its delivery must
+// be reported with delivered1.
+func (n *notifier) reserve(size int) bool {
+	n.mu.Lock()
+	if !n.admit(size) {
+		return false
 	}
 	n.wg.Add(1)
 	n.bytes += size
