@@ -35,9 +35,8 @@ type frameStep struct {
 	Send    string `json:"send,omitempty"`
 	Receive int    `json:"receive,omitempty"`
 	EOF     bool   `json:"eof,omitempty"`
-	// Unordered compares the step's frames as a set: codemode-host sends a yield and a tool
-	// call of the same turn in either order (Codex sends them in program order; runtime parity,
-	// issue 23, owns that race).
+	// Unordered compares the step's frames as a set: a yield's answer and a tool call of the same
+	// turn, which Codex's host orders by a race of its own tasks (docs/runtime-parity.md).
 	Unordered bool     `json:"unordered,omitempty"`
 	Frames    []string `json:"frames,omitempty"`
 }
