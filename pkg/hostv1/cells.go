@@ -269,14 +269,15 @@ func (c *conn) startCell(session wirev1.SessionId, id wirev1.RequestId, started 
 		defer releaseCell()
 		defer c.removeRoute(key)
 		defer c.supervise("cell forwarding")
-		c.driveCell(r, key, id, started, receivedAt)
+		c.driveCell(r, key, started)
 	}()
 	return r.initialSent
 }
 
-// driveCell sends, in order, the cell's delegate requests and initial response, and cell/closed
-// once the cell closed after it. A disconnect ends it silently.
-func (c *conn) driveCell(r *cellRoute, key cellKey, id wirev1.RequestId, started *codemode.StartedCell, receivedAt time.Time) {
+// driveCell sends, in order, what the cell's route carries (delegate requests, cancellations, the
+// initial response and wait answers), and cell/closed once the cell closed, its initial response
+// is out and no wait or terminate answer is still being written. A disconnect ends it silently.
+func (c *conn) driveCell(r *cellRoute, key cellKey, started *codemode.StartedCell) {
 	if cellForwardingHook != nil {
 		cellForwardingHook()
 	}
