@@ -30,7 +30,7 @@ tools: setup
 
 ## run: set up and run examples/promise_all.js as a cell, with the real offline tools of examples/tools.json.
 run: setup
-	$(GO) run ./tools/codemode run --tools examples/tools.json examples/promise_all.js
+	$(GO) run ./services/codemode run --tools examples/tools.json examples/promise_all.js
 
 ## generate: regenerate everything under gen/ and fixtures/ from schemas/.
 generate: setup tools
@@ -90,7 +90,7 @@ diff-codex: setup
 
 ## diff-codex-exec: the exec-server differential against Codex's own: every case's transcripts and the differences table.
 diff-codex-exec: setup
-	go test -count=1 -run 'TestExecServerDifferential' -v ./pkg/execserver -args -print-exec-diff
+	go test -count=1 -run 'TestExecServerDifferential' -v ./pkg/execserver/execserver -args -print-exec-diff
 
 codex-next: setup
 	./tools/codex-next.sh

@@ -34,7 +34,7 @@ const (
 	xsys = "golang.org/x/sys"
 	// zstd is klauspost/compress, whose zstd codec is the compression Codex's gRPC peers offer.
 	zstd = "github.com/klauspost/compress"
-	// mcpSDK is the official MCP Go SDK: pkg/mcptools speaks MCP only through it.
+	// mcpSDK is the official MCP Go SDK: pkg/toolsources/mcptools speaks MCP only through it.
 	mcpSDK = "github.com/modelcontextprotocol/go-sdk"
 )
 
@@ -63,114 +63,114 @@ var layers = []layer{
 		why:   "the conformance suite exercises an implementation through the domain contract only",
 	},
 	{
-		pkgs:  "pkg/exectool/...",
-		allow: []string{std, "pkg/codemode", "pkg/exectool/...", "pkg/serdejson"},
+		pkgs:  "pkg/modeltool/...",
+		allow: []string{std, "pkg/codemode", "pkg/modeltool/...", "pkg/serdejson"},
 		why:   "what the model sees is derived from the domain contract (with serde_json's exact texts from pkg/serdejson), not from generators or wire types",
 	},
 	// gen/go/qjswasm is a build artifact, not a wire type: the transformed qjs.wasm the runtime
 	// hands to qjs (generators/qjswasm).
 	{
 		pkgs:         "pkg/jsruntime/...",
-		allow:        []string{std, "pkg/codemode", "pkg/exectool/...", "pkg/jsruntime/...", "pkg/serdejson", "gen/go/qjswasm", qjs, wazero, tdewolff},
+		allow:        []string{std, "pkg/codemode", "pkg/modeltool/...", "pkg/jsruntime/...", "pkg/serdejson", "gen/go/qjswasm", qjs, wazero, tdewolff},
 		allowInTests: []string{"pkg/codemode/codemodetest"},
 		why:          "the QuickJS runtime implements the domain contract; it is no adapter, so it never touches generated wire types (serde_json's parser from pkg/serdejson tells what Codex's host would refuse to carry), and the conformance suite is linked into its tests only",
 	},
 	{
-		pkgs:  "pkg/toolprovider",
+		pkgs:  "pkg/toolsources/toolprovider",
 		allow: []string{std, "pkg/codemode", "schemas/manifest", jsonschema, xtext},
 		why:   "the tool provider serves the domain contract's Delegate from a manifest validated against schemas/manifest; it runs commands and knows no transport, runtime or generated code, so every program can use it",
 	},
 	{
-		pkgs:         "pkg/mcptools",
-		allow:        []string{std, "pkg/codemode", "pkg/toolprovider", mcpSDK},
-		allowInTests: []string{"pkg/jsruntime", "pkg/exectool", goleak},
-		why:          "MCP servers as tool sources: a manifest's mcp_servers (checked by pkg/toolprovider) served as a ToolSet through the MCP SDK; like the tool provider it knows no transport or runtime (its tests run cells on jsruntime and render the exec description)",
+		pkgs:         "pkg/toolsources/mcptools",
+		allow:        []string{std, "pkg/codemode", "pkg/toolsources/toolprovider", mcpSDK},
+		allowInTests: []string{"pkg/jsruntime", "pkg/modeltool", goleak},
+		why:          "MCP servers as tool sources: a manifest's mcp_servers (checked by pkg/toolsources/toolprovider) served as a ToolSet through the MCP SDK; like the tool provider it knows no transport or runtime (its tests run cells on jsruntime and render the exec description)",
 	},
 	{
-		pkgs:  "pkg/recent",
+		pkgs:  "pkg/internal/recent",
 		allow: []string{std},
 		why:   "a bounded set of recent keys, shared by the V1 drivers; a leaf that knows no protocol",
 	},
 	{
-		pkgs:  "pkg/convertv1",
+		pkgs:  "pkg/v1/v1convert",
 		allow: []string{std, "pkg/codemode", "gen/go/wirev1"},
 		why:   "the V1 adapter's conversions: the domain contract on one side, the generated V1 wire types on the other, nothing else",
 	},
 	{
-		pkgs:         "pkg/transportv1",
-		allow:        []string{std, "gen/go/wirev1", "pkg/frame", websocket},
+		pkgs:         "pkg/v1/v1transport",
+		allow:        []string{std, "gen/go/wirev1", "pkg/v1/v1frame", websocket},
 		allowInTests: []string{goleak},
 		why:          "V1 transports move frames and check lanes with the generated lane table; they know no domain type, no driver and no runtime",
 	},
 	{
-		pkgs:         "pkg/execrpc",
+		pkgs:         "pkg/execserver/execrpc",
 		allow:        []string{std, "gen/go/execserverwire", "pkg/serdejson", websocket},
 		allowInTests: []string{goleak},
 		why:          "the exec-server's JSON-RPC-lite adapter: the generated envelope types, the bounded decoder on serdejson's parser, the transports; it knows no method",
 	},
 	{
-		pkgs:         "pkg/execserver",
-		allow:        []string{std, "pkg/execrpc", "gen/go/execserverwire", websocket, uuid, xsys},
+		pkgs:         "pkg/execserver/execserver",
+		allow:        []string{std, "pkg/execserver/execrpc", "gen/go/execserverwire", websocket, uuid, xsys},
 		allowInTests: []string{"pkg/testenv", goleak},
 		why:          "the exec-server adapter serves the generated method types over execrpc; it knows nothing of cells",
 	},
 	{
 		pkgs:         "pkg/toolsources",
-		allow:        []string{std, "pkg/toolprovider", "pkg/mcptools", "pkg/exectoolset"},
+		allow:        []string{std, "pkg/toolsources/toolprovider", "pkg/toolsources/mcptools", "pkg/toolsources/exectools"},
 		allowInTests: []string{"pkg/codemode", goleak},
 		why:          "opens every tool source a manifest names (commands, MCP servers, an exec-server) for the programs; it composes the three tool-source packages and nothing else (its tests call the tools through the domain contract)",
 	},
 	{
-		pkgs:         "pkg/exectoolset",
-		allow:        []string{std, "pkg/codemode", "pkg/execrpc", "gen/go/execserverwire", websocket},
-		allowInTests: []string{"pkg/jsruntime", "pkg/toolprovider", "pkg/testenv", "pkg/testenv/fakemodel", goleak},
+		pkgs:         "pkg/toolsources/exectools",
+		allow:        []string{std, "pkg/codemode", "pkg/execserver/execrpc", "gen/go/execserverwire", websocket},
+		allowInTests: []string{"pkg/jsruntime", "pkg/toolsources/toolprovider", "pkg/testenv", "pkg/testenv/fakemodel", goleak},
 		why:          "an exec-server client as a ToolSet for cells: the domain contract on one side, the generated exec-server types on the other; its tests run cells on the in-process runtime against a real exec-server process",
 	},
 	{
-		pkgs:         "pkg/hostv1",
-		allow:        []string{std, "pkg/codemode", "pkg/convertv1", "pkg/transportv1", "pkg/frame", "pkg/recent", "pkg/internal/stdio", "pkg/exectool", "gen/go/wirev1", websocket, uuid},
+		pkgs:         "pkg/v1/v1host",
+		allow:        []string{std, "pkg/codemode", "pkg/v1/v1convert", "pkg/v1/v1transport", "pkg/v1/v1frame", "pkg/internal/recent", "pkg/internal/stdio", "pkg/modeltool", "gen/go/wirev1", websocket, uuid},
 		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", goleak},
 		why:          "the V1 host driver serves any SessionProvider through the contract; it never imports a runtime (tests serve the in-process one) nor the client driver",
 	},
 	{
-		pkgs:         "pkg/clientv1",
-		allow:        []string{std, "pkg/codemode", "pkg/convertv1", "pkg/transportv1", "pkg/frame", "pkg/recent", "pkg/internal/stdio", "gen/go/wirev1", websocket},
-		allowInTests: []string{"pkg/hostv1", "pkg/jsruntime", "pkg/codemode/codemodetest", goleak},
+		pkgs:         "pkg/v1/v1client",
+		allow:        []string{std, "pkg/codemode", "pkg/v1/v1convert", "pkg/v1/v1transport", "pkg/v1/v1frame", "pkg/internal/recent", "pkg/internal/stdio", "gen/go/wirev1", websocket},
+		allowInTests: []string{"pkg/v1/v1host", "pkg/jsruntime", "pkg/codemode/codemodetest", goleak},
 		why:          "the V1 client driver offers SessionProviders through the contract; only its tests run a host (a real process serving the in-process runtime)",
 	},
 	{
-		pkgs:  "pkg/grpcconv",
+		pkgs:  "pkg/grpc/grpcconv",
 		allow: []string{std, "pkg/codemode", "pkg/serdejson", "gen/go/pb/...", protobuf, uuid},
 		why:   "an adapter package: the one place protobuf messages become domain values and back, with Codex's refusals (serde_json's texts from pkg/serdejson); it knows no transport, so host, client and CLI share it",
 	},
 	{
-		pkgs:         "pkg/grpchost",
-		allow:        []string{std, "pkg/codemode", "pkg/grpcconv", "pkg/exectool", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid, xnet},
-		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/grpcclient", "pkg/testenv", goleak},
+		pkgs:         "pkg/grpc/grpchost",
+		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/modeltool", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid, xnet},
+		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/grpc/grpcclient", "pkg/testenv", goleak},
 		why:          "the gRPC host adapter serves any SessionProvider: it never names a runtime outside its tests, which run it on jsruntime and drive it with the Go client",
 	},
 	{
-		pkgs:         "pkg/grpcclient",
-		allow:        []string{std, "pkg/codemode", "pkg/grpcconv", "pkg/serdejson", "pkg/internal/stdio", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid},
-		allowInTests: []string{"pkg/grpchost", "pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv", goleak},
+		pkgs:         "pkg/grpc/grpcclient",
+		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/serdejson", "pkg/internal/stdio", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid},
+		allowInTests: []string{"pkg/grpc/grpchost", "pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv", goleak},
 		why:          "the gRPC client adapter speaks to any CodeModeHost: it never imports the host or a runtime outside its tests, which run the conformance suite against the host on jsruntime",
 	},
 	{
 		pkgs:         "pkg/hostprogram",
-		allow:        []string{std, "pkg/codemode", "pkg/hostv1", "pkg/grpchost", "pkg/grpcconv", "pkg/jsruntime", "pkg/toolprovider", "pkg/toolsources", "pkg/playground", "pkg/internal/stdio", connect, oklogRun},
+		allow:        []string{std, "pkg/codemode", "pkg/v1/v1host", "pkg/grpc/grpchost", "pkg/grpc/grpcconv", "pkg/jsruntime", "pkg/toolsources/toolprovider", "pkg/toolsources", "pkg/playground", "pkg/internal/stdio", connect, oklogRun},
 		allowInTests: []string{"pkg/codemode/codemodetest", "pkg/testenv"},
 		why:          "the host program composes the runtime, the tool provider and both host adapters; it never touches generated wire types (flags name a V1 generation through hostv1) nor a client, and nothing in pkg imports it but the binaries above",
 	},
 	{
 		pkgs:         "pkg/mcpserver",
-		allow:        []string{std, "pkg/codemode", "pkg/exectool", "pkg/jsruntime", "pkg/toolprovider", mcpSDK},
+		allow:        []string{std, "pkg/codemode", "pkg/modeltool", "pkg/jsruntime", "pkg/toolsources/toolprovider", mcpSDK},
 		allowInTests: []string{goleak},
 		why:          "the MCP server adapter serves exec and wait over the official MCP SDK from the domain contract, the model-facing texts of exectool and the runtime (its program creates the in-process provider); it knows no V1 or gRPC wire type, host adapter or client",
 	},
 	{
 		pkgs:  "pkg/playground",
-		allow: []string{std, "gen/playground", "pkg/codemode", "pkg/exectool"},
-		why:   "an adapter for one generated artifact: it serves the built page of gen/playground over HTTP, with the exec description that pkg/exectool renders for the page's tools, and knows nothing of the host, the runtime or the wire types",
+		allow: []string{std, "gen/playground", "pkg/codemode", "pkg/modeltool"},
+		why:   "an adapter for one generated artifact: it serves the built page of gen/playground over HTTP, with the exec description that pkg/modeltool renders for the page's tools, and knows nothing of the host, the runtime or the wire types",
 	},
 	{
 		pkgs:  "pkg/serdejson",
@@ -191,7 +191,7 @@ var layers = []layer{
 	{
 		pkgs:  "pkg/...",
 		allow: []string{std},
-		why:   "a library package (pkg/frame, pkg/testenv, and every new one until it gets its own rule) needs the standard library only; pkg never imports generated code, services or tools",
+		why:   "a library package (pkg/v1/v1frame, pkg/testenv, and every new one until it gets its own rule) needs the standard library only; pkg never imports generated code, services or tools",
 	},
 	{
 		pkgs:  "schemas/...",
@@ -227,7 +227,7 @@ var layers = []layer{
 	},
 	{
 		pkgs:  "compat/tshost",
-		allow: []string{std, "pkg/grpchost", "pkg/jsruntime"},
+		allow: []string{std, "pkg/grpc/grpchost", "pkg/jsruntime"},
 		why:   "the TypeScript SDK's test host: the gRPC host adapter on the in-process runtime, a program for tests only until the host service lands; it touches no generated code",
 	},
 	{
@@ -241,6 +241,12 @@ var layers = []layer{
 		allow:        []string{std, "tools/...", "pkg/...", "gen/...", protobuf},
 		allowInTests: []string{mcpSDK},
 		why:          "binaries sit on top and may use any library or generated package, but not generators, compat gates or services: code two binaries share belongs in pkg; the tests of `codemode mcp` drive the built binary with the MCP SDK's client",
+	},
+	{
+		pkgs:         "services/codemode",
+		allow:        []string{std, "services/codemode", "pkg/...", "gen/...", protobuf},
+		allowInTests: []string{mcpSDK},
+		why:          "the CLI sits on top and may use any library or generated package, but not generators, compat gates or services: code two binaries share belongs in pkg; the tests of `codemode mcp` drive the built binary with the MCP SDK's client",
 	},
 }
 

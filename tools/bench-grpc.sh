@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The gRPC transport's benchmarks (pkg/grpcclient): each workload in process, and over the Go
+# The gRPC transport's benchmarks (pkg/grpc/grpcclient): each workload in process, and over the Go
 # client ⇄ host on 127.0.0.1 with gRPC (h2c) and Connect, in one run, printed as a Markdown table
 # with ratios to the in-process numbers. tools/bench.sh runs it; alone:
 #
@@ -15,9 +15,9 @@ mkdir -p "$out"
 benchtime=${BENCHTIME:-20000x}
 count=${COUNT:-3}
 
-echo "== go test -bench (pkg/grpcclient), benchtime $benchtime, count $count" >&2
+echo "== go test -bench (pkg/grpc/grpcclient), benchtime $benchtime, count $count" >&2
 go test -run '^$' -bench 'ToolRoundTrip|CellStart|ToolStorm100Sessions' -benchtime "$benchtime" -count "$count" \
-  ./pkg/grpcclient/ | tee "$out/grpc.txt" >&2
+  ./pkg/grpc/grpcclient/ | tee "$out/grpc.txt" >&2
 
 echo
 echo "Command: \`./tools/bench-grpc.sh\` (BENCHTIME=$benchtime, COUNT=$count, medians), $(date -u +%Y-%m-%d), $(nproc) cores, $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg)"

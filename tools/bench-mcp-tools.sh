@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# MCP servers as tool sources (pkg/mcptools): a cell making 100 calls of a stdio MCP server's tool
+# MCP servers as tool sources (pkg/toolsources/mcptools): a cell making 100 calls of a stdio MCP server's tool
 # (BenchmarkMCPCellHundredCalls: awaited one by one, and all at once with Promise.all) against the
 # same 100 calls made by the MCP Go SDK's client directly, with no cell in between
 # (BenchmarkMCPClientHundredCalls: one by one, and from 100 goroutines), in one run, printed as a
@@ -16,9 +16,9 @@ mkdir -p "$out"
 benchtime=${BENCHTIME:-50x}
 count=${COUNT:-3}
 
-echo "== go test -bench (pkg/mcptools), benchtime $benchtime, count $count" >&2
+echo "== go test -bench (pkg/toolsources/mcptools), benchtime $benchtime, count $count" >&2
 go test -run '^$' -bench 'MCPCellHundredCalls|MCPClientHundredCalls' -benchtime "$benchtime" -count "$count" \
-  ./pkg/mcptools/ | tee "$out/mcp-tools.txt" >&2
+  ./pkg/toolsources/mcptools/ | tee "$out/mcp-tools.txt" >&2
 
 echo
 echo "Command: \`./tools/bench-mcp-tools.sh\` (BENCHTIME=$benchtime, COUNT=$count, medians), $(date -u +%Y-%m-%d), $(nproc) cores, $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -35,7 +35,7 @@ awk '
     ns[name[1] SUBSEP name[2]] = ns[name[1] SUBSEP name[2]] " " $3
   }
   END {
-    print "| 100 calls of a stdio MCP tool | cell (pkg/mcptools) | MCP Go SDK client directly | cell / client |"
+    print "| 100 calls of a stdio MCP tool | cell (pkg/toolsources/mcptools) | MCP Go SDK client directly | cell / client |"
     print "| --- | --- | --- | --- |"
     c = median(ns["MCPCellHundredCalls", "sequential"]); d = median(ns["MCPClientHundredCalls", "sequential"])
     printf "| one by one (`await` in a loop / sequential calls) | %s | %s | %.2f× |\n", ms(c), ms(d), c / d

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The V1 transports' benchmarks (pkg/clientv1 ⇄ pkg/hostv1, the host a second process): cell start
+# The V1 transports' benchmarks (pkg/v1/v1client ⇄ pkg/v1/v1host, the host a second process): cell start
 # and tool round trip in process, over stdio, WebSocket and dual WebSocket, and the floor of this
 # machine (BenchmarkV1Floor: a bare frame echo between two processes over a pipe and over TCP on
 # 127.0.0.1, with a cell's worth of work between round trips), in one run, printed as a Markdown
@@ -15,12 +15,12 @@ out=.cache/bench
 mkdir -p "$out"
 count=${COUNT:-5}
 
-echo "== go test -bench (pkg/clientv1), count $count" >&2
-go test -c -o "$out/clientv1.test" ./pkg/clientv1
+echo "== go test -bench (pkg/v1/v1client), count $count" >&2
+go test -c -o "$out/clientv1.test" ./pkg/v1/v1client
 : >"$out/v1.txt"
 for i in $(seq "$count"); do
   echo "== run $i" >>"$out/v1.txt"
-  (cd pkg/clientv1 && "../../$out/clientv1.test" -test.run '^$' -test.bench 'BenchmarkV1(Floor)?/' -test.benchtime 1s) |
+  (cd pkg/v1/v1client && "../../../$out/clientv1.test" -test.run '^$' -test.bench 'BenchmarkV1(Floor)?/' -test.benchtime 1s) |
     grep '^Benchmark' | tee -a "$out/v1.txt" >&2
 done
 

@@ -46,9 +46,9 @@ bench_regexp() {
   printf '^Benchmark(%s)$' "$(printf '%s\n' "${names[@]}" | sort -u | paste -sd'|')"
 }
 
-echo "== go test -bench (pkg/jsruntime, pkg/exectool), benchtime $benchtime" >&2
+echo "== go test -bench (pkg/jsruntime, pkg/modeltool), benchtime $benchtime" >&2
 go test -run '^$' -bench . -skip 'Sustained100Sessions|IdleAndLiveSessions' -benchmem -benchtime "$benchtime" -count "${COUNT:-1}" \
-  ./pkg/jsruntime/ ./pkg/exectool/ | tee "$out/ours.txt" >&2
+  ./pkg/jsruntime/ ./pkg/modeltool/ | tee "$out/ours.txt" >&2
 echo "== sustained (own process: RSS)" >&2
 go test -run '^$' -bench 'Sustained100Sessions' -benchtime 50000x ./pkg/jsruntime/ | tee -a "$out/ours.txt" >&2
 go test -run '^$' -bench 'IdleAndLiveSessions' -benchtime 1x ./pkg/jsruntime/ | tee -a "$out/ours.txt" >&2
@@ -74,11 +74,11 @@ echo
 go run ./tools/bench/report -ours "$out/ours.txt" -base "$out/node.txt" "${before_flag[@]}" "${pairs[@]}"
 
 echo
-echo "== V1 transports (pkg/clientv1 ⇄ a pkg/hostv1 process) vs in process and the machine's floor" >&2
+echo "== V1 transports (pkg/v1/v1client ⇄ a pkg/v1/v1host process) vs in process and the machine's floor" >&2
 ./tools/bench-v1.sh
 
 echo
-echo "== gRPC transport (pkg/grpcclient ⇄ pkg/grpchost on 127.0.0.1) vs in process" >&2
+echo "== gRPC transport (pkg/grpc/grpcclient ⇄ pkg/grpc/grpchost on 127.0.0.1) vs in process" >&2
 ./tools/bench-grpc.sh
 
 echo
@@ -86,7 +86,7 @@ echo "== MCP server (pkg/mcpserver): 100 tool calls one exec each vs one Promise
 ./tools/bench-mcp-server.sh
 
 echo
-echo "== MCP servers as tool sources (pkg/mcptools) vs the MCP Go SDK client directly" >&2
+echo "== MCP servers as tool sources (pkg/toolsources/mcptools) vs the MCP Go SDK client directly" >&2
 ./tools/bench-mcp-tools.sh
 
 echo
@@ -94,5 +94,5 @@ echo "== scale-out: the host binary directly and behind HAProxy, host memory" >&
 ./tools/bench-scale.sh
 
 echo
-echo "== exec-server codec (pkg/execrpc): refusing the heap-amplification message vs encoding/json" >&2
-go test -run '^$' -bench RejectHeapAmplification -benchtime 10x -count 3 ./pkg/execrpc | grep '^Benchmark'
+echo "== exec-server codec (pkg/execserver/execrpc): refusing the heap-amplification message vs encoding/json" >&2
+go test -run '^$' -bench RejectHeapAmplification -benchtime 10x -count 3 ./pkg/execserver/execrpc | grep '^Benchmark'

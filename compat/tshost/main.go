@@ -1,4 +1,4 @@
-// Command tshost serves codex.code_mode.v1.CodeModeHost (pkg/grpchost on the in-process QuickJS
+// Command tshost serves codex.code_mode.v1.CodeModeHost (pkg/grpc/grpchost on the in-process QuickJS
 // runtime) for the TypeScript SDK's routing tests (pkg/tssdk/test); the SDK's other integration
 // tests run the real host binary, and the end-to-end routing test of the Go client runs real hosts
 // behind real HAProxy (services/codemode-host). It listens on -listen (default 127.0.0.1:0: a free port), prints "http://ADDR" on
@@ -32,7 +32,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/codemodehq/codemode/pkg/grpchost"
+	"github.com/codemodehq/codemode/pkg/grpc/grpchost"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
 )
 

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/codemodehq/codemode/pkg/grpchost"
+	"github.com/codemodehq/codemode/pkg/grpc/grpchost"
 )
 
 // drainState is the program's one drain, started by the first interrupted listener.

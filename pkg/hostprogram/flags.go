@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/codemodehq/codemode/pkg/hostv1"
+	"github.com/codemodehq/codemode/pkg/v1/v1host"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
 )
 

@@ -9,8 +9,8 @@ import (
 	"connectrpc.com/connect/v2"
 	"connectrpc.com/connect/v2/connecthttp"
 
-	"github.com/codemodehq/codemode/pkg/grpcconv"
-	"github.com/codemodehq/codemode/pkg/grpchost"
+	"github.com/codemodehq/codemode/pkg/grpc/grpcconv"
+	"github.com/codemodehq/codemode/pkg/grpc/grpchost"
 	"github.com/codemodehq/codemode/pkg/playground"
 )
 

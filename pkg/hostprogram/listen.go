@@ -5,7 +5,7 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/codemodehq/codemode/pkg/hostv1"
+	"github.com/codemodehq/codemode/pkg/v1/v1host"
 )
 
 // Transport is what a listener serves.

@@ -15,11 +15,11 @@ import (
 	"github.com/oklog/run"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/pkg/grpchost"
-	"github.com/codemodehq/codemode/pkg/hostv1"
+	"github.com/codemodehq/codemode/pkg/grpc/grpchost"
+	"github.com/codemodehq/codemode/pkg/v1/v1host"
 	"github.com/codemodehq/codemode/pkg/internal/stdio"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
-	"github.com/codemodehq/codemode/pkg/toolprovider"
+	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
 	"github.com/codemodehq/codemode/pkg/toolsources"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
-	"github.com/codemodehq/codemode/pkg/toolprovider"
+	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
 )
 
 // runtimeActor owns the in-process QuickJS provider. It starts the provider while the listeners

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/pkg/toolprovider"
+	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
 )
 
 // toolRouter is a session's delegate when the host has a manifest: calls of the manifest's tools

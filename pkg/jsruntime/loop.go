@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/pkg/exectool"
+	"github.com/codemodehq/codemode/pkg/modeltool"
 	"github.com/codemodehq/codemode/pkg/jsruntime/internal/jssource"
 	"github.com/codemodehq/codemode/pkg/serdejson"
 )

@@ -8,7 +8,7 @@ import (
 
 	"github.com/codemodehq/codemode/pkg/jsruntime"
 	"github.com/codemodehq/codemode/pkg/mcpserver"
-	"github.com/codemodehq/codemode/pkg/toolprovider"
+	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
 )
 
 // BenchmarkMCP100Calls makes the same 100 tool calls (add, an in-process tool) from an MCP

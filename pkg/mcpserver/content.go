@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/pkg/exectool"
+	"github.com/codemodehq/codemode/pkg/modeltool"
 )
 
 // imageDetailMeta is the _meta key under which an image's detail travels, as in the MCP image

@@ -8,7 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/pkg/toolprovider"
+	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
 )
 
 // sessionDelegate is the codemode.Delegate of one client session: the tool sets' calls (through

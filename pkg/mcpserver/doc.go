@@ -1,6 +1,6 @@
 // Package mcpserver serves Code Mode to MCP clients: an MCP server (built on the official Go
 // SDK, github.com/modelcontextprotocol/go-sdk) whose two tools are the model-facing `exec` and
-// `wait` of Codex, with Codex's descriptions (pkg/exectool renders them, the enabled tools'
+// `wait` of Codex, with Codex's descriptions (pkg/modeltool renders them, the enabled tools'
 // TypeScript declarations included) and Codex's output text (spec §4.5), images and audio as
 // MCP image and audio content.
 //

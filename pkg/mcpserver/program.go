@@ -15,7 +15,7 @@ import (
 
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
-	"github.com/codemodehq/codemode/pkg/toolprovider"
+	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
 )
 
 // TokenEnv is the environment variable `codemode mcp` reads the bearer token from when --token

@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/pkg/exectool"
+	"github.com/codemodehq/codemode/pkg/modeltool"
 )
 
 // execInputSchema is the JSON Schema of exec's arguments. Codex's exec is a freeform tool

@@ -9,14 +9,14 @@ import (
 	"net/http"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/pkg/exectool"
+	"github.com/codemodehq/codemode/pkg/modeltool"
 )
 
 // DescriptionPath is where the page asks for the exec tool's description: POST a JSON object
 // {"tools": [{"name", "description", "inputSchema", "outputSchema"}]} (the page's tools, as it
 // registers them with the SDK) and the answer is the description a model would be shown for
 // them, as text/plain. The host renders it because the rendering (TypeScript declarations from
-// JSON Schemas, Codex's exact wording) lives in Go, in pkg/exectool.
+// JSON Schemas, Codex's exact wording) lives in Go, in pkg/modeltool.
 const DescriptionPath = "/exec-description"
 
 // Bounds of a description request: it comes from any page that reaches the listener.

@@ -2,7 +2,7 @@ package serdejson
 
 import "testing"
 
-// The expectations mirror cases serde_json 1.0.87 produced for pkg/exectool's ExecWaitArgs
+// The expectations mirror cases serde_json 1.0.87 produced for pkg/modeltool's ExecWaitArgs
 // (waitargs_test.go), reduced to the primitive that decides them.
 func TestDeserializePrimitivesMatchSerdeJSON(t *testing.T) {
 	cases := []struct {

@@ -1,5 +1,5 @@
 // Package toolsources opens every source of tools a tool manifest names — its commands
-// (pkg/toolprovider), its MCP servers (pkg/mcptools) and its exec-server (pkg/exectoolset) — as
+// (pkg/toolsources/toolprovider), its MCP servers (pkg/toolsources/mcptools) and its exec-server (pkg/toolsources/exectools) — as
 // the toolprovider.ToolSets a session's toolprovider.Delegate routes calls to. It is the one
 // place a program (codemode run, describe and mcp, codemode-host, codemode serve) turns a manifest
 // into tools, so a new kind of source is added here once.
@@ -10,9 +10,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/codemodehq/codemode/pkg/exectoolset"
-	"github.com/codemodehq/codemode/pkg/mcptools"
-	"github.com/codemodehq/codemode/pkg/toolprovider"
+	"github.com/codemodehq/codemode/pkg/toolsources/exectools"
+	"github.com/codemodehq/codemode/pkg/toolsources/mcptools"
+	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
 )
 
 // ErrNotStarted is in the chain of an error from Open when a source the manifest names (an MCP

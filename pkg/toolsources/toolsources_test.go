@@ -14,7 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/pkg/toolprovider"
+	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
 	"github.com/codemodehq/codemode/pkg/toolsources"
 )
 
@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	codemodeBin = filepath.Join(dir, "codemode")
-	build := exec.Command("go", "build", "-o", codemodeBin, "../../tools/codemode")
+	build := exec.Command("go", "build", "-o", codemodeBin, "../../services/codemode")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		panic("building codemode: " + err.Error())

@@ -1,7 +1,7 @@
 // Package manifest holds the JSON Schemas of codemode's configuration files, embedded so the
 // programs that load those files validate them against the very documents published here.
 //
-// It is data, not code: schemas/ is the truth, and pkg/toolprovider compiles ToolsV1 with its
+// It is data, not code: schemas/ is the truth, and pkg/toolsources/toolprovider compiles ToolsV1 with its
 // own formats (go-duration, identifier, env-name).
 package manifest
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/pkg/grpcclient"
+	"github.com/codemodehq/codemode/pkg/grpc/grpcclient"
 )
 
 // BenchmarkStartToAddresses measures codemode-host from process start until it has printed the

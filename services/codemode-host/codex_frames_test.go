@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codemodehq/codemode/pkg/frame"
+	"github.com/codemodehq/codemode/pkg/v1/v1frame"
 	"github.com/codemodehq/codemode/pkg/testenv"
 )
 

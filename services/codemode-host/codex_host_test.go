@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codemodehq/codemode/pkg/clientv1"
+	"github.com/codemodehq/codemode/pkg/v1/v1client"
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/codemode/codemodetest"
-	"github.com/codemodehq/codemode/pkg/grpcclient"
+	"github.com/codemodehq/codemode/pkg/grpc/grpcclient"
 	"github.com/codemodehq/codemode/pkg/testenv"
 )
 

@@ -8,9 +8,9 @@ import (
 
 	"golang.org/x/net/http2"
 
-	"github.com/codemodehq/codemode/pkg/clientv1"
+	"github.com/codemodehq/codemode/pkg/v1/v1client"
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/pkg/grpcclient"
+	"github.com/codemodehq/codemode/pkg/grpc/grpcclient"
 )
 
 // TestGRPCStdioSpeaksFirstAndExitsZeroWhenStdinEnds: with --listen grpc+stdio:// the host is an

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/pkg/grpcclient"
+	"github.com/codemodehq/codemode/pkg/grpc/grpcclient"
 )
 
 // Scale-out benchmarks on the real binary: tool-call round trips and throughput of codemode-host

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codemodehq/codemode/pkg/clientv1"
+	"github.com/codemodehq/codemode/pkg/v1/v1client"
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/pkg/frame"
-	"github.com/codemodehq/codemode/pkg/grpcclient"
+	"github.com/codemodehq/codemode/pkg/v1/v1frame"
+	"github.com/codemodehq/codemode/pkg/grpc/grpcclient"
 )
 
 // blockingDelegate holds every tool call until the host cancels it, and counts closures.

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codemodehq/codemode/pkg/clientv1"
+	"github.com/codemodehq/codemode/pkg/v1/v1client"
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/codemode/codemodetest"
-	"github.com/codemodehq/codemode/pkg/grpcclient"
+	"github.com/codemodehq/codemode/pkg/grpc/grpcclient"
 )
 
 // hostManifest writes a tool manifest whose one tool, `host_echo`, runs `cat` on the host's

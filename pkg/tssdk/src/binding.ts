@@ -1,4 +1,4 @@
-// One lease on the host (the Go client's pkg/grpcclient binding): a session of the host, the
+// One lease on the host (the Go client's pkg/grpc/grpcclient binding): a session of the host, the
 // streams that carry its callbacks, and the client's bookkeeping. When the lease is lost the
 // binding stops for good; the reconnecting session (session.ts) opens the next generation.
 

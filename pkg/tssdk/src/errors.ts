@@ -1,4 +1,4 @@
-// The SDK's errors and their texts. Texts the Go client (pkg/grpcclient) and Codex's client share
+// The SDK's errors and their texts. Texts the Go client (pkg/grpc/grpcclient) and Codex's client share
 // are spelled exactly as there, so a caller sees the same message whichever client it uses.
 
 import { Code, ConnectError } from "@connectrpc/connect";

@@ -1,5 +1,5 @@
 // The public client: a code-mode session on a remote CodeModeHost that reconnects to the next
-// generation when its lease is lost (the Go client's pkg/grpcclient session), with the tools the
+// generation when its lease is lost (the Go client's pkg/grpc/grpcclient session), with the tools the
 // caller registers in TypeScript.
 
 import { create } from "@bufbuild/protobuf";

@@ -1,5 +1,5 @@
 // The client's bookkeeping of one lease (Codex's grpc_session SessionState, the Go client's
-// pkg/grpcclient/state.go): which executions exist and which cell each owns, the callbacks in
+// pkg/grpc/grpcclient/state.go): which executions exist and which cell each owns, the callbacks in
 // flight, and the rules that admit a callback the host sends. Pure logic, no I/O: the binding
 // feeds it the host's messages and acts on its verdicts.
 

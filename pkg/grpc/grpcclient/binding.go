@@ -1,0 +1,319 @@
+package grpcclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"connectrpc.com/connect/v2"
+
+	pb "github.com/codemodehq/codemode/gen/go/pb/codex/code_mode/v1"
+	"github.com/codemodehq/codemode/gen/go/pb/codex/code_mode/v1/code_modev1connect"
+	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/grpc/grpcconv"
+)
+
+// binding is one lease on the host: a session of the host, the streams that carry its callbacks,
+// and the client's bookkeeping. When the lease is lost the binding stops for good; the
+// reconnecting session opens the next generation.
+type binding struct {
+	client     code_modev1connect.CodeModeHostClient
+	id         string
+	generation uint64
+	// delegate shows public cell IDs (generationDelegate).
+	delegate codemode.Delegate
+
+	// ctx is the lease's: cancelled when the binding stops (failed or closed), which ends its
+	// streams and cancels every callback.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	// askServerTruncation: the session is opened with OUTPUT_TRUNCATION_SERVER
+	// (Options.ServerTruncation); serverTruncation: the host said it truncates, so waits send
+	// their budget.
+	askServerTruncation, serverTruncation bool
+
+	// acked is set when the host waits for notification acknowledgements
+	// (grpcconv.AcknowledgementsHeader): its Results come after their notifications were handled.
+	acked bool
+
+	// route is the host's route identity from the OpenSession response ("" when the host sends
+	// none); every later request carries it (grpcconv.RouteHeader, set by routeTripper).
+	route atomic.Value
+	// reset is set when a request came back with grpcconv.RouteLostHeader: the session lived on
+	// a host the proxy no longer reaches, and the binding failed with ErrSessionReset.
+	reset atomic.Bool
+
+	shutdownRequested atomic.Bool
+	shutdownOnce      sync.Once
+	shutdownDone      chan struct{}
+	shutdownErr       error
+
+	// streams are the goroutines that read the lease, the subscription and executions' outcomes,
+	// and that retire dropped waits; shutdown waits for them.
+	streams tasks
+
+	mu sync.Mutex
+	st *state
+	// retiring holds, per wire cell, the dropped waits whose CancelWait has not returned: the
+	// next wait of the cell is sent only after them.
+	retiring map[codemode.CellID][]chan struct{}
+}
+
+// openBinding opens a lease of generation: OpenSession, its opening event, and the one catch-all
+// subscription, whose response headers say the host has registered it. Each step has the startup
+// deadline.
+func openBinding(ctx context.Context, serverTruncation bool, client code_modev1connect.CodeModeHostClient, d codemode.Delegate, limits codemode.SessionCellExecutionLimits, generation uint64) (*binding, error) {
+	b := &binding{
+		client: client, generation: generation, delegate: d, askServerTruncation: serverTruncation,
+		shutdownDone: make(chan struct{}),
+		retiring:     make(map[codemode.CellID][]chan struct{}),
+	}
+	b.route.Store("")
+	leaseCtx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(ctx), bindingKey{}, b))
+	b.ctx, b.cancel, b.st = leaseCtx, cancel, newState(leaseCtx)
+	lease, err := b.openLease(ctx, limits)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	b.streams.spawn(func() { b.readLease(lease) })
+	if err := b.subscribe(ctx); err != nil {
+		_ = b.shutdown(ctx)
+		return nil, err
+	}
+	if err := b.requireOpen(); err != nil {
+		_ = b.shutdown(ctx)
+		return nil, err
+	}
+	return b, nil
+}
+
+// openLease opens the session and reads its opening event. An attempt the host (or a proxy)
+// refuses with UNAVAILABLE or RESOURCE_EXHAUSTED before the opening event is tried again, up to
+// grpcconv.MaxOpenAttempts in all; nothing else is retried (spec §6.1).
+func (b *binding) openLease(ctx context.Context, limits codemode.SessionCellExecutionLimits) (code_modev1connect.CodeModeHostOpenSessionClientStream, error) {
+	stop := context.AfterFunc(ctx, b.cancel)
+	defer stop()
+	for attempt := 1; ; attempt++ {
+		lease, err := b.openLeaseOnce(limits)
+		if err == nil || attempt >= grpcconv.MaxOpenAttempts || !retryableAdmission(err) {
+			return lease, err
+		}
+		backoff := time.NewTimer(openBackoff(attempt))
+		select {
+		case <-backoff.C:
+		case <-b.ctx.Done():
+			backoff.Stop()
+			if ctx.Err() != nil {
+				return lease, context.Cause(ctx)
+			}
+			return lease, err
+		}
+	}
+}
+
+// openBackoff is the pause before the attempt after attempt: 10 ms, doubling.
+func openBackoff(attempt int) time.Duration {
+	return 10 * time.Millisecond << (attempt - 1)
+}
+
+// retryableAdmission reports whether an OpenSession failure is an admission refusal another
+// attempt may overcome: the host is full or shutting down (RESOURCE_EXHAUSTED, UNAVAILABLE), or
+// a proxy found no host (UNAVAILABLE).
+func retryableAdmission(err error) bool {
+	var re *RequestError
+	if !errors.As(err, &re) {
+		return false
+	}
+	switch connect.CodeOf(err) {
+	case connect.CodeUnavailable, connect.CodeResourceExhausted:
+		return true
+	}
+	return false
+}
+
+// openLeaseOnce is one OpenSession attempt: the request and its opening event. It records the
+// host's route (grpcconv.RouteHeader), which every later request of the binding carries.
+func (b *binding) openLeaseOnce(limits codemode.SessionCellExecutionLimits) (code_modev1connect.CodeModeHostOpenSessionClientStream, error) {
+	var lease code_modev1connect.CodeModeHostOpenSessionClientStream
+	leaseCtx, info := connect.NewClientContext(b.ctx)
+	info.RequestHeader().Set(grpcconv.AcknowledgementsHeader, "true")
+	_, err := enforce(b.ctx, "session opening", 0, func(context.Context) error {
+		var err error
+		lease, err = b.client.OpenSession(leaseCtx, b.openRequest(limits))
+		return err
+	})
+	if err != nil {
+		return lease, err
+	}
+	var first *pb.SessionEvent
+	opened := false
+	defer func() {
+		if !opened {
+			lease.Close()
+		}
+	}()
+	_, err = enforceStream(b.cancel, "session lease opening", 0, func() error {
+		var err error
+		first, err = lease.Receive()
+		return err
+	})
+	switch {
+	case errors.Is(err, io.EOF):
+		return lease, errors.New("gRPC code-mode session lease ended before opening")
+	case err != nil:
+		return lease, err
+	}
+	event := first.GetOpened()
+	if event == nil {
+		return lease, errors.New("gRPC code-mode session lease omitted its opening event")
+	}
+	if err := grpcconv.CheckHostIdentifier(event.GetSessionId(), "session ID"); err != nil {
+		return lease, err
+	}
+	opened = true
+	b.id = event.GetSessionId()
+	b.acked = info.ResponseHeader().Get(grpcconv.AcknowledgementsHeader) == "true"
+	// The host says whether it truncates (Codex 0.169); an older host never does.
+	b.serverTruncation = b.askServerTruncation && event.GetOutputTruncation() == pb.OutputTruncation_OUTPUT_TRUNCATION_SERVER
+	b.route.Store(info.ResponseHeader().Get(grpcconv.RouteHeader))
+	return lease, nil
+}
+
+// subscribe opens the catch-all tool subscription and waits until the host has registered it.
+func (b *binding) subscribe(ctx context.Context) error {
+	streamCtx, headers := withHeaderSignal(b.ctx)
+	sub, err := b.client.SubscribeToToolCalls(streamCtx, &pb.SubscribeToToolCallsRequest{SessionId: b.id})
+	if err != nil {
+		return failure("tool subscription", err)
+	}
+	select {
+	case <-headers:
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-b.ctx.Done():
+		return b.requireOpen()
+	}
+	if !b.streams.spawn(func() { b.readSubscription(sub) }) {
+		sub.Close()
+		return b.stoppedError()
+	}
+	return nil
+}
+
+// requireOpen fails once the binding has stopped or its shutdown was requested.
+func (b *binding) requireOpen() error {
+	b.mu.Lock()
+	err := b.st.requireOpen()
+	b.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if b.shutdownRequested.Load() {
+		return codemode.ErrShuttingDown
+	}
+	return nil
+}
+
+// stopped reports whether the binding can serve no more requests.
+func (b *binding) stopped() bool { return b.ctx.Err() != nil }
+
+// fail stops the binding with reason: the session's requests fail with it from now on, every live
+// cell is reported closed, and the lease is dropped (so the host closes its session too).
+func (b *binding) fail(reason error) { b.closeState(reason) }
+
+// closeState closes the state with failure (nil for a shutdown), stops the streams and reports the
+// live cells closed.
+func (b *binding) closeState(failure error) {
+	b.mu.Lock()
+	cells := b.st.close(failure)
+	b.mu.Unlock()
+	b.cancel()
+	b.reportClosed(cells...)
+}
+
+// reportClosed tells the delegate that cells (wire IDs) closed.
+func (b *binding) reportClosed(cells ...codemode.CellID) {
+	for _, cell := range cells {
+		if cell != "" {
+			cellClosed(b.delegate, cell)
+		}
+	}
+}
+
+// shutdown closes the session on the host (if the lease still stands), closes the binding and
+// waits for its streams. Concurrent and later calls wait for the first; ctx bounds the wait.
+func (b *binding) shutdown(ctx context.Context) error {
+	b.shutdownRequested.Store(true)
+	b.shutdownOnce.Do(func() { go b.runShutdown() })
+	select {
+	case <-b.shutdownDone:
+		return b.shutdownErr
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+func (b *binding) runShutdown() {
+	defer close(b.shutdownDone)
+	b.mu.Lock()
+	open := b.st.requireOpen() == nil
+	b.mu.Unlock()
+	if open {
+		_, b.shutdownErr = enforce(b.ctx, "session shutdown", 0, func(ctx context.Context) error {
+			_, err := b.client.CloseSession(ctx, &pb.CloseSessionRequest{SessionId: b.id})
+			return err
+		})
+	}
+	b.closeState(nil)
+	b.streams.closeAndWait()
+}
+
+// readLease handles the lease's events until it ends.
+func (b *binding) readLease(lease code_modev1connect.CodeModeHostOpenSessionClientStream) {
+	defer lease.Close()
+	for {
+		e, err := lease.Receive()
+		if err != nil {
+			b.streamEnded("session lease", err)
+			return
+		}
+		if err := b.handleSessionEvent(e); err != nil {
+			b.fail(err)
+			return
+		}
+	}
+}
+
+// readSubscription handles the subscription's tool calls until it ends.
+func (b *binding) readSubscription(sub code_modev1connect.CodeModeHostSubscribeToToolCallsClientStream) {
+	defer sub.Close()
+	for {
+		call, err := sub.Receive()
+		if err != nil {
+			b.streamEnded("tool subscription", err)
+			return
+		}
+		if err := b.handleToolCall(call); err != nil {
+			b.fail(err)
+			return
+		}
+	}
+}
+
+// streamEnded fails the binding when one of its streams ends while nobody asked it to.
+func (b *binding) streamEnded(name string, err error) {
+	if b.shutdownRequested.Load() || b.stopped() {
+		return
+	}
+	if errors.Is(err, io.EOF) {
+		b.fail(fmt.Errorf("gRPC code-mode %s closed unexpectedly", name))
+		return
+	}
+	b.fail(failure(name, err))
+}

@@ -1,0 +1,129 @@
+package grpcclient
+
+import (
+	"context"
+	"crypto/tls"
+	"net"
+	"net/http"
+	"sync"
+
+	"connectrpc.com/connect/v2"
+	"connectrpc.com/connect/v2/connectgzip"
+	"connectrpc.com/connect/v2/connecthttp"
+
+	"github.com/codemodehq/codemode/gen/go/pb/codex/code_mode/v1/code_modev1connect"
+	"github.com/codemodehq/codemode/pkg/grpc/grpcconv"
+	"github.com/codemodehq/codemode/pkg/internal/zstd"
+)
+
+// Protocol selects the wire protocol of a Provider. The host serves all three on one port.
+type Protocol int
+
+// The protocols.
+const (
+	// ProtocolGRPC is gRPC over HTTP/2 (cleartext h2c for http:// and unix:), Codex's protocol.
+	ProtocolGRPC Protocol = iota
+	// ProtocolGRPCWeb is gRPC-Web.
+	ProtocolGRPCWeb
+	// ProtocolConnect is the Connect protocol.
+	ProtocolConnect
+)
+
+// String names the protocol.
+func (p Protocol) String() string {
+	switch p {
+	case ProtocolGRPC:
+		return "grpc"
+	case ProtocolGRPCWeb:
+		return "grpcweb"
+	case ProtocolConnect:
+		return "connect"
+	default:
+		return "invalid"
+	}
+}
+
+// transport is the HTTP machinery of a Provider, shared by all its sessions.
+type transport struct {
+	// closeIdle releases the connections no request uses (a process host: ends the process).
+	closeIdle func()
+	client    code_modev1connect.CodeModeHostClient
+}
+
+// newTransport builds an HTTP/2 client for e (prior knowledge over cleartext, ALPN over TLS,
+// never following redirects) and the generated client over it, with 64 MiB message limits.
+func newTransport(e endpoint, opts Options) *transport {
+	protocols := new(http.Protocols)
+	if e.tls {
+		protocols.SetHTTP2(true)
+	} else {
+		protocols.SetUnencryptedHTTP2(true)
+	}
+	dialer := &net.Dialer{}
+	ht := &http.Transport{Protocols: protocols, DialContext: dialer.DialContext, ForceAttemptHTTP2: true}
+	if e.tls {
+		ht.TLSClientConfig = opts.TLSConfig
+		if ht.TLSClientConfig == nil {
+			ht.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+		}
+	}
+	if e.socket != "" {
+		ht.DialContext = func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return dialer.DialContext(ctx, "unix", e.socket)
+		}
+	}
+	return newTransportOver(e, ht, ht.CloseIdleConnections, opts)
+}
+
+// newTransportOver builds the generated client over base, which carries every request.
+func newTransportOver(e endpoint, base http.RoundTripper, closeIdle func(), opts Options) *transport {
+	hc := &http.Client{
+		Transport:     headerSignal{routeTripper{base}},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	copts := []connecthttp.Option{
+		connecthttp.WithReadMaxBytes(grpcconv.MaxMessageBytes),
+		connecthttp.WithSendMaxBytes(grpcconv.MaxMessageBytes),
+		// Offered as Codex 0.169's client offers them; requests go out uncompressed unless
+		// Options.SendCompression names one.
+		connecthttp.WithCompressors(zstd.New(), connectgzip.New()),
+	}
+	if opts.SendCompression != "" {
+		copts = append(copts, connecthttp.WithSendCompression(opts.SendCompression))
+	}
+	switch opts.Protocol {
+	case ProtocolGRPC:
+		copts = append(copts, connecthttp.WithGRPC())
+	case ProtocolGRPCWeb:
+		copts = append(copts, connecthttp.WithGRPCWeb())
+	}
+	return &transport{
+		closeIdle: closeIdle,
+		client:    code_modev1connect.NewCodeModeHostClient(connect.NewClient(connecthttp.NewTransport(hc, e.baseURL, copts...))),
+	}
+}
+
+// headersKey carries, in a request's context, the function headerSignal calls when the response
+// headers have arrived.
+type headersKey struct{}
+
+// withHeaderSignal returns a context whose HTTP request reports its response headers to the
+// returned channel (closed on arrival or failure). A server stream's client learns that way that
+// the host has set the stream up, which connect's stream API does not say before a message.
+func withHeaderSignal(ctx context.Context) (context.Context, <-chan struct{}) {
+	ch := make(chan struct{})
+	var once sync.Once
+	return context.WithValue(ctx, headersKey{}, func() { once.Do(func() { close(ch) }) }), ch
+}
+
+// headerSignal is the RoundTripper that serves withHeaderSignal.
+type headerSignal struct{ next http.RoundTripper }
+
+// RoundTrip sends the request and reports when its response headers arrived.
+func (h headerSignal) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := h.next.RoundTrip(r)
+	if signal, ok := r.Context().Value(headersKey{}).(func()); ok {
+		signal()
+	}
+	return resp, err
+}

@@ -1,0 +1,213 @@
+package hostv1
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/codemodehq/codemode/gen/go/wirev1"
+	"github.com/codemodehq/codemode/pkg/internal/recent"
+	"github.com/codemodehq/codemode/pkg/v1/v1transport"
+)
+
+// ShutdownTimeout bounds how long a disconnected connection waits for its sessions to shut
+// down (Codex's 5 s).
+const ShutdownTimeout = 5 * time.Second
+
+// conn is one served connection after a successful handshake.
+type conn struct {
+	host   *Host
+	link   *transportv1.Link[wirev1.ClientToHost]
+	limits bool // session-cell-execution-resource-limits was granted
+
+	// ctx lives as long as the connection; it ends on disconnect.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	closing  bool
+	failure  error // the first fatal error
+	requests requestRegistry
+	sessions map[wirev1.SessionId]*hostSession
+	seen     recent.Set[wirev1.SessionId]
+	routes   map[cellKey]*cellRoute
+	// routesGone is closed (and replaced) whenever a route is removed, to wake shutdowns that
+	// wait for a session's cells.
+	routesGone chan struct{}
+
+	delegates delegateCalls
+	tasks     sync.WaitGroup // request goroutines
+	cellTasks sync.WaitGroup // cell route goroutines
+	// ended is closed when the connection has been torn down (Host.Drain waits for it).
+	ended chan struct{}
+}
+
+// ServeConn serves one single-lane connection (dual websockets are never granted on it) until
+// the client ends it, a protocol violation ends it or ctx ends. It returns nil for a clean end
+// and the reason otherwise.
+func (h *Host) ServeConn(ctx context.Context, c transportv1.Conn) error {
+	return h.serve(ctx, c, nil, nil)
+}
+
+// serve negotiates on c and serves the connection; upgrade turns the single control connection
+// into a dual one once the bulk socket has been paired.
+func (h *Host) serve(ctx context.Context, c transportv1.Conn, offer dualOffer, upgrade func(context.Context, *pairing) (transportv1.Conn, error)) error {
+	hs, ok, err := negotiate(c, offer, h.generation)
+	if err != nil || !ok {
+		_ = c.Close()
+		return err
+	}
+	if hs.pairing != nil {
+		dual, err := upgrade(ctx, hs.pairing)
+		if err != nil {
+			_ = c.Close()
+			return err
+		}
+		c = dual
+	}
+	return h.run(ctx, c, hs)
+}
+
+// run serves a negotiated connection.
+func (h *Host) run(parent context.Context, c transportv1.Conn, hs handshake) error {
+	cn := h.newConn(parent, c, hs)
+	if !h.track(cn) {
+		// The host drains: a connection that completed its handshake meanwhile ends at once.
+		cn.cancel()
+		close(cn.ended)
+		cn.link.Close(io.EOF)
+		cn.link.Wait()
+		return nil
+	}
+	defer h.untrack(cn)
+	readErr := cn.readLoop()
+	if readErr != nil || cn.fatal() != nil {
+		// A peer that broke the protocol gets no more messages. It may also have stopped
+		// reading, and a cell's write blocked on it would hold up the teardown, which waits for
+		// the cells: closing the transport first fails such writes at once.
+		cn.link.Close(io.EOF)
+	}
+	cn.disconnect()
+	if err := cn.fatal(); err != nil {
+		return err
+	}
+	return readErr
+}
+
+// newConn starts serving a negotiated connection's transport; its read loop is not started.
+func (h *Host) newConn(parent context.Context, c transportv1.Conn, hs handshake) *conn {
+	ctx, cancel := context.WithCancel(parent)
+	return &conn{
+		host:       h,
+		link:       transportv1.NewLink(c, transportv1.SideClient, h.decodeClientMessage),
+		limits:     hs.limits,
+		ctx:        ctx,
+		cancel:     cancel,
+		requests:   newRequestRegistry(),
+		sessions:   map[wirev1.SessionId]*hostSession{},
+		seen:       recent.New[wirev1.SessionId](RecentIDs),
+		routes:     map[cellKey]*cellRoute{},
+		routesGone: make(chan struct{}),
+		delegates:  newDelegateCalls(hs.maxDelegates),
+		ended:      make(chan struct{}),
+	}
+}
+
+// readLoop dispatches incoming messages until the input ends or the connection fails. It never
+// blocks on the outgoing queue: its own replies use TrySend.
+func (c *conn) readLoop() error {
+	var dispatchErr error
+	err := c.link.Serve(c.ctx, func(msg wirev1.ClientToHost) error {
+		dispatchErr = c.dispatch(msg)
+		return dispatchErr
+	})
+	switch {
+	case err == nil:
+		return nil
+	case dispatchErr != nil:
+		return dispatchErr
+	case errors.Is(err, io.EOF), c.ctx.Err() != nil:
+		return nil
+	}
+	return fmt.Errorf("failed to read code-mode client message: %w", err)
+}
+
+func (c *conn) dispatch(msg wirev1.ClientToHost) error {
+	switch m := msg.(type) {
+	case wirev1.ClientHello:
+		return errors.New("received a second code-mode client hello")
+	case wirev1.OperationRequest:
+		return c.startRequest(m.Id, m.Request)
+	case wirev1.OperationCancel:
+		c.mu.Lock()
+		c.requests.cancel(m.Id)
+		c.mu.Unlock()
+	case wirev1.OperationYield:
+		c.mu.Lock()
+		c.requests.yield(m.Id)
+		c.mu.Unlock()
+	case wirev1.DelegateResponseMessage:
+		c.delegates.complete(m.Id, m.Result)
+	}
+	return nil
+}
+
+// fail records the first fatal error and ends the connection.
+func (c *conn) fail(err error) {
+	c.mu.Lock()
+	if c.failure == nil {
+		c.failure = err
+	}
+	c.mu.Unlock()
+	c.host.log.Error("code-mode connection failed", "error", err)
+	c.cancel()
+}
+
+func (c *conn) fatal() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failure
+}
+
+// disconnect tears the connection down (spec §2.8): no new requests, every request cancelled,
+// pending delegate calls failed with "code-mode client connection closed", every session shut
+// down (at most ShutdownTimeout), then the transport closed.
+func (c *conn) disconnect() {
+	c.mu.Lock()
+	c.closing = true
+	c.requests.cancelAll()
+	c.mu.Unlock()
+	c.cancel()
+	c.delegates.disconnect()
+	c.tasks.Wait()
+	c.shutdownSessions()
+	c.cellTasks.Wait()
+	c.link.Close(io.EOF)
+	c.link.Wait()
+}
+
+func (c *conn) shutdownSessions() {
+	c.mu.Lock()
+	sessions := make([]*hostSession, 0, len(c.sessions))
+	for id, s := range c.sessions {
+		sessions = append(sessions, s)
+		delete(c.sessions, id)
+	}
+	c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, s := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.session.Shutdown(ctx); err != nil {
+				c.host.log.Warn("shutting down a code-mode session after disconnect", "session", s.id, "error", err)
+			}
+		}()
+	}
+	wg.Wait()
+}

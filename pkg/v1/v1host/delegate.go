@@ -1,0 +1,325 @@
+package hostv1
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+
+	"github.com/codemodehq/codemode/gen/go/wirev1"
+	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/v1/v1convert"
+)
+
+// Errors a delegate call of the runtime ends with (spec §2.8). The script sees their texts.
+var (
+	errClientClosed        = errors.New("code-mode client connection closed")
+	errTooManyDelegates    = errors.New("code-mode host has too many pending delegate calls")
+	errDelegateCancelled   = errors.New("code mode delegate request cancelled")
+	errInvalidToolResult   = errors.New("code-mode client returned an invalid tool result")
+	errInvalidNotifyResult = errors.New("code-mode client returned an invalid notification result")
+)
+
+// delegateCall is one call from the runtime to the client.
+type delegateCall struct {
+	id      wirev1.DelegateRequestId
+	request wirev1.DelegateRequest
+	// finish receives the outcome. Whoever takes the call out of the pending set calls end, so it
+	// runs exactly once: the answer's reader, a failed send, the runtime abandoning the call, or
+	// the disconnect.
+	finish func(wirev1.DelegateResponse, error)
+	// stopWatching stops watching the runtime's context for the call (see startCall).
+	stopWatching func() bool
+	// key is the cell the call belongs to: its route carries the request and its cancellation.
+	key cellKey
+	// abandoned is set, under delegateCalls.mu, when the runtime gave the call up before its
+	// request went out: the route still sends the request, then its cancellation, as Codex's
+	// host sends every call a script started.
+	abandoned bool
+}
+
+// end stops watching the call's context and gives finish the outcome.
+func (call *delegateCall) end(resp wirev1.DelegateResponse, err error) {
+	if call.stopWatching != nil {
+		call.stopWatching()
+	}
+	call.finish(resp, err)
+}
+
+// delegateCalls tracks a connection's pending calls, at most limit (MaxPendingDelegateCalls, or
+// MaxPendingDelegateCallsGranted).
+type delegateCalls struct {
+	limit        int
+	mu           sync.Mutex
+	pending      map[wirev1.DelegateRequestId]*pendingCall
+	disconnected bool
+	next         int64
+}
+
+type pendingCall struct {
+	call       *delegateCall
+	dispatched bool
+}
+
+func newDelegateCalls(limit int) delegateCalls {
+	return delegateCalls{limit: limit, pending: map[wirev1.DelegateRequestId]*pendingCall{}}
+}
+
+// register allocates an ID for a new call, or fails at the limit or after disconnect.
+func (d *delegateCalls) register(req wirev1.DelegateRequest, finish func(wirev1.DelegateResponse, error)) (*delegateCall, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.disconnected {
+		return nil, errClientClosed
+	}
+	if len(d.pending) >= d.limit {
+		return nil, errTooManyDelegates
+	}
+	d.next++
+	call := &delegateCall{id: wirev1.DelegateRequestId(d.next), request: req, finish: finish}
+	d.pending[call.id] = &pendingCall{call: call}
+	return call, nil
+}
+
+// abandon removes a pending call the runtime gave up; a call whose request has not gone out yet
+// is marked so, and its route sends the request and then its cancellation (dispatchCall).
+func (d *delegateCalls) abandon(id wirev1.DelegateRequestId) (pendingCall, bool) {
+	return d.remove(id, true)
+}
+
+// markDispatchedOrAbandoned records that the request is being sent; it reports whether the call
+// is still pending and, if not, whether the runtime abandoned it before it went out.
+func (d *delegateCalls) markDispatchedOrAbandoned(call *delegateCall) (pending, abandoned bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p, ok := d.pending[call.id]
+	if ok {
+		p.dispatched = true
+	}
+	return ok, !ok && call.abandoned
+}
+
+// take removes a pending call; ok is false when it was no longer pending (someone else ended
+// it). dispatched reports whether its request had been sent.
+func (d *delegateCalls) take(id wirev1.DelegateRequestId) (pendingCall, bool) {
+	return d.remove(id, false)
+}
+
+// remove takes a pending call out of the set, marking it abandoned when asked and its request
+// has not gone out.
+func (d *delegateCalls) remove(id wirev1.DelegateRequestId, abandoned bool) (p pendingCall, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	q, ok := d.pending[id]
+	if !ok {
+		return pendingCall{}, false
+	}
+	delete(d.pending, id)
+	if abandoned && !q.dispatched {
+		q.call.abandoned = true
+	}
+	return *q, true
+}
+
+// complete delivers the client's answer; answers to unknown or cancelled calls are ignored.
+func (d *delegateCalls) complete(id wirev1.DelegateRequestId, r wirev1.DelegateResponseResult) {
+	if p, ok := d.take(id); ok {
+		p.call.end(delegateResult(r))
+	}
+}
+
+// fail ends a pending call with err.
+func (d *delegateCalls) fail(id wirev1.DelegateRequestId, err error) {
+	if p, ok := d.take(id); ok {
+		p.call.end(nil, err)
+	}
+}
+
+// disconnect fails every pending call with errClientClosed and refuses new ones.
+func (d *delegateCalls) disconnect() {
+	d.mu.Lock()
+	d.disconnected = true
+	calls := make([]*delegateCall, 0, len(d.pending))
+	for id, p := range d.pending {
+		calls = append(calls, p.call)
+		delete(d.pending, id)
+	}
+	d.mu.Unlock()
+	for _, call := range calls {
+		call.end(nil, errClientClosed)
+	}
+}
+
+// call sends a delegate request about cell through the cell's route and waits for the answer.
+// ctx ending (the runtime abandoned the call) sends delegate/cancel if the request went out;
+// a late answer is then ignored.
+func (c *conn) call(ctx context.Context, session wirev1.SessionId, cell codemode.CellID, req wirev1.DelegateRequest) (wirev1.DelegateResponse, error) {
+	type outcome struct {
+		resp wirev1.DelegateResponse
+		err  error
+	}
+	done := make(chan outcome, 1)
+	c.startCall(ctx, session, cell, req, func(resp wirev1.DelegateResponse, err error) {
+		done <- outcome{resp, err}
+	})
+	o := <-done
+	return o.resp, o.err
+}
+
+// startCall sends a delegate request about cell through the cell's route and returns; finish
+// gets the outcome exactly once, from whichever goroutine ends the call: the connection's reader
+// with the answer, this one when the request cannot go out, the runtime's context ending (the
+// call is abandoned: delegate/cancel goes out if the request did, a late answer is ignored), or
+// the disconnect. When the route is idle the request is written on this goroutine; otherwise it
+// is queued for the route, and a route whose queue is full is waited for on a goroutine.
+func (c *conn) startCall(ctx context.Context, session wirev1.SessionId, cell codemode.CellID, req wirev1.DelegateRequest, finish func(wirev1.DelegateResponse, error)) {
+	if ctx.Err() != nil {
+		finish(nil, errDelegateCancelled)
+		return
+	}
+	call, err := c.delegates.register(req, finish)
+	if err != nil {
+		finish(nil, err)
+		return
+	}
+	key := cellKey{session, cell}
+	call.key = key
+	call.stopWatching = context.AfterFunc(ctx, func() { c.abandon(call.id) })
+	if r := c.claimIdleRoute(key); r != nil {
+		c.dispatchCall(session, call)
+		c.doneSending(r)
+		return
+	}
+	if c.tryEnqueue(key, routeMessage{kind: routeCall, call: call}) {
+		return
+	}
+	go func() {
+		if err := c.enqueue(ctx, key, routeMessage{kind: routeCall, call: call}); err != nil {
+			c.delegates.fail(call.id, err)
+		}
+	}()
+}
+
+// abandon forgets a call the runtime no longer needs and tells the client to stop it: the
+// cancellation goes out on the cell's route, behind what the cell sent before, or, when the
+// request is still queued, right after it (dispatchCall). It is queued before the runtime hears
+// that the call ended, so the runtime's next response follows it on the route.
+func (c *conn) abandon(id wirev1.DelegateRequestId) {
+	p, ok := c.delegates.abandon(id)
+	if !ok {
+		return
+	}
+	if p.dispatched && !c.enqueueIfRouted(p.call.key, routeMessage{kind: routeCancel, cancel: id}) {
+		c.send(wirev1.DelegateCancel{Id: id})
+	}
+	p.call.end(nil, errDelegateCancelled)
+}
+
+func delegateResult(r wirev1.DelegateResponseResult) (wirev1.DelegateResponse, error) {
+	switch v := r.(type) {
+	case wirev1.DelegateResponseOk:
+		return v.Value, nil
+	case wirev1.DelegateResponseError:
+		return nil, errors.New(v.Message)
+	}
+	return nil, errors.New("code-mode client returned an empty delegate result")
+}
+
+// dispatchCall sends a delegate request from the cell's route, unless the call ended meanwhile
+// (cancelled). A request too large for a frame, or a connection that failed, fails only its
+// call here.
+func (c *conn) dispatchCall(session wirev1.SessionId, call *delegateCall) {
+	pending, abandoned := c.delegates.markDispatchedOrAbandoned(call)
+	if !pending && !abandoned {
+		return
+	}
+	msg := wirev1.DelegateRequestMessage{Id: call.id, SessionId: session, Request: call.request}
+	err := c.link.Send(c.ctx, msg)
+	switch {
+	case abandoned && err == nil:
+		c.send(wirev1.DelegateCancel{Id: call.id})
+	case err != nil:
+		c.delegates.fail(call.id, err)
+	}
+}
+
+// remoteDelegate is the Delegate of a hosted session: it forwards the runtime's callbacks to
+// the client.
+type remoteDelegate struct {
+	conn    *conn
+	session wirev1.SessionId
+}
+
+// InvokeTool forwards a nested tool call as delegate/request tool/invoke and waits for the answer.
+func (d *remoteDelegate) InvokeTool(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
+	resp, err := d.conn.call(ctx, d.session, call.CellID, toolInvoke(call))
+	return toolResult(resp, err)
+}
+
+// StartToolCall forwards a nested tool call as delegate/request tool/invoke without waiting: the
+// runtime's loop writes the request itself, and the connection's reader hands the answer to
+// done, with no goroutine in between (codemode.ToolCallStarter).
+func (d *remoteDelegate) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
+	d.conn.startCall(ctx, d.session, call.CellID, toolInvoke(call), func(resp wirev1.DelegateResponse, err error) {
+		done(toolResult(resp, err))
+	})
+}
+
+func toolInvoke(call codemode.NestedToolCall) wirev1.ToolInvoke {
+	return wirev1.ToolInvoke{Invocation: convertv1.NestedToolCallToWire(call)}
+}
+
+// toolResult is the outcome of a tool/invoke call: its result, or why there is none.
+func toolResult(resp wirev1.DelegateResponse, err error) (json.RawMessage, error) {
+	if err != nil {
+		return nil, err
+	}
+	r, ok := resp.(wirev1.ToolResult)
+	if !ok {
+		return nil, errInvalidToolResult
+	}
+	return r.Result, nil
+}
+
+// Notify forwards a notification as delegate/request notification/send.
+func (d *remoteDelegate) Notify(ctx context.Context, callID string, cellID codemode.CellID, text string) error {
+	resp, err := d.conn.call(ctx, d.session, cellID, wirev1.NotificationSend{CallId: callID, CellId: wirev1.WireCellId(cellID), Text: text})
+	if err != nil {
+		return err
+	}
+	if _, ok := resp.(wirev1.NotificationDelivered); !ok {
+		return errInvalidNotifyResult
+	}
+	return nil
+}
+
+// StartNotify forwards a notification as delegate/request notification/send without waiting,
+// on the cell's route in the order the runtime starts it among the cell's tool calls
+// (codemode.NotificationStarter).
+func (d *remoteDelegate) StartNotify(ctx context.Context, callID string, cellID codemode.CellID, text string, done func(error)) {
+	req := wirev1.NotificationSend{CallId: callID, CellId: wirev1.WireCellId(cellID), Text: text}
+	d.conn.startCall(ctx, d.session, cellID, req, func(resp wirev1.DelegateResponse, err error) {
+		if _, ok := resp.(wirev1.NotificationDelivered); err == nil && !ok {
+			err = errInvalidNotifyResult
+		}
+		done(err)
+	})
+}
+
+// CellClosed queues cell/closed on the cell's route, after its initial response.
+func (d *remoteDelegate) CellClosed(cellID codemode.CellID) {
+	d.conn.closeCell(d.session, cellID)
+}
+
+// ReportFailure ends the connection, as Codex's host does when a session task fails: the
+// runtime can no longer be trusted to keep its promises to this client.
+func (d *remoteDelegate) ReportFailure(reason string) {
+	d.conn.fail(errors.New(reason))
+}
+
+var (
+	_ codemode.Delegate            = (*remoteDelegate)(nil)
+	_ codemode.ToolCallStarter     = (*remoteDelegate)(nil)
+	_ codemode.NotificationStarter = (*remoteDelegate)(nil)
+	_ codemode.FailureReporter     = (*remoteDelegate)(nil)
+)

@@ -1,0 +1,114 @@
+package hostv1
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/codemodehq/codemode/gen/go/wirev1"
+	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/v1/v1convert"
+	"github.com/codemodehq/codemode/pkg/modeltool"
+)
+
+// hostSession is one open session of a connection.
+type hostSession struct {
+	id      wirev1.SessionId
+	session codemode.Session
+	// serverTruncation is set when session/open asked for outputTruncation "server": every
+	// runtime response is truncated to its request's token budget on the host.
+	serverTruncation bool
+}
+
+// budget is how a response of s goes out: whole (nil, the client truncates), or as
+// Codex's host sends it when it truncates (exectool.HostTruncatedOutput) to the request's budget.
+func (s *hostSession) budget(requested *int) *outputBudget {
+	if !s.serverTruncation {
+		return nil
+	}
+	return &outputBudget{tokens: requested}
+}
+
+// outputBudget is the host-side truncation of one response; tokens nil: no budget.
+type outputBudget struct{ tokens *int }
+
+// truncated applies the host-side truncation, if any, to r's output.
+func truncated(r codemode.RuntimeResponse, b *outputBudget) codemode.RuntimeResponse {
+	if b != nil {
+		r.ContentItems = exectool.HostTruncatedOutput(r, b.tokens)
+	}
+	return r
+}
+
+// tokenBudget converts a wire budget (usize) to the runtime's; a value beyond int saturates.
+func tokenBudget(b *wirev1.OutputTokenBudget) *int {
+	if b == nil {
+		return nil
+	}
+	n := math.MaxInt
+	if uint64(*b) < uint64(math.MaxInt) {
+		n = int(*b)
+	}
+	return &n
+}
+
+// session looks an open session up.
+func (c *conn) session(id wirev1.SessionId) (*hostSession, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.sessions[id]
+	if !ok {
+		return nil, fmt.Errorf("unknown code-mode session %s", id)
+	}
+	return s, nil
+}
+
+// openSession creates a session on the provider. A session ID may not be open twice, nor reused
+// within the last RecentIDs opened on this connection (also after shutdown); other connections
+// may use the same IDs.
+func (c *conn) openSession(ctx context.Context, r wirev1.OpenSession) result {
+	c.mu.Lock()
+	switch {
+	case c.sessions[r.SessionId] != nil:
+		c.mu.Unlock()
+		return failed("code-mode session ID `%s` is already open", r.SessionId)
+	case c.closing:
+		c.mu.Unlock()
+		return failed(errHostClosing)
+	case !c.seen.Remember(r.SessionId):
+		c.mu.Unlock()
+		return failed("code-mode session ID `%s` was reused", r.SessionId)
+	}
+	c.mu.Unlock()
+	delegate := &remoteDelegate{conn: c, session: r.SessionId}
+	sess, err := c.host.provider.CreateSession(ctx, delegate, convertv1.LimitsFromWire(r.CellExecutionLimits))
+	if err != nil {
+		return failure(err)
+	}
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		_ = sess.Shutdown(context.Background())
+		return failed(errHostClosing)
+	}
+	server := r.OutputTruncation != nil && *r.OutputTruncation == wirev1.WireOutputTruncationServer
+	c.sessions[r.SessionId] = &hostSession{id: r.SessionId, session: sess, serverTruncation: server}
+	c.mu.Unlock()
+	return ok(wirev1.SessionReady{SessionId: r.SessionId})
+}
+
+// shutdownSession shuts a session down and answers once every cell of it has sent cell/closed.
+func (c *conn) shutdownSession(ctx context.Context, r wirev1.ShutdownSession) result {
+	c.mu.Lock()
+	s, found := c.sessions[r.SessionId]
+	delete(c.sessions, r.SessionId)
+	c.mu.Unlock()
+	if !found {
+		return failed("unknown code-mode session %s", r.SessionId)
+	}
+	if err := s.session.Shutdown(ctx); err != nil {
+		return failure(err)
+	}
+	c.awaitSessionCells(ctx, r.SessionId)
+	return ok(wirev1.SessionClosed(r))
+}

@@ -1,0 +1,111 @@
+package hostv1
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/coder/websocket"
+
+	"github.com/codemodehq/codemode/pkg/v1/v1transport"
+)
+
+// WebSocketHandler returns the routes of a V1 WebSocket listener (spec §2.7): "/" accepts a
+// control (or single) connection, "/bulk/{token}" pairs the bulk socket of a dual connection
+// (an unknown or used token is 404), and "GET /readyz" answers 200. Any request with an Origin
+// header is refused with 403: the host is for programs, never for a browser page that could be
+// steered into it. Connections are served until ctx ends.
+func (h *Host) WebSocketHandler(ctx context.Context) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Origin") != "" {
+			http.Error(w, "browser origins are not allowed", http.StatusForbidden)
+			return
+		}
+		switch {
+		case r.URL.Path == "/readyz" && r.Method == http.MethodGet:
+			w.WriteHeader(http.StatusOK)
+		case r.URL.Path == "/":
+			h.serveControl(ctx, w, r)
+		case strings.HasPrefix(r.URL.Path, "/bulk/"):
+			h.serveBulk(w, r, strings.TrimPrefix(r.URL.Path, "/bulk/"))
+		default:
+			http.NotFound(w, r)
+		}
+	})
+}
+
+var acceptOptions = &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled}
+
+// serveControl accepts a connection and serves it; dual websockets are offered while a
+// pairing slot is free.
+func (h *Host) serveControl(ctx context.Context, w http.ResponseWriter, r *http.Request) {
+	ws, err := websocket.Accept(w, r, acceptOptions)
+	if err != nil {
+		h.log.Warn("code-mode websocket upgrade failed", "error", err)
+		return
+	}
+	upgrade := func(ctx context.Context, p *pairing) (transportv1.Conn, error) {
+		bulk, err := p.await(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return transportv1.NewDualWebSocketConn(ws, bulk), nil
+	}
+	if err := h.serve(ctx, transportv1.NewWebSocketConn(ws), h.pairings.reserve, upgrade); err != nil {
+		h.log.Warn("code-mode websocket connection ended", "error", err)
+	}
+}
+
+// serveBulk pairs a bulk socket with the control connection its token was issued to.
+func (h *Host) serveBulk(w http.ResponseWriter, r *http.Request, token string) {
+	p := h.pairings.claim(token)
+	if p == nil {
+		http.NotFound(w, r)
+		return
+	}
+	ws, err := websocket.Accept(w, r, acceptOptions)
+	if err != nil {
+		p.release()
+		h.log.Warn("code-mode bulk websocket upgrade failed", "error", err)
+		return
+	}
+	p.deliver(ws)
+}
+
+// ServeWebSocket serves the listener routes on ln until ctx ends, then closes ln and every
+// connection. Accepted TCP connections have Nagle's algorithm disabled (TCP_NODELAY): V1 is
+// request/response traffic of small frames.
+func (h *Host) ServeWebSocket(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{Handler: h.WebSocketHandler(ctx)}
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	err := srv.Serve(NoDelayListener(ln))
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// NoDelayListener sets TCP_NODELAY on every TCP connection ln accepts.
+func NoDelayListener(ln net.Listener) net.Listener { return noDelayListener{ln} }
+
+type noDelayListener struct{ net.Listener }
+
+func (l noDelayListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	if tc, ok := c.(*net.TCPConn); ok {
+		if err := tc.SetNoDelay(true); err != nil {
+			_ = c.Close()
+			return nil, fmt.Errorf("setting TCP_NODELAY: %w", err)
+		}
+	}
+	return c, nil
+}

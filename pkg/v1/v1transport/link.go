@@ -1,0 +1,495 @@
+package transportv1
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"github.com/codemodehq/codemode/gen/go/wirev1"
+	"github.com/codemodehq/codemode/pkg/v1/v1frame"
+)
+
+// Queue bounds (spec §2.8): the control queue, which is the only queue of a single connection,
+// and the bulk queue of a dual connection.
+const (
+	ControlQueueFrames = 128
+	BulkQueueFrames    = 1024
+)
+
+// ErrQueueFull is returned by TrySend when the lane's queue has no room; the link has then
+// failed with it (a peer that does not read must not make the other side buffer without bound).
+var ErrQueueFull = errors.New("outgoing queue is full")
+
+// Side names the party at the other end of a Link, as Codex's texts name it.
+type Side string
+
+// The two parties.
+const (
+	SideClient Side = "client"
+	SideHost   Side = "host"
+)
+
+// Link runs a Conn for one driver: In is the decoded type of incoming messages
+// (wirev1.ClientToHost on a host, wirev1.HostToClient on a client).
+type Link[In wirev1.Message] struct {
+	conn   Conn
+	peer   Side
+	decode func([]byte) (In, error)
+
+	inbox [3]chan inbound[In] // by lane
+	queue [3]chan []byte      // by lane; on a single connection everything uses LaneControl
+	// writing serialises writes per lane: the lane's writer goroutine holds it for each queued
+	// frame, and a sender that finds the lane idle (lock free, queue empty) writes itself,
+	// saving a goroutine handoff per message.
+	writing [3]sync.Mutex
+	// queued counts, per lane, the frames handed to the queue and not yet written.
+	queued [3]atomic.Int64
+	// Flush queues a barrier (a nil frame) per lane: barriers[lane] counts those queued (under
+	// flushMu), reached[lane] those the writer has passed; the writer then leaves a token in
+	// flushed[lane] without waiting, and a flusher rechecks reached.
+	flushMu  sync.Mutex
+	barriers [3]uint64
+	reached  [3]atomic.Uint64
+	flushed  [3]chan struct{}
+
+	// startReading starts the reader goroutine of a single connection's one lane, in the mode of
+	// the first of Next or Serve (a dual connection's readers start with the link).
+	startReading sync.Once
+	// serving is held while Serve's handler runs on a single connection's reader goroutine;
+	// serveStopped (under serving) tells the reader to call the handler no more.
+	serving      sync.Mutex
+	serveStopped bool
+
+	done    chan struct{}
+	closeMu sync.Once
+	errMu   sync.Mutex
+	err     error
+	readers sync.WaitGroup
+	writers sync.WaitGroup
+}
+
+type inbound[In any] struct {
+	msg In
+	err error
+}
+
+// NewLink starts the link's reader and writer goroutines. peer is who sends what this side
+// reads. decode turns a payload into a message; its error is wrapped into Codex's "failed to
+// decode code-mode IPC frame: …", which is invalid data (errors.Is frame.ErrInvalidData) like a
+// malformed frame.
+func NewLink[In wirev1.Message](conn Conn, peer Side, decode func([]byte) (In, error)) *Link[In] {
+	l := &Link[In]{conn: conn, peer: peer, decode: decode, done: make(chan struct{})}
+	lanes := []wirev1.Lane{wirev1.LaneControl}
+	if conn.Dual() {
+		lanes = append(lanes, wirev1.LaneBulk)
+	}
+	for _, lane := range lanes {
+		size := ControlQueueFrames
+		if lane == wirev1.LaneBulk {
+			size = BulkQueueFrames
+		}
+		l.inbox[lane] = make(chan inbound[In], 1)
+		l.queue[lane] = make(chan []byte, size)
+		l.flushed[lane] = make(chan struct{}, 1)
+		l.writers.Add(1)
+		go l.write(lane)
+	}
+	if conn.Dual() {
+		// Each lane has its reader from the start, so that control never waits behind bulk.
+		l.startReading.Do(func() {})
+		for _, lane := range lanes {
+			l.readers.Add(1)
+			go l.read(lane)
+		}
+	}
+	return l
+}
+
+// readInbox starts the single lane's reader in Next's mode (decoded messages go to the inbox),
+// unless a reader already runs.
+func (l *Link[In]) readInbox() {
+	l.startReading.Do(func() {
+		l.readers.Add(1)
+		go l.read(wirev1.LaneControl)
+	})
+}
+
+// Dual reports whether the link runs a dual connection.
+func (l *Link[In]) Dual() bool { return l.conn.Dual() }
+
+// Done is closed once the link has failed or was closed.
+func (l *Link[In]) Done() <-chan struct{} { return l.done }
+
+// Err is the reason the link ended, nil while it runs. A clean end of input is io.EOF.
+func (l *Link[In]) Err() error {
+	l.errMu.Lock()
+	defer l.errMu.Unlock()
+	return l.err
+}
+
+// Close ends the link with err (the first reason wins), closes the Conn, and waits for the
+// writer goroutines. Readers return once the closed Conn unblocks their read; Wait waits for
+// them too.
+func (l *Link[In]) Close(err error) {
+	l.fail(err)
+	l.writers.Wait()
+}
+
+// Wait waits until every goroutine of a closed link has returned.
+func (l *Link[In]) Wait() {
+	<-l.done
+	l.writers.Wait()
+	l.readers.Wait()
+}
+
+func (l *Link[In]) fail(err error) {
+	l.closeMu.Do(func() {
+		l.errMu.Lock()
+		l.err = err
+		l.errMu.Unlock()
+		close(l.done)
+		_ = l.conn.Close()
+	})
+}
+
+// read decodes the frames of one lane until the lane fails.
+func (l *Link[In]) read(lane wirev1.Lane) {
+	defer l.readers.Done()
+	for {
+		in := l.readOne(lane)
+		select {
+		case l.inbox[lane] <- in:
+		case <-l.done:
+			return
+		}
+		if in.err != nil {
+			return
+		}
+	}
+}
+
+func (l *Link[In]) readOne(lane wirev1.Lane) inbound[In] {
+	payload, err := l.conn.ReadFrame(lane)
+	if err != nil {
+		return inbound[In]{err: err}
+	}
+	msg, err := l.decode(payload)
+	if err != nil {
+		return inbound[In]{err: &decodeError{err: err}}
+	}
+	if l.conn.Dual() && wirev1.LaneOf(msg) != lane {
+		return inbound[In]{err: fmt.Errorf("code-mode %s sent a message on the wrong websocket lane", l.peer)}
+	}
+	return inbound[In]{msg: msg}
+}
+
+// Next returns the next incoming message, control before bulk: a bulk message is returned only
+// when no control message is waiting. A lane's error (io.EOF for a clean end) is returned once
+// and the caller should then Close the link. Next also returns when ctx ends or the link closes.
+func (l *Link[In]) Next(ctx context.Context) (In, error) {
+	l.readInbox()
+	var zero In
+	control, bulk := l.inbox[wirev1.LaneControl], l.inbox[wirev1.LaneBulk]
+	select {
+	case in := <-control:
+		return in.msg, in.err
+	default:
+	}
+	select {
+	case in := <-control:
+		return in.msg, in.err
+	case in := <-bulk: // nil on a single connection: never ready
+		return in.msg, in.err
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	case <-l.done:
+		return zero, l.closedErr()
+	}
+}
+
+// Serve calls handle with every incoming message, in order, control before bulk as Next returns
+// them, until handle returns an error, a lane fails (io.EOF for a clean end), ctx ends or the
+// link closes, and returns that reason. Once Serve has returned, handle is not running and is
+// not called again. handle should not block for long: while it runs, no further message is
+// handled.
+//
+// On a single connection handle runs on the reader goroutine itself, right after the frame was
+// read and decoded, which saves a goroutine handoff per message (the reader does not read ahead
+// while handle runs). A link is driven either by Serve or by Next, not both.
+func (l *Link[In]) Serve(ctx context.Context, handle func(In) error) error {
+	if l.conn.Dual() {
+		for {
+			msg, err := l.Next(ctx)
+			if err == nil {
+				err = handle(msg)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	result := make(chan error, 1)
+	started := false
+	l.startReading.Do(func() {
+		started = true
+		l.readers.Add(1)
+		go l.readAndHandle(ctx, wirev1.LaneControl, handle, result)
+	})
+	if !started {
+		return errors.New("transportv1: Serve on a link that is already read")
+	}
+	var err error
+	select {
+	case err = <-result:
+		return err
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-l.done:
+		err = l.closedErr()
+	}
+	// Wait for a handler that is running, and let none start after this.
+	l.serving.Lock()
+	l.serveStopped = true
+	l.serving.Unlock()
+	select {
+	case herr := <-result: // the reader stopped on its own meanwhile: its reason is the real one
+		return herr
+	default:
+		return err
+	}
+}
+
+// readAndHandle is a single connection's reader in Serve's mode: it calls handle itself, unless
+// Serve has ended or is about to (ctx ended, the link closed).
+func (l *Link[In]) readAndHandle(ctx context.Context, lane wirev1.Lane, handle func(In) error, result chan<- error) {
+	defer l.readers.Done()
+	for {
+		in := l.readOne(lane)
+		l.serving.Lock()
+		if l.serveStopped || (in.err == nil && (ctx.Err() != nil || l.isDone())) {
+			l.serving.Unlock()
+			return
+		}
+		err := in.err
+		if err == nil {
+			err = handle(in.msg)
+		} else if l.isDone() {
+			err = l.closedErr() // the read failed because the link was closed: say why
+		}
+		if err != nil {
+			l.serveStopped = true
+			result <- err
+		}
+		l.serving.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (l *Link[In]) isDone() bool {
+	select {
+	case <-l.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (l *Link[In]) closedErr() error {
+	if err := l.Err(); err != nil {
+		return err
+	}
+	return io.EOF
+}
+
+// Encode frames m. It fails when the encoding exceeds the frame limit, before anything is
+// queued, so the caller can send a smaller replacement.
+func Encode(m wirev1.Message) ([]byte, error) {
+	return frame.Seal(m.AppendJSON(frame.Reserve(nil)))
+}
+
+// lane is where m travels: its lane on a dual connection, the one stream otherwise.
+func (l *Link[In]) lane(m wirev1.Message) wirev1.Lane {
+	if l.conn.Dual() {
+		return wirev1.LaneOf(m)
+	}
+	return wirev1.LaneControl
+}
+
+// Send encodes m and queues it, waiting for room in its lane's queue. Encoding errors are
+// returned as they are (see Encode); a link that ended returns its reason.
+func (l *Link[In]) Send(ctx context.Context, m wirev1.Message) error {
+	f, err := Encode(m)
+	if err != nil {
+		return err
+	}
+	return l.SendFrame(ctx, l.lane(m), f)
+}
+
+// SendFrame queues an encoded frame on lane, waiting for room. When the lane is idle it writes
+// the frame at once instead, in order with everything queued before.
+func (l *Link[In]) SendFrame(ctx context.Context, lane wirev1.Lane, f []byte) error {
+	select {
+	case <-l.done:
+		return l.closedErr()
+	default:
+	}
+	if l.writeIfIdle(lane, f) {
+		return nil
+	}
+	l.queued[lane].Add(1)
+	select {
+	case l.queue[lane] <- f:
+		return nil
+	case <-ctx.Done():
+		l.queued[lane].Add(-1)
+		return ctx.Err()
+	case <-l.done:
+		l.queued[lane].Add(-1)
+		return l.closedErr()
+	}
+}
+
+// TrySend encodes m and queues it only if its lane's queue has room at once; otherwise the
+// link fails with ErrQueueFull. For senders that must never block, such as a read loop.
+func (l *Link[In]) TrySend(m wirev1.Message) error {
+	f, err := Encode(m)
+	if err != nil {
+		return err
+	}
+	// No direct write here: the caller must not wait for the peer to read.
+	lane := l.lane(m)
+	l.queued[lane].Add(1)
+	select {
+	case <-l.done:
+		l.queued[lane].Add(-1)
+		return l.closedErr()
+	case l.queue[lane] <- f:
+		return nil
+	default:
+		l.queued[lane].Add(-1)
+		err := fmt.Errorf("code-mode %s outgoing queue is full: %w", l.self(), ErrQueueFull)
+		l.fail(err)
+		return err
+	}
+}
+
+// self is this side's name.
+func (l *Link[In]) self() Side {
+	if l.peer == SideClient {
+		return SideHost
+	}
+	return SideClient
+}
+
+// writeIfIdle writes f on lane when no frame is queued or being written there. A write error
+// fails the link; the frame counts as handled either way.
+func (l *Link[In]) writeIfIdle(lane wirev1.Lane, f []byte) bool {
+	mu := &l.writing[lane]
+	if !mu.TryLock() {
+		return false
+	}
+	if l.queued[lane].Load() > 0 {
+		mu.Unlock()
+		return false
+	}
+	err := l.conn.WriteFrame(lane, f)
+	mu.Unlock()
+	if err != nil {
+		l.fail(fmt.Errorf("failed to write code-mode %s message: %w", l.self(), err))
+	}
+	return true
+}
+
+// Flush returns once every frame sent before the call has been written to the Conn, on every
+// lane, or with ctx's error, or with the link's reason when it ended first. A host that ends a
+// connection on purpose flushes first, so that its last messages (cell/closed) reach the peer
+// before the Conn closes; Close alone drops what is still queued.
+func (l *Link[In]) Flush(ctx context.Context) error {
+	l.flushMu.Lock()
+	defer l.flushMu.Unlock()
+	for lane, q := range l.queue {
+		if q == nil {
+			continue
+		}
+		if err := l.flushLane(ctx, lane, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flushLane queues a barrier (a nil frame) behind the lane's frames and waits for the writer to
+// pass it. Counting it in queued keeps senders from writing past it directly.
+func (l *Link[In]) flushLane(ctx context.Context, lane int, q chan []byte) error {
+	l.queued[lane].Add(1)
+	select {
+	case q <- nil:
+		l.barriers[lane]++
+	case <-ctx.Done():
+		l.queued[lane].Add(-1)
+		return fmt.Errorf("flushing the code-mode %s link: %w", l.self(), ctx.Err())
+	case <-l.done:
+		l.queued[lane].Add(-1)
+		return l.closedErr()
+	}
+	ticket := l.barriers[lane]
+	for l.reached[lane].Load() < ticket {
+		select {
+		case <-l.flushed[lane]:
+		case <-ctx.Done():
+			return fmt.Errorf("flushing the code-mode %s link: %w", l.self(), ctx.Err())
+		case <-l.done:
+			return l.closedErr()
+		}
+	}
+	return nil
+}
+
+// write drains one lane's queue into the Conn.
+func (l *Link[In]) write(lane wirev1.Lane) {
+	defer l.writers.Done()
+	for {
+		select {
+		case f := <-l.queue[lane]:
+			if f == nil { // a Flush barrier: everything queued before it is written
+				l.queued[lane].Add(-1)
+				l.reached[lane].Add(1)
+				signal(l.flushed[lane])
+				continue
+			}
+			l.writing[lane].Lock()
+			err := l.conn.WriteFrame(lane, f)
+			l.queued[lane].Add(-1)
+			l.writing[lane].Unlock()
+			if err != nil {
+				l.fail(fmt.Errorf("failed to write code-mode %s message: %w", l.self(), err))
+				return
+			}
+		case <-l.done:
+			return
+		}
+	}
+}
+
+// decodeError is a frame whose payload did not decode: invalid data, as Codex's codec classifies
+// it (io::ErrorKind::InvalidData), like a malformed frame. It wraps the decoder's error.
+type decodeError struct{ err error }
+
+func (e *decodeError) Error() string { return "failed to decode code-mode IPC frame: " + e.err.Error() }
+
+func (e *decodeError) Unwrap() error { return e.err }
+
+func (e *decodeError) Is(target error) bool { return target == frame.ErrInvalidData }
+
+// signal leaves a token in ch unless one is already waiting there.
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}

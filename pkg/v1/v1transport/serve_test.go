@@ -1,0 +1,236 @@
+package transportv1_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/codemodehq/codemode/gen/go/wirev1"
+	"github.com/codemodehq/codemode/pkg/v1/v1frame"
+	"github.com/codemodehq/codemode/pkg/v1/v1transport"
+)
+
+// cancelFrame is an operation/cancel for id, as one complete frame.
+func cancelFrame(t *testing.T, id int64) []byte {
+	t.Helper()
+	f, err := transportv1.Encode(wirev1.OperationCancel{Id: wirev1.RequestId(id)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func cancelID(t *testing.T, m wirev1.ClientToHost) int64 {
+	t.Helper()
+	c, ok := m.(wirev1.OperationCancel)
+	if !ok {
+		t.Fatalf("got %T, want operation/cancel", m)
+	}
+	return int64(c.Id)
+}
+
+// TestServeHandlesStreamMessagesInOrder: on a single connection Serve's handler runs on the
+// reader goroutine; messages that arrive together (one write holding many frames) are handled
+// one at a time in their order, and a handler's error ends Serve with that error, after which
+// the handler is never called again.
+func TestServeHandlesStreamMessagesInOrder(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	link := transportv1.NewLink(transportv1.NewStreamConn(r, w, r.Close), transportv1.SideClient, wirev1.DecodeClientToHost)
+	const n = 200
+	var batch []byte
+	for i := 1; i <= n+5; i++ {
+		batch = append(batch, cancelFrame(t, int64(i))...)
+	}
+	if _, err := w.Write(batch); err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("stop")
+	var got []int64
+	var running, after atomic.Int32
+	var returned atomic.Bool
+	err = link.Serve(context.Background(), func(m wirev1.ClientToHost) error {
+		if returned.Load() {
+			after.Add(1)
+		}
+		if running.Add(1) != 1 {
+			t.Error("two handlers ran at once")
+		}
+		defer running.Add(-1)
+		got = append(got, cancelID(t, m))
+		if len(got) == n {
+			return stop
+		}
+		return nil
+	})
+	returned.Store(true)
+	if err != stop {
+		t.Fatalf("Serve returned %v, want the handler's error", err)
+	}
+	for i, id := range got {
+		if id != int64(i+1) {
+			t.Fatalf("message %d has id %d: out of order (%v)", i, id, got)
+		}
+	}
+	link.Close(io.EOF)
+	link.Wait()
+	if after.Load() != 0 {
+		t.Fatal("the handler was called after Serve returned")
+	}
+}
+
+// TestServeReturnsAfterTheRunningHandlerWhenContextEnds: a ctx that ends while the handler runs
+// makes Serve return only once that handler returned, and later messages are not handled.
+func TestServeReturnsAfterTheRunningHandlerWhenContextEnds(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	link := transportv1.NewLink(transportv1.NewStreamConn(r, w, r.Close), transportv1.SideClient, wirev1.DecodeClientToHost)
+	if _, err := w.Write(cancelFrame(t, 1)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	entered, release := make(chan struct{}), make(chan struct{})
+	var handled atomic.Int32
+	var handlerDone atomic.Bool
+	served := make(chan error, 1)
+	go func() {
+		served <- link.Serve(ctx, func(m wirev1.ClientToHost) error {
+			if handled.Add(1) == 1 {
+				close(entered)
+				<-release
+				handlerDone.Store(true)
+			}
+			return nil
+		})
+	}()
+	<-entered
+	cancel()
+	if _, err := w.Write(cancelFrame(t, 2)); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if err := <-served; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Serve returned %v, want context.Canceled", err)
+	}
+	if !handlerDone.Load() {
+		t.Fatal("Serve returned while the handler was running")
+	}
+	link.Close(io.EOF)
+	link.Wait()
+	if n := handled.Load(); n != 1 {
+		t.Fatalf("%d messages handled, want 1 (none after Serve returned)", n)
+	}
+}
+
+// TestServeEndsWithTheStreamsEnd: a clean end of the stream ends Serve with io.EOF.
+func TestServeEndsWithTheStreamsEnd(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := transportv1.NewLink(transportv1.NewStreamConn(r, w, r.Close), transportv1.SideClient, wirev1.DecodeClientToHost)
+	if _, err := w.Write(cancelFrame(t, 7)); err != nil {
+		t.Fatal(err)
+	}
+	_ = w.Close()
+	var got []int64
+	err = link.Serve(context.Background(), func(m wirev1.ClientToHost) error {
+		got = append(got, cancelID(t, m))
+		return nil
+	})
+	if !errors.Is(err, io.EOF) || len(got) != 1 || got[0] != 7 {
+		t.Fatalf("Serve = %v after %v, want io.EOF after [7]", err, got)
+	}
+	link.Close(err)
+	link.Wait()
+}
+
+// laneConn is a dual Conn whose lanes deliver the frames a test feeds them; reads records, per
+// lane, how many ReadFrame calls started.
+type laneConn struct {
+	in     [3]chan []byte
+	reads  [3]atomic.Int32
+	closed chan struct{}
+	once   sync.Once
+}
+
+func newLaneConn() *laneConn {
+	c := &laneConn{closed: make(chan struct{})}
+	c.in[wirev1.LaneControl] = make(chan []byte, 16)
+	c.in[wirev1.LaneBulk] = make(chan []byte, 16)
+	return c
+}
+
+func (c *laneConn) Dual() bool { return true }
+
+func (c *laneConn) ReadFrame(lane wirev1.Lane) ([]byte, error) {
+	c.reads[lane].Add(1)
+	select {
+	case f := <-c.in[lane]:
+		return frame.Decode(f)
+	case <-c.closed:
+		return nil, io.EOF
+	}
+}
+
+func (c *laneConn) WriteFrame(wirev1.Lane, []byte) error { return nil }
+
+func (c *laneConn) Close() error {
+	c.once.Do(func() { close(c.closed) })
+	return nil
+}
+
+// TestServeHandlesControlBeforeBulk: on a dual connection, a control message that is waiting is
+// handled before a bulk message that is waiting too (spec §2.7), through Serve as through Next.
+func TestServeHandlesControlBeforeBulk(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for round := range 20 {
+		conn := newLaneConn()
+		link := transportv1.NewLink(conn, transportv1.SideClient, wirev1.DecodeClientToHost)
+		bulk, err := transportv1.Encode(wirev1.DelegateResponseMessage{Id: 1, Result: wirev1.DelegateResponseOk{Value: wirev1.ToolResult{Result: []byte("1")}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.in[wirev1.LaneBulk] <- bulk
+		conn.in[wirev1.LaneControl] <- cancelFrame(t, 2)
+		// Both readers decoded their message and wait to hand over the next one's read.
+		for conn.reads[wirev1.LaneControl].Load() < 2 || conn.reads[wirev1.LaneBulk].Load() < 2 {
+			runtimeGosched()
+		}
+		var order []string
+		err = link.Serve(context.Background(), func(m wirev1.ClientToHost) error {
+			order = append(order, fmt.Sprintf("%T", m))
+			if len(order) == 2 {
+				return io.EOF
+			}
+			return nil
+		})
+		if err != io.EOF {
+			t.Fatalf("Serve = %v", err)
+		}
+		if order[0] != "wirev1.OperationCancel" {
+			t.Fatalf("round %d: handled %v, want control first", round, order)
+		}
+		link.Close(io.EOF)
+		link.Wait()
+	}
+}
+
+func runtimeGosched() { runtime.Gosched() }
