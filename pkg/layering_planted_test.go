@@ -45,12 +45,12 @@ var planted = []plantedCase{
 		},
 	},
 	{
-		name:  "issue 8: exectool imports a generator",
+		name:  "issue 8: modeltool imports a generator",
 		edges: []edge{own("pkg/modeltool", "pkg/codemode"), own("pkg/modeltool", "generators/wiregen")},
 		want:  []string{"pkg/modeltool → generators/wiregen [pkg/modeltool/...]"},
 	},
 	{
-		name:  "issue 8: the conformance suite imports exectool",
+		name:  "issue 8: the conformance suite imports modeltool",
 		edges: []edge{own("pkg/codemode/codemodetest", "pkg/codemode"), own("pkg/codemode/codemodetest", "pkg/modeltool")},
 		want:  []string{"pkg/codemode/codemodetest → pkg/modeltool [pkg/codemode/codemodetest]"},
 	},

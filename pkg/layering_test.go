@@ -46,8 +46,8 @@ const (
 // "gen/..."), or a third-party module path. There are no exemptions: to let a package import
 // something new, add one line to its rule's allow list.
 //
-// Adapter packages are the only pkg packages whose rule allows gen/: the V1 ones (convertv1,
-// transportv1, hostv1, clientv1), the exec-server ones (execrpc, execserver, exectoolset), the
+// Adapter packages are the only pkg packages whose rule allows gen/: the V1 ones (v1convert,
+// v1transport, v1host, v1client), the exec-server ones (execrpc, execserver, exectools), the
 // gRPC ones (grpcconv, grpchost, grpcclient), the one that
 // serves the built browser playground (playground) and nothing else. A service's main is thin: its program lives in pkg (pkg/hostprogram), so that the CLI
 // runs the same code.
@@ -159,13 +159,13 @@ var layers = []layer{
 		pkgs:         "pkg/hostprogram",
 		allow:        []string{std, "pkg/codemode", "pkg/v1/v1host", "pkg/grpc/grpchost", "pkg/grpc/grpcconv", "pkg/jsruntime", "pkg/toolsources/toolprovider", "pkg/toolsources", "pkg/playground", "pkg/internal/stdio", connect, oklogRun},
 		allowInTests: []string{"pkg/codemode/codemodetest", "pkg/testenv"},
-		why:          "the host program composes the runtime, the tool provider and both host adapters; it never touches generated wire types (flags name a V1 generation through hostv1) nor a client, and nothing in pkg imports it but the binaries above",
+		why:          "the host program composes the runtime, the tool provider and both host adapters; it never touches generated wire types (flags name a V1 generation through v1host) nor a client, and nothing in pkg imports it but the binaries above",
 	},
 	{
 		pkgs:         "pkg/mcpserver",
 		allow:        []string{std, "pkg/codemode", "pkg/modeltool", "pkg/jsruntime", "pkg/toolsources/toolprovider", mcpSDK},
 		allowInTests: []string{goleak},
-		why:          "the MCP server adapter serves exec and wait over the official MCP SDK from the domain contract, the model-facing texts of exectool and the runtime (its program creates the in-process provider); it knows no V1 or gRPC wire type, host adapter or client",
+		why:          "the MCP server adapter serves exec and wait over the official MCP SDK from the domain contract, the model-facing texts of modeltool and the runtime (its program creates the in-process provider); it knows no V1 or gRPC wire type, host adapter or client",
 	},
 	{
 		pkgs:  "pkg/playground",

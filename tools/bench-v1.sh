@@ -16,11 +16,11 @@ mkdir -p "$out"
 count=${COUNT:-5}
 
 echo "== go test -bench (pkg/v1/v1client), count $count" >&2
-go test -c -o "$out/clientv1.test" ./pkg/v1/v1client
+go test -c -o "$out/v1client.test" ./pkg/v1/v1client
 : >"$out/v1.txt"
 for i in $(seq "$count"); do
   echo "== run $i" >>"$out/v1.txt"
-  (cd pkg/v1/v1client && "../../../$out/clientv1.test" -test.run '^$' -test.bench 'BenchmarkV1(Floor)?/' -test.benchtime 1s) |
+  (cd pkg/v1/v1client && "../../../$out/v1client.test" -test.run '^$' -test.bench 'BenchmarkV1(Floor)?/' -test.benchtime 1s) |
     grep '^Benchmark' | tee -a "$out/v1.txt" >&2
 done
 

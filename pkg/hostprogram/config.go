@@ -20,7 +20,7 @@ const DefaultDrainTimeout = 10 * time.Second
 type Config struct {
 	// Listens are the listeners; none means stdio, Codex's default.
 	Listens []Listen
-	// Generation names the V1 wire generation ("" is hostv1's default).
+	// Generation names the V1 wire generation ("" is v1host's default).
 	Generation string
 	// MaxYieldTimeMs caps every session's yield time (0: no cap beyond the session's own).
 	MaxYieldTimeMs uint64

@@ -8,8 +8,8 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/codemodehq/codemode/pkg/v1/v1host"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
+	"github.com/codemodehq/codemode/pkg/v1/v1host"
 )
 
 // Flags are the parsed command line of the host.
@@ -44,7 +44,7 @@ func (f *Flags) FlagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Var(listenFlag{&f.Listens}, "listen", "")
-	fs.StringVar(&f.Generation, "generation", hostv1.DefaultGenerationName, "")
+	fs.StringVar(&f.Generation, "generation", v1host.DefaultGenerationName, "")
 	fs.Uint64Var(&f.MaxYieldTimeMs, "max-yield-ms", 0, "")
 	fs.Uint64Var(&f.MaxHeapBytes, "max-heap-bytes", 0, "")
 	fs.IntVar(&f.poolSize, "pool-size", jsruntime.DefaultPoolSize, "")

@@ -48,7 +48,7 @@ func ParseListen(s string) (Listen, error) {
 		}
 		return Listen{Transport: GRPC, Addr: ap}, nil
 	case s == "stdio" || s == "stdio://" || strings.HasPrefix(s, "ws://"):
-		u, err := hostv1.ParseListenURL(s)
+		u, err := v1host.ParseListenURL(s)
 		if err != nil {
 			return Listen{}, err
 		}

@@ -16,11 +16,11 @@ import (
 
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/grpc/grpchost"
-	"github.com/codemodehq/codemode/pkg/v1/v1host"
 	"github.com/codemodehq/codemode/pkg/internal/stdio"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
-	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
 	"github.com/codemodehq/codemode/pkg/toolsources"
+	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
+	"github.com/codemodehq/codemode/pkg/v1/v1host"
 )
 
 // Program is a configured host: New checks the configuration, Bind opens the listeners, Run
@@ -39,7 +39,7 @@ type Program struct {
 	provider *hostedProvider
 	// closeTools stops the manifest's MCP servers, once: Run calls it at its end, Close too.
 	closeTools func() error
-	v1         *hostv1.Host    // nil without stdio and ws listeners
+	v1         *v1host.Host    // nil without stdio and ws listeners
 	grpc       *grpchost.Host  // nil without grpc listeners
 	bound      []boundListener // after Bind
 	// listenersDone is closed when every listener actor has returned; the runtime closes then.
@@ -131,15 +131,15 @@ func (p *Program) caps() codemode.SessionCellExecutionLimits {
 // WebSocket listener (its limits are per host, as in Codex's host process), one gRPC host.
 func (p *Program) buildHosts() error {
 	if p.cfg.has(Stdio) || p.cfg.has(WebSocket) {
-		opts := []hostv1.Option{hostv1.WithLogger(p.log)}
+		opts := []v1host.Option{v1host.WithLogger(p.log)}
 		if p.cfg.Generation != "" {
-			g, err := hostv1.WithGenerationName(p.cfg.Generation)
+			g, err := v1host.WithGenerationName(p.cfg.Generation)
 			if err != nil {
 				return &UsageError{Err: err}
 			}
 			opts = append(opts, g)
 		}
-		p.v1 = hostv1.New(p.provider, opts...)
+		p.v1 = v1host.New(p.provider, opts...)
 	}
 	if p.cfg.has(GRPC) || p.cfg.has(GRPCStdio) {
 		p.grpc = grpchost.New(p.provider, grpchost.Options{
@@ -175,7 +175,7 @@ func (p *Program) bind(ctx context.Context, l Listen) (boundListener, error) {
 		if err != nil {
 			return boundListener{}, fmt.Errorf("--listen %s: %w", l, err)
 		}
-		return boundListener{Bound: Bound{Listen: l, URL: "ws://" + ln.Addr().String()}, ln: hostv1.NoDelayListener(ln)}, nil
+		return boundListener{Bound: Bound{Listen: l, URL: "ws://" + ln.Addr().String()}, ln: v1host.NoDelayListener(ln)}, nil
 	case GRPC:
 		ln, err := grpchost.Listen(ctx, l.Addr.String())
 		if err != nil {

@@ -31,7 +31,7 @@ func TestConformanceOnTheRealClock(t *testing.T) {
 }
 
 // TestConformanceThroughToolCallStarter runs the suite with every session's delegate behind
-// codemode.ToolCallStarter, as a remote host's is (hostv1), so the runtime's StartToolCall path
+// codemode.ToolCallStarter, as a remote host's is (v1host), so the runtime's StartToolCall path
 // keeps the contract too. The wrapper answers each call from a goroutine of its own, as a
 // transport's reader would, and turns a delegate's panic into the failure a transport reports.
 func TestConformanceThroughToolCallStarter(t *testing.T) {

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/pkg/modeltool"
 	"github.com/codemodehq/codemode/pkg/jsruntime/internal/jssource"
+	"github.com/codemodehq/codemode/pkg/modeltool"
 	"github.com/codemodehq/codemode/pkg/serdejson"
 )
 
@@ -283,7 +283,7 @@ func (r *cellRun) deliverReady() error {
 func (r *cellRun) beginSpec() string {
 	tools := make([][2]string, len(r.req.EnabledTools))
 	for i, def := range r.req.EnabledTools {
-		tools[i] = [2]string{exectool.NormalizeIdentifier(def.Name), def.Description}
+		tools[i] = [2]string{modeltool.NormalizeIdentifier(def.Name), def.Description}
 	}
 	var seed [16]byte
 	_, _ = rand.Read(seed[:])

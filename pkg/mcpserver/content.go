@@ -21,12 +21,12 @@ const imageDetailMeta = "codex/imageDetail"
 // as text content, images and audio as MCP image and audio content. A failed script is an
 // error result.
 func toolResult(resp codemode.RuntimeResponse, wall time.Duration, maxTokens int) *mcp.CallToolResult {
-	items := exectool.FormatRuntimeResponse(resp, wall, maxTokens)
+	items := modeltool.FormatRuntimeResponse(resp, wall, maxTokens)
 	content := make([]mcp.Content, 0, len(items))
 	for _, item := range items {
 		content = append(content, mcpContent(item))
 	}
-	return &mcp.CallToolResult{Content: content, IsError: !exectool.ResponseSucceeded(resp)}
+	return &mcp.CallToolResult{Content: content, IsError: !modeltool.ResponseSucceeded(resp)}
 }
 
 // errorResult is an error result with one text: what the model reads for a refused call.

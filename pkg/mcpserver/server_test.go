@@ -17,9 +17,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/pkg/modeltool"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
 	"github.com/codemodehq/codemode/pkg/mcpserver"
+	"github.com/codemodehq/codemode/pkg/modeltool"
 	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
 )
 
@@ -156,19 +156,19 @@ func TestListsExecAndWaitWithCodexDescriptions(t *testing.T) {
 	if len(res.Tools) != 2 || res.Tools[0].Name != "exec" || res.Tools[1].Name != "wait" {
 		t.Fatalf("tools %+v", res.Tools)
 	}
-	if want := exectool.ExecToolDescription(f.tools.Definitions()); res.Tools[0].Description != want {
+	if want := modeltool.ExecToolDescription(f.tools.Definitions()); res.Tools[0].Description != want {
 		t.Errorf("exec description:\n%s\nwant:\n%s", res.Tools[0].Description, want)
 	}
 	if !strings.Contains(res.Tools[0].Description, "declare const tools: { add(args: { a: number; b: number; }): Promise<unknown>; };") {
 		t.Errorf("exec description lacks add's declaration:\n%s", res.Tools[0].Description)
 	}
-	if res.Tools[1].Description != exectool.WaitToolDescription() {
+	if res.Tools[1].Description != modeltool.WaitToolDescription() {
 		t.Errorf("wait description %q", res.Tools[1].Description)
 	}
 	schema, _ := json.Marshal(res.Tools[1].InputSchema)
 	var got, want any
 	_ = json.Unmarshal(schema, &got)
-	_ = json.Unmarshal(exectool.WaitToolParameters(), &want)
+	_ = json.Unmarshal(modeltool.WaitToolParameters(), &want)
 	if gotJSON, wantJSON := mustJSON(got), mustJSON(want); gotJSON != wantJSON {
 		t.Errorf("wait schema %s, want %s", gotJSON, wantJSON)
 	}

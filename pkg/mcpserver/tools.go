@@ -28,7 +28,7 @@ const execInputSchema = `{"type":"object","properties":{` +
 func execTool(defs []codemode.ToolDefinition) *mcp.Tool {
 	return &mcp.Tool{
 		Name:        codemode.PublicToolName,
-		Description: exectool.ExecToolDescription(defs),
+		Description: modeltool.ExecToolDescription(defs),
 		InputSchema: json.RawMessage(execInputSchema),
 	}
 }
@@ -37,8 +37,8 @@ func execTool(defs []codemode.ToolDefinition) *mcp.Tool {
 func waitTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:        codemode.WaitToolName,
-		Description: exectool.WaitToolDescription(),
-		InputSchema: exectool.WaitToolParameters(),
+		Description: modeltool.WaitToolDescription(),
+		InputSchema: modeltool.WaitToolParameters(),
 	}
 }
 
@@ -82,12 +82,12 @@ func (s *Server) handleExec(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 	if err != nil {
 		return errorResult(err.Error()), nil
 	}
-	parsed, err := exectool.ParseExecSource(*args.Code)
+	parsed, err := modeltool.ParseExecSource(*args.Code)
 	if err != nil {
 		return errorResult(err.Error()), nil // Codex's text, as the model would see it
 	}
 	yield := cmpOr(args.YieldTimeMs, parsed.YieldTimeMs, codemode.DefaultExecYieldTimeMs)
-	maxTokens := exectool.ResolveMaxOutputTokens(cmpOrNil(args.MaxOutputTokens, parsed.MaxOutputTokens))
+	maxTokens := modeltool.ResolveMaxOutputTokens(cmpOrNil(args.MaxOutputTokens, parsed.MaxOutputTokens))
 	e, err := s.sessionOf(ctx, req.Session)
 	if err != nil {
 		return errorResult("exec failed: " + err.Error()), nil
@@ -126,11 +126,11 @@ func (s *Server) handleWait(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 	if len(raw) == 0 {
 		raw = json.RawMessage(`{}`)
 	}
-	args, err := exectool.ParseWaitArguments(string(raw))
+	args, err := modeltool.ParseWaitArguments(string(raw))
 	if err != nil {
 		return errorResult(err.Error()), nil
 	}
-	maxTokens := exectool.ResolveMaxOutputTokens(args.MaxTokens)
+	maxTokens := modeltool.ResolveMaxOutputTokens(args.MaxTokens)
 	e, err := s.sessionOf(ctx, req.Session)
 	if err != nil {
 		return errorResult("wait failed: " + err.Error()), nil

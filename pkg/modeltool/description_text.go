@@ -1,4 +1,4 @@
-package exectool
+package modeltool
 
 // The model-facing texts below are Codex's, verbatim, at the spec's baseline
 // (codex-rs/code-mode-protocol/src/description.rs, 4f39251a).

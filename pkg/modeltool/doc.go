@@ -1,4 +1,4 @@
-// Package exectool is everything the model sees of Code Mode: the `exec` and `wait` tool
+// Package modeltool is everything the model sees of Code Mode: the `exec` and `wait` tool
 // definitions and descriptions, the `// @exec:` pragma parser, the JSON Schema → TypeScript
 // renderer used for nested tool declarations, and the formatter that turns a
 // codemode.RuntimeResponse into the tool output the model reads.
@@ -9,4 +9,4 @@
 // that a model trained against Codex sees byte-identical tool surfaces. Where Codex embeds a
 // serde_json error message, this package reproduces serde_json's wording and positions; the
 // few known divergences are named on the functions concerned.
-package exectool
+package modeltool

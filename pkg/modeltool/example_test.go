@@ -1,4 +1,4 @@
-package exectool_test
+package modeltool_test
 
 import (
 	"fmt"
@@ -10,16 +10,16 @@ import (
 )
 
 func ExampleParseExecSource() {
-	src, err := exectool.ParseExecSource("// @exec: {\"yield_time_ms\": 2500}\nconst r = await tools.search({q: 'go'});\ntext(r);")
+	src, err := modeltool.ParseExecSource("// @exec: {\"yield_time_ms\": 2500}\nconst r = await tools.search({q: 'go'});\ntext(r);")
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(*src.YieldTimeMs, src.MaxOutputTokens == nil)
 	fmt.Println(src.Code)
 
-	_, err = exectool.ParseExecSource("// @exec: {\"yield_time_ms\": \"soon\"}\ntext(1)")
+	_, err = modeltool.ParseExecSource("// @exec: {\"yield_time_ms\": \"soon\"}\ntext(1)")
 	fmt.Println(err)
-	_, err = exectool.ParseExecSource("// @exec: {\"yield_time_ms\": 10,}\ntext(1)")
+	_, err = modeltool.ParseExecSource("// @exec: {\"yield_time_ms\": 10,}\ntext(1)")
 	fmt.Println(err)
 	// Output:
 	// 2500 true
@@ -31,20 +31,20 @@ func ExampleParseExecSource() {
 
 func ExampleFormatRuntimeResponse() {
 	boom := "Error: boom\n    at exec_main.mjs:2:7"
-	items := exectool.FormatRuntimeResponse(codemode.RuntimeResponse{
+	items := modeltool.FormatRuntimeResponse(codemode.RuntimeResponse{
 		Kind:         codemode.Result,
 		CellID:       "1",
 		ContentItems: []codemode.ContentItem{codemode.InputText{Text: "partial output"}},
 		ErrorText:    &boom,
 	}, 1340*time.Millisecond, codemode.DefaultMaxOutputTokensPerExecCall)
-	_ = exectool.WriteTerminal(os.Stdout, items)
+	_ = modeltool.WriteTerminal(os.Stdout, items)
 
-	items = exectool.FormatRuntimeResponse(codemode.RuntimeResponse{
+	items = modeltool.FormatRuntimeResponse(codemode.RuntimeResponse{
 		Kind:         codemode.Yielded,
 		CellID:       "2",
 		ContentItems: []codemode.ContentItem{codemode.InputText{Text: "line one\nline two\nline three"}},
 	}, 10*time.Second, 4)
-	_ = exectool.WriteTerminal(os.Stdout, items)
+	_ = modeltool.WriteTerminal(os.Stdout, items)
 	// Output:
 	// Script failed
 	// Wall time 1.3 seconds

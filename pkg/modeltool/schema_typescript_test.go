@@ -1,4 +1,4 @@
-package exectool
+package modeltool
 
 import (
 	"encoding/json"

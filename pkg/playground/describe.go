@@ -49,7 +49,7 @@ func serveDescription(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "text/plain; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
-	_, _ = io.WriteString(w, exectool.ExecToolDescription(tools))
+	_, _ = io.WriteString(w, modeltool.ExecToolDescription(tools))
 }
 
 // readDescribeRequest decodes and checks a description request's body: at most

@@ -36,7 +36,7 @@ func Open(ctx context.Context, path string, opts Options) (sets []toolprovider.T
 	if err != nil {
 		return nil, nil, err
 	}
-	exec, err := exectoolset.FromManifest(ctx, path)
+	exec, err := exectools.FromManifest(ctx, path)
 	if err != nil {
 		_ = closeMCP()
 		return nil, nil, notStarted{fmt.Errorf("%s: /exec_server: the exec-server did not start: %w", path, err)}

@@ -14,8 +14,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
 	"github.com/codemodehq/codemode/pkg/toolsources"
+	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
 )
 
 // codemodeBin is the real `codemode` binary, built once by TestMain: `codemode mcp` is the MCP

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codemodehq/codemode/pkg/v1/v1frame"
 	"github.com/codemodehq/codemode/pkg/testenv"
+	"github.com/codemodehq/codemode/pkg/v1/v1frame"
 )
 
 // Frame-level exchanges captured from Codex's own host (V1 on stdio) and replayed against
@@ -163,7 +163,7 @@ func startV1Process(t *testing.T, path string, args ...string) *v1Process {
 	t.Helper()
 	p := &v1Process{t: t, host: startProcess(t, path, nil, args...), frames: make(chan frameOrErr, 64)}
 	go func() {
-		r := frame.NewReader(p.host.stdout)
+		r := v1frame.NewReader(p.host.stdout)
 		for {
 			b, err := r.Read()
 			p.frames <- frameOrErr{string(b), err}
@@ -178,7 +178,7 @@ func startV1Process(t *testing.T, path string, args ...string) *v1Process {
 func (p *v1Process) send(payload string) {
 	p.t.Helper()
 	payload = strings.ReplaceAll(payload, "$delegate", p.last)
-	f, err := frame.Append(nil, []byte(payload))
+	f, err := v1frame.Append(nil, []byte(payload))
 	if err != nil {
 		p.t.Fatal(err)
 	}

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codemodehq/codemode/pkg/v1/v1client"
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/codemode/codemodetest"
 	"github.com/codemodehq/codemode/pkg/grpc/grpcclient"
 	"github.com/codemodehq/codemode/pkg/testenv"
+	"github.com/codemodehq/codemode/pkg/v1/v1client"
 )
 
 // The conformance suite through codemode's clients against Codex's own host (the pinned
@@ -32,7 +32,7 @@ const codexSuiteEnv = "CODEMODE_CODEX_HOST_SUITE"
 // codexTransports are the ways the suite reaches Codex's host.
 var codexTransports = map[string]func(t *testing.T, c testenv.Codex) codemode.SessionProvider{
 	"v1-stdio": func(t *testing.T, c testenv.Codex) codemode.SessionProvider {
-		p := clientv1.NewProcessProvider(clientv1.Command{Path: c.Host}, clientv1.Options{})
+		p := v1client.NewProcessProvider(v1client.Command{Path: c.Host}, v1client.Options{})
 		t.Cleanup(func() { _ = p.Close() })
 		return p
 	},

@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codemodehq/codemode/pkg/v1/v1client"
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/codemode/codemodetest"
 	"github.com/codemodehq/codemode/pkg/grpc/grpcclient"
+	"github.com/codemodehq/codemode/pkg/v1/v1client"
 )
 
 // The conformance suite through the real binary with the Go clients: V1 over stdio (the client
@@ -17,10 +17,10 @@ import (
 
 func TestConformanceOverStdio(t *testing.T) {
 	codemodetest.Run(t, func(t *testing.T) codemode.SessionProvider {
-		p := clientv1.NewProcessProvider(clientv1.Command{
+		p := v1client.NewProcessProvider(v1client.Command{
 			Path: bin,
 			Args: []string{"--listen", "stdio", "--listen", "ws://127.0.0.1:0", "--listen", "grpc://127.0.0.1:0", "--log-level", "warn"},
-		}, clientv1.Options{})
+		}, v1client.Options{})
 		t.Cleanup(func() { _ = p.Close() })
 		return p
 	})
@@ -51,7 +51,7 @@ func TestConformanceOverNetworkListeners(t *testing.T) {
 		name := map[bool]string{false: "WebSocket", true: "DualWebSocket"}[dual]
 		t.Run(name, func(t *testing.T) {
 			codemodetest.Run(t, func(t *testing.T) codemode.SessionProvider {
-				p := clientv1.NewWebSocketProvider(ws, dual, clientv1.Options{})
+				p := v1client.NewWebSocketProvider(ws, dual, v1client.Options{})
 				t.Cleanup(func() { _ = p.Close() })
 				return p
 			})

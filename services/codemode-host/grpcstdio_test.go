@@ -8,9 +8,9 @@ import (
 
 	"golang.org/x/net/http2"
 
-	"github.com/codemodehq/codemode/pkg/v1/v1client"
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/grpc/grpcclient"
+	"github.com/codemodehq/codemode/pkg/v1/v1client"
 )
 
 // TestGRPCStdioSpeaksFirstAndExitsZeroWhenStdinEnds: with --listen grpc+stdio:// the host is an
@@ -89,7 +89,7 @@ func TestGRPCStdioClientVanishingMidCallClosesEveryCellOnce(t *testing.T) {
 		dialled = true
 		return stdioConn, nil
 	}, grpcclient.Options{})
-	v1 := clientv1.NewWebSocketProvider(ws, false, clientv1.Options{})
+	v1 := v1client.NewWebSocketProvider(ws, false, v1client.Options{})
 	defer v1.Close()
 	vanishing := startBlockedCell(t, "gRPC on stdio", gp)
 	staying := startBlockedCell(t, "V1 WebSocket", v1)

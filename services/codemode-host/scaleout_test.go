@@ -17,11 +17,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codemodehq/codemode/pkg/v1/v1client"
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/codemode/codemodetest"
 	"github.com/codemodehq/codemode/pkg/grpc/grpcclient"
 	"github.com/codemodehq/codemode/pkg/testenv"
+	"github.com/codemodehq/codemode/pkg/v1/v1client"
 )
 
 // Scale-out: several codemode-host processes behind a real HAProxy (deploy/haproxy/haproxy.cfg,
@@ -468,7 +468,7 @@ func TestV1WebSocketsBehindHAProxy(t *testing.T) {
 		name := map[bool]string{false: "WebSocket", true: "DualWebSocket"}[dual]
 		t.Run(name, func(t *testing.T) {
 			codemodetest.Run(t, func(t *testing.T) codemode.SessionProvider {
-				p := clientv1.NewWebSocketProvider(px.wsURL, dual, clientv1.Options{})
+				p := v1client.NewWebSocketProvider(px.wsURL, dual, v1client.Options{})
 				t.Cleanup(func() { _ = p.Close() })
 				return p
 			})

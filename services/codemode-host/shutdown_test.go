@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codemodehq/codemode/pkg/v1/v1client"
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/pkg/v1/v1frame"
 	"github.com/codemodehq/codemode/pkg/grpc/grpcclient"
+	"github.com/codemodehq/codemode/pkg/v1/v1client"
+	"github.com/codemodehq/codemode/pkg/v1/v1frame"
 )
 
 // blockingDelegate holds every tool call until the host cancels it, and counts closures.
@@ -101,7 +101,7 @@ func startBlockedCell(t *testing.T, name string, p codemode.SessionProvider) *ru
 func TestSIGTERMDrainsRunningCellsAndExitsZero(t *testing.T) {
 	h := startHost(t, nil, "--listen", "ws://127.0.0.1:0", "--listen", "grpc://127.0.0.1:0", "--drain-timeout", "10m")
 	addrs := h.addresses(2)
-	v1 := clientv1.NewWebSocketProvider(addrs[0], false, clientv1.Options{})
+	v1 := v1client.NewWebSocketProvider(addrs[0], false, v1client.Options{})
 	defer v1.Close()
 	gp, err := grpcclient.New(addrs[1], grpcclient.Options{})
 	if err != nil {
@@ -145,7 +145,7 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 	h := startHost(t, nil, "--listen", "stdio", "--drain-timeout", "1h")
 	send := func(payload string) {
 		t.Helper()
-		f, err := frame.Append(nil, []byte(payload))
+		f, err := v1frame.Append(nil, []byte(payload))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +153,7 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 			t.Fatalf("writing to codemode-host: %v", err)
 		}
 	}
-	frames := frame.NewReader(h.stdout)
+	frames := v1frame.NewReader(h.stdout)
 	await := func(what string) {
 		t.Helper()
 		for {

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codemodehq/codemode/pkg/v1/v1client"
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/codemode/codemodetest"
 	"github.com/codemodehq/codemode/pkg/grpc/grpcclient"
+	"github.com/codemodehq/codemode/pkg/v1/v1client"
 )
 
 // hostManifest writes a tool manifest whose one tool, `host_echo`, runs `cat` on the host's
@@ -36,7 +36,7 @@ func TestManifestToolsRunOnTheHost(t *testing.T) {
 	addrs := h.addresses(2)
 	providers := map[string]func(t *testing.T) codemode.SessionProvider{
 		"WebSocket": func(t *testing.T) codemode.SessionProvider {
-			p := clientv1.NewWebSocketProvider(addrs[0], false, clientv1.Options{})
+			p := v1client.NewWebSocketProvider(addrs[0], false, v1client.Options{})
 			t.Cleanup(func() { _ = p.Close() })
 			return p
 		},

@@ -79,10 +79,10 @@ func describeCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	tools := delegate.Definitions()
 	if !o.jsonOutput {
 		fmt.Fprintf(stdout, "## exec (freeform tool: the input is JavaScript source)\n\n%s\n\n## wait (function tool)\n\n%s\n",
-			exectool.ExecToolDescription(tools), exectool.WaitToolDescription())
+			modeltool.ExecToolDescription(tools), modeltool.WaitToolDescription())
 		return exitOK
 	}
-	raw, err := exectool.ModelToolsJSON(tools)
+	raw, err := modeltool.ModelToolsJSON(tools)
 	if err == nil {
 		err = writeIndentedJSON(stdout, raw)
 	}

@@ -47,7 +47,7 @@ func TestDescribeJSONIsTheResponsesAPITools(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(tools) != 2 || tools[0].Type != "custom" || tools[0].Name != "exec" || tools[1].Type != "function" || tools[1].Name != "wait" ||
-		tools[0].Description != exectool.ExecToolDescription(p.Definitions()) || tools[1].Description != exectool.WaitToolDescription() {
+		tools[0].Description != modeltool.ExecToolDescription(p.Definitions()) || tools[1].Description != modeltool.WaitToolDescription() {
 		t.Errorf("tools:\n%s", got.stdout)
 	}
 }

@@ -65,7 +65,7 @@ func execServerCommand(args []string, stdin io.Reader, stdout, stderr io.Writer)
 	if fs.NArg() > 0 {
 		return execServerCmd.wrong(stderr, fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
 	}
-	u, err := hostv1.ParseListenURL(*listen)
+	u, err := v1host.ParseListenURL(*listen)
 	if err != nil {
 		return execServerCmd.wrong(stderr, err.Error())
 	}

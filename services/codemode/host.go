@@ -24,7 +24,7 @@ func hostCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // streams are the program's standard streams: the process's own when the CLI runs them
-// (hostv1.ServeStdio reads a piped standard input through the poller, so a drain can end the
+// (v1host.ServeStdio reads a piped standard input through the poller, so a drain can end the
 // read), wrapped ones in tests.
 func streams(stdin io.Reader, stdout, stderr io.Writer) hostprogram.Streams {
 	s := hostprogram.Streams{Stdin: io.NopCloser(stdin), Stdout: nopWriteCloser{stdout}, Stderr: stderr}

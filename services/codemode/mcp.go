@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/mcpserver"
-	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
 	"github.com/codemodehq/codemode/pkg/toolsources"
+	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
 )
 
 func init() {

@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/pkg/modeltool"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
-	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
+	"github.com/codemodehq/codemode/pkg/modeltool"
 	"github.com/codemodehq/codemode/pkg/toolsources"
+	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
 )
 
 func init() {
@@ -164,7 +164,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer, interrupt
 		return status
 	}
 	defer closeTools()
-	parsed, err := exectool.ParseExecSource(source)
+	parsed, err := modeltool.ParseExecSource(source)
 	if err != nil {
 		fmt.Fprintln(stdout, err.Error()) // what the model would see as the exec tool's error
 		return exitFailed
@@ -266,7 +266,7 @@ type cellRunner struct {
 // run executes the cell (--repeat times, as successive cells) in a fresh in-process session and
 // prints each observation. It stops at the first cell that does not complete successfully and
 // returns the exit status.
-func (r *cellRunner) run(parsed exectool.ExecSource) (int, error) {
+func (r *cellRunner) run(parsed modeltool.ExecSource) (int, error) {
 	req := r.request(parsed)
 	// No runtimes kept ready: one process runs a few cells, and a pool refilling in the
 	// background competes with the first cell for the CPU (~10 ms of a ~170 ms run on 2 cores).
@@ -313,7 +313,7 @@ func (r *cellRunner) runCell(session codemode.Session, req codemode.ExecuteReque
 		switch {
 		case interrupted:
 			return exitInterrupted, nil
-		case last.IsTerminal() && exectool.ResponseSucceeded(last):
+		case last.IsTerminal() && modeltool.ResponseSucceeded(last):
 			return exitOK, nil
 		case last.IsTerminal():
 			return exitFailed, nil
@@ -375,7 +375,7 @@ func (r *cellRunner) observeUnlessInterrupted(session codemode.Session, id codem
 
 // request builds the cell's ExecuteRequest: the flags override the pragma, which overrides
 // Codex's defaults.
-func (r *cellRunner) request(parsed exectool.ExecSource) codemode.ExecuteRequest {
+func (r *cellRunner) request(parsed modeltool.ExecSource) codemode.ExecuteRequest {
 	yield := parsed.YieldTimeMs
 	if p := r.opts.yieldMs.pointer(); p != nil {
 		yield = p
@@ -388,7 +388,7 @@ func (r *cellRunner) request(parsed exectool.ExecSource) codemode.ExecuteRequest
 	if p := r.opts.maxOutputTokens.pointer(); p != nil {
 		tokens = p
 	}
-	r.maxTokens = exectool.ResolveMaxOutputTokens(tokens)
+	r.maxTokens = modeltool.ResolveMaxOutputTokens(tokens)
 	maxTokens := r.maxTokens
 	return codemode.ExecuteRequest{
 		ToolCallID:      "codemode-run",
@@ -413,7 +413,7 @@ func (r *cellRunner) print(resp codemode.RuntimeResponse, wall time.Duration) er
 		enc.SetEscapeHTML(false)
 		return enc.Encode(contentItemsJSON(resp.ContentItems))
 	}
-	return exectool.WriteTerminal(r.stdout, exectool.FormatRuntimeResponse(resp, wall, r.maxTokens))
+	return modeltool.WriteTerminal(r.stdout, modeltool.FormatRuntimeResponse(resp, wall, r.maxTokens))
 }
 
 // syncWriter serializes writes to w.

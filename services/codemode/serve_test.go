@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codemodehq/codemode/pkg/v1/v1client"
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/grpc/grpcclient"
+	"github.com/codemodehq/codemode/pkg/v1/v1client"
 )
 
 // serveWait bounds waits for what must happen; it never asserts speed.
@@ -64,7 +64,7 @@ func TestServeRunsCellsOverBothProtocolsAndStopsOnSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	ws := clientv1.NewWebSocketProvider(wsURL, false, clientv1.Options{})
+	ws := v1client.NewWebSocketProvider(wsURL, false, v1client.Options{})
 	defer ws.Close()
 	for name, p := range map[string]codemode.SessionProvider{"Connect": g, "WebSocket": ws} {
 		s, err := p.CreateSession(ctx, codemode.NoopDelegate{}, codemode.SessionCellExecutionLimits{})

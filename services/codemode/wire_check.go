@@ -251,7 +251,7 @@ func checkFrame(_ string, in checkInput) checkResult {
 	if err != nil {
 		return failure(fmt.Errorf("malformed hex: %w", err))
 	}
-	payload, err := frame.Decode(data)
+	payload, err := v1frame.Decode(data)
 	if err != nil {
 		return checkResult{Error: err.Error(), ErrorKind: "invalid_data"}
 	}

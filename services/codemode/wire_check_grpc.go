@@ -7,10 +7,10 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/codemodehq/codemode/pkg/v1/v1client"
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/grpc/grpcclient"
 	"github.com/codemodehq/codemode/pkg/grpc/grpcconv"
+	"github.com/codemodehq/codemode/pkg/v1/v1client"
 )
 
 // The gRPC side of `wire check`: the semantic checks of "grpc:<Message>" lines, and the "cell_id"
@@ -52,7 +52,7 @@ func checkCellID(_ string, in checkInput) checkResult {
 	case "grpc":
 		remote, err = grpcclient.RemoteCellID(generation, codemode.CellID(*in.Public))
 	case "v1":
-		remote, err = clientv1.RemoteCellID(generation, codemode.CellID(*in.Public))
+		remote, err = v1client.RemoteCellID(generation, codemode.CellID(*in.Public))
 	default:
 		return failure(fmt.Errorf(`unknown client %q (known: "grpc", "v1")`, client))
 	}

@@ -26,7 +26,7 @@ func checkExecSource(_ string, in checkInput) checkResult {
 	if in.Input == nil {
 		return failure(errors.New(`exec_source input needs a string "input"`))
 	}
-	parsed, err := exectool.ParseExecSource(*in.Input)
+	parsed, err := modeltool.ParseExecSource(*in.Input)
 	if err != nil {
 		return failure(err)
 	}

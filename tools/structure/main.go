@@ -19,14 +19,13 @@ import (
 
 // pkgFigures is what one directory of Go files contributes.
 type pkgFigures struct {
-	dir             string
-	exported        int
-	methods         map[string]int // receiver type → method count
-	testFiles       int
-	whiteBoxTests   int
-	nonTestGoFiles  int
-	hasGoFiles      bool
-	exportedTestsOK bool
+	dir            string
+	exported       int
+	methods        map[string]int // receiver type → method count
+	testFiles      int
+	whiteBoxTests  int
+	nonTestGoFiles int
+	hasGoFiles     bool
 }
 
 func main() {

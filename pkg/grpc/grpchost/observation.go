@@ -11,8 +11,8 @@ import (
 
 	pb "github.com/codemodehq/codemode/gen/go/pb/codex/code_mode/v1"
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/pkg/modeltool"
 	"github.com/codemodehq/codemode/pkg/grpc/grpcconv"
+	"github.com/codemodehq/codemode/pkg/modeltool"
 )
 
 // What Codex 0.169 added to the gRPC host (spec codex-0169.md §B.3): host-side truncation and a
@@ -69,7 +69,7 @@ func (s *session) acquireDelegate() (func(), error) {
 }
 
 // truncated is r as Codex's host sends it when the session truncates on the host
-// (exectool.HostTruncatedOutput, with the request's budget); otherwise r whole.
+// (modeltool.HostTruncatedOutput, with the request's budget); otherwise r whole.
 func (s *session) truncated(r codemode.RuntimeResponse, budget *uint64) codemode.RuntimeResponse {
 	if !s.options.serverTruncation {
 		return r
@@ -79,7 +79,7 @@ func (s *session) truncated(r codemode.RuntimeResponse, budget *uint64) codemode
 		n := int(min(*budget, math.MaxInt))
 		tokens = &n
 	}
-	r.ContentItems = exectool.HostTruncatedOutput(r, tokens)
+	r.ContentItems = modeltool.HostTruncatedOutput(r, tokens)
 	return r
 }
 

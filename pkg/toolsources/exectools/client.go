@@ -1,9 +1,9 @@
-// Package exectoolset gives cells a small typed surface on an exec-server (Codex's protocol;
+// Package exectools gives cells a small typed surface on an exec-server (Codex's protocol;
 // `codemode exec-server` is one), spawned over stdio or reached by WebSocket URL:
 // tools.exec__run({argv, cwd?, stdin?}), tools.fs__read({path}) and tools.fs__list({path}), as a
 // toolprovider.ToolSet. A tool manifest names the exec-server under "exec_server"
 // (FromManifest). Cancelling a call (the cell ended, or was terminated) terminates its process.
-package exectoolset
+package exectools
 
 import (
 	"context"

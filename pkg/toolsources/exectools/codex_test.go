@@ -1,4 +1,4 @@
-package exectoolset
+package exectools
 
 import (
 	"context"

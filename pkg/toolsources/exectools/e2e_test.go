@@ -1,4 +1,4 @@
-package exectoolset
+package exectools
 
 import (
 	"bufio"
@@ -26,7 +26,7 @@ const hangGuard = 5 * time.Minute
 var codemodeBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "exectoolset-bin")
+	dir, err := os.MkdirTemp("", "exectools-bin")
 	if err != nil {
 		panic(err)
 	}

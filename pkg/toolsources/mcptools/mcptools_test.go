@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/pkg/modeltool"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
+	"github.com/codemodehq/codemode/pkg/modeltool"
 	"github.com/codemodehq/codemode/pkg/toolsources/mcptools"
 	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
 )
@@ -136,7 +136,7 @@ func TestServerToolsBecomeNamespacedDefinitions(t *testing.T) {
 		echo.Description != "Echoes text, as structured content." {
 		t.Errorf("echo's definition = %+v", echo)
 	}
-	description := exectool.ExecToolDescription(defs)
+	description := modeltool.ExecToolDescription(defs)
 	for _, want := range []string{
 		"Shared MCP Types:\n```ts\n",
 		"type CallToolResult<TStructured = { [key: string]: unknown }>",

@@ -1,13 +1,13 @@
-package clientv1_test
+package v1client_test
 
 import (
 	"context"
 	"encoding/json"
 	"testing"
 
-	"github.com/codemodehq/codemode/pkg/v1/v1client"
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
+	"github.com/codemodehq/codemode/pkg/v1/v1client"
 )
 
 // BenchmarkV1 measures what a V1 transport adds, against the in-process provider in the same
@@ -30,17 +30,17 @@ func BenchmarkV1(b *testing.B) {
 		}},
 		{"stdio", func(b *testing.B) codemode.SessionProvider {
 			path, args, env := hostCommand("stdio")
-			p := clientv1.NewProcessProvider(clientv1.Command{Path: path, Args: args, Env: env}, clientv1.Options{})
+			p := v1client.NewProcessProvider(v1client.Command{Path: path, Args: args, Env: env}, v1client.Options{})
 			b.Cleanup(func() { _ = p.Close() })
 			return p
 		}},
 		{"websocket", func(b *testing.B) codemode.SessionProvider {
-			p := clientv1.NewWebSocketProvider(startWebSocketHost(b), false, clientv1.Options{})
+			p := v1client.NewWebSocketProvider(startWebSocketHost(b), false, v1client.Options{})
 			b.Cleanup(func() { _ = p.Close() })
 			return p
 		}},
 		{"dualwebsocket", func(b *testing.B) codemode.SessionProvider {
-			p := clientv1.NewWebSocketProvider(startWebSocketHost(b), true, clientv1.Options{})
+			p := v1client.NewWebSocketProvider(startWebSocketHost(b), true, v1client.Options{})
 			b.Cleanup(func() { _ = p.Close() })
 			return p
 		}},

@@ -1,4 +1,4 @@
-package clientv1
+package v1client
 
 import (
 	"fmt"

@@ -1,13 +1,13 @@
-package clientv1_test
+package v1client_test
 
 import (
 	"testing"
 
 	"go.uber.org/goleak"
 
-	"github.com/codemodehq/codemode/pkg/v1/v1client"
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/codemode/codemodetest"
+	"github.com/codemodehq/codemode/pkg/v1/v1client"
 )
 
 // The conformance suite, unchanged, over each V1 transport against a real host process: the
@@ -17,7 +17,7 @@ import (
 
 func processProvider(t *testing.T) codemode.SessionProvider {
 	path, args, env := hostCommand("stdio")
-	p := clientv1.NewProcessProvider(clientv1.Command{Path: path, Args: args, Env: env}, clientv1.Options{})
+	p := v1client.NewProcessProvider(v1client.Command{Path: path, Args: args, Env: env}, v1client.Options{})
 	t.Cleanup(func() { _ = p.Close() })
 	return p
 }
@@ -31,7 +31,7 @@ func TestConformanceOverWebSocket(t *testing.T) {
 	url := startWebSocketHost(t)
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	codemodetest.Run(t, func(t *testing.T) codemode.SessionProvider {
-		p := clientv1.NewWebSocketProvider(url, false, clientv1.Options{})
+		p := v1client.NewWebSocketProvider(url, false, v1client.Options{})
 		t.Cleanup(func() { _ = p.Close() })
 		return p
 	})
@@ -41,7 +41,7 @@ func TestConformanceOverDualWebSocket(t *testing.T) {
 	url := startWebSocketHost(t)
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	codemodetest.Run(t, func(t *testing.T) codemode.SessionProvider {
-		p := clientv1.NewWebSocketProvider(url, true, clientv1.Options{})
+		p := v1client.NewWebSocketProvider(url, true, v1client.Options{})
 		t.Cleanup(func() { _ = p.Close() })
 		return p
 	})

@@ -1,4 +1,4 @@
-package clientv1
+package v1client
 
 import (
 	"context"
@@ -19,7 +19,7 @@ var errConnectionClosed = errors.New("code-mode host connection closed")
 
 // connection is one negotiated connection to a host.
 type connection struct {
-	link       *transportv1.Link[wirev1.HostToClient]
+	link       *v1transport.Link[wirev1.HostToClient]
 	generation uint64
 	limits     bool // session-cell-execution-resource-limits was granted
 	// boundedOutput and yieldObservation were granted: the host speaks generation
@@ -46,7 +46,7 @@ type connection struct {
 }
 
 // newConnection starts the read loop of a negotiated link.
-func newConnection(link *transportv1.Link[wirev1.HostToClient], gen uint64, n negotiated, opts *Options, stop func()) *connection {
+func newConnection(link *v1transport.Link[wirev1.HostToClient], gen uint64, n negotiated, opts *Options, stop func()) *connection {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &connection{
 		link: link, generation: gen, limits: n.limits, boundedOutput: n.boundedOutput, yieldObservation: n.yieldObservation,
@@ -204,5 +204,5 @@ func (c *connection) send(m wirev1.ClientToHost) error {
 
 // runtimeResponse converts a received response with its public cell ID.
 func (c *connection) runtimeResponse(w wirev1.WireRuntimeResponse) codemode.RuntimeResponse {
-	return publicResponse(c.generation, convertv1.RuntimeResponseFromWire(w))
+	return publicResponse(c.generation, v1convert.RuntimeResponseFromWire(w))
 }

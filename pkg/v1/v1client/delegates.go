@@ -1,4 +1,4 @@
-package clientv1
+package v1client
 
 import (
 	"context"
@@ -8,9 +8,9 @@ import (
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/internal/recent"
 	"github.com/codemodehq/codemode/pkg/v1/v1convert"
 	"github.com/codemodehq/codemode/pkg/v1/v1frame"
-	"github.com/codemodehq/codemode/pkg/internal/recent"
 )
 
 // The client's delegate limits (spec §2.8).
@@ -232,7 +232,7 @@ func (c *connection) finishDelegate(id wirev1.DelegateRequestId, result wirev1.D
 // answer sends a delegate response; one too large for a frame is replaced by an error saying so.
 func (c *connection) answer(id wirev1.DelegateRequestId, r wirev1.DelegateResponseResult) {
 	err := c.send(wirev1.DelegateResponseMessage{Id: id, Result: r})
-	if errors.Is(err, frame.ErrInvalidData) {
+	if errors.Is(err, v1frame.ErrInvalidData) {
 		_ = c.send(wirev1.DelegateResponseMessage{Id: id, Result: wirev1.DelegateResponseError{
 			Message: "code-mode delegate response exceeds the IPC frame limit: " + err.Error(),
 		}})
@@ -240,7 +240,7 @@ func (c *connection) answer(id wirev1.DelegateRequestId, r wirev1.DelegateRespon
 }
 
 func invokeTool(ctx context.Context, d codemode.Delegate, inv wirev1.WireNestedToolCall, cell codemode.CellID) wirev1.DelegateResponseResult {
-	call, err := convertv1.NestedToolCallFromWire(inv)
+	call, err := v1convert.NestedToolCallFromWire(inv)
 	if err != nil {
 		return wirev1.DelegateResponseError{Message: err.Error()}
 	}

@@ -1,5 +1,5 @@
-// Package clientv1 is the V1 client: codemode.SessionProviders whose sessions run on a remote
-// code-mode host (Codex's own, or hostv1) reached over a spawned host process's stdio, one
+// Package v1client is the V1 client: codemode.SessionProviders whose sessions run on a remote
+// code-mode host (Codex's own, or v1host) reached over a spawned host process's stdio, one
 // WebSocket, or a dual WebSocket connection (spec §2). It has Codex's client behaviour (§2.8):
 // waits on one cell are serialized behind a cancelled wait until the host retired it, an
 // execute whose caller gave up is terminated once admitted, delegate requests for a cell whose
@@ -15,4 +15,4 @@
 // handshake.go, conn.go (one connection: read loop, failure), requests.go (request IDs,
 // deadlines, cancellation), session.go (the Session operations), cellids.go (public and wire
 // cell IDs), delegates.go (calls from the host to the delegate).
-package clientv1
+package v1client

@@ -1,4 +1,4 @@
-package clientv1
+package v1client
 
 import (
 	"context"
@@ -37,7 +37,7 @@ func newScripted(t *testing.T, opts Options) (*Provider, *scriptedHost) {
 		fromHostR, fromHostW := io.Pipe()
 		h.w = fromHostW
 		go func() {
-			r := frame.NewReader(toHostR)
+			r := v1frame.NewReader(toHostR)
 			if _, err := r.Read(); err != nil { // the hello
 				close(h.frames)
 				return
@@ -52,7 +52,7 @@ func newScripted(t *testing.T, opts Options) (*Provider, *scriptedHost) {
 				h.frames <- string(p)
 			}
 		}()
-		conn := transportv1.NewStreamConn(fromHostR, toHostW, func() error {
+		conn := v1transport.NewStreamConn(fromHostR, toHostW, func() error {
 			_ = toHostW.Close()
 			return fromHostR.Close()
 		})
@@ -60,14 +60,14 @@ func newScripted(t *testing.T, opts Options) (*Provider, *scriptedHost) {
 		if err != nil {
 			return nil, err
 		}
-		return newConnection(transportv1.NewLink(conn, transportv1.SideHost, newTolerantDecoder().decode), gen, n, o, nil), nil
+		return newConnection(v1transport.NewLink(conn, v1transport.SideHost, newTolerantDecoder().decode), gen, n, o, nil), nil
 	}, opts)
 	t.Cleanup(func() { _ = p.Close() })
 	return p, h
 }
 
 func (h *scriptedHost) send(payload string) {
-	f, _ := frame.Append(nil, []byte(payload))
+	f, _ := v1frame.Append(nil, []byte(payload))
 	_, _ = h.w.Write(f)
 }
 

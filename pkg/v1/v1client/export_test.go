@@ -1,4 +1,4 @@
-package clientv1
+package v1client
 
 // HostPID returns the process ID of p's current host process, 0 if there is none; tests kill
 // it to simulate a host that dies.

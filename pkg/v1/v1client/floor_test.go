@@ -1,4 +1,4 @@
-package clientv1_test
+package v1client_test
 
 import (
 	"bufio"
@@ -39,8 +39,8 @@ func echoMain(mode string) int {
 		}
 		rw = c
 	}
-	r := frame.NewReader(bufio.NewReader(rw))
-	w := frame.NewWriter(rw)
+	r := v1frame.NewReader(bufio.NewReader(rw))
+	w := v1frame.NewWriter(rw)
 	for {
 		payload, err := r.Read()
 		if err != nil {
@@ -98,7 +98,7 @@ func BenchmarkV1Floor(b *testing.B) {
 // with floorGap of busy work before each.
 func pingPong(b *testing.B, r io.Reader, w io.Writer) {
 	const calls = 100
-	fr, fw := frame.NewReader(bufio.NewReader(r)), frame.NewWriter(w)
+	fr, fw := v1frame.NewReader(bufio.NewReader(r)), v1frame.NewWriter(w)
 	payload := []byte(`{"type":"delegate/request","id":1,"session_id":"s","request":{"type":"tool/invoke","invocation":{"cell_id":"1","runtime_tool_call_id":"tool-1","tool_name":{"name":"echo"},"tool_kind":"function","input":1}}}`)
 	roundTrip := func() {
 		spin(floorGap)

@@ -1,4 +1,4 @@
-package clientv1
+package v1client
 
 import "github.com/codemodehq/codemode/gen/go/wirev1"
 

@@ -1,4 +1,4 @@
-package clientv1
+package v1client
 
 import (
 	"context"
@@ -33,7 +33,7 @@ type negotiated struct {
 // handshake sends Codex's hello on conn's control lane and checks the host's answer (spec §2.6).
 // dual asks for dual websockets as an optional capability. ctx bounds the exchange: a Conn
 // whose read cannot be interrupted is closed when ctx ends.
-func handshake(ctx context.Context, conn transportv1.Conn, dual bool) (negotiated, error) {
+func handshake(ctx context.Context, conn v1transport.Conn, dual bool) (negotiated, error) {
 	optional := wirev1.CapabilitySet{boundedOutputCapability, delegateCapacityCapability, resourceLimitsCapability, yieldObservationCapability}
 	if dual {
 		optional = append(optional, dualWebSocketCapability)
@@ -63,8 +63,8 @@ func handshake(ctx context.Context, conn transportv1.Conn, dual bool) (negotiate
 }
 
 // exchange writes hello and reads the first answer.
-func exchange(conn transportv1.Conn, hello wirev1.ClientHello) (wirev1.HostToClient, error) {
-	f, err := transportv1.Encode(hello)
+func exchange(conn v1transport.Conn, hello wirev1.ClientHello) (wirev1.HostToClient, error) {
+	f, err := v1transport.Encode(hello)
 	if err != nil {
 		return nil, err
 	}

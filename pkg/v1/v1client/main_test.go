@@ -1,4 +1,4 @@
-package clientv1_test
+package v1client_test
 
 import (
 	"bufio"
@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codemodehq/codemode/pkg/v1/v1host"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
+	"github.com/codemodehq/codemode/pkg/v1/v1host"
 )
 
 // hostModeEnv makes the test binary a host process: "stdio" serves V1 on stdin and stdout,
@@ -74,7 +74,7 @@ func hostMain(mode string) int {
 		return 1
 	}
 	defer p.Close()
-	h := hostv1.New(p, hostv1.WithLogger(log))
+	h := v1host.New(p, v1host.WithLogger(log))
 	ctx := context.Background()
 	switch mode {
 	case "stdio":
@@ -91,7 +91,7 @@ func hostMain(mode string) int {
 	return 0
 }
 
-func serveWebSocketUntilStdinEnds(ctx context.Context, h *hostv1.Host) error {
+func serveWebSocketUntilStdinEnds(ctx context.Context, h *v1host.Host) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package clientv1
+package v1client
 
 import (
 	"bufio"
@@ -61,7 +61,7 @@ func spawn(ctx context.Context, cmd Command, gen uint64, opts *Options) (*connec
 	out := &endSignallingReader{r: stdout, ended: make(chan struct{})}
 	closing := make(chan struct{})
 	var closeOnce sync.Once
-	conn := transportv1.NewStreamConn(out, stdin, func() error {
+	conn := v1transport.NewStreamConn(out, stdin, func() error {
 		closeOnce.Do(func() { close(closing) })
 		kill()
 		_ = stdin.Close()
@@ -91,7 +91,7 @@ func spawn(ctx context.Context, cmd Command, gen uint64, opts *Options) (*connec
 		<-exited
 		return nil, err
 	}
-	link := transportv1.NewLink(conn, transportv1.SideHost, newTolerantDecoder().decode)
+	link := v1transport.NewLink(conn, v1transport.SideHost, newTolerantDecoder().decode)
 	cn := newConnection(link, gen, n, opts, nil)
 	cn.pid = c.Process.Pid
 	go func() {

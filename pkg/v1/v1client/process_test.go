@@ -1,4 +1,4 @@
-package clientv1_test
+package v1client_test
 
 import (
 	"context"
@@ -9,15 +9,15 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/codemodehq/codemode/pkg/v1/v1client"
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/codemode/codemodetest"
+	"github.com/codemodehq/codemode/pkg/v1/v1client"
 )
 
 // Codex's code-mode-host tests/stdio.rs and tests/websocket.rs (spec §5.7) under Codex's names:
 // the client against real host processes, over stdio and over dual websockets on 127.0.0.1.
 
-func createSession(t *testing.T, p *clientv1.Provider, d codemode.Delegate, limits codemode.SessionCellExecutionLimits) codemode.Session {
+func createSession(t *testing.T, p *v1client.Provider, d codemode.Delegate, limits codemode.SessionCellExecutionLimits) codemode.Session {
 	t.Helper()
 	s, err := p.CreateSession(bg(t), d, limits)
 	if err != nil {
@@ -61,12 +61,12 @@ func text(s string) []codemode.ContentItem {
 func TestSessionExecutionLimitsAreIsolatedOnASharedProcessHost(t *testing.T) {
 	p := newProcessProvider(t)
 	limited := createSession(t, p, codemode.NoopDelegate{}, codemode.SessionCellExecutionLimits{MaxYieldTimeMs: ms(1)})
-	pid := clientv1.HostPID(p)
+	pid := v1client.HostPID(p)
 	rec := codemodetest.NewRecorder()
 	gate := codemodetest.NewGate()
 	rec.Handle("hold", gate.Tool(`"released"`))
 	other := createSession(t, p, rec, codemode.SessionCellExecutionLimits{MaxYieldTimeMs: forever()})
-	if got := clientv1.HostPID(p); got != pid {
+	if got := v1client.HostPID(p); got != pid {
 		t.Fatalf("sessions on hosts %d and %d", pid, got)
 	}
 
@@ -301,7 +301,7 @@ return;
 // transfers, which this test does not assert.)
 func TestProductionWebsocketClientRunsNestedToolsWhileOtherSessionsProgress(t *testing.T) {
 	url := startWebSocketHost(t)
-	p := clientv1.NewWebSocketProvider(url, true, clientv1.Options{})
+	p := v1client.NewWebSocketProvider(url, true, v1client.Options{})
 	t.Cleanup(func() { _ = p.Close() })
 	rec := codemodetest.NewRecorder()
 	gate := codemodetest.NewGate()

@@ -1,4 +1,4 @@
-package clientv1
+package v1client
 
 import (
 	"context"
@@ -109,7 +109,7 @@ func (p *Provider) CreateSession(ctx context.Context, delegate codemode.Delegate
 		}
 	}
 	pending.unclaimed = pending.retired
-	open := wirev1.OpenSession{SessionId: id, CellExecutionLimits: convertv1.LimitsToWire(limits)}
+	open := wirev1.OpenSession{SessionId: id, CellExecutionLimits: v1convert.LimitsToWire(limits)}
 	if c.serverTruncation() {
 		server := wirev1.WireOutputTruncationServer
 		open.OutputTruncation = &server

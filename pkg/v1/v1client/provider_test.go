@@ -1,4 +1,4 @@
-package clientv1_test
+package v1client_test
 
 import (
 	"context"
@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codemodehq/codemode/pkg/v1/v1client"
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/codemode/codemodetest"
+	"github.com/codemodehq/codemode/pkg/v1/v1client"
 )
 
 // Codex's remote_session_tests and the client side of the fault suite (spec §5.5, §5.7), against
@@ -26,9 +26,9 @@ func bg(t *testing.T) context.Context {
 	return ctx
 }
 
-func newProcessProvider(t *testing.T) *clientv1.Provider {
+func newProcessProvider(t *testing.T) *v1client.Provider {
 	path, args, env := hostCommand("stdio")
-	p := clientv1.NewProcessProvider(clientv1.Command{Path: path, Args: args, Env: env}, clientv1.Options{})
+	p := v1client.NewProcessProvider(v1client.Command{Path: path, Args: args, Env: env}, v1client.Options{})
 	t.Cleanup(func() { _ = p.Close() })
 	return p
 }
@@ -48,12 +48,12 @@ func TestProviderReusesItsLiveProcessHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid := clientv1.HostPID(p)
+	pid := v1client.HostPID(p)
 	b, err := p.CreateSession(bg(t), codemode.NoopDelegate{}, codemode.SessionCellExecutionLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := clientv1.HostPID(p); got != pid || pid == 0 {
+	if got := v1client.HostPID(p); got != pid || pid == 0 {
 		t.Fatalf("second session on host %d, first on %d", got, pid)
 	}
 	_ = a.Shutdown(bg(t))
@@ -68,13 +68,13 @@ func TestShutdownBeforeOpenDoesNotSpawnTheHost(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if pid := clientv1.HostPID(p); pid != 0 {
+	if pid := v1client.HostPID(p); pid != 0 {
 		t.Fatalf("a host (pid %d) was spawned", pid)
 	}
 }
 
 func TestProviderReturnsMissingHostError(t *testing.T) {
-	p := clientv1.NewProcessProvider(clientv1.Command{Path: "/nonexistent/codemode-host"}, clientv1.Options{})
+	p := v1client.NewProcessProvider(v1client.Command{Path: "/nonexistent/codemode-host"}, v1client.Options{})
 	defer p.Close()
 	_, err := p.CreateSession(bg(t), codemode.NoopDelegate{}, codemode.SessionCellExecutionLimits{})
 	if err == nil || err.Error() != "failed to spawn code-mode host /nonexistent/codemode-host: fork/exec /nonexistent/codemode-host: no such file or directory" {
@@ -85,14 +85,14 @@ func TestProviderReturnsMissingHostError(t *testing.T) {
 func TestMissingHostErrorLimitsTheDisplayedPathTo512Bytes(t *testing.T) {
 	path := strings.Repeat("missing-directory/", 64) + "codex-code-mode-host-does-not-exist"
 	want := "..." + path[len(path)-(512-3):]
-	if got := clientv1.DisplayPath(path); got != want || len(got) != 512 {
+	if got := v1client.DisplayPath(path); got != want || len(got) != 512 {
 		t.Fatalf("displayed %d bytes: %q", len(got), got)
 	}
 }
 
 func TestMissingHostErrorPreservesUTF8BoundariesWhenTruncatingThePath(t *testing.T) {
 	path := strings.Repeat("🦀", 256) + "codex-code-mode-host-does-not-exist"
-	got := clientv1.DisplayPath(path)
+	got := v1client.DisplayPath(path)
 	if !strings.HasPrefix(got, "...🦀") || len(got) > 512 || !strings.HasSuffix(path, strings.TrimPrefix(got, "...")) {
 		t.Fatalf("displayed %q", got)
 	}
@@ -102,7 +102,7 @@ func TestWebsocketProviderFailsWhenANegotiatedBulkConnectionIsUnavailable(t *tes
 	// A control URL whose bulk route does not exist: the host grants dual websockets, the
 	// pairing dial fails, and so does the session.
 	url := startWebSocketHost(t)
-	p := clientv1.NewWebSocketProvider(url+"prefix/", true, clientv1.Options{})
+	p := v1client.NewWebSocketProvider(url+"prefix/", true, v1client.Options{})
 	defer p.Close()
 	_, err := p.CreateSession(bg(t), codemode.NoopDelegate{}, codemode.SessionCellExecutionLimits{})
 	if err == nil {
@@ -129,7 +129,7 @@ func TestChildProcessLossCleansUpAndRebuildsTheSharedHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Kill(clientv1.HostPID(p), syscall.SIGKILL); err != nil {
+	if err := syscall.Kill(v1client.HostPID(p), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := cell.InitialResponse(bg(t)); err == nil || !strings.Contains(err.Error(), "code-mode host exited") && !strings.Contains(err.Error(), "code-mode host connection closed") {

@@ -1,4 +1,4 @@
-package clientv1
+package v1client
 
 import (
 	"context"
@@ -155,7 +155,7 @@ func (c *connection) roundTrip(ctx context.Context, p *pendingRequest, req wirev
 		if p.unsent != nil {
 			p.unsent()
 		}
-		if errors.Is(err, frame.ErrInvalidData) {
+		if errors.Is(err, v1frame.ErrInvalidData) {
 			return nil, fmt.Errorf("code-mode %s request exceeds the IPC frame limit: %w", p.op, err)
 		}
 		return nil, err
@@ -282,7 +282,7 @@ func (c *connection) check(id wirev1.RequestId, p *pendingRequest, r *reply) err
 		if !ok {
 			return errors.New("code-mode host returned an invalid cell response")
 		}
-		if got := convertv1.WaitOutcomeCellID(v.Outcome); got != p.cell {
+		if got := v1convert.WaitOutcomeCellID(v.Outcome); got != p.cell {
 			return fmt.Errorf("code-mode host returned cell %s for request targeting %s", got, p.cell)
 		}
 	case "shutdown":

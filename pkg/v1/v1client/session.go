@@ -1,4 +1,4 @@
-package clientv1
+package v1client
 
 import (
 	"context"
@@ -59,7 +59,7 @@ func (s *session) drainCells() []closedCell {
 // cancelled on the host, and a cell the host admitted all the same is terminated.
 func (s *session) Execute(ctx context.Context, req codemode.ExecuteRequest) (*codemode.StartedCell, error) {
 	c := s.conn
-	wreq, err := convertv1.ExecuteRequestToWire(req)
+	wreq, err := v1convert.ExecuteRequestToWire(req)
 	if err != nil {
 		return nil, fmt.Errorf("failed to encode code-mode execute request: %w", err)
 	}
@@ -163,7 +163,7 @@ func (c *connection) completeInitial(id wirev1.RequestId, res wirev1.RuntimeResp
 	w.stop()
 	switch v := res.(type) {
 	case wirev1.RuntimeResponseOk:
-		if got := convertv1.RuntimeResponseCellID(v.Value); got != w.cell {
+		if got := v1convert.RuntimeResponseCellID(v.Value); got != w.cell {
 			err := fmt.Errorf("code-mode host returned initial response for cell %s instead of %s", got, w.cell)
 			w.fail(err)
 			return err
@@ -212,7 +212,7 @@ func (s *session) Wait(ctx context.Context, req codemode.WaitRequest) (codemode.
 	p.onAbandon = func() { c.requests.retiring[key]++ }
 	p.retired = func(reply) { c.retire(key) }
 	yield := req.YieldTimeMs
-	resp, err := c.roundTrip(ctx, p, wirev1.Wait{SessionId: s.id, Request: convertv1.WaitRequestToWire(wire, req), MaxOutputTokens: c.waitBudget(req.MaxOutputTokens)}, c.transportDeadline(&yield))
+	resp, err := c.roundTrip(ctx, p, wirev1.Wait{SessionId: s.id, Request: v1convert.WaitRequestToWire(wire, req), MaxOutputTokens: c.waitBudget(req.MaxOutputTokens)}, c.transportDeadline(&yield))
 	if err != nil {
 		return codemode.WaitOutcome{}, err
 	}
@@ -257,7 +257,7 @@ func (c *connection) retire(key cellKey) {
 }
 
 func (c *connection) waitOutcome(resp wirev1.HostResponse) codemode.WaitOutcome {
-	o := convertv1.WaitOutcomeFromWire(resp.(wirev1.WaitCompleted).Outcome)
+	o := v1convert.WaitOutcomeFromWire(resp.(wirev1.WaitCompleted).Outcome)
 	o.Response = publicResponse(c.generation, o.Response)
 	return o
 }

@@ -1,4 +1,4 @@
-package clientv1
+package v1client
 
 import (
 	"context"
@@ -37,7 +37,7 @@ func dialWebSocket(ctx context.Context, rawURL string, dual bool, gen uint64, op
 	if err != nil {
 		return nil, fmt.Errorf("failed to connect to the code-mode host at %s: %w", rawURL, err)
 	}
-	single := transportv1.NewWebSocketConn(control)
+	single := v1transport.NewWebSocketConn(control)
 	n, err := handshake(ctx, single, dual)
 	if err != nil {
 		_ = single.Close()
@@ -55,9 +55,9 @@ func dialWebSocket(ctx context.Context, rawURL string, dual bool, gen uint64, op
 			_ = single.Close()
 			return nil, fmt.Errorf("failed to open the negotiated code-mode bulk websocket: %w", err)
 		}
-		conn = transportv1.NewDualWebSocketConn(control, bulk)
+		conn = v1transport.NewDualWebSocketConn(control, bulk)
 	}
-	link := transportv1.NewLink(conn, transportv1.SideHost, newTolerantDecoder().decode)
+	link := v1transport.NewLink(conn, v1transport.SideHost, newTolerantDecoder().decode)
 	return newConnection(link, gen, n, opts, nil), nil
 }
 

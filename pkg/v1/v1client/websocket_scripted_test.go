@@ -1,4 +1,4 @@
-package clientv1
+package v1client
 
 import (
 	"context"
@@ -42,7 +42,7 @@ func newWSScripted(t *testing.T) *wsScripted {
 			if err != nil {
 				return
 			}
-			ws.SetReadLimit(frame.MaxMessageBytes)
+			ws.SetReadLimit(v1frame.MaxMessageBytes)
 			ch <- ws // the socket outlives the handler (it was hijacked)
 		}
 	}
@@ -100,7 +100,7 @@ func bgTimeout(t *testing.T) context.Context {
 
 func wsSend(t *testing.T, ws *websocket.Conn, payload string) {
 	t.Helper()
-	f, err := frame.Append(nil, []byte(payload))
+	f, err := v1frame.Append(nil, []byte(payload))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func wsRecv(t *testing.T, ws *websocket.Conn) string {
 	if typ != websocket.MessageBinary {
 		t.Fatalf("a %v message", typ)
 	}
-	p, err := frame.Decode(msg)
+	p, err := v1frame.Decode(msg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package convertv1
+package v1convert
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package convertv1
+package v1convert
 
 import (
 	"github.com/codemodehq/codemode/gen/go/wirev1"

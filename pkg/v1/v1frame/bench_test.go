@@ -1,4 +1,4 @@
-package frame
+package v1frame
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-// Package frame implements the V1 host protocol framing: a 4-byte little-endian payload length
+// Package v1frame implements the V1 host protocol framing: a 4-byte little-endian payload length
 // followed by the payload (one JSON document). A frame is read in one of two ways, as Codex's
 // host/codec.rs does:
 //
@@ -9,7 +9,7 @@
 //     since a message cannot be "partial" (message.go).
 //
 // Error texts match Codex's so they can surface unchanged.
-package frame
+package v1frame
 
 import (
 	"encoding/binary"

@@ -1,4 +1,4 @@
-package hostv1
+package v1host
 
 import (
 	"context"
@@ -403,7 +403,7 @@ func (c *conn) sendInitial(id wirev1.RequestId, res codemode.InitialResult, rece
 	d := time.Since(receivedAt)
 	res.Response.HostDuration = &d
 	res.Response = truncated(res.Response, budget)
-	w, err := convertv1.RuntimeResponseToWire(res.Response, wirev1.WireCellId(res.Response.CellID), c.host.generation)
+	w, err := v1convert.RuntimeResponseToWire(res.Response, wirev1.WireCellId(res.Response.CellID), c.host.generation)
 	if err != nil {
 		c.sendInitialResult(id, wirev1.RuntimeResponseError{Message: err.Error()})
 		return

@@ -1,4 +1,4 @@
-package hostv1
+package v1host
 
 import (
 	"context"
@@ -20,7 +20,7 @@ const ShutdownTimeout = 5 * time.Second
 // conn is one served connection after a successful handshake.
 type conn struct {
 	host   *Host
-	link   *transportv1.Link[wirev1.ClientToHost]
+	link   *v1transport.Link[wirev1.ClientToHost]
 	limits bool // session-cell-execution-resource-limits was granted
 
 	// ctx lives as long as the connection; it ends on disconnect.
@@ -48,13 +48,13 @@ type conn struct {
 // ServeConn serves one single-lane connection (dual websockets are never granted on it) until
 // the client ends it, a protocol violation ends it or ctx ends. It returns nil for a clean end
 // and the reason otherwise.
-func (h *Host) ServeConn(ctx context.Context, c transportv1.Conn) error {
+func (h *Host) ServeConn(ctx context.Context, c v1transport.Conn) error {
 	return h.serve(ctx, c, nil, nil)
 }
 
 // serve negotiates on c and serves the connection; upgrade turns the single control connection
 // into a dual one once the bulk socket has been paired.
-func (h *Host) serve(ctx context.Context, c transportv1.Conn, offer dualOffer, upgrade func(context.Context, *pairing) (transportv1.Conn, error)) error {
+func (h *Host) serve(ctx context.Context, c v1transport.Conn, offer dualOffer, upgrade func(context.Context, *pairing) (v1transport.Conn, error)) error {
 	hs, ok, err := negotiate(c, offer, h.generation)
 	if err != nil || !ok {
 		_ = c.Close()
@@ -72,7 +72,7 @@ func (h *Host) serve(ctx context.Context, c transportv1.Conn, offer dualOffer, u
 }
 
 // run serves a negotiated connection.
-func (h *Host) run(parent context.Context, c transportv1.Conn, hs handshake) error {
+func (h *Host) run(parent context.Context, c v1transport.Conn, hs handshake) error {
 	cn := h.newConn(parent, c, hs)
 	if !h.track(cn) {
 		// The host drains: a connection that completed its handshake meanwhile ends at once.
@@ -98,11 +98,11 @@ func (h *Host) run(parent context.Context, c transportv1.Conn, hs handshake) err
 }
 
 // newConn starts serving a negotiated connection's transport; its read loop is not started.
-func (h *Host) newConn(parent context.Context, c transportv1.Conn, hs handshake) *conn {
+func (h *Host) newConn(parent context.Context, c v1transport.Conn, hs handshake) *conn {
 	ctx, cancel := context.WithCancel(parent)
 	return &conn{
 		host:       h,
-		link:       transportv1.NewLink(c, transportv1.SideClient, h.decodeClientMessage),
+		link:       v1transport.NewLink(c, v1transport.SideClient, h.decodeClientMessage),
 		limits:     hs.limits,
 		ctx:        ctx,
 		cancel:     cancel,

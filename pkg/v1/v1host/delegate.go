@@ -1,4 +1,4 @@
-package hostv1
+package v1host
 
 import (
 	"context"
@@ -266,7 +266,7 @@ func (d *remoteDelegate) StartToolCall(ctx context.Context, call codemode.Nested
 }
 
 func toolInvoke(call codemode.NestedToolCall) wirev1.ToolInvoke {
-	return wirev1.ToolInvoke{Invocation: convertv1.NestedToolCallToWire(call)}
+	return wirev1.ToolInvoke{Invocation: v1convert.NestedToolCallToWire(call)}
 }
 
 // toolResult is the outcome of a tool/invoke call: its result, or why there is none.

@@ -1,4 +1,4 @@
-// Package hostv1 serves any codemode.SessionProvider to Codex over Protocol V1 (spec §2): the
+// Package v1host serves any codemode.SessionProvider to Codex over Protocol V1 (spec §2): the
 // handshake, concurrent operations on sessions and cells, delegate calls back to the client,
 // and the host's limits, over a host process's stdio or a WebSocket listener (single or dual
 // WebSocket connections).
@@ -14,4 +14,4 @@
 // sessions.go, cells.go (per-cell ordering: started, delegate requests, initial response,
 // cell/closed), delegate.go (calls from the runtime to the client), respond.go (responses and
 // their size fallback), stdio.go, websocket.go and pairing.go (the WebSocket listener).
-package hostv1
+package v1host

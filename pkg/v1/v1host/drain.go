@@ -1,4 +1,4 @@
-package hostv1
+package v1host
 
 import (
 	"context"

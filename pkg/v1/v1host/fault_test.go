@@ -1,4 +1,4 @@
-package hostv1
+package v1host
 
 import (
 	"context"
@@ -132,7 +132,7 @@ func TestFaultsOnStreamConnections(t *testing.T) {
 		{"malformed frame", func(c *rawClient) { c.send("{") },
 			"failed to read code-mode client message: failed to decode code-mode IPC frame: EOF while parsing an object at line 1 column 1"},
 		{"64 MiB + 1 declared length", func(c *rawClient) {
-			_, _ = c.w.Write(binary.LittleEndian.AppendUint32(nil, frame.MaxFrameBytes+1))
+			_, _ = c.w.Write(binary.LittleEndian.AppendUint32(nil, v1frame.MaxFrameBytes+1))
 		}, "failed to read code-mode client message: code-mode IPC frame length 67108865 exceeds 67108864 bytes"},
 		{"truncated frame then EOF", func(c *rawClient) {
 			_, _ = c.w.Write([]byte{10, 0, 0, 0, '{'})

@@ -1,4 +1,4 @@
-package hostv1
+package v1host
 
 import (
 	"context"
@@ -110,7 +110,7 @@ func (c *conn) execute(ctx context.Context, id wirev1.RequestId, r wirev1.Execut
 		c.respondError(id, errCancelled)
 		return
 	}
-	req, err := convertv1.ExecuteRequestFromWire(r.Request)
+	req, err := v1convert.ExecuteRequestFromWire(r.Request)
 	if err != nil {
 		c.respondError(id, "invalid code-mode execute request: "+err.Error())
 		return
@@ -155,7 +155,7 @@ func (c *conn) wait(ctx context.Context, id wirev1.RequestId, r wirev1.Wait, rec
 		return
 	}
 	budget := s.budget(tokenBudget(r.MaxOutputTokens))
-	req := convertv1.WaitRequestFromWire(r.Request)
+	req := v1convert.WaitRequestFromWire(r.Request)
 	req.YieldNow = c.yieldChannel(id)
 	routed := make(chan struct{})
 	var onRoute atomic.Bool
@@ -236,7 +236,7 @@ func (c *conn) waitCompleted(o codemode.WaitOutcome, receivedAt time.Time, budge
 	d := time.Since(receivedAt)
 	o.Response.HostDuration = &d
 	o.Response = truncated(o.Response, budget)
-	w, err := convertv1.WaitOutcomeToWire(o, wirev1.WireCellId(o.Response.CellID), c.host.generation)
+	w, err := v1convert.WaitOutcomeToWire(o, wirev1.WireCellId(o.Response.CellID), c.host.generation)
 	if err != nil {
 		return failure(err)
 	}

@@ -1,4 +1,4 @@
-package hostv1
+package v1host
 
 import (
 	"errors"
@@ -27,7 +27,7 @@ type dualOffer func() (*pairing, bool)
 // ok=false when the connection must end without serving: the client ended before any frame (no
 // reply) or the hello was rejected (after the rejection was written). An undecodable first frame
 // is an error, with no reply.
-func negotiate(conn transportv1.Conn, offer dualOffer, g wirev1.Generation) (hs handshake, ok bool, err error) {
+func negotiate(conn v1transport.Conn, offer dualOffer, g wirev1.Generation) (hs handshake, ok bool, err error) {
 	payload, err := conn.ReadFrame(wirev1.LaneControl)
 	if errors.Is(err, io.EOF) {
 		return hs, false, nil
@@ -110,15 +110,15 @@ func firstMissing(required, granted wirev1.CapabilitySet) (wirev1.Capability, bo
 }
 
 // reject writes connection/rejected; the connection then ends.
-func reject(conn transportv1.Conn, reason wirev1.HandshakeRejectReason) error {
+func reject(conn v1transport.Conn, reason wirev1.HandshakeRejectReason) error {
 	if err := writeHandshake(conn, wirev1.HandshakeRejected{Reason: reason}); err != nil {
 		return fmt.Errorf("failed to reject the code-mode client hello: %w", err)
 	}
 	return nil
 }
 
-func writeHandshake(conn transportv1.Conn, m wirev1.HostToClient) error {
-	f, err := transportv1.Encode(m)
+func writeHandshake(conn v1transport.Conn, m wirev1.HostToClient) error {
+	f, err := v1transport.Encode(m)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package hostv1
+package v1host
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/pkg/v1/v1frame"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
+	"github.com/codemodehq/codemode/pkg/v1/v1frame"
 	"github.com/codemodehq/codemode/pkg/v1/v1transport"
 )
 
@@ -27,7 +27,7 @@ const testTimeout = 5 * time.Minute
 type rawClient struct {
 	t       *testing.T
 	w       *io.PipeWriter
-	r       *frame.Reader
+	r       *v1frame.Reader
 	rc      *io.PipeReader
 	served  chan error
 	frames  chan rawFrame
@@ -64,11 +64,11 @@ func serveRaw(t *testing.T, h *Host) *rawClient {
 	t.Helper()
 	toHostR, toHostW := io.Pipe()
 	fromHostR, fromHostW := io.Pipe()
-	conn := transportv1.NewStreamConn(toHostR, fromHostW, func() error {
+	conn := v1transport.NewStreamConn(toHostR, fromHostW, func() error {
 		_ = toHostR.Close()
 		return fromHostW.Close()
 	})
-	c := &rawClient{t: t, w: toHostW, r: frame.NewReader(fromHostR), rc: fromHostR, served: make(chan error, 1), frames: make(chan rawFrame, 16), gate: make(chan struct{})}
+	c := &rawClient{t: t, w: toHostW, r: v1frame.NewReader(fromHostR), rc: fromHostR, served: make(chan error, 1), frames: make(chan rawFrame, 16), gate: make(chan struct{})}
 	go func() { c.served <- h.ServeConn(context.Background(), conn) }()
 	go func() {
 		for {
@@ -104,7 +104,7 @@ func (c *rawClient) stopReading() {
 // send writes one frame holding payload.
 func (c *rawClient) send(payload string) {
 	c.t.Helper()
-	f, err := frame.Append(nil, []byte(payload))
+	f, err := v1frame.Append(nil, []byte(payload))
 	if err != nil {
 		c.t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package hostv1
+package v1host
 
 import (
 	"context"
@@ -27,14 +27,14 @@ func TestStartCellReportsWhenInitialResponseIsEnqueued(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cn := baselineHost(t).newConn(context.Background(), transportv1.NewStreamConn(toHostR, fromHostW, func() error {
+	cn := baselineHost(t).newConn(context.Background(), v1transport.NewStreamConn(toHostR, fromHostW, func() error {
 		_ = toHostR.Close()
 		return fromHostW.Close()
 	}), handshake{})
 	frames := make(chan string, 4)
 	go func() {
 		defer close(frames)
-		r := frame.NewReader(fromHostR)
+		r := v1frame.NewReader(fromHostR)
 		for {
 			p, err := r.Read()
 			if err != nil {

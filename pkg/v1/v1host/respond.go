@@ -1,4 +1,4 @@
-package hostv1
+package v1host
 
 import (
 	"errors"
@@ -22,7 +22,7 @@ func (c *conn) respondKeepingID(id wirev1.RequestId, r result) {
 		res = wirev1.HostResponseError{Message: r.err.Error()}
 	}
 	err := c.link.Send(c.ctx, wirev1.OperationResponse{Id: id, Result: res})
-	if errors.Is(err, frame.ErrInvalidData) {
+	if errors.Is(err, v1frame.ErrInvalidData) {
 		c.send(wirev1.OperationResponse{Id: id, Result: wirev1.HostResponseError{
 			Message: "code-mode host response exceeds the IPC frame limit: " + err.Error(),
 		}})
@@ -39,7 +39,7 @@ func (c *conn) respondError(id wirev1.RequestId, text string) {
 func (c *conn) sendInitialResult(id wirev1.RequestId, r wirev1.RuntimeResponseResult) {
 	c.finish(id)
 	err := c.link.Send(c.ctx, wirev1.InitialResponse{Id: id, Result: r})
-	if errors.Is(err, frame.ErrInvalidData) {
+	if errors.Is(err, v1frame.ErrInvalidData) {
 		c.send(wirev1.InitialResponse{Id: id, Result: wirev1.RuntimeResponseError{
 			Message: "code-mode initial response exceeds the IPC frame limit: " + err.Error(),
 		}})
@@ -49,7 +49,7 @@ func (c *conn) sendInitialResult(id wirev1.RequestId, r wirev1.RuntimeResponseRe
 // send queues a message whose failure needs no handling beyond the connection's own: the
 // connection is ending, and its teardown covers what the message would have said.
 func (c *conn) send(m wirev1.HostToClient) {
-	if err := c.link.Send(c.ctx, m); err != nil && errors.Is(err, frame.ErrInvalidData) {
+	if err := c.link.Send(c.ctx, m); err != nil && errors.Is(err, v1frame.ErrInvalidData) {
 		c.host.log.Error("code-mode host message does not fit a frame", "error", err)
 	}
 }

@@ -1,4 +1,4 @@
-package hostv1
+package v1host
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/pkg/v1/v1convert"
 	"github.com/codemodehq/codemode/pkg/modeltool"
+	"github.com/codemodehq/codemode/pkg/v1/v1convert"
 )
 
 // hostSession is one open session of a connection.
@@ -21,7 +21,7 @@ type hostSession struct {
 }
 
 // budget is how a response of s goes out: whole (nil, the client truncates), or as
-// Codex's host sends it when it truncates (exectool.HostTruncatedOutput) to the request's budget.
+// Codex's host sends it when it truncates (modeltool.HostTruncatedOutput) to the request's budget.
 func (s *hostSession) budget(requested *int) *outputBudget {
 	if !s.serverTruncation {
 		return nil
@@ -35,7 +35,7 @@ type outputBudget struct{ tokens *int }
 // truncated applies the host-side truncation, if any, to r's output.
 func truncated(r codemode.RuntimeResponse, b *outputBudget) codemode.RuntimeResponse {
 	if b != nil {
-		r.ContentItems = exectool.HostTruncatedOutput(r, b.tokens)
+		r.ContentItems = modeltool.HostTruncatedOutput(r, b.tokens)
 	}
 	return r
 }
@@ -81,7 +81,7 @@ func (c *conn) openSession(ctx context.Context, r wirev1.OpenSession) result {
 	}
 	c.mu.Unlock()
 	delegate := &remoteDelegate{conn: c, session: r.SessionId}
-	sess, err := c.host.provider.CreateSession(ctx, delegate, convertv1.LimitsFromWire(r.CellExecutionLimits))
+	sess, err := c.host.provider.CreateSession(ctx, delegate, v1convert.LimitsFromWire(r.CellExecutionLimits))
 	if err != nil {
 		return failure(err)
 	}

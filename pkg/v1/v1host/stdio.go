@@ -1,4 +1,4 @@
-package hostv1
+package v1host
 
 import (
 	"context"
@@ -18,5 +18,5 @@ import (
 func (h *Host) ServeStdio(ctx context.Context, stdin io.ReadCloser, stdout io.WriteCloser) error {
 	c := stdio.NewConn(stdin, stdout)
 	defer c.Close()
-	return h.ServeConn(ctx, transportv1.NewStreamConn(c, c, c.Close))
+	return h.ServeConn(ctx, v1transport.NewStreamConn(c, c, c.Close))
 }

@@ -1,4 +1,4 @@
-package hostv1
+package v1host
 
 import (
 	"context"
@@ -47,14 +47,14 @@ func (h *Host) serveControl(ctx context.Context, w http.ResponseWriter, r *http.
 		h.log.Warn("code-mode websocket upgrade failed", "error", err)
 		return
 	}
-	upgrade := func(ctx context.Context, p *pairing) (transportv1.Conn, error) {
+	upgrade := func(ctx context.Context, p *pairing) (v1transport.Conn, error) {
 		bulk, err := p.await(ctx)
 		if err != nil {
 			return nil, err
 		}
-		return transportv1.NewDualWebSocketConn(ws, bulk), nil
+		return v1transport.NewDualWebSocketConn(ws, bulk), nil
 	}
-	if err := h.serve(ctx, transportv1.NewWebSocketConn(ws), h.pairings.reserve, upgrade); err != nil {
+	if err := h.serve(ctx, v1transport.NewWebSocketConn(ws), h.pairings.reserve, upgrade); err != nil {
 		h.log.Warn("code-mode websocket connection ended", "error", err)
 	}
 }

@@ -1,4 +1,4 @@
-package hostv1
+package v1host
 
 import (
 	"bytes"
@@ -56,7 +56,7 @@ func dialWS(t *testing.T, url string) *wsClient {
 	if err != nil {
 		t.Fatalf("dial %s: %v", url, err)
 	}
-	ws.SetReadLimit(frame.MaxMessageBytes)
+	ws.SetReadLimit(v1frame.MaxMessageBytes)
 	t.Cleanup(func() { _ = ws.CloseNow() })
 	return &wsClient{t: t, ws: ws}
 }
@@ -72,7 +72,7 @@ func (c *wsClient) sendRaw(typ websocket.MessageType, msg []byte) {
 
 func (c *wsClient) send(payload string) {
 	c.t.Helper()
-	f, err := frame.Append(nil, []byte(payload))
+	f, err := v1frame.Append(nil, []byte(payload))
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func (c *wsClient) recv() (string, error) {
 	if typ != websocket.MessageBinary {
 		return "", fmt.Errorf("text message from the host")
 	}
-	p, err := frame.Decode(msg)
+	p, err := v1frame.Decode(msg)
 	return string(p), err
 }
 
@@ -264,7 +264,7 @@ func TestWebsocketControlOperationsBypassAnIncompleteBulkFrame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	header := binary.LittleEndian.AppendUint32(nil, frame.MaxFrameBytes)
+	header := binary.LittleEndian.AppendUint32(nil, v1frame.MaxFrameBytes)
 	if _, err := w.Write(append(header, bytes.Repeat([]byte(" "), 32<<20)...)); err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +314,7 @@ func TestMalformedWebsocketFrameDoesNotStopTheListener(t *testing.T) {
 		"missing prefix": func(c *wsClient) { c.sendRaw(websocket.MessageBinary, []byte{1, 0}) },
 		"trailing bytes": func(c *wsClient) { c.sendRaw(websocket.MessageBinary, []byte{1, 0, 0, 0, '{', '}'}) },
 		"oversize": func(c *wsClient) {
-			c.sendRaw(websocket.MessageBinary, binary.LittleEndian.AppendUint32(nil, frame.MaxFrameBytes+1))
+			c.sendRaw(websocket.MessageBinary, binary.LittleEndian.AppendUint32(nil, v1frame.MaxFrameBytes+1))
 		},
 		"bad json":      func(c *wsClient) { c.send("{") },
 		"unknown field": func(c *wsClient) { c.send(`{"type":"operation/cancel","id":1,"unexpected":true}`) },

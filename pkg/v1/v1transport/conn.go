@@ -1,4 +1,4 @@
-package transportv1
+package v1transport
 
 import (
 	"bufio"
@@ -17,9 +17,9 @@ type Conn interface {
 	// Dual reports whether the connection has a bulk lane besides its control lane.
 	Dual() bool
 	// ReadFrame returns the payload of the next frame received on lane. A clean end of the
-	// connection is io.EOF; a malformed frame is an error wrapping frame.ErrInvalidData.
+	// connection is io.EOF; a malformed frame is an error wrapping v1frame.ErrInvalidData.
 	ReadFrame(lane wirev1.Lane) ([]byte, error)
-	// WriteFrame writes one complete frame (frame.Append or frame.Seal) on lane.
+	// WriteFrame writes one complete frame (v1frame.Append or v1frame.Seal) on lane.
 	WriteFrame(lane wirev1.Lane, frame []byte) error
 	// Close closes the connection and unblocks pending reads and writes.
 	Close() error
@@ -30,7 +30,7 @@ var ErrClosed = errors.New("code-mode connection closed")
 
 // streamConn is a Conn over a byte stream: stdio of a host process, or a pipe.
 type streamConn struct {
-	r      *frame.Reader
+	r      *v1frame.Reader
 	w      io.Writer
 	closer func() error
 	once   sync.Once
@@ -41,7 +41,7 @@ type streamConn struct {
 // calls closer (which should close both directions, so that a blocked read returns); closer may
 // be nil.
 func NewStreamConn(r io.Reader, w io.Writer, closer func() error) Conn {
-	return &streamConn{r: frame.NewReader(bufio.NewReaderSize(r, 64<<10)), w: w, closer: closer}
+	return &streamConn{r: v1frame.NewReader(bufio.NewReaderSize(r, 64<<10)), w: w, closer: closer}
 }
 
 func (c *streamConn) Dual() bool { return false }

@@ -1,6 +1,6 @@
-// Package transportv1 carries V1 frames between a host and a client: over a byte stream (a host
+// Package v1transport carries V1 frames between a host and a client: over a byte stream (a host
 // process's stdin and stdout), over one WebSocket, or over two WebSockets of one dual connection
-// (control and bulk lanes, spec §2.7). Both drivers use it: hostv1 serves a Conn, clientv1 dials
+// (control and bulk lanes, spec §2.7). Both drivers use it: v1host serves a Conn, v1client dials
 // one.
 //
 // A Conn moves frames. A Link runs a Conn for a driver: one goroutine per lane reads and decodes
@@ -8,4 +8,4 @@
 // off the driver's path), control messages are handed out before bulk ones, every message of a
 // dual connection is checked against the generated lane table, and one writer goroutine per lane
 // drains a bounded queue.
-package transportv1
+package v1transport

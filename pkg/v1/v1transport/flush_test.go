@@ -1,4 +1,4 @@
-package transportv1_test
+package v1transport_test
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // held back, then flushes: Flush must return only after the writer has written every one.
 func TestFlushReturnsOnceEveryFrameSentBeforeItWasWritten(t *testing.T) {
 	w := &gatedWriter{gate: make(chan struct{})}
-	link := transportv1.NewLink(transportv1.NewStreamConn(eofReader{}, w, func() error { return nil }), transportv1.SideClient, wirev1.DecodeClientToHost)
+	link := v1transport.NewLink(v1transport.NewStreamConn(eofReader{}, w, func() error { return nil }), v1transport.SideClient, wirev1.DecodeClientToHost)
 	defer link.Close(io.EOF)
 	const frames = 20
 	for range frames {
@@ -57,7 +57,7 @@ func (g *gatedWriter) Write(p []byte) (int, error) {
 // is passed on the way).
 func TestFlushGivesUpWithItsContextAndLeavesTheLinkUsable(t *testing.T) {
 	w := &gatedWriter{gate: make(chan struct{})}
-	link := transportv1.NewLink(transportv1.NewStreamConn(eofReader{}, w, func() error { return nil }), transportv1.SideClient, wirev1.DecodeClientToHost)
+	link := v1transport.NewLink(v1transport.NewStreamConn(eofReader{}, w, func() error { return nil }), v1transport.SideClient, wirev1.DecodeClientToHost)
 	defer link.Close(io.EOF)
 	if err := link.TrySend(wirev1.CellClosed{SessionId: "s", CellId: "1"}); err != nil {
 		t.Fatal(err)

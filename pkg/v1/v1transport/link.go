@@ -1,4 +1,4 @@
-package transportv1
+package v1transport
 
 import (
 	"context"
@@ -78,7 +78,7 @@ type inbound[In any] struct {
 
 // NewLink starts the link's reader and writer goroutines. peer is who sends what this side
 // reads. decode turns a payload into a message; its error is wrapped into Codex's "failed to
-// decode code-mode IPC frame: …", which is invalid data (errors.Is frame.ErrInvalidData) like a
+// decode code-mode IPC frame: …", which is invalid data (errors.Is v1frame.ErrInvalidData) like a
 // malformed frame.
 func NewLink[In wirev1.Message](conn Conn, peer Side, decode func([]byte) (In, error)) *Link[In] {
 	l := &Link[In]{conn: conn, peer: peer, decode: decode, done: make(chan struct{})}
@@ -239,7 +239,7 @@ func (l *Link[In]) Serve(ctx context.Context, handle func(In) error) error {
 		go l.readAndHandle(ctx, wirev1.LaneControl, handle, result)
 	})
 	if !started {
-		return errors.New("transportv1: Serve on a link that is already read")
+		return errors.New("v1transport: Serve on a link that is already read")
 	}
 	var err error
 	select {
@@ -309,7 +309,7 @@ func (l *Link[In]) closedErr() error {
 // Encode frames m. It fails when the encoding exceeds the frame limit, before anything is
 // queued, so the caller can send a smaller replacement.
 func Encode(m wirev1.Message) ([]byte, error) {
-	return frame.Seal(m.AppendJSON(frame.Reserve(nil)))
+	return v1frame.Seal(m.AppendJSON(v1frame.Reserve(nil)))
 }
 
 // lane is where m travels: its lane on a dual connection, the one stream otherwise.
@@ -484,7 +484,7 @@ func (e *decodeError) Error() string { return "failed to decode code-mode IPC fr
 
 func (e *decodeError) Unwrap() error { return e.err }
 
-func (e *decodeError) Is(target error) bool { return target == frame.ErrInvalidData }
+func (e *decodeError) Is(target error) bool { return target == v1frame.ErrInvalidData }
 
 // signal leaves a token in ch unless one is already waiting there.
 func signal(ch chan struct{}) {

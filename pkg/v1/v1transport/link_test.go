@@ -1,4 +1,4 @@
-package transportv1_test
+package v1transport_test
 
 import (
 	"context"
@@ -25,14 +25,14 @@ var malformedFrames = []struct {
 	want  string
 }{
 	// The header alone: the length is refused before any payload byte is read.
-	{"length_above_64_mib", binary.LittleEndian.AppendUint32(nil, frame.MaxFrameBytes+1), "code-mode IPC frame length 67108865 exceeds 67108864 bytes"},
+	{"length_above_64_mib", binary.LittleEndian.AppendUint32(nil, v1frame.MaxFrameBytes+1), "code-mode IPC frame length 67108865 exceeds 67108864 bytes"},
 	{"payload_that_is_not_json", []byte{1, 0, 0, 0, '{'}, "failed to decode code-mode IPC frame: EOF while parsing an object at line 1 column 1"},
 }
 
 // TestOversizedAndMalformedFramesAreRejected is §5.2 oversized_and_malformed_frames_are_rejected:
 // a declared length of 64 MiB + 1 and a payload `{` are both invalid data, on a byte stream (a
 // real pipe) and on a WebSocket (a real socket on 127.0.0.1). Framing and JSON decoding are
-// separate layers here (package frame, then the Link), so the test reads through a Link, where
+// separate layers here (package v1frame, then the Link), so the test reads through a Link, where
 // both errors surface.
 func TestOversizedAndMalformedFramesAreRejected(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
@@ -43,8 +43,8 @@ func TestOversizedAndMalformedFramesAreRejected(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer w.Close()
-			conn := transportv1.NewStreamConn(r, w, r.Close)
-			link := transportv1.NewLink(conn, transportv1.SideClient, wirev1.DecodeClientToHost)
+			conn := v1transport.NewStreamConn(r, w, r.Close)
+			link := v1transport.NewLink(conn, v1transport.SideClient, wirev1.DecodeClientToHost)
 			if _, err := w.Write(c.frame); err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func TestOversizedAndMalformedFramesAreRejected(t *testing.T) {
 					received <- err
 					return
 				}
-				link := transportv1.NewLink(transportv1.NewWebSocketConn(ws), transportv1.SideClient, wirev1.DecodeClientToHost)
+				link := v1transport.NewLink(v1transport.NewWebSocketConn(ws), v1transport.SideClient, wirev1.DecodeClientToHost)
 				_, err = link.Next(req.Context())
 				link.Close(err)
 				link.Wait()
@@ -83,7 +83,7 @@ func TestOversizedAndMalformedFramesAreRejected(t *testing.T) {
 
 func checkInvalidData(t *testing.T, err error, want string) {
 	t.Helper()
-	if err == nil || err.Error() != want || !errors.Is(err, frame.ErrInvalidData) {
-		t.Fatalf("err = %v (invalid data: %v), want invalid data %q", err, errors.Is(err, frame.ErrInvalidData), want)
+	if err == nil || err.Error() != want || !errors.Is(err, v1frame.ErrInvalidData) {
+		t.Fatalf("err = %v (invalid data: %v), want invalid data %q", err, errors.Is(err, v1frame.ErrInvalidData), want)
 	}
 }

@@ -1,4 +1,4 @@
-package transportv1_test
+package v1transport_test
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // cancelFrame is an operation/cancel for id, as one complete frame.
 func cancelFrame(t *testing.T, id int64) []byte {
 	t.Helper()
-	f, err := transportv1.Encode(wirev1.OperationCancel{Id: wirev1.RequestId(id)})
+	f, err := v1transport.Encode(wirev1.OperationCancel{Id: wirev1.RequestId(id)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestServeHandlesStreamMessagesInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	link := transportv1.NewLink(transportv1.NewStreamConn(r, w, r.Close), transportv1.SideClient, wirev1.DecodeClientToHost)
+	link := v1transport.NewLink(v1transport.NewStreamConn(r, w, r.Close), v1transport.SideClient, wirev1.DecodeClientToHost)
 	const n = 200
 	var batch []byte
 	for i := 1; i <= n+5; i++ {
@@ -100,7 +100,7 @@ func TestServeReturnsAfterTheRunningHandlerWhenContextEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	link := transportv1.NewLink(transportv1.NewStreamConn(r, w, r.Close), transportv1.SideClient, wirev1.DecodeClientToHost)
+	link := v1transport.NewLink(v1transport.NewStreamConn(r, w, r.Close), v1transport.SideClient, wirev1.DecodeClientToHost)
 	if _, err := w.Write(cancelFrame(t, 1)); err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestServeEndsWithTheStreamsEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	link := transportv1.NewLink(transportv1.NewStreamConn(r, w, r.Close), transportv1.SideClient, wirev1.DecodeClientToHost)
+	link := v1transport.NewLink(v1transport.NewStreamConn(r, w, r.Close), v1transport.SideClient, wirev1.DecodeClientToHost)
 	if _, err := w.Write(cancelFrame(t, 7)); err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func (c *laneConn) ReadFrame(lane wirev1.Lane) ([]byte, error) {
 	c.reads[lane].Add(1)
 	select {
 	case f := <-c.in[lane]:
-		return frame.Decode(f)
+		return v1frame.Decode(f)
 	case <-c.closed:
 		return nil, io.EOF
 	}
@@ -203,8 +203,8 @@ func TestServeHandlesControlBeforeBulk(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	for round := range 20 {
 		conn := newLaneConn()
-		link := transportv1.NewLink(conn, transportv1.SideClient, wirev1.DecodeClientToHost)
-		bulk, err := transportv1.Encode(wirev1.DelegateResponseMessage{Id: 1, Result: wirev1.DelegateResponseOk{Value: wirev1.ToolResult{Result: []byte("1")}}})
+		link := v1transport.NewLink(conn, v1transport.SideClient, wirev1.DecodeClientToHost)
+		bulk, err := v1transport.Encode(wirev1.DelegateResponseMessage{Id: 1, Result: wirev1.DelegateResponseOk{Value: wirev1.ToolResult{Result: []byte("1")}}})
 		if err != nil {
 			t.Fatal(err)
 		}

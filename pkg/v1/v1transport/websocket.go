@@ -1,4 +1,4 @@
-package transportv1
+package v1transport
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // PrepareWebSocket applies V1's message limit to a WebSocket: messages up to one frame of 64 MiB
 // with its 4-byte prefix. Call it on every socket of a connection before reading.
 func PrepareWebSocket(ws *websocket.Conn) {
-	ws.SetReadLimit(frame.MaxMessageBytes)
+	ws.SetReadLimit(v1frame.MaxMessageBytes)
 }
 
 // wsConn is a Conn over one WebSocket (single) or two (dual: control and bulk).
@@ -71,7 +71,7 @@ func (c *wsConn) ReadFrame(lane wirev1.Lane) ([]byte, error) {
 }
 
 // ReadWebSocketFrame reads one message from ws and decodes it as one complete frame with the
-// message decoder. A text message is refused with frame.ErrTextMessage; a close by the peer
+// message decoder. A text message is refused with v1frame.ErrTextMessage; a close by the peer
 // (or a connection that ended between messages) is io.EOF.
 func ReadWebSocketFrame(ctx context.Context, ws *websocket.Conn) ([]byte, error) {
 	typ, msg, err := ws.Read(ctx)
@@ -79,9 +79,9 @@ func ReadWebSocketFrame(ctx context.Context, ws *websocket.Conn) ([]byte, error)
 		return nil, webSocketReadError(err)
 	}
 	if typ != websocket.MessageBinary {
-		return nil, frame.ErrTextMessage
+		return nil, v1frame.ErrTextMessage
 	}
-	return frame.Decode(msg)
+	return v1frame.Decode(msg)
 }
 
 func webSocketReadError(err error) error {
