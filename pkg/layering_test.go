@@ -89,7 +89,7 @@ var layers = []layer{
 	{
 		pkgs:  "pkg/internal/recent",
 		allow: []string{std},
-		why:   "a bounded set of recent keys, shared by the V1 drivers; a leaf that knows no protocol",
+		why:   "the one bounded set of recent keys, shared by the V1 and gRPC drivers; a leaf that knows no protocol",
 	},
 	{
 		pkgs:  "pkg/v1/v1convert",
@@ -145,13 +145,13 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/grpc/grpchost",
-		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/modeltool", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid, xnet},
+		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/internal/recent", "pkg/modeltool", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid, xnet},
 		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/grpc/grpcclient", "pkg/testenv", goleak},
 		why:          "the gRPC host adapter serves any SessionProvider: it never names a runtime outside its tests, which run it on jsruntime and drive it with the Go client",
 	},
 	{
 		pkgs:         "pkg/grpc/grpcclient",
-		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/serdejson", "pkg/internal/stdio", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid},
+		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/internal/recent", "pkg/serdejson", "pkg/internal/stdio", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid},
 		allowInTests: []string{"pkg/grpc/grpchost", "pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv", goleak},
 		why:          "the gRPC client adapter speaks to any CodeModeHost: it never imports the host or a runtime outside its tests, which run the conformance suite against the host on jsruntime",
 	},

@@ -10,6 +10,7 @@ import (
 	pb "github.com/codemodehq/codemode/gen/go/pb/codex/code_mode/v1"
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/grpc/grpcconv"
+	"github.com/codemodehq/codemode/pkg/internal/recent"
 )
 
 // maxPendingCallbacks bounds the tool calls and notifications a session runs at once (Codex's
@@ -64,8 +65,8 @@ type state struct {
 	executions    map[string]*executionRecord
 	invocations   map[string]*activeInvocation
 	notifications int
-	seen          grpcconv.RecentIDs[uuid.UUID]
-	cancelled     grpcconv.RecentIDs[uuid.UUID]
+	seen          recent.Set[uuid.UUID]
+	cancelled     recent.Set[uuid.UUID]
 	failure       error
 	closed        bool
 }

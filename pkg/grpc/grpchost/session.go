@@ -12,7 +12,7 @@ import (
 
 	pb "github.com/codemodehq/codemode/gen/go/pb/codex/code_mode/v1"
 	"github.com/codemodehq/codemode/pkg/codemode"
-	"github.com/codemodehq/codemode/pkg/grpc/grpcconv"
+	"github.com/codemodehq/codemode/pkg/internal/recent"
 )
 
 // session is one leased session: the provider's session that runs its cells, and what the
@@ -59,7 +59,7 @@ type sessionState struct {
 	cells map[codemode.CellID]*execution
 	// pendingExecutions are reserved execution IDs whose cell is not admitted yet.
 	pendingExecutions map[string]struct{}
-	seenExecutions    grpcconv.RecentIDs[string]
+	seenExecutions    recent.Set[string]
 	// pendingClosures are runtime closures of cells not admitted yet (the runtime may report a
 	// closure before Execute has recorded the cell); ignoredClosures are cells whose execution
 	// was abandoned before admission.
@@ -77,17 +77,17 @@ type sessionState struct {
 	spaceFreed chan struct{}
 
 	invocations     map[uuid.UUID]*invocation
-	seenInvocations grpcconv.RecentIDs[uuid.UUID]
+	seenInvocations recent.Set[uuid.UUID]
 
 	waits map[string]*activeWait
 	// executeYields are the early-yield signals of the Executes waiting for their outcome, by
 	// execution ID.
 	executeYields  map[string]*yieldSwitch
-	seenWaits      grpcconv.RecentIDs[string]
-	cancelledWaits grpcconv.RecentIDs[string]
+	seenWaits      recent.Set[string]
+	cancelledWaits recent.Set[string]
 	// yieldedWaits are wait IDs a YieldObservation named before their Wait arrived (the two
 	// RPCs race): that Wait yields at once.
-	yieldedWaits grpcconv.RecentIDs[string]
+	yieldedWaits recent.Set[string]
 
 	// pendingAcks are the notifications waiting for their acknowledgement.
 	pendingAcks map[uuid.UUID]chan struct{}

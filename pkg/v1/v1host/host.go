@@ -7,6 +7,7 @@ import (
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/internal/recent"
 )
 
 // The host's limits (spec §2.8). Requests and cells are counted across all connections of a
@@ -22,7 +23,7 @@ const (
 	// execution/started response is sent; further calls wait for the response.
 	MaxQueuedCellMessages = 128
 	// RecentIDs is how many finished request IDs and opened session IDs a connection remembers.
-	RecentIDs = 4096
+	RecentIDs = recent.Limit
 )
 
 // The capabilities a V1 host understands.
