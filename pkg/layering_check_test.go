@@ -99,6 +99,36 @@ func violations(layers []layer, g graph) []violation {
 	return out
 }
 
+// familyViolations returns every edge of g that a family containing its importing package does
+// not allow: unlike layers, every matching family applies.
+func familyViolations(families []layer, g graph) []violation {
+	var out []violation
+	for _, e := range g.edges {
+		for _, f := range families {
+			if matches(f.pkgs, e.from) && !f.admits(e) {
+				out = append(out, violation{edge: e, rule: f})
+			}
+		}
+	}
+	return out
+}
+
+// familyProblems checks the family table: each family is a subtree that holds a package, and
+// each of its allow entries names something that exists.
+func familyProblems(families []layer, pkgs, requiredModules []string) []string {
+	var out []string
+	for _, f := range families {
+		if !strings.HasSuffix(f.pkgs, "/...") {
+			out = append(out, fmt.Sprintf("family %q is not a subtree (dir/...)", f.pkgs))
+		}
+		if !slices.ContainsFunc(pkgs, func(p string) bool { return matches(f.pkgs, p) }) {
+			out = append(out, fmt.Sprintf("family %q holds no package: remove it or fix its pattern", f.pkgs))
+		}
+		out = append(out, entryProblems(f, pkgs, requiredModules)...)
+	}
+	return out
+}
+
 // admits reports whether the rule allows the import e.
 func (l layer) admits(e edge) bool {
 	if slices.ContainsFunc(l.allow, e.matchedBy) {

@@ -237,10 +237,9 @@ var layers = []layer{
 		why:          "a service is a thin main around its program in pkg (which the CLI shares); its tests drive the built binary as a client would: the Go clients, the generated gRPC types, raw WebSockets",
 	},
 	{
-		pkgs:         "tools/...",
-		allow:        []string{std, "tools/...", "pkg/...", "gen/...", protobuf},
-		allowInTests: []string{mcpSDK},
-		why:          "binaries sit on top and may use any library or generated package, but not generators, compat gates or services: code two binaries share belongs in pkg; the tests of `codemode mcp` drive the built binary with the MCP SDK's client",
+		pkgs:  "tools/...",
+		allow: []string{std, "tools/..."},
+		why:   "tools/ holds the gate and bench scripts; their Go helpers (the bench report, the structure figures) read files and text, so they need the standard library only: a program that needs the module's code is a service",
 	},
 	{
 		pkgs:         "services/codemode",
@@ -250,14 +249,56 @@ var layers = []layer{
 	},
 }
 
-// TestLayering checks the real import graph against layers: every import allowed, every
-// package governed, every rule and allow entry naming something that exists.
+// families are the subtree rules of pkg/: a family directory groups one protocol or one kind of
+// part, and what the family as a whole may import is its ceiling. Every package under a family's
+// directory must satisfy the family's rule and, on top, the rule of layers that governs it, which
+// gives the direction inside the family (the frame codec below the transports, the host never
+// importing the client). So a package added to a family is bounded before anyone writes its rule,
+// and no rule of layers can quietly let a family reach another protocol.
+var families = []layer{
+	{
+		pkgs:         "pkg/v1/...",
+		allow:        []string{std, "pkg/codemode", "pkg/v1/...", "pkg/internal/...", "pkg/modeltool", "gen/go/wirev1", websocket, uuid},
+		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", goleak},
+		why:          "the V1 family speaks the domain contract and the V1 wire: it never touches gRPC, the exec-server, the tool sources or a runtime (outside tests, which serve the in-process one)",
+	},
+	{
+		pkgs:         "pkg/grpc/...",
+		allow:        []string{std, "pkg/codemode", "pkg/grpc/...", "pkg/internal/...", "pkg/modeltool", "pkg/serdejson", "gen/go/pb/...", connect, protobuf, uuid, xnet},
+		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv", goleak},
+		why:          "the gRPC family speaks the domain contract and the protobuf messages: it never touches the V1 wire, the exec-server, the tool sources or a runtime (outside tests)",
+	},
+	{
+		pkgs:         "pkg/execserver/...",
+		allow:        []string{std, "pkg/execserver/...", "pkg/serdejson", "gen/go/execserverwire", websocket, uuid, xsys},
+		allowInTests: []string{"pkg/testenv", goleak},
+		why:          "the exec-server family is a process and file server: it knows nothing of cells (not even the domain contract), of Code Mode's wires or of the tool sources that use it",
+	},
+	{
+		pkgs:         "pkg/toolsources/...",
+		allow:        []string{std, "pkg/codemode", "pkg/toolsources/...", "pkg/execserver/execrpc", "gen/go/execserverwire", "schemas/manifest", jsonschema, xtext, mcpSDK, websocket},
+		allowInTests: []string{"pkg/jsruntime", "pkg/modeltool", "pkg/testenv/...", goleak},
+		why:          "the tool-source family serves the domain contract's Delegate from commands, MCP servers and an exec-server (through its client codec only): it never imports a host adapter, a Code Mode wire or a runtime outside tests",
+	},
+}
+
+// allViolations is every edge of g that its governing rule or its family's rule does not allow.
+func allViolations(g graph) []violation {
+	return append(violations(layers, g), familyViolations(families, g)...)
+}
+
+// TestLayering checks the real import graph against layers and families: every import allowed,
+// every package governed, every rule and allow entry naming something that exists.
 func TestLayering(t *testing.T) {
 	g := loadGraph(t)
-	for _, problem := range tableProblems(layers, g.pkgs, loadRequiredModules(t)) {
+	modules := loadRequiredModules(t)
+	for _, problem := range tableProblems(layers, g.pkgs, modules) {
 		t.Error(problem)
 	}
-	for _, v := range violations(layers, g) {
+	for _, problem := range familyProblems(families, g.pkgs, modules) {
+		t.Error(problem)
+	}
+	for _, v := range allViolations(g) {
 		t.Error(v)
 	}
 	for _, l := range layers {

@@ -48,6 +48,10 @@ type cellRoute struct {
 	// holds counts the wait and terminate responses being written: cell/closed waits for them.
 	holds    int
 	released chan struct{} // closed and replaced when holds drops
+	// finished is set, under c.mu, once the route's goroutine decided to send cell/closed: from
+	// then on the route takes no hold and no response (enqueueIfRouted, hold), which go out at
+	// once instead, since nothing would drain them.
+	finished bool
 }
 
 // routeKind says what a routeMessage carries.
@@ -172,7 +176,7 @@ func (c *conn) claimIdleRoute(key cellKey) *cellRoute {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r := c.routes[key]
-	if r == nil || !r.started || r.sending || len(r.queue) > 0 || c.ctx.Err() != nil {
+	if r == nil || r.finished || !r.started || r.sending || len(r.queue) > 0 || c.ctx.Err() != nil {
 		return nil
 	}
 	r.sending = true
@@ -189,7 +193,7 @@ func (c *conn) closeCell(session wirev1.SessionId, cell codemode.CellID) {
 func (c *conn) enqueueIfRouted(key cellKey, m routeMessage) bool {
 	c.mu.Lock()
 	r := c.routes[key]
-	if r == nil || c.ctx.Err() != nil {
+	if r == nil || r.finished || c.ctx.Err() != nil {
 		c.mu.Unlock()
 		return false
 	}
@@ -225,7 +229,7 @@ func (c *conn) hold(key cellKey) (release func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r := c.routes[key]
-	if r == nil {
+	if r == nil || r.finished {
 		return func() {}
 	}
 	r.holds++
@@ -241,11 +245,18 @@ func (c *conn) hold(key cellKey) (release func()) {
 	}
 }
 
-// held reports whether a wait or terminate response of r is being written.
-func (c *conn) held(r *cellRoute) bool {
+// finishRoute marks r finished and reports true when nothing is left for it to send before
+// cell/closed: no wait or terminate response is being written and nothing is queued. The check
+// and the mark are one step under c.mu, so a response is either queued before it (and sent) or
+// finds the route finished (and goes out directly), never queued where nobody drains it.
+func (c *conn) finishRoute(r *cellRoute) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return r.holds > 0
+	if r.holds > 0 || len(r.queue) > 0 {
+		return false
+	}
+	r.finished = true
+	return true
 }
 
 // releasedSignal is closed at the next release of a hold on r.
@@ -288,7 +299,7 @@ func (c *conn) driveCell(r *cellRoute, key cellKey, started *codemode.StartedCel
 		initial <- codemode.InitialResult{Response: resp, Err: err}
 	}()
 	closed := false
-	for !closed || !isClosed(r.initialSent) || c.held(r) {
+	for !closed || !isClosed(r.initialSent) || !c.finishRoute(r) {
 		released := c.releasedSignal(r)
 		select {
 		case res := <-initial:
