@@ -13,7 +13,7 @@ export GOFLAGS := -buildvcs=false
 START := $(shell date +%s)
 PHASE := ./tools/phase.sh
 
-.PHONY: help setup tools run generate check test test-go test-race test-ts test-browser lint drift compat fuzz bench clean haproxy-setup codex-next diff-codex-exec diff-codex
+.PHONY: help setup setup-system tools run generate check test test-short test-go test-race test-ts test-browser lint drift compat fuzz bench clean codex-next diff-codex-exec diff-codex
 
 ## help: list the targets (what a bare `make` does).
 help:
@@ -23,6 +23,10 @@ help:
 ## setup: install what the project needs: node packages, Go modules (tools included); idempotent.
 setup:
 	@$(PHASE) setup "node packages (npm ci when package-lock.json changed), Go modules of go.mod and go.tools.mod" ./tools/setup.sh
+
+## setup-system: install the system packages tests and benchmarks run (Debian's haproxy, chromium) with apt-get, as root or through passwordless sudo; idempotent.
+setup-system:
+	@$(PHASE) setup-system "Debian packages the tests run: haproxy (scale-out), chromium (browser test); nothing when present" ./tools/system-setup.sh
 
 ## tools: compile the pinned Go tools of go.tools.mod once (buf, staticcheck, protoc plugins).
 tools: setup
@@ -37,19 +41,19 @@ generate: setup tools
 	@$(PHASE) generate "gen/ and fixtures/ from schemas/ (buf, grpcfixtures, wiregen, tsgen, qjswasm) and the playground page (esbuild)" ./tools/generate.sh
 
 ## check: the whole gate CI runs: lint, drift, compat, Go (also -race), TS and browser tests, brief fuzzing.
-check: setup tools lint drift compat test test-browser test-race fuzz
+check: setup setup-system tools lint drift compat test test-browser test-race fuzz
 	@took=$$(( $$(date +%s) - $(START) )); printf '==> check: every phase passed in %dm%02ds\n' $$((took / 60)) $$((took % 60))
 
 ## test: the Go and TypeScript tests.
 test: test-go test-ts
 
-## test-go: go test ./... (includes pkg/layering_test.go and the scale-out tests behind HAProxy).
-test-go: haproxy-setup
-	@$(PHASE) test-go "go test ./..." $(GO) test -count=1 ./...
+## test-short: the quick Go run (-short): no other implementation or outside service (Codex, node, buf curl, HAProxy), no long soaks.
+test-short:
+	@$(PHASE) test-short "go test -short ./... (tests that need Codex, node, buf curl or HAProxy skip)" $(GO) test -short -count=1 ./...
 
-## haproxy-setup: install Debian's haproxy when missing (the scale-out tests and benchmarks run it).
-haproxy-setup:
-	@./tools/haproxy-setup.sh
+## test-go: go test ./... (includes pkg/layering_test.go and the scale-out tests behind HAProxy; make setup-system installs it).
+test-go:
+	@$(PHASE) test-go "go test ./..." $(GO) test -count=1 ./...
 
 ## test-race: the pkg tests again under the race detector.
 test-race:
@@ -59,7 +63,7 @@ test-race:
 test-ts: setup
 	@$(PHASE) test-ts "tsc, node --test compat/ts and the TypeScript SDK against a Go host (TAP printed only on failure)" ./tools/test-ts.sh
 
-## test-browser: the playground in headless Chromium (installed from Debian when missing) against the host binary.
+## test-browser: the playground in headless Chromium (make setup-system installs it) against the host binary.
 test-browser: setup
 	@$(PHASE) test-browser "the playground page served by codemode-host, driven in headless Chromium (playwright-core)" ./tools/test-browser.sh
 
@@ -80,7 +84,7 @@ fuzz:
 	@$(PHASE) fuzz "every fuzz target, one at a time" ./tools/fuzz.sh
 
 ## bench: benchmarks with their node:vm baseline; paste the table into docs/benchmarks.md.
-bench: setup haproxy-setup
+bench: setup setup-system
 	./tools/bench.sh
 
 ## codex-next: run the real-Codex suites with the pinned and the newest @openai/codex; report changes.

@@ -72,7 +72,7 @@ var layers = []layer{
 	{
 		pkgs:         "pkg/jsruntime/...",
 		allow:        []string{std, "pkg/codemode", "pkg/modeltool/...", "pkg/jsruntime/...", "pkg/serdejson", "gen/go/qjswasm", qjs, wazero, tdewolff},
-		allowInTests: []string{"pkg/codemode/codemodetest"},
+		allowInTests: []string{"pkg/codemode/codemodetest", "pkg/testenv"},
 		why:          "the QuickJS runtime implements the domain contract; it is no adapter, so it never touches generated wire types (serde_json's parser from pkg/serdejson tells what Codex's host would refuse to carry), and the conformance suite is linked into its tests only",
 	},
 	{
@@ -135,7 +135,7 @@ var layers = []layer{
 	{
 		pkgs:         "pkg/v1/v1client",
 		allow:        []string{std, "pkg/codemode", "pkg/v1/v1convert", "pkg/v1/v1transport", "pkg/v1/v1frame", "pkg/internal/recent", "pkg/internal/stdio", "gen/go/wirev1", websocket},
-		allowInTests: []string{"pkg/v1/v1host", "pkg/jsruntime", "pkg/codemode/codemodetest", goleak},
+		allowInTests: []string{"pkg/v1/v1host", "pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv", goleak},
 		why:          "the V1 client driver offers SessionProviders through the contract; only its tests run a host (a real process serving the in-process runtime)",
 	},
 	{
@@ -259,7 +259,7 @@ var families = []layer{
 	{
 		pkgs:         "pkg/v1/...",
 		allow:        []string{std, "pkg/codemode", "pkg/v1/...", "pkg/internal/...", "pkg/modeltool", "gen/go/wirev1", websocket, uuid},
-		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", goleak},
+		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv", goleak},
 		why:          "the V1 family speaks the domain contract and the V1 wire: it never touches gRPC, the exec-server, the tool sources or a runtime (outside tests, which serve the in-process one)",
 	},
 	{

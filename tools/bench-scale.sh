@@ -7,7 +7,7 @@
 #   RTT=3000x STORM=12000x COUNT=3 ./tools/bench-scale.sh
 #
 # Rows take the median of COUNT runs; ratios are against direct-1host of the same run. Needs
-# haproxy (make bench installs it with tools/haproxy-setup.sh).
+# haproxy (make setup-system installs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=.cache/bench

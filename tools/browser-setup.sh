@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what the browser tests need beyond tools/setup.sh: Debian's chromium, which
+# Installs what the browser tests need beyond tools/setup.sh (run by tools/system-setup.sh, make setup-system): Debian's chromium, which
 # playwright-core drives (the test never downloads a browser of its own). Idempotent: nothing
 # happens when /usr/bin/chromium exists. Installing needs apt-get and root, or sudo without a
 # password (GitHub's runners); without them it fails with what to do, so the browser phase never

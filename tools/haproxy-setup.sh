@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what the scale-out tests of make test-go need beyond tools/setup.sh: Debian's haproxy,
+# Installs what the scale-out tests of make test-go need beyond tools/setup.sh (run by tools/system-setup.sh, make setup-system): Debian's haproxy,
 # which services/codemode-host's tests run in front of several hosts with
 # deploy/haproxy/haproxy.cfg. Idempotent: nothing happens when haproxy is on the PATH. Installing
 # needs apt-get and root, or sudo without a password (GitHub's runners); without them it fails

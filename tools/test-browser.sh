@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The browser test: the playground (served by the real host binary) driven in headless Chromium
-# with playwright-core. Installs Debian's chromium first when it is missing
-# (tools/browser-setup.sh; a machine where that is impossible fails here, it never skips), builds
+# with playwright-core. Needs chromium (make setup-system installs Debian's; without it this fails
+# and says so, it never skips), builds
 # ./services/codemode-host into .cache/codemode-host, compiles compat/browser (tsc, output in
 # .cache/browser-test) and runs it with node's test runner. Screenshots land in .cache/browser/.
 # Expects tools/setup.sh to have run (make test-browser does); the page is gen/playground as
@@ -9,7 +9,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-./tools/browser-setup.sh
+chromium=${CHROMIUM:-/usr/bin/chromium}
+if [ ! -x "$chromium" ]; then
+  echo "test-browser: $chromium is missing: run make setup-system (or set CHROMIUM=/path/to/chromium)" >&2
+  exit 1
+fi
 if ! go build -o .cache/codemode-host ./services/codemode-host; then
   echo "test-browser: building the host (./services/codemode-host) failed" >&2
   exit 1

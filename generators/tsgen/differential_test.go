@@ -31,9 +31,7 @@ const (
 // or fails in CI (testenv.SkipUnlessCI).
 func tsToolchain(t *testing.T) (tsc, node string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("compiles TypeScript; skipped with -short")
-	}
+	testenv.External(t, "node and tsc")
 	tsc, _ = filepath.Abs(filepath.Join(repoRoot, "node_modules/.bin/tsc"))
 	if _, err := os.Stat(tsc); err != nil {
 		testenv.SkipUnlessCI(t, "node_modules/.bin/tsc missing (run tools/setup.sh)")

@@ -4,6 +4,7 @@ package jsruntime
 
 import (
 	"fmt"
+	"github.com/codemodehq/codemode/pkg/testenv"
 	"os"
 	"runtime"
 	"strconv"
@@ -31,10 +32,8 @@ func goHeap() uint64 {
 // against each call does that) and measures Go's heap while the cell still runs: cleared timers
 // must leave Go's queue. Before they did, the million took 43 MB until the cell ended.
 func TestClearedTimersDoNotAccumulate(t *testing.T) {
+	testenv.Long(t, "a leak soak of 100 rounds of timers")
 	rounds := 100
-	if testing.Short() {
-		rounds = 20
-	}
 	g := newToolGate()
 	s := newTestSession(t, newRecorder(g.invoke), codemode.SessionCellExecutionLimits{})
 	executeCell(t, s, `for (let i = 0; i < 1e4; i++) clearTimeout(setTimeout(() => {}, 1e9))`) // warm up
@@ -115,14 +114,12 @@ func settledGoroutines(want int) int {
 }
 
 // TestManyCellsKeepTheHeapFlat runs 100,000 representative cells one after another in one session
-// (10,000 with -short) and samples the Go heap, the goroutines and the resident set after a
+// (none with -short) and samples the Go heap, the goroutines and the resident set after a
 // tenth of them and at the end: neither may grow. Before the rewrite every cell left about 26 KB
 // of Go heap behind (10,000 cells: 19 -> 276 MB).
 func TestManyCellsKeepTheHeapFlat(t *testing.T) {
+	testenv.Long(t, "a leak soak of 100,000 cells")
 	n := 100_000
-	if testing.Short() {
-		n = 10_000
-	}
 	p := newCappedProvider(t, Options{PoolSize: 2})
 	s := newCappedSession(t, p, echoDelegate)
 	var samples []heapSample
@@ -174,14 +171,12 @@ func soak() bool { return os.Getenv("CODEMODE_SOAK") != "" }
 // leaked its argument (9,000 load("k".repeat(65536)) ran out of memory).
 //
 // A 64 KiB call costs about 3.5 ms (QuickJS in wasm quotes and parses JSON at about 30 ns a
-// byte), so the test makes 7,000 calls (1,400 with -short); CODEMODE_SOAK=1 makes it 50,000.
+// byte), so the test makes 7,000 calls (none with -short); CODEMODE_SOAK=1 makes it 50,000.
 func TestHostCallsDoNotGrowMemory(t *testing.T) {
+	testenv.Long(t, "a leak soak of 7,000 host calls of 64 KiB")
 	calls := 7_000
-	switch {
-	case soak():
+	if soak() {
 		calls = 50_000
-	case testing.Short():
-		calls = 1_400
 	}
 	const heapCap = 64<<20 + 4096 // a cap no other test uses
 	seen := watchMemory(t, heapCap)

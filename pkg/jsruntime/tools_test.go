@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/codemodehq/codemode/pkg/testenv"
 	"reflect"
 	"strings"
 	"testing"
@@ -197,6 +198,7 @@ func TestToolCallsCrossInBatches(t *testing.T) {
 // TestToolResultsDoNotAccumulate delivers 32 MiB of tool results to a cell whose heap is capped
 // at 16 MiB: every string that crosses into or out of QuickJS must be released again.
 func TestToolResultsDoNotAccumulate(t *testing.T) {
+	testenv.Long(t, "32 tool results of 1 MiB")
 	big, _ := json.Marshal(strings.Repeat("x", 1<<20))
 	d := newRecorder(func(context.Context, codemode.NestedToolCall) (json.RawMessage, error) { return big, nil })
 	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{MaxHeapSizeBytes: ptrU64(16 << 20)})

@@ -30,6 +30,7 @@ type Codex struct {
 // machine and fails it in CI (SkipUnlessCI).
 func FindCodex(t testing.TB) Codex {
 	t.Helper()
+	External(t, "the real Codex binaries")
 	c, err := LocateCodex()
 	if err != nil {
 		SkipUnlessCI(t, err.Error()+" (run `make setup`)")

@@ -19,3 +19,24 @@ func SkipUnlessCI(t testing.TB, reason string) {
 	}
 	t.Skip(reason)
 }
+
+// External marks a test that runs another implementation or an outside service (Codex's binaries,
+// node, buf curl, HAProxy): with -short (make test-short) it is skipped, so the quick run needs
+// nothing but Go and this module. Without -short it does nothing; the caller then locates what,
+// skipping or failing as SkipUnlessCI decides.
+func External(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: needs " + what)
+	}
+}
+
+// Long marks a soak or a test that moves large volumes (what says which): with -short (make
+// test-short) it is skipped, so the quick run stays under two minutes on two cores; make test
+// runs it.
+func Long(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: " + what)
+	}
+}

@@ -54,9 +54,10 @@ func startHAProxy(t testing.TB, hosts ...string) *proxy {
 // them, so nothing waits for the proxy to come up.
 func startHAProxyFor(t testing.TB, grpcHosts, wsHosts []string) *proxy {
 	t.Helper()
+	testenv.External(t, "HAProxy")
 	bin, err := exec.LookPath("haproxy")
 	if err != nil {
-		testenv.SkipUnlessCI(t, "haproxy is not installed (make test-go installs it with tools/haproxy-setup.sh)")
+		testenv.SkipUnlessCI(t, "haproxy is not installed (make setup-system installs it)")
 	}
 	dir, err := os.MkdirTemp("", "haproxy-")
 	if err != nil {

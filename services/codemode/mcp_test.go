@@ -67,6 +67,7 @@ func codemodeBinary(t *testing.T) string {
 // CI) when node or the package that provides file under node_modules is missing.
 func nodeWith(t *testing.T, file string) (node, bin string) {
 	t.Helper()
+	testenv.External(t, "node and the MCP TypeScript SDK")
 	node, err := exec.LookPath("node")
 	if err != nil {
 		testenv.SkipUnlessCI(t, "node not on PATH")

@@ -76,7 +76,7 @@ func (b *binding) invoke(ctx context.Context, call *pb.ToolCall) {
 		}
 		b.finishInvocation(call.GetInvocationId())
 	}()
-	domain, err := grpcconv.NestedToolCall(call)
+	domain, err := grpcconv.NestedToolCallFromProto(call)
 	if err != nil {
 		returned = true
 		b.complete(ctx, call.GetInvocationId(), failed(err.Error()))
@@ -112,7 +112,7 @@ func failed(message string) grpcconv.ToolResult {
 // complete sends a CompleteToolCall. A failure other than the invocation's or the binding's end
 // fails the binding: the host would wait for this result forever.
 func (b *binding) complete(ctx context.Context, invocation string, result grpcconv.ToolResult) {
-	req := grpcconv.CompletionRequest(b.id, invocation, result, grpcconv.MaxMessageBytes)
+	req := grpcconv.ToolResultToProto(b.id, invocation, result, grpcconv.MaxMessageBytes)
 	err := b.request(ctx, "tool invocation completion", 0, func(ctx context.Context) error {
 		_, err := b.client.CompleteToolCall(ctx, req)
 		return err

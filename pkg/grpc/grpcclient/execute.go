@@ -209,7 +209,7 @@ func (e *execution) outcome() (codemode.RuntimeResponse, error) {
 	if outcome == nil {
 		return codemode.RuntimeResponse{}, errors.New("gRPC code-mode execution returned an unexpected event")
 	}
-	r, err := grpcconv.RuntimeResponse(outcome)
+	r, err := grpcconv.RuntimeResponseFromProto(outcome)
 	if err == nil && r.Kind == codemode.Result {
 		// The Execute watched its cell to the end: the Result waited for nobody.
 		var live time.Duration

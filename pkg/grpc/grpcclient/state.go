@@ -140,7 +140,7 @@ func (st *state) beginExecution(req *pb.ExecuteRequest) error {
 		if d.GetToolName() == nil {
 			return errToolNameMissing
 		}
-		tools[keyOf(grpcconv.ToolName(d.GetToolName()))] = d.GetKind()
+		tools[keyOf(grpcconv.ToolNameFromProto(d.GetToolName()))] = d.GetKind()
 	}
 	ctx, cancel := context.WithCancel(st.base)
 	st.executions[req.GetExecutionId()] = &executionRecord{toolCallID: req.GetToolCallId(), tools: tools, ctx: ctx, cancel: cancel}
@@ -229,7 +229,7 @@ func (st *state) admitInvocation(call *pb.ToolCall) (callback, error) {
 	case call.GetToolName() == nil:
 		return callback{admission: rejected, reason: reasonToolNameMissing}, nil
 	}
-	name := grpcconv.ToolName(call.GetToolName()).WithDefaultNamespace()
+	name := grpcconv.ToolNameFromProto(call.GetToolName()).WithDefaultNamespace()
 	if kind, enabled := e.tools[keyOf(name)]; !enabled || kind != call.GetToolKind() {
 		return callback{admission: rejected, reason: fmt.Sprintf("code-mode tool %s is not enabled for this execution", name)}, nil
 	}

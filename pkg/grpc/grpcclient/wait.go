@@ -164,7 +164,7 @@ func (b *binding) terminate(ctx context.Context, cell codemode.CellID) (codemode
 // waitOutcome converts a WaitResponse for cell, checks it names the cell (a mismatch fails the
 // binding) and settles the cell's notifications.
 func (b *binding) waitOutcome(ctx context.Context, cell codemode.CellID, resp *pb.WaitResponse, buffered func(*codemode.WaitOutcome)) (codemode.WaitOutcome, error) {
-	o, err := grpcconv.WaitOutcome(resp)
+	o, err := grpcconv.WaitOutcomeFromProto(resp)
 	if err != nil {
 		return codemode.WaitOutcome{}, err
 	}

@@ -36,7 +36,7 @@ func Check(m proto.Message) error {
 	case *pb.AcknowledgeNotificationRequest:
 		return firstError(checkSession(v.GetSessionId()), checkUUID(v.GetNotificationId(), "notification ID"))
 	case *pb.ToolDefinition:
-		_, err := ToolDefinition(v)
+		_, err := ToolDefinitionFromProto(v)
 		return err
 	// What hosts send, checked as the client does.
 	case *pb.SessionEvent:
@@ -48,13 +48,13 @@ func Check(m proto.Message) error {
 	case *pb.ExecutionStarted:
 		return checkStarted(v)
 	case *pb.ExecutionOutcome:
-		_, err := RuntimeResponse(v)
+		_, err := RuntimeResponseFromProto(v)
 		return err
 	case *pb.WaitResponse:
-		_, err := WaitOutcome(v)
+		_, err := WaitOutcomeFromProto(v)
 		return err
 	case *pb.ContentItem:
-		_, err := ContentItem(v)
+		_, err := ContentItemFromProto(v)
 		return err
 	case *pb.ToolCall:
 		return checkToolCall(v)
@@ -85,7 +85,7 @@ func checkExecuteRequest(r *pb.ExecuteRequest) error {
 	if err := CheckIdentifier(r.GetExecutionId(), "execution ID"); err != nil {
 		return err
 	}
-	_, err := ExecuteRequest(r)
+	_, err := ExecuteRequestFromProto(r)
 	return err
 }
 
@@ -110,7 +110,7 @@ func checkCompleteRequest(r *pb.CompleteToolCallRequest) error {
 	if err := checkUUID(r.GetInvocationId(), "tool invocation ID"); err != nil {
 		return err
 	}
-	_, err := CompletionResult(r)
+	_, err := ToolResultFromProto(r)
 	return err
 }
 
@@ -139,7 +139,7 @@ func checkExecuteEvent(e *pb.ExecuteEvent) error {
 	case *pb.ExecuteEvent_Started:
 		return checkStarted(v.Started)
 	case *pb.ExecuteEvent_Outcome:
-		_, err := RuntimeResponse(v.Outcome)
+		_, err := RuntimeResponseFromProto(v.Outcome)
 		return err
 	default:
 		return errors.New("gRPC code-mode execution returned an unexpected event")
@@ -154,7 +154,7 @@ func checkToolCall(c *pb.ToolCall) error {
 	if err := checkCallbackUUID(c.GetInvocationId(), "tool invocation ID"); err != nil {
 		return err
 	}
-	_, err := NestedToolCall(c)
+	_, err := NestedToolCallFromProto(c)
 	return err
 }
 

@@ -37,7 +37,7 @@ func TestExecuteRequestPreservesToolSchemasNamespacesAndLimits(t *testing.T) {
 		}},
 		YieldTimeMs: ptr(uint64(25)), MaxOutputTokens: ptr(uint64(128)),
 	})
-	back, err := grpcconv.ExecuteRequest(got)
+	back, err := grpcconv.ExecuteRequestFromProto(got)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestExecuteRequestPreservesToolSchemasNamespacesAndLimits(t *testing.T) {
 }
 
 func TestToolCallDecodesStructuredInputAndNamespace(t *testing.T) {
-	call, err := grpcconv.NestedToolCall(&pb.ToolCall{
+	call, err := grpcconv.NestedToolCallFromProto(&pb.ToolCall{
 		SessionId: "session", ExecutionId: "execution", CellId: "cell", InvocationId: "invocation", RuntimeToolCallId: "runtime-call",
 		ToolName: &pb.ToolName{Name: "search", Namespace: ptr("work")}, ToolKind: pb.ToolKind_TOOL_KIND_FUNCTION,
 		InputJson: []byte(`{"query":"hello"}`), Sequence: 1,
@@ -62,14 +62,14 @@ func TestToolCallDecodesStructuredInputAndNamespace(t *testing.T) {
 		CellID: "cell", RuntimeToolCallID: "runtime-call", ToolName: codemode.ToolName{Name: "search", Namespace: ptr("work")},
 		ToolKind: codemode.ToolKindFunction, Input: json.RawMessage(`{"query":"hello"}`),
 	})
-	noInput, err := grpcconv.NestedToolCall(&pb.ToolCall{ToolName: &pb.ToolName{Name: "echo"}, ToolKind: pb.ToolKind_TOOL_KIND_FREEFORM})
+	noInput, err := grpcconv.NestedToolCallFromProto(&pb.ToolCall{ToolName: &pb.ToolName{Name: "echo"}, ToolKind: pb.ToolKind_TOOL_KIND_FREEFORM})
 	if err != nil || noInput.Input != nil || noInput.ToolName.Namespace != nil {
 		t.Fatalf("call without input or namespace: %+v, %v", noInput, err)
 	}
 }
 
 func TestRuntimeResponseDecodesMixedContentItems(t *testing.T) {
-	r, err := grpcconv.RuntimeResponse(&pb.ExecutionOutcome{
+	r, err := grpcconv.RuntimeResponseFromProto(&pb.ExecutionOutcome{
 		CellId: "cell",
 		ContentItems: []*pb.ContentItem{
 			{Item: &pb.ContentItem_Text{Text: &pb.TextContent{Text: "hello"}}},
@@ -94,7 +94,7 @@ func TestRuntimeResponseDecodesMixedContentItems(t *testing.T) {
 }
 
 func TestWaitOutcomePreservesMissingCellState(t *testing.T) {
-	o, err := grpcconv.WaitOutcome(&pb.WaitResponse{State: &pb.WaitResponse_MissingCell{MissingCell: &pb.ExecutionOutcome{
+	o, err := grpcconv.WaitOutcomeFromProto(&pb.WaitResponse{State: &pb.WaitResponse_MissingCell{MissingCell: &pb.ExecutionOutcome{
 		CellId: "missing", Outcome: &pb.ExecutionOutcome_Terminated{Terminated: &pb.ExecutionTerminated{}},
 	}}})
 	if err != nil {
@@ -103,7 +103,7 @@ func TestWaitOutcomePreservesMissingCellState(t *testing.T) {
 	wantEqual(t, "outcome", o, codemode.WaitOutcome{Missing: true, Response: codemode.RuntimeResponse{
 		Kind: codemode.Terminated, CellID: "missing", ContentItems: []codemode.ContentItem{},
 	}})
-	live, err := grpcconv.WaitOutcome(&pb.WaitResponse{State: &pb.WaitResponse_LiveCell{LiveCell: &pb.ExecutionOutcome{
+	live, err := grpcconv.WaitOutcomeFromProto(&pb.WaitResponse{State: &pb.WaitResponse_LiveCell{LiveCell: &pb.ExecutionOutcome{
 		CellId: "1", Outcome: &pb.ExecutionOutcome_Yielded{Yielded: &pb.ExecutionYielded{}},
 	}}})
 	if err != nil || live.Missing || live.Response.Kind != codemode.Yielded {
@@ -113,11 +113,11 @@ func TestWaitOutcomePreservesMissingCellState(t *testing.T) {
 
 func TestOversizedResponseCellIdsAreRejected(t *testing.T) {
 	yielded := &pb.ExecutionOutcome_Yielded{Yielded: &pb.ExecutionYielded{}}
-	_, err := grpcconv.RuntimeResponse(&pb.ExecutionOutcome{CellId: strings.Repeat("x", 257), Outcome: yielded})
+	_, err := grpcconv.RuntimeResponseFromProto(&pb.ExecutionOutcome{CellId: strings.Repeat("x", 257), Outcome: yielded})
 	wantError(t, "oversized cell ID", err, "gRPC code-mode host returned cell ID exceeding 256 bytes")
-	_, err = grpcconv.RuntimeResponse(&pb.ExecutionOutcome{Outcome: yielded})
+	_, err = grpcconv.RuntimeResponseFromProto(&pb.ExecutionOutcome{Outcome: yielded})
 	wantError(t, "empty cell ID", err, "gRPC code-mode host returned an empty cell ID")
-	if _, err := grpcconv.RuntimeResponse(&pb.ExecutionOutcome{CellId: strings.Repeat("x", 256), Outcome: yielded}); err != nil {
+	if _, err := grpcconv.RuntimeResponseFromProto(&pb.ExecutionOutcome{CellId: strings.Repeat("x", 256), Outcome: yielded}); err != nil {
 		t.Fatalf("a 256-byte cell ID is allowed: %v", err)
 	}
 }
@@ -129,23 +129,23 @@ func TestInvalidOutputEnumsAndMissingOneofsAreRejected(t *testing.T) {
 			{Item: &pb.ContentItem_Image{Image: &pb.ImageContent{ImageUrl: "image", Detail: &d}}},
 		}}
 	}
-	_, err := grpcconv.RuntimeResponse(image(pb.ImageDetail_IMAGE_DETAIL_UNSPECIFIED))
+	_, err := grpcconv.RuntimeResponseFromProto(image(pb.ImageDetail_IMAGE_DETAIL_UNSPECIFIED))
 	wantError(t, "unspecified image detail", err, "code-mode image has invalid detail value 0")
-	_, err = grpcconv.RuntimeResponse(image(pb.ImageDetail(9)))
+	_, err = grpcconv.RuntimeResponseFromProto(image(pb.ImageDetail(9)))
 	wantError(t, "unknown image detail", err, "code-mode image has invalid detail value 9")
-	_, err = grpcconv.WaitOutcome(&pb.WaitResponse{})
+	_, err = grpcconv.WaitOutcomeFromProto(&pb.WaitResponse{})
 	wantError(t, "wait response without a state", err, "code-mode wait omitted its outcome")
-	_, err = grpcconv.RuntimeResponse(&pb.ExecutionOutcome{CellId: "cell"})
+	_, err = grpcconv.RuntimeResponseFromProto(&pb.ExecutionOutcome{CellId: "cell"})
 	wantError(t, "outcome without its oneof", err, "code-mode execution omitted its outcome")
-	_, err = grpcconv.RuntimeResponse(&pb.ExecutionOutcome{CellId: "cell", Outcome: yielded, ContentItems: []*pb.ContentItem{{}}})
+	_, err = grpcconv.RuntimeResponseFromProto(&pb.ExecutionOutcome{CellId: "cell", Outcome: yielded, ContentItems: []*pb.ContentItem{{}}})
 	wantError(t, "empty content item", err, "code-mode execution returned an empty content item")
-	_, err = grpcconv.NestedToolCall(&pb.ToolCall{ToolName: &pb.ToolName{Name: "echo"}})
+	_, err = grpcconv.NestedToolCallFromProto(&pb.ToolCall{ToolName: &pb.ToolName{Name: "echo"}})
 	wantError(t, "unspecified tool kind", err, "code-mode tool invocation has invalid kind 0")
-	_, err = grpcconv.NestedToolCall(&pb.ToolCall{ToolName: &pb.ToolName{Name: "echo"}, ToolKind: pb.ToolKind(7)})
+	_, err = grpcconv.NestedToolCallFromProto(&pb.ToolCall{ToolName: &pb.ToolName{Name: "echo"}, ToolKind: pb.ToolKind(7)})
 	wantError(t, "unknown tool kind", err, "code-mode tool invocation has invalid kind 7")
-	_, err = grpcconv.NestedToolCall(&pb.ToolCall{ToolKind: pb.ToolKind_TOOL_KIND_FUNCTION})
+	_, err = grpcconv.NestedToolCallFromProto(&pb.ToolCall{ToolKind: pb.ToolKind_TOOL_KIND_FUNCTION})
 	wantError(t, "missing tool name", err, "code-mode tool invocation omitted its tool name")
-	_, err = grpcconv.NestedToolCall(&pb.ToolCall{ToolName: &pb.ToolName{Name: "echo"}, ToolKind: pb.ToolKind_TOOL_KIND_FUNCTION, InputJson: []byte(`{"a":`)})
+	_, err = grpcconv.NestedToolCallFromProto(&pb.ToolCall{ToolName: &pb.ToolName{Name: "echo"}, ToolKind: pb.ToolKind_TOOL_KIND_FUNCTION, InputJson: []byte(`{"a":`)})
 	wantError(t, "invalid input JSON", err, "code-mode tool invocation contains invalid JSON: EOF while parsing a value at line 1 column 5")
 }
 
@@ -153,7 +153,7 @@ func TestInvalidOutputEnumsAndMissingOneofsAreRejected(t *testing.T) {
 // it, so it is checked on the wire message.
 func TestHostDurationIsSetInNanoseconds(t *testing.T) {
 	for _, d := range []time.Duration{0, 1_234_567, -5} {
-		o, err := grpcconv.ExecutionOutcome(codemode.RuntimeResponse{Kind: codemode.Yielded, CellID: "1"}, d)
+		o, err := grpcconv.RuntimeResponseToProto(codemode.RuntimeResponse{Kind: codemode.Yielded, CellID: "1"}, d)
 		if err != nil {
 			t.Fatal(err)
 		}

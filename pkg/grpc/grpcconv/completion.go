@@ -19,10 +19,10 @@ type ToolResult struct {
 	Failed bool
 }
 
-// CompletionRequest builds the CompleteToolCall for a result. Like Codex it measures the encoded
+// ToolResultToProto builds the CompleteToolCall for a result. Like Codex it measures the encoded
 // request, envelope included, and replaces a request larger than limit (normally
 // MaxMessageBytes) by a failure that says so, which always fits.
-func CompletionRequest(sessionID, invocationID string, result ToolResult, limit int) *pb.CompleteToolCallRequest {
+func ToolResultToProto(sessionID, invocationID string, result ToolResult, limit int) *pb.CompleteToolCallRequest {
 	req := &pb.CompleteToolCallRequest{SessionId: sessionID, InvocationId: invocationID}
 	if result.Failed {
 		req.Outcome = &pb.CompleteToolCallRequest_Failed{Failed: &pb.ToolCallFailed{Message: result.Failure}}
@@ -36,9 +36,9 @@ func CompletionRequest(sessionID, invocationID string, result ToolResult, limit 
 	return req
 }
 
-// CompletionResult converts the outcome of a CompleteToolCall a client sent, with the host's
+// ToolResultFromProto converts the outcome of a CompleteToolCall a client sent, with the host's
 // checks: an outcome is required and succeeded output must be JSON.
-func CompletionResult(req *pb.CompleteToolCallRequest) (ToolResult, error) {
+func ToolResultFromProto(req *pb.CompleteToolCallRequest) (ToolResult, error) {
 	switch v := req.GetOutcome().(type) {
 	case *pb.CompleteToolCallRequest_Succeeded:
 		out := v.Succeeded.GetOutputJson()

@@ -16,7 +16,7 @@ import (
 
 func TestCompletionSizeIncludesTheProtobufEnvelope(t *testing.T) {
 	output := json.RawMessage(`"` + strings.Repeat("a", 100) + `"`)
-	req := grpcconv.CompletionRequest("session", "invocation", grpcconv.ToolResult{Output: output}, len(output))
+	req := grpcconv.ToolResultToProto("session", "invocation", grpcconv.ToolResult{Output: output}, len(output))
 	full := proto.Size(&pb.CompleteToolCallRequest{SessionId: "session", InvocationId: "invocation",
 		Outcome: &pb.CompleteToolCallRequest_Succeeded{Succeeded: &pb.ToolCallSucceeded{OutputJson: output}}})
 	wantProto(t, "oversized completion", req, &pb.CompleteToolCallRequest{SessionId: "session", InvocationId: "invocation",
@@ -26,7 +26,7 @@ func TestCompletionSizeIncludesTheProtobufEnvelope(t *testing.T) {
 
 func TestDelegateErrorsLargerThan64KibArePreserved(t *testing.T) {
 	message := strings.Repeat("🦀", 64*1024)
-	req := grpcconv.CompletionRequest("session", "invocation", grpcconv.ToolResult{Failure: message, Failed: true}, grpcconv.MaxMessageBytes)
+	req := grpcconv.ToolResultToProto("session", "invocation", grpcconv.ToolResult{Failure: message, Failed: true}, grpcconv.MaxMessageBytes)
 	if got := req.GetFailed().GetMessage(); got != message {
 		t.Fatalf("failure message of %d bytes came back with %d bytes", len(message), len(got))
 	}
@@ -34,8 +34,8 @@ func TestDelegateErrorsLargerThan64KibArePreserved(t *testing.T) {
 
 func TestCompletionAtExactMessageLimitIsAccepted(t *testing.T) {
 	result := grpcconv.ToolResult{Output: json.RawMessage(`{"ok":true}`)}
-	expected := grpcconv.CompletionRequest("session", "invocation", result, grpcconv.MaxMessageBytes)
-	actual := grpcconv.CompletionRequest("session", "invocation", result, proto.Size(expected))
+	expected := grpcconv.ToolResultToProto("session", "invocation", result, grpcconv.MaxMessageBytes)
+	actual := grpcconv.ToolResultToProto("session", "invocation", result, proto.Size(expected))
 	wantProto(t, "completion at the exact limit", actual, expected)
 	if actual.GetSucceeded() == nil {
 		t.Fatal("the completion was replaced by a failure")
@@ -43,13 +43,13 @@ func TestCompletionAtExactMessageLimitIsAccepted(t *testing.T) {
 }
 
 func TestCompletionResultRefusesMissingOutcomesAndInvalidJson(t *testing.T) {
-	_, err := grpcconv.CompletionResult(&pb.CompleteToolCallRequest{})
+	_, err := grpcconv.ToolResultFromProto(&pb.CompleteToolCallRequest{})
 	wantError(t, "missing outcome", err, "tool completion is missing its outcome")
-	_, err = grpcconv.CompletionResult(&pb.CompleteToolCallRequest{Outcome: &pb.CompleteToolCallRequest_Succeeded{Succeeded: &pb.ToolCallSucceeded{OutputJson: []byte(`{"a":1,}`)}}})
+	_, err = grpcconv.ToolResultFromProto(&pb.CompleteToolCallRequest{Outcome: &pb.CompleteToolCallRequest_Succeeded{Succeeded: &pb.ToolCallSucceeded{OutputJson: []byte(`{"a":1,}`)}}})
 	wantError(t, "invalid output", err, "invalid code-mode tool output JSON: trailing comma at line 1 column 8")
-	_, err = grpcconv.CompletionResult(&pb.CompleteToolCallRequest{Outcome: &pb.CompleteToolCallRequest_Succeeded{Succeeded: &pb.ToolCallSucceeded{}}})
+	_, err = grpcconv.ToolResultFromProto(&pb.CompleteToolCallRequest{Outcome: &pb.CompleteToolCallRequest_Succeeded{Succeeded: &pb.ToolCallSucceeded{}}})
 	wantError(t, "empty output", err, "invalid code-mode tool output JSON: EOF while parsing a value at line 1 column 0")
-	r, err := grpcconv.CompletionResult(&pb.CompleteToolCallRequest{Outcome: &pb.CompleteToolCallRequest_Failed{Failed: &pb.ToolCallFailed{}}})
+	r, err := grpcconv.ToolResultFromProto(&pb.CompleteToolCallRequest{Outcome: &pb.CompleteToolCallRequest_Failed{Failed: &pb.ToolCallFailed{}}})
 	if err != nil || !r.Failed || r.Failure != "" {
 		t.Fatalf("a failure with an empty message: %+v, %v", r, err)
 	}

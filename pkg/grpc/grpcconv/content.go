@@ -31,9 +31,9 @@ func ContentItemToProto(item codemode.ContentItem) (*pb.ContentItem, error) {
 	}
 }
 
-// ContentItem converts an output item the host returned, refusing an empty one and an
+// ContentItemFromProto converts an output item the host returned, refusing an empty one and an
 // unspecified or unknown image detail.
-func ContentItem(item *pb.ContentItem) (codemode.ContentItem, error) {
+func ContentItemFromProto(item *pb.ContentItem) (codemode.ContentItem, error) {
 	switch v := item.GetItem().(type) {
 	case *pb.ContentItem_Text:
 		return codemode.InputText{Text: v.Text.GetText()}, nil

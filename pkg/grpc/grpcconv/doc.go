@@ -8,6 +8,11 @@
 // identifiers that are empty, longer than 256 bytes or not UUIDs where the protocol says so. The
 // texts are part of the contract: both peers show them to the model or to their callers.
 //
+// Names follow package v1convert's scheme: XToProto builds the message a peer sends from a domain
+// value X, XFromProto converts a received message into X and applies the receiving peer's checks
+// (a conversion from the wire validates, as V1's strict decoders do, so no unchecked value
+// reaches the domain). Check runs the same checks by message type, without keeping the result.
+//
 // Texts come in two voices, as in Codex. Validation of what a client sent, applied by the host
 // ("code-mode execution ID must not be empty"), and validation of what a host sent, applied by
 // the client ("gRPC code-mode host returned an empty cell ID"). Check applies both, by message

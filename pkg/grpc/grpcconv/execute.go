@@ -12,16 +12,16 @@ import (
 // errIntegralRange is the text of Rust's TryFromIntError, which Codex embeds in its messages.
 var errIntegralRange = errors.New("out of range integral type conversion attempted")
 
-// ExecuteRequest converts the request part of an Execute a client sent, with the host's checks:
+// ExecuteRequestFromProto converts the request part of an Execute a client sent, with the host's checks:
 // the exec call ID, every tool definition, and the output token limit (a usize in Codex).
 // Session and execution IDs are the caller's to check: the host looks the session up first.
-func ExecuteRequest(r *pb.ExecuteRequest) (codemode.ExecuteRequest, error) {
+func ExecuteRequestFromProto(r *pb.ExecuteRequest) (codemode.ExecuteRequest, error) {
 	if err := CheckIdentifier(r.GetToolCallId(), "tool call ID"); err != nil {
 		return codemode.ExecuteRequest{}, err
 	}
 	tools := make([]codemode.ToolDefinition, 0, len(r.GetEnabledTools()))
 	for _, d := range r.GetEnabledTools() {
-		def, err := ToolDefinition(d)
+		def, err := ToolDefinitionFromProto(d)
 		if err != nil {
 			return codemode.ExecuteRequest{}, err
 		}

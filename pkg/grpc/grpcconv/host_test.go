@@ -40,25 +40,25 @@ func TestRejectsMissingNamesUnknownToolKindsAndInvalidJsonSchemas(t *testing.T) 
 	for _, c := range cases {
 		d := valid()
 		c.edit(d)
-		_, err := grpcconv.ExecuteRequest(request(d))
+		_, err := grpcconv.ExecuteRequestFromProto(request(d))
 		wantError(t, c.label, err, c.text)
 	}
-	if _, err := grpcconv.ExecuteRequest(request(valid())); err != nil {
+	if _, err := grpcconv.ExecuteRequestFromProto(request(valid())); err != nil {
 		t.Fatalf("valid definition: %v", err)
 	}
 	empty := ""
 	d := valid()
 	d.ToolName.Namespace = &empty
-	got, err := grpcconv.ExecuteRequest(request(d))
+	got, err := grpcconv.ExecuteRequestFromProto(request(d))
 	if err != nil || got.EnabledTools[0].ToolName.Namespace == nil || *got.EnabledTools[0].ToolName.Namespace != "" {
 		t.Fatalf("an empty namespace must stay distinct from an unset one: %+v, %v", got, err)
 	}
-	_, err = grpcconv.ExecuteRequest(&pb.ExecuteRequest{})
+	_, err = grpcconv.ExecuteRequestFromProto(&pb.ExecuteRequest{})
 	wantError(t, "empty tool call ID", err, "code-mode tool call ID must not be empty")
 }
 
 func TestMapsTextImageAudioAndTerminalErrorWithoutLosingDetails(t *testing.T) {
-	o, err := grpcconv.ExecutionOutcome(codemode.RuntimeResponse{
+	o, err := grpcconv.RuntimeResponseToProto(codemode.RuntimeResponse{
 		Kind: codemode.Result, CellID: "cell", ErrorText: ptr("failed"),
 		ContentItems: []codemode.ContentItem{
 			codemode.InputText{Text: "hello"},
@@ -78,7 +78,7 @@ func TestMapsTextImageAudioAndTerminalErrorWithoutLosingDetails(t *testing.T) {
 		},
 		Outcome: &pb.ExecutionOutcome_Completed{Completed: &pb.ExecutionCompleted{ErrorText: ptr("failed")}},
 	})
-	missing, err := grpcconv.WaitResponse(codemode.MissingCellOutcome("7"), 0)
+	missing, err := grpcconv.WaitOutcomeToProto(codemode.MissingCellOutcome("7"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestMapsTextImageAudioAndTerminalErrorWithoutLosingDetails(t *testing.T) {
 		CellId: "7", ContentItems: []*pb.ContentItem{},
 		Outcome: &pb.ExecutionOutcome_Completed{Completed: &pb.ExecutionCompleted{ErrorText: ptr("exec cell 7 not found")}},
 	}}})
-	_, err = grpcconv.ExecutionOutcome(codemode.RuntimeResponse{Kind: codemode.Yielded, CellID: "1",
+	_, err = grpcconv.RuntimeResponseToProto(codemode.RuntimeResponse{Kind: codemode.Yielded, CellID: "1",
 		ContentItems: []codemode.ContentItem{codemode.InputImage{ImageURL: "x", Detail: "ultra"}}}, 0)
 	wantError(t, "unknown domain detail", err, `code-mode image has invalid detail "ultra"`)
 }
@@ -116,6 +116,6 @@ func TestSessionLimitsAreSetOnlyWhenAnyIs(t *testing.T) {
 	heap := uint64(1<<53 + 1)
 	l := grpcconv.SessionLimitsToProto(codemode.SessionCellExecutionLimits{MaxHeapSizeBytes: &heap})
 	wantProto(t, "heap only", l, &pb.SessionCellExecutionLimits{MaxHeapSizeBytes: &heap})
-	wantEqual(t, "round trip", grpcconv.SessionLimits(l), codemode.SessionCellExecutionLimits{MaxHeapSizeBytes: &heap})
-	wantEqual(t, "unset", grpcconv.SessionLimits(nil), codemode.SessionCellExecutionLimits{})
+	wantEqual(t, "round trip", grpcconv.SessionLimitsFromProto(l), codemode.SessionCellExecutionLimits{MaxHeapSizeBytes: &heap})
+	wantEqual(t, "unset", grpcconv.SessionLimitsFromProto(nil), codemode.SessionCellExecutionLimits{})
 }

@@ -5,8 +5,8 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// SessionLimits converts the limits of an OpenSessionRequest; nil means no limits.
-func SessionLimits(l *pb.SessionCellExecutionLimits) codemode.SessionCellExecutionLimits {
+// SessionLimitsFromProto converts the limits of an OpenSessionRequest; nil means no limits.
+func SessionLimitsFromProto(l *pb.SessionCellExecutionLimits) codemode.SessionCellExecutionLimits {
 	if l == nil {
 		return codemode.SessionCellExecutionLimits{}
 	}

@@ -9,9 +9,9 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// ExecutionOutcome converts a response the host sends. took is the host's time from receipt of
+// RuntimeResponseToProto converts a response the host sends. took is the host's time from receipt of
 // the request until the response was ready (code_mode_host_duration_ns, always set).
-func ExecutionOutcome(r codemode.RuntimeResponse, took time.Duration) (*pb.ExecutionOutcome, error) {
+func RuntimeResponseToProto(r codemode.RuntimeResponse, took time.Duration) (*pb.ExecutionOutcome, error) {
 	out := &pb.ExecutionOutcome{
 		CellId:                 string(r.CellID),
 		ContentItems:           make([]*pb.ContentItem, 0, len(r.ContentItems)),
@@ -50,16 +50,16 @@ func durationNs(d time.Duration) uint64 {
 	return uint64(d)
 }
 
-// RuntimeResponse converts an outcome the host returned, with the client's checks in Codex's
+// RuntimeResponseFromProto converts an outcome the host returned, with the client's checks in Codex's
 // order: the cell ID, every content item, then the outcome's presence. The host duration is not
 // part of the domain response and is dropped.
-func RuntimeResponse(o *pb.ExecutionOutcome) (codemode.RuntimeResponse, error) {
+func RuntimeResponseFromProto(o *pb.ExecutionOutcome) (codemode.RuntimeResponse, error) {
 	if err := CheckHostIdentifier(o.GetCellId(), "cell ID"); err != nil {
 		return codemode.RuntimeResponse{}, err
 	}
 	r := codemode.RuntimeResponse{CellID: codemode.CellID(o.GetCellId()), ContentItems: make([]codemode.ContentItem, 0, len(o.GetContentItems()))}
 	for _, item := range o.GetContentItems() {
-		converted, err := ContentItem(item)
+		converted, err := ContentItemFromProto(item)
 		if err != nil {
 			return codemode.RuntimeResponse{}, err
 		}
@@ -82,9 +82,9 @@ func RuntimeResponse(o *pb.ExecutionOutcome) (codemode.RuntimeResponse, error) {
 	return r, nil
 }
 
-// WaitResponse converts the outcome of a Wait or Terminate the host sends.
-func WaitResponse(o codemode.WaitOutcome, took time.Duration) (*pb.WaitResponse, error) {
-	outcome, err := ExecutionOutcome(o.Response, took)
+// WaitOutcomeToProto converts the outcome of a Wait or Terminate the host sends.
+func WaitOutcomeToProto(o codemode.WaitOutcome, took time.Duration) (*pb.WaitResponse, error) {
+	outcome, err := RuntimeResponseToProto(o.Response, took)
 	if err != nil {
 		return nil, err
 	}
@@ -94,14 +94,14 @@ func WaitResponse(o codemode.WaitOutcome, took time.Duration) (*pb.WaitResponse,
 	return &pb.WaitResponse{State: &pb.WaitResponse_LiveCell{LiveCell: outcome}}, nil
 }
 
-// WaitOutcome converts a WaitResponse the host returned; a response without a state is refused.
-func WaitOutcome(w *pb.WaitResponse) (codemode.WaitOutcome, error) {
+// WaitOutcomeFromProto converts a WaitResponse the host returned; a response without a state is refused.
+func WaitOutcomeFromProto(w *pb.WaitResponse) (codemode.WaitOutcome, error) {
 	switch v := w.GetState().(type) {
 	case *pb.WaitResponse_LiveCell:
-		r, err := RuntimeResponse(v.LiveCell)
+		r, err := RuntimeResponseFromProto(v.LiveCell)
 		return codemode.WaitOutcome{Response: r}, err
 	case *pb.WaitResponse_MissingCell:
-		r, err := RuntimeResponse(v.MissingCell)
+		r, err := RuntimeResponseFromProto(v.MissingCell)
 		return codemode.WaitOutcome{Missing: true, Response: r}, err
 	default:
 		return codemode.WaitOutcome{}, errors.New("code-mode wait omitted its outcome")

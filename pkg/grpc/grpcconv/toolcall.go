@@ -9,10 +9,10 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// ToolCallToProto fills the call-specific fields of the ToolCall the host dispatches for call:
+// NestedToolCallToProto fills the call-specific fields of the ToolCall the host dispatches for call:
 // cell, runtime call ID, name, kind and input. The caller adds the session, execution and
 // invocation IDs, the sequence and the trace parent.
-func ToolCallToProto(call codemode.NestedToolCall) *pb.ToolCall {
+func NestedToolCallToProto(call codemode.NestedToolCall) *pb.ToolCall {
 	out := &pb.ToolCall{
 		CellId:            string(call.CellID),
 		RuntimeToolCallId: call.RuntimeToolCallID,
@@ -25,9 +25,9 @@ func ToolCallToProto(call codemode.NestedToolCall) *pb.ToolCall {
 	return out
 }
 
-// NestedToolCall converts a ToolCall the host dispatched, refusing a missing tool name, an
+// NestedToolCallFromProto converts a ToolCall the host dispatched, refusing a missing tool name, an
 // unspecified or unknown kind and invalid input JSON.
-func NestedToolCall(c *pb.ToolCall) (codemode.NestedToolCall, error) {
+func NestedToolCallFromProto(c *pb.ToolCall) (codemode.NestedToolCall, error) {
 	if c.GetToolName() == nil {
 		return codemode.NestedToolCall{}, errors.New("code-mode tool invocation omitted its tool name")
 	}
@@ -38,7 +38,7 @@ func NestedToolCall(c *pb.ToolCall) (codemode.NestedToolCall, error) {
 	call := codemode.NestedToolCall{
 		CellID:            codemode.CellID(c.GetCellId()),
 		RuntimeToolCallID: c.GetRuntimeToolCallId(),
-		ToolName:          ToolName(c.GetToolName()),
+		ToolName:          ToolNameFromProto(c.GetToolName()),
 		ToolKind:          kind,
 	}
 	if c.InputJson != nil {

@@ -9,9 +9,9 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// ToolName converts a wire tool name; the distinction between an unset and an empty namespace
+// ToolNameFromProto converts a wire tool name; the distinction between an unset and an empty namespace
 // is kept.
-func ToolName(n *pb.ToolName) codemode.ToolName {
+func ToolNameFromProto(n *pb.ToolName) codemode.ToolName {
 	name := codemode.ToolName{Name: n.GetName()}
 	if n != nil && n.Namespace != nil {
 		ns := *n.Namespace
@@ -66,9 +66,9 @@ func toolKind(k pb.ToolKind) (codemode.ToolKind, bool) {
 	}
 }
 
-// ToolDefinition converts a definition a client sent, with the host's checks in Codex's order:
+// ToolDefinitionFromProto converts a definition a client sent, with the host's checks in Codex's order:
 // the name, the tool name's presence and shape, the kind, then both schemas as JSON.
-func ToolDefinition(d *pb.ToolDefinition) (codemode.ToolDefinition, error) {
+func ToolDefinitionFromProto(d *pb.ToolDefinition) (codemode.ToolDefinition, error) {
 	if err := CheckIdentifier(d.GetName(), "tool definition name"); err != nil {
 		return codemode.ToolDefinition{}, err
 	}
@@ -92,7 +92,7 @@ func ToolDefinition(d *pb.ToolDefinition) (codemode.ToolDefinition, error) {
 	}
 	return codemode.ToolDefinition{
 		Name:         d.GetName(),
-		ToolName:     ToolName(d.GetToolName()),
+		ToolName:     ToolNameFromProto(d.GetToolName()),
 		Description:  d.GetDescription(),
 		Kind:         kind,
 		InputSchema:  input,

@@ -33,6 +33,7 @@ func repoRoot(t *testing.T) string {
 // when the go command or the compiled tool is unavailable.
 func bufCurl(t *testing.T, ctx context.Context, args ...string) *exec.Cmd {
 	t.Helper()
+	testenv.External(t, "buf curl")
 	root := repoRoot(t)
 	goCmd, err := exec.LookPath("go")
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 
 	"github.com/google/uuid"
 
@@ -20,6 +21,7 @@ type delegate struct {
 
 var (
 	_ codemode.Delegate        = delegate{}
+	_ codemode.ToolCallStarter = delegate{}
 	_ codemode.FailureReporter = delegate{}
 )
 
@@ -39,14 +41,7 @@ func (d delegate) InvokeTool(ctx context.Context, call codemode.NestedToolCall) 
 	if err != nil {
 		return nil, err
 	}
-	id := uuid.New()
-	msg := grpcconv.ToolCallToProto(call)
-	msg.SessionId = s.idText
-	msg.ExecutionId = e.id
-	msg.InvocationId = id.String()
-	if e.traceparent != "" {
-		msg.Traceparent = &e.traceparent
-	}
+	id, msg := s.toolCallMessage(e, call)
 	inv := &invocation{result: make(chan grpcconv.ToolResult, 1)}
 	if err := s.dispatch(ctx, msg, id, inv); err != nil {
 		return nil, err
@@ -61,8 +56,115 @@ func (d delegate) InvokeTool(ctx context.Context, call codemode.NestedToolCall) 
 		s.cancelInvocation(id)
 		return nil, errDelegateCancelled
 	case <-s.ctx.Done():
-		return nil, errors.New("code-mode session closed before returning tool output")
+		return nil, errSessionClosedBeforeOutput
 	}
+}
+
+// errSessionClosedBeforeOutput fails a dispatched call whose session closed before the answer.
+var errSessionClosedBeforeOutput = errors.New("code-mode session closed before returning tool output")
+
+// toolCallMessage is the ToolCall that dispatches call for execution e, under a new invocation ID.
+func (s *session) toolCallMessage(e execution, call codemode.NestedToolCall) (uuid.UUID, *pb.ToolCall) {
+	id := uuid.New()
+	msg := grpcconv.NestedToolCallToProto(call)
+	msg.SessionId = s.idText
+	msg.ExecutionId = e.id
+	msg.InvocationId = id.String()
+	if e.traceparent != "" {
+		msg.Traceparent = &e.traceparent
+	}
+	return id, msg
+}
+
+// StartToolCall is InvokeTool without a goroutine that waits for the answer, as the V1 host's
+// delegate starts its calls: when the cell's execution is known the call is dispatched on the
+// runtime's goroutine, and done runs on whichever goroutine settles it (the CompleteToolCall
+// handler, the cancellation of ctx, the session closing). A call whose execution is not announced
+// yet, or whose subscriptions are all full, waits on a goroutine of its own, as InvokeTool does.
+func (d delegate) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
+	s := d.s
+	e, known := s.knownExecution(call.CellID)
+	if !known {
+		go func() { done(d.InvokeTool(ctx, call)) }()
+		return
+	}
+	release, err := s.acquireDelegate()
+	if err != nil {
+		done(nil, err)
+		return
+	}
+	id, msg := s.toolCallMessage(e, call)
+	sc := &startedCall{done: done, release: release}
+	inv := &invocation{settle: sc.settle}
+	full, err := s.dispatchNow(msg, id, inv)
+	switch {
+	case err != nil:
+		sc.finish(nil, err)
+	case full:
+		go func() {
+			if err := s.dispatch(ctx, msg, id, inv); err != nil {
+				sc.finish(nil, err)
+				return
+			}
+			sc.watch(ctx, s, id)
+		}()
+	default:
+		sc.watch(ctx, s, id)
+	}
+}
+
+// startedCall is one call StartToolCall dispatched: the first of its answer, its cancellation and
+// its session's closing settles it, once.
+type startedCall struct {
+	once    sync.Once
+	done    func(json.RawMessage, error)
+	release func()
+	// mu guards stops and finished: a watcher may fire, or the answer arrive, before watch
+	// stored the watchers.
+	mu       sync.Mutex
+	stops    []func() bool
+	finished bool
+}
+
+// watch settles the dispatched call when ctx ends (withdrawing the invocation, as InvokeTool
+// does) or the session closes; a call settled already is not watched. It runs after the dispatch,
+// so a cancellation always finds the invocation to withdraw.
+func (c *startedCall) watch(ctx context.Context, s *session, id uuid.UUID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.finished {
+		return
+	}
+	c.stops = append(c.stops,
+		context.AfterFunc(ctx, func() {
+			s.cancelInvocation(id)
+			c.finish(nil, errDelegateCancelled)
+		}),
+		context.AfterFunc(s.ctx, func() { c.finish(nil, errSessionClosedBeforeOutput) }))
+}
+
+// settle delivers the client's answer (or its subscription's failure).
+func (c *startedCall) settle(r grpcconv.ToolResult) {
+	if r.Failed {
+		c.finish(nil, errors.New(r.Failure))
+		return
+	}
+	c.finish(r.Output, nil)
+}
+
+// finish settles the call once: the watchers are stopped, the delegate slot released, done run.
+func (c *startedCall) finish(out json.RawMessage, err error) {
+	c.once.Do(func() {
+		c.mu.Lock()
+		c.finished = true
+		stops := c.stops
+		c.mu.Unlock()
+		for _, stop := range stops {
+			stop()
+		}
+		c.release()
+		c.done(out, err)
+	})
 }
 
 // Notify queues a Notification on the lease. As with Codex it returns as soon as the event is

@@ -32,7 +32,7 @@ func bareSession(t *testing.T) *session {
 
 // call is a ToolCall of cell "1" for tool name.
 func call(name string) *pb.ToolCall {
-	return grpcconv.ToolCallToProto(codemode.NestedToolCall{CellID: "1", RuntimeToolCallID: "runtime-call",
+	return grpcconv.NestedToolCallToProto(codemode.NestedToolCall{CellID: "1", RuntimeToolCallID: "runtime-call",
 		ToolName: codemode.ToolName{Name: name}, ToolKind: codemode.ToolKindFunction})
 }
 

@@ -29,7 +29,7 @@ func (svc service) Execute(ctx context.Context, req *pb.ExecuteRequest, stream c
 		return err
 	}
 	defer releaseRequest()
-	domain, err := grpcconv.ExecuteRequest(req)
+	domain, err := grpcconv.ExecuteRequestFromProto(req)
 	if err != nil {
 		return invalidArgument(err)
 	}
@@ -113,7 +113,7 @@ func initialOutcome(ctx context.Context, s *session, started *codemode.StartedCe
 		}
 		return nil, connect.NewError(connect.CodeInternal, err.Error())
 	}
-	outcome, err := grpcconv.ExecutionOutcome(s.truncated(resp, budget), time.Since(received))
+	outcome, err := grpcconv.RuntimeResponseToProto(s.truncated(resp, budget), time.Since(received))
 	if err != nil {
 		return nil, connect.NewError(connect.CodeInternal, err.Error())
 	}

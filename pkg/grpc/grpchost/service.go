@@ -69,7 +69,7 @@ func (svc service) open(ctx context.Context, req *pb.OpenSessionRequest) (*sessi
 	if options.maxDelegates > 0 {
 		s.delegates = newPermits(options.maxDelegates)
 	}
-	runtime, err := svc.h.provider.CreateSession(ctx, delegate{s}, grpcconv.SessionLimits(req.GetCellExecutionLimits()))
+	runtime, err := svc.h.provider.CreateSession(ctx, delegate{s}, grpcconv.SessionLimitsFromProto(req.GetCellExecutionLimits()))
 	if err != nil {
 		return nil, connect.NewError(connect.CodeFailedPrecondition, err.Error())
 	}
@@ -160,7 +160,7 @@ func (svc service) CompleteToolCall(ctx context.Context, req *pb.CompleteToolCal
 	if err != nil {
 		return nil, invalidArgument(err)
 	}
-	result, err := grpcconv.CompletionResult(req)
+	result, err := grpcconv.ToolResultFromProto(req)
 	if err != nil {
 		return nil, invalidArgument(err)
 	}
@@ -274,7 +274,7 @@ func (svc service) Terminate(ctx context.Context, req *pb.TerminateRequest) (*pb
 // waitResponse converts a Wait or Terminate outcome; the runtime never produces what cannot be
 // converted, so a failure is INTERNAL.
 func waitResponse(o codemode.WaitOutcome, received time.Time) (*pb.WaitResponse, error) {
-	resp, err := grpcconv.WaitResponse(o, time.Since(received))
+	resp, err := grpcconv.WaitOutcomeToProto(o, time.Since(received))
 	if err != nil {
 		return nil, connect.NewError(connect.CodeInternal, err.Error())
 	}

@@ -225,8 +225,19 @@ var (
 	errCancelledBeforeAdmission = errors.New("code-mode callback was cancelled before cell admission")
 )
 
+// knownExecution returns the execution of cell if it is announced already.
+func (s *session) knownExecution(cell codemode.CellID) (execution, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.state.cells[cell]; ok {
+		return *e, true
+	}
+	return execution{}, false
+}
+
 // awaitExecution returns the execution of cell, waiting for its admission: the runtime can call
 // back before Execute has recorded the cell it admitted.
+
 func (s *session) awaitExecution(ctx context.Context, cell codemode.CellID) (execution, error) {
 	for {
 		s.mu.Lock()

@@ -41,15 +41,27 @@ func (sub *subscription) matches(name codemode.ToolName) bool {
 
 // invocation is a dispatched tool call waiting for its CompleteToolCall.
 type invocation struct {
-	sub    *subscription
+	sub *subscription
+	// result receives the answer of a call InvokeTool waits for; settle takes it instead for a
+	// call StartToolCall started.
 	result chan grpcconv.ToolResult
+	settle func(grpcconv.ToolResult)
+}
+
+// deliver hands the invocation its answer, outside the session's lock.
+func (inv *invocation) deliver(r grpcconv.ToolResult) {
+	if inv.settle != nil {
+		inv.settle(r)
+		return
+	}
+	inv.result <- r
 }
 
 // subscribe registers a subscription with filters already checked.
 func (s *session) subscribe(filters []*pb.ToolName) (*subscription, error) {
 	sub := &subscription{queue: make(chan *pb.ToolCall, subscriptionCapacity)}
 	for _, f := range filters {
-		sub.filters = append(sub.filters, grpcconv.ToolName(f).WithDefaultNamespace())
+		sub.filters = append(sub.filters, grpcconv.ToolNameFromProto(f).WithDefaultNamespace())
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -89,7 +101,7 @@ func (s *session) unsubscribe(sub *subscription) {
 	}
 	s.close("a tool subscription closed with unanswered tool calls")
 	for _, inv := range abandoned {
-		inv.result <- grpcconv.ToolResult{Failed: true, Failure: "code-mode tool subscription closed before returning tool output"}
+		inv.deliver(grpcconv.ToolResult{Failed: true, Failure: "code-mode tool subscription closed before returning tool output"})
 	}
 }
 
@@ -118,7 +130,7 @@ var (
 // queues full it waits. The sequence is assigned at delivery, so a call that waits takes the
 // number of its turn.
 func (s *session) dispatch(ctx context.Context, call *pb.ToolCall, id uuid.UUID, inv *invocation) error {
-	name := grpcconv.ToolName(call.GetToolName()).WithDefaultNamespace()
+	name := grpcconv.ToolNameFromProto(call.GetToolName()).WithDefaultNamespace()
 	cell := codemode.CellID(call.GetCellId())
 	waiting := false
 	defer func() {
@@ -146,6 +158,16 @@ func (s *session) dispatch(ctx context.Context, call *pb.ToolCall, id uuid.UUID,
 			return errSessionClosedDispatch
 		}
 	}
+}
+
+// dispatchNow is one attempt of dispatch that never waits: full reports that every matching
+// queue is full (dispatch then waits for room).
+func (s *session) dispatchNow(call *pb.ToolCall, id uuid.UUID, inv *invocation) (full bool, err error) {
+	name := grpcconv.ToolNameFromProto(call.GetToolName()).WithDefaultNamespace()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	freed, err := s.tryDispatch(call, name, codemode.CellID(call.GetCellId()), id, inv)
+	return freed != nil, err
 }
 
 // tryDispatch is one attempt of dispatch; the caller holds mu. It returns a channel to wait on
@@ -200,7 +222,7 @@ func (s *session) completeInvocation(id uuid.UUID, result grpcconv.ToolResult) e
 	s.mu.Unlock()
 	switch {
 	case pending:
-		inv.result <- result
+		inv.deliver(result)
 	case !seen:
 		return connect.NewError(connect.CodeNotFound, fmt.Sprintf("unknown code-mode tool invocation %s", id))
 	}

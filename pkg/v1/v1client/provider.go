@@ -109,7 +109,7 @@ func (p *Provider) CreateSession(ctx context.Context, delegate codemode.Delegate
 		}
 	}
 	pending.unclaimed = pending.retired
-	open := wirev1.OpenSession{SessionId: id, CellExecutionLimits: v1convert.LimitsToWire(limits)}
+	open := wirev1.OpenSession{SessionId: id, CellExecutionLimits: v1convert.SessionLimitsToWire(limits)}
 	if c.serverTruncation() {
 		server := wirev1.WireOutputTruncationServer
 		open.OutputTruncation = &server

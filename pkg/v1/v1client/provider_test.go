@@ -3,6 +3,7 @@ package v1client_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/codemodehq/codemode/pkg/testenv"
 	"strings"
 	"syscall"
 	"testing"
@@ -221,6 +222,7 @@ func TestOversizedDelegatePayloadsFailOnlyTheToolCall(t *testing.T) {
 }
 
 func TestOversizedInitialResponseDoesNotCloseTheSharedHost(t *testing.T) {
+	testenv.Long(t, "moves a response past the frame limit")
 	p := newProcessProvider(t)
 	sess, err := p.CreateSession(bg(t), codemode.NoopDelegate{}, codemode.SessionCellExecutionLimits{})
 	if err != nil {

@@ -5,18 +5,18 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// LimitsToWire returns the session limits for session/open, or nil when no limit is set: Codex
+// SessionLimitsToWire returns the session limits for session/open, or nil when no limit is set: Codex
 // sends cellExecutionLimits only when at least one limit is set.
-func LimitsToWire(l codemode.SessionCellExecutionLimits) *wirev1.WireSessionCellExecutionLimits {
+func SessionLimitsToWire(l codemode.SessionCellExecutionLimits) *wirev1.WireSessionCellExecutionLimits {
 	if l.IsDefault() {
 		return nil
 	}
 	return &wirev1.WireSessionCellExecutionLimits{MaxYieldTimeMs: l.MaxYieldTimeMs, MaxHeapSizeBytes: l.MaxHeapSizeBytes}
 }
 
-// LimitsFromWire converts received limits; nil means no limit. The domain keeps heap sizes as
+// SessionLimitsFromWire converts received limits; nil means no limit. The domain keeps heap sizes as
 // u64, so unlike Codex's usize on 32-bit targets nothing can overflow here.
-func LimitsFromWire(w *wirev1.WireSessionCellExecutionLimits) codemode.SessionCellExecutionLimits {
+func SessionLimitsFromWire(w *wirev1.WireSessionCellExecutionLimits) codemode.SessionCellExecutionLimits {
 	if w == nil {
 		return codemode.SessionCellExecutionLimits{}
 	}

@@ -48,7 +48,7 @@ func TestClientToHostV1VariantsArePinned(t *testing.T) {
 	}
 	pinned(t, wirev1.OperationRequest{Id: 3, Request: wirev1.Wait{SessionId: "s", Request: WaitRequestToWire("1", codemode.WaitRequest{YieldTimeMs: 5})}},
 		`{"type":"operation/request","id":3,"request":{"method":"session/wait","sessionId":"s","request":{"cell_id":"1","yield_time_ms":5}}}`)
-	pinned(t, wirev1.OperationRequest{Id: 1, Request: wirev1.OpenSession{SessionId: "session-1", CellExecutionLimits: LimitsToWire(codemode.SessionCellExecutionLimits{MaxYieldTimeMs: ptr(uint64(250)), MaxHeapSizeBytes: ptr(uint64(16777216))})}},
+	pinned(t, wirev1.OperationRequest{Id: 1, Request: wirev1.OpenSession{SessionId: "session-1", CellExecutionLimits: SessionLimitsToWire(codemode.SessionCellExecutionLimits{MaxYieldTimeMs: ptr(uint64(250)), MaxHeapSizeBytes: ptr(uint64(16777216))})}},
 		`{"type":"operation/request","id":1,"request":{"method":"session/open","sessionId":"session-1","cellExecutionLimits":{"maxYieldTimeMs":250,"maxHeapSizeBytes":16777216}}}`)
 }
 
@@ -130,15 +130,15 @@ func TestExecuteRequestIntegerBoundsAreEnforced(t *testing.T) {
 }
 
 func TestSessionCellExecutionLimitsConvertBetweenDomainAndWire(t *testing.T) {
-	if LimitsToWire(codemode.SessionCellExecutionLimits{}) != nil {
+	if SessionLimitsToWire(codemode.SessionCellExecutionLimits{}) != nil {
 		t.Fatal("default limits are sent")
 	}
 	l := codemode.SessionCellExecutionLimits{MaxHeapSizeBytes: ptr(uint64(math.MaxUint64))}
-	back := LimitsFromWire(LimitsToWire(l))
+	back := SessionLimitsFromWire(SessionLimitsToWire(l))
 	if back.MaxYieldTimeMs != nil || *back.MaxHeapSizeBytes != math.MaxUint64 {
 		t.Fatalf("round trip: %+v", back)
 	}
-	if !LimitsFromWire(nil).IsDefault() {
+	if !SessionLimitsFromWire(nil).IsDefault() {
 		t.Fatal("absent limits are not default")
 	}
 }
@@ -188,12 +188,12 @@ func TestDualWebsocketHelloPreservesThePairingToken(t *testing.T) {
 // where it enters, by the decoder, with serde's text.
 func TestSessionCellExecutionLimitsRejectHeapSizesThatExceedUsize(t *testing.T) {
 	for _, heap := range []uint64{math.MaxUint32 + 1, math.MaxUint64} {
-		w := LimitsToWire(codemode.SessionCellExecutionLimits{MaxHeapSizeBytes: ptr(heap)})
+		w := SessionLimitsToWire(codemode.SessionCellExecutionLimits{MaxHeapSizeBytes: ptr(heap)})
 		decoded, err := wirev1.DecodeWireSessionCellExecutionLimits(wirev1.Marshal(w))
 		if err != nil {
 			t.Fatalf("heap %d: %v", heap, err)
 		}
-		if back := LimitsFromWire(&decoded); back.MaxHeapSizeBytes == nil || *back.MaxHeapSizeBytes != heap {
+		if back := SessionLimitsFromWire(&decoded); back.MaxHeapSizeBytes == nil || *back.MaxHeapSizeBytes != heap {
 			t.Fatalf("heap %d came back as %v", heap, back.MaxHeapSizeBytes)
 		}
 	}

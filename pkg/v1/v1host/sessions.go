@@ -81,7 +81,7 @@ func (c *conn) openSession(ctx context.Context, r wirev1.OpenSession) result {
 	}
 	c.mu.Unlock()
 	delegate := &remoteDelegate{conn: c, session: r.SessionId}
-	sess, err := c.host.provider.CreateSession(ctx, delegate, v1convert.LimitsFromWire(r.CellExecutionLimits))
+	sess, err := c.host.provider.CreateSession(ctx, delegate, v1convert.SessionLimitsFromWire(r.CellExecutionLimits))
 	if err != nil {
 		return failure(err)
 	}
