@@ -3,7 +3,6 @@
 package wirev1_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -66,9 +65,7 @@ func TestMessageFamiliesUseDedicatedTransportLanes(t *testing.T) {
 
 // TestGoValuesEncodeToThePinnedExecuteRequest builds §2.4's pinned execute request in Go.
 func TestGoValuesEncodeToThePinnedExecuteRequest(t *testing.T) {
-	var rb wirev1.RequestBuilder
-	rb.OpenSession(wirev1.OpenSession{SessionId: "session-1"}) // id 1
-	msg := rb.Execute(wirev1.Execute{SessionId: "session-1", Request: wirev1.WireExecuteRequest{
+	msg := wirev1.OperationRequest{Id: 2, Request: wirev1.Execute{SessionId: "session-1", Request: wirev1.WireExecuteRequest{
 		ToolCallId: "call-1",
 		EnabledTools: []wirev1.WireToolDefinition{
 			{Name: "function_tool", ToolName: wirev1.WireToolName{Name: "function_tool"}, Description: "function tool", Kind: "function", InputSchema: json.RawMessage(`{"type":"object"}`)},
@@ -77,7 +74,7 @@ func TestGoValuesEncodeToThePinnedExecuteRequest(t *testing.T) {
 		Source:          "text('hello');",
 		YieldTimeMs:     ptr[uint64](25),
 		MaxOutputTokens: ptr[int32](100),
-	}})
+	}}}
 	const want = `{"type":"operation/request","id":2,"request":{"method":"session/execute","sessionId":"session-1","request":{"tool_call_id":"call-1","enabled_tools":[{"name":"function_tool","tool_name":{"name":"function_tool","namespace":null},"description":"function tool","kind":"function","input_schema":{"type":"object"},"output_schema":null},{"name":"freeform_tool","tool_name":{"name":"freeform_tool","namespace":"mcp__sample__"},"description":"freeform tool","kind":"freeform","input_schema":null,"output_schema":{"type":"string"}}],"source":"text('hello');","yield_time_ms":25,"max_output_tokens":100}}}`
 	if got := string(wirev1.Marshal(msg)); got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
@@ -178,47 +175,6 @@ func TestArbitraryJSONValuesArePreserved(t *testing.T) {
 	m, _ = wirev1.DecodeDelegateResponse([]byte(spaced))
 	if got := string(wirev1.Marshal(m)); got != `{"type":"tool/result","result":{"k":[1,2]}}` {
 		t.Fatalf("got %s", got)
-	}
-}
-
-type fakeHost struct{ fail error }
-
-func (h fakeHost) OpenSession(_ context.Context, r wirev1.OpenSession) (wirev1.SessionReady, error) {
-	return wirev1.SessionReady{SessionId: r.SessionId}, h.fail
-}
-func (h fakeHost) Execute(context.Context, wirev1.Execute) (wirev1.ExecutionStarted, error) {
-	return wirev1.ExecutionStarted{CellId: "1"}, h.fail
-}
-func (h fakeHost) Wait(_ context.Context, r wirev1.Wait) (wirev1.WaitCompleted, error) {
-	return wirev1.WaitCompleted{Outcome: wirev1.MissingCell{Value: wirev1.Result{CellId: r.Request.CellId, ContentItems: []wirev1.WireContentItem{}, ErrorText: ptr("exec cell " + string(r.Request.CellId) + " not found")}}}, h.fail
-}
-func (h fakeHost) Terminate(context.Context, wirev1.Terminate) (wirev1.WaitCompleted, error) {
-	return wirev1.WaitCompleted{Outcome: wirev1.LiveCell{Value: wirev1.Terminated{CellId: "1"}}}, h.fail
-}
-func (h fakeHost) ShutdownSession(_ context.Context, r wirev1.ShutdownSession) (wirev1.SessionClosed, error) {
-	return wirev1.SessionClosed(r), h.fail
-}
-
-func TestDispatchHostRequestRoutesEveryMethod(t *testing.T) {
-	cases := []struct{ req, want string }{
-		{`{"method":"session/open","sessionId":"s"}`, `{"status":"ok","value":{"type":"session/ready","sessionId":"s"}}`},
-		{`{"method":"session/execute","sessionId":"s","request":{"tool_call_id":"c","enabled_tools":[],"source":""}}`, `{"status":"ok","value":{"type":"execution/started","cellId":"1"}}`},
-		{`{"method":"session/wait","sessionId":"s","request":{"cell_id":"9","yield_time_ms":1}}`, `{"status":"ok","value":{"type":"wait/completed","outcome":{"MissingCell":{"Result":{"cell_id":"9","content_items":[],"error_text":"exec cell 9 not found"}}}}}`},
-		{`{"method":"session/terminate","sessionId":"s","cellId":"1"}`, `{"status":"ok","value":{"type":"wait/completed","outcome":{"LiveCell":{"Terminated":{"cell_id":"1","content_items":[]}}}}}`},
-		{`{"method":"session/shutdown","sessionId":"s"}`, `{"status":"ok","value":{"type":"session/closed","sessionId":"s"}}`},
-	}
-	for _, c := range cases {
-		req, err := wirev1.DecodeHostRequest([]byte(c.req))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := string(wirev1.Marshal(wirev1.DispatchHostRequest(context.Background(), fakeHost{}, req))); got != c.want {
-			t.Errorf("%s:\n got %s\nwant %s", c.req, got, c.want)
-		}
-		failed := wirev1.DispatchHostRequest(context.Background(), fakeHost{fail: errors.New("unknown code-mode session s")}, req)
-		if got := string(wirev1.Marshal(failed)); got != `{"status":"error","message":"unknown code-mode session s"}` {
-			t.Errorf("error response %s", got)
-		}
 	}
 }
 

@@ -74,12 +74,8 @@ func Files(opts Options) (goFiles, fixtures map[string][]byte, err error) {
 			return nil, nil, err
 		}
 	}
-	name, src, ok, err := g.serviceFile()
-	if err != nil {
+	if err := g.checkResponses(); err != nil {
 		return nil, nil, err
-	}
-	if ok {
-		goFiles[name] = src
 	}
 	fixtures = map[string][]byte{}
 	if opts.FixturesDir != "" {

@@ -87,85 +87,23 @@ func laneConst(l string) string {
 	return "LaneControl"
 }
 
-// operation is a request variant with the response variant a success carries.
-type operation struct {
-	req, resp *Variant
-}
-
-// serviceFile writes the host handler interface, its dispatcher and the client request builder
-// from the x-response annotations. It returns ok=false when no union carries x-response.
-func (g *generator) serviceFile() (name string, src []byte, ok bool, err error) {
-	var reqUnion, respUnion, resultUnion *Schema
-	var ops []operation
+// checkResponses checks the x-response annotations: each names the HostResponse variant a
+// success of its request carries. They document the protocol and generate no code: a host
+// answers a request asynchronously, on the cell's route (pkg/v1/v1host), and a client correlates
+// answers with its own pending set (pkg/v1/v1client), so a synchronous handler interface and a
+// request builder fitted neither and were dropped (issue 25).
+func (g *generator) checkResponses() error {
 	for _, s := range g.schemas {
-		for i := range s.Variants {
-			if s.Variants[i].Response != "" {
-				reqUnion = s
-				resp, owner := g.findVariant(s.Variants[i].Response)
-				if resp == nil {
-					return "", nil, false, fmt.Errorf("%s: x-response names unknown variant %s", s.Variants[i].Name, s.Variants[i].Response)
-				}
-				respUnion = owner
-				ops = append(ops, operation{req: &s.Variants[i], resp: resp})
+		for _, v := range s.Variants {
+			if v.Response == "" {
+				continue
+			}
+			if resp, _ := g.findVariant(v.Response); resp == nil {
+				return fmt.Errorf("%s: x-response names unknown variant %s", v.Name, v.Response)
 			}
 		}
 	}
-	if reqUnion == nil {
-		return "", nil, false, nil
-	}
-	for _, s := range g.schemas {
-		if s.Generic == "WireResult<"+respUnion.Name+">" {
-			resultUnion = s
-		}
-	}
-	if resultUnion == nil || len(resultUnion.Variants) != 2 {
-		return "", nil, false, fmt.Errorf("no WireResult<%s> union with ok/error variants", respUnion.Name)
-	}
-	okV, errV := resultUnion.Variants[0], resultUnion.Variants[1]
-	h := reqUnion.Name + "Handler"
-	g.p("// %s is implemented by a host: one method per %s variant. A returned error becomes", h, reqUnion.Name)
-	g.p("// {\"status\":\"error\",\"message\":err.Error()} on the wire.")
-	g.p("type %s interface {", h)
-	for _, op := range ops {
-		g.p("// %s handles %q.", op.req.Name, op.req.TagValue)
-		g.p("%s(ctx context.Context, req %s) (%s, error)", op.req.Name, op.req.Name, op.resp.Name)
-	}
-	g.p("}")
-	g.p("")
-	g.p("// Dispatch%s calls the handler method for req and wraps the outcome in a %s.", reqUnion.Name, resultUnion.Name)
-	g.p("func Dispatch%s(ctx context.Context, h %s, req %s) %s {", reqUnion.Name, h, reqUnion.Name, resultUnion.Name)
-	g.p("var resp %s", respUnion.Name)
-	g.p("var err error")
-	g.p("switch r := req.(type) {")
-	for _, op := range ops {
-		g.p("case %s:", op.req.Name)
-		g.p("resp, err = h.%s(ctx, r)", op.req.Name)
-	}
-	g.p("default:")
-	g.p("err = fmt.Errorf(\"unsupported %s %%T\", req)", reqUnion.Name)
-	g.p("}")
-	g.p("if err != nil { return %s{%s: err.Error()} }", errV.Name, errV.Fields[0].Go)
-	g.p("return %s{%s: resp}", okV.Name, okV.Fields[0].Go)
-	g.p("}")
-	g.p("")
-	env, idField, reqField, idType := g.findEnvelope(reqUnion.Name)
-	if env != nil {
-		g.p("// RequestBuilder wraps %s values in %s envelopes with fresh ids, starting at 1 like", reqUnion.Name, env.Name)
-		g.p("// Codex's client. It is safe for concurrent use.")
-		g.p("type RequestBuilder struct {")
-		g.p("last atomic.Int64")
-		g.p("}")
-		g.p("")
-		for _, op := range ops {
-			g.p("// %s builds the %q envelope.", op.req.Name, op.req.TagValue)
-			g.p("func (rb *RequestBuilder) %s(req %s) %s {", op.req.Name, op.req.Name, env.Name)
-			g.p("return %s{%s: %s(rb.last.Add(1)), %s: req}", env.Name, idField, idType, reqField)
-			g.p("}")
-			g.p("")
-		}
-	}
-	name, src, err = g.file("service.go", "context", "fmt", "sync/atomic")
-	return name, src, true, err
+	return nil
 }
 
 func (g *generator) findVariant(name string) (*Variant, *Schema) {
@@ -177,25 +115,4 @@ func (g *generator) findVariant(name string) (*Variant, *Schema) {
 		}
 	}
 	return nil, nil
-}
-
-// findEnvelope finds the variant that carries a request union next to an integer id.
-func (g *generator) findEnvelope(reqUnion string) (v *Variant, idField, reqField, idType string) {
-	for _, s := range g.schemas {
-		for i := range s.Variants {
-			var id, req string
-			for _, f := range s.Variants[i].Fields {
-				if f.Type.Kind == "ref" && f.Type.Ref == reqUnion {
-					req = f.Go
-				}
-				if f.Type.Kind == "ref" && g.byName[f.Type.Ref].Kind == KindScalar && g.byName[f.Type.Ref].Base == "i64" {
-					id, idType = f.Go, f.Type.Ref
-				}
-			}
-			if id != "" && req != "" {
-				return &s.Variants[i], id, req, idType
-			}
-		}
-	}
-	return nil, "", "", ""
 }
