@@ -380,6 +380,21 @@ var planted = []plantedCase{
 		},
 	},
 	{
+		name: "pkg/serdejson/serdeimpl: the codecs' runtime imports generated code, the domain, or the shared cases outside tests",
+		edges: []edge{
+			own("pkg/serdejson/serdeimpl", "pkg/serdejson"),
+			inTest(own("pkg/serdejson/serdeimpl", "pkg/serdejson/internal/serdecases")),
+			own("pkg/serdejson/serdeimpl", "pkg/serdejson/internal/serdecases"),
+			own("pkg/serdejson/serdeimpl", "gen/go/wirev1"),
+			own("pkg/serdejson/serdeimpl", "pkg/codemode"),
+		},
+		want: []string{
+			"pkg/serdejson/serdeimpl → pkg/serdejson/internal/serdecases [pkg/serdejson/serdeimpl]",
+			"pkg/serdejson/serdeimpl → gen/go/wirev1 [pkg/serdejson/serdeimpl]",
+			"pkg/serdejson/serdeimpl → pkg/codemode [pkg/serdejson/serdeimpl]",
+		},
+	},
+	{
 		name: "pkg/internal/zstd: the compressor imports the module",
 		edges: []edge{
 			ext("pkg/internal/zstd", "github.com/klauspost/compress/zstd", zstd),
@@ -421,11 +436,13 @@ var planted = []plantedCase{
 		name: "gen/...: generated code imports hand-written code",
 		edges: []edge{
 			own("gen/go/pb/codex/code_mode/v1/code_modev1connect", "gen/go/pb/codex/code_mode/v1"),
+			own("gen/go/wirev1", "pkg/serdejson/serdeimpl"),
 			own("gen/go/wirev1", "pkg/serdejson"),
 			own("gen/go/wirev1", "pkg/codemode"),
 			own("gen/go/wirev1", "generators/wiregen"),
 		},
 		want: []string{
+			"gen/go/wirev1 → pkg/serdejson [gen/...]",
 			"gen/go/wirev1 → pkg/codemode [gen/...]",
 			"gen/go/wirev1 → generators/wiregen [gen/...]",
 		},

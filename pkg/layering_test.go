@@ -104,9 +104,9 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/execserver/execrpc",
-		allow:        []string{std, "gen/go/execserverwire", "pkg/serdejson", websocket},
+		allow:        []string{std, "gen/go/execserverwire", "pkg/serdejson/serdeimpl", websocket},
 		allowInTests: []string{goleak},
-		why:          "the exec-server's JSON-RPC-lite adapter: the generated envelope types, the bounded decoder on serdejson's parser, the transports; it knows no method",
+		why:          "the exec-server's JSON-RPC-lite adapter: the generated envelope types and their runtime (the bounded decoder on serdeimpl's document parser), the transports; it knows no method",
 	},
 	{
 		pkgs:         "pkg/execserver/execserver",
@@ -173,9 +173,16 @@ var layers = []layer{
 		why:   "an adapter for one generated artifact: it serves the built page of gen/playground over HTTP, with the exec description that pkg/modeltool renders for the page's tools, and knows nothing of the host, the runtime or the wire types",
 	},
 	{
-		pkgs:  "pkg/serdejson",
-		allow: []string{std},
-		why:   "the hand-written runtime that generated code imports sits below gen/: importing anything of the module would make gen/ depend on the layers above it",
+		pkgs:         "pkg/serdejson",
+		allow:        []string{std},
+		allowInTests: []string{"pkg/serdejson/internal/serdecases"},
+		why:          "serde_json's JSON for Go sits below gen/ (its runtime builds on the tokenizer): importing anything of the module would make gen/ depend on the layers above it; its tests share serde_json's expectations with serdeimpl's",
+	},
+	{
+		pkgs:         "pkg/serdejson/serdeimpl",
+		allow:        []string{std, "pkg/serdejson"},
+		allowInTests: []string{"pkg/serdejson/internal/serdecases"},
+		why:          "the runtime of the generated codecs (as protoimpl is protoc-gen-go's) sits below gen/ on serdejson's tokenizer and nothing else of the module",
 	},
 	{
 		pkgs:  "pkg/internal/zstd",
@@ -210,12 +217,12 @@ var layers = []layer{
 	},
 	{
 		pkgs:  "gen/...",
-		allow: []string{std, "gen/...", protobuf, connect, "pkg/serdejson"},
-		why:   "generated code depends on its runtime libraries only (protobuf and connect for buf's output, the hand-written pkg/serdejson for ours, as protoimpl is protoc-gen-go's), never on other hand-written code",
+		allow: []string{std, "gen/...", protobuf, connect, "pkg/serdejson/serdeimpl"},
+		why:   "generated code depends on its runtime libraries only (protobuf and connect for buf's output, the hand-written pkg/serdejson/serdeimpl for ours, as protoimpl is protoc-gen-go's), never on other hand-written code, not even serdejson's public API",
 	},
 	{
 		pkgs:         "generators/...",
-		allow:        []string{std, "generators/...", "gen/go/pb/...", "pkg/serdejson", protobuf, uuid},
+		allow:        []string{std, "generators/...", "gen/go/pb/...", "pkg/serdejson", "pkg/serdejson/serdeimpl", protobuf, uuid},
 		allowInTests: []string{"gen/go/wirev1", "pkg/testenv", jsonschema},
 		why:          "generators run before the rest of pkg: they may use the runtime their output imports (pkg/serdejson) and read buf's output (gen/go/pb, generated before them), but not their own output gen/go/wirev1 outside tests, or a broken gen/ could not be regenerated",
 	},
@@ -270,7 +277,7 @@ var families = []layer{
 	},
 	{
 		pkgs:         "pkg/execserver/...",
-		allow:        []string{std, "pkg/execserver/...", "pkg/serdejson", "gen/go/execserverwire", websocket, uuid, xsys},
+		allow:        []string{std, "pkg/execserver/...", "pkg/serdejson/serdeimpl", "gen/go/execserverwire", websocket, uuid, xsys},
 		allowInTests: []string{"pkg/testenv", goleak},
 		why:          "the exec-server family is a process and file server: it knows nothing of cells (not even the domain contract), of Code Mode's wires or of the tool sources that use it",
 	},

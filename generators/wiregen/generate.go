@@ -7,13 +7,13 @@ import (
 	"strings"
 
 	"github.com/codemodehq/codemode/generators/internal/emit"
-	"github.com/codemodehq/codemode/pkg/serdejson"
+	"github.com/codemodehq/codemode/pkg/serdejson/serdeimpl"
 )
 
 // RuntimeImport is the import path of the hand-written runtime the generated code calls
 // (decode helpers, canonical encoder, the strict parser). It is read off the package itself, so
 // it cannot go stale.
-var RuntimeImport = reflect.TypeFor[serdejson.Node]().PkgPath()
+var RuntimeImport = reflect.TypeFor[serdeimpl.Node]().PkgPath()
 
 // generatedHeader marks files wiregen owns; stale files carrying it are deleted on regeneration,
 // hand-written files next to them are left alone.

@@ -226,28 +226,28 @@ func (g *generator) goType(ft FieldType) string {
 	return t
 }
 
-// decoderFunc is an expression of type func(*serdejson.Node, string) (T, error) for the non-null
+// decoderFunc is an expression of type func(*serdeimpl.Node, string) (T, error) for the non-null
 // form of ft.
 func (g *generator) decoderFunc(ft FieldType) string {
 	if name, ok := emit.RuntimeDecoder(ft.Kind, ft.Int); ok {
-		return "serdejson." + name
+		return "serdeimpl." + name
 	}
 	switch ft.Kind {
 	case "ref":
 		if g.genDependent[ft.Ref] {
-			return fmt.Sprintf("func(n *serdejson.Node, path string) (%s, error) { return decode%s(n, path, g) }", ft.Ref, ft.Ref)
+			return fmt.Sprintf("func(n *serdeimpl.Node, path string) (%s, error) { return decode%s(n, path, g) }", ft.Ref, ft.Ref)
 		}
 		return "decode" + ft.Ref
 	case "enum":
-		return fmt.Sprintf("func(n *serdejson.Node, path string) (string, error) { return serdejson.DecodeEnum(n, path, %s) }", stringSlice(ft.Enum))
+		return fmt.Sprintf("func(n *serdeimpl.Node, path string) (string, error) { return serdeimpl.DecodeEnum(n, path, %s) }", stringSlice(ft.Enum))
 	case "array":
 		item := *ft.Items
 		item.Nullable = false
-		return fmt.Sprintf("func(n *serdejson.Node, path string) (%s, error) { return serdejson.DecodeList(n, path, %s) }", g.goType(ft), g.decoderFunc(item))
+		return fmt.Sprintf("func(n *serdeimpl.Node, path string) (%s, error) { return serdeimpl.DecodeList(n, path, %s) }", g.goType(ft), g.decoderFunc(item))
 	case "map":
 		item := *ft.Items
 		item.Nullable = false
-		return fmt.Sprintf("func(n *serdejson.Node, path string) (%s, error) { return serdejson.DecodeMap(n, path, %s) }", g.goType(ft), g.decoderFunc(item))
+		return fmt.Sprintf("func(n *serdeimpl.Node, path string) (%s, error) { return serdeimpl.DecodeMap(n, path, %s) }", g.goType(ft), g.decoderFunc(item))
 	}
 	panic("unknown field kind " + ft.Kind)
 }
@@ -265,15 +265,15 @@ func stringSlice(items []string) string {
 func (g *generator) decodeCall(ft FieldType, n, p string) string {
 	switch ft.Kind {
 	case "enum":
-		return fmt.Sprintf("serdejson.DecodeEnum(%s, %s, %s)", n, p, stringSlice(ft.Enum))
+		return fmt.Sprintf("serdeimpl.DecodeEnum(%s, %s, %s)", n, p, stringSlice(ft.Enum))
 	case "array":
 		item := *ft.Items
 		item.Nullable = false
-		return fmt.Sprintf("serdejson.DecodeList(%s, %s, %s)", n, p, g.decoderFunc(item))
+		return fmt.Sprintf("serdeimpl.DecodeList(%s, %s, %s)", n, p, g.decoderFunc(item))
 	case "map":
 		item := *ft.Items
 		item.Nullable = false
-		return fmt.Sprintf("serdejson.DecodeMap(%s, %s, %s)", n, p, g.decoderFunc(item))
+		return fmt.Sprintf("serdeimpl.DecodeMap(%s, %s, %s)", n, p, g.decoderFunc(item))
 	case "ref":
 		return fmt.Sprintf("decode%s(%s, %s%s)", ft.Ref, n, p, g.genArg(ft.Ref))
 	}
@@ -305,12 +305,12 @@ func (g *generator) appendStmt(ft FieldType, expr string, depth int) {
 	switch ft.Kind {
 	case "ref":
 		if isUnion(g.byName[ft.Ref]) {
-			g.p("b = serdejson.AppendMessage(b, %s)", expr)
+			g.p("b = serdeimpl.AppendMessage(b, %s)", expr)
 		} else {
 			g.p("b = %s.AppendJSON(b)", expr)
 		}
 	case "string", "enum":
-		g.p("b = serdejson.AppendString(b, %s)", expr)
+		g.p("b = serdeimpl.AppendString(b, %s)", expr)
 	case "bool":
 		g.p("b = strconv.AppendBool(b, %s)", expr)
 	case "int":
@@ -320,7 +320,7 @@ func (g *generator) appendStmt(ft FieldType, expr string, depth int) {
 			g.p("b = strconv.AppendUint(b, uint64(%s), 10)", expr)
 		}
 	case "value":
-		g.p("b = serdejson.AppendRaw(b, %s)", expr)
+		g.p("b = serdeimpl.AppendRaw(b, %s)", expr)
 	case "array":
 		it := fmt.Sprintf("it%d", depth)
 		idx := fmt.Sprintf("i%d", depth)
@@ -337,7 +337,7 @@ func (g *generator) appendStmt(ft FieldType, expr string, depth int) {
 		g.p("b = append(b, '{')")
 		g.p("for %s, %s := range slices.Sorted(maps.Keys(%s)) {", idx, k, expr)
 		g.p("if %s > 0 { b = append(b, ',') }", idx)
-		g.p("b = serdejson.AppendString(b, %s)", k)
+		g.p("b = serdeimpl.AppendString(b, %s)", k)
 		g.p("b = append(b, ':')")
 		g.appendStmt(*ft.Items, expr+"["+k+"]", depth+1)
 		g.p("}")
@@ -377,17 +377,17 @@ func (g *generator) structDecl(name, doc string, fields []Field) {
 // objectDecoder writes decode<name>(n, path) for an object whose fields are listed; tag, when
 // set, is the union tag member consumed before the fields.
 func (g *generator) objectDecoder(name, expecting, tag string, fields []Field, ignoreUnknown bool, disjoint *Disjoint) {
-	g.p("func decode%s(n *serdejson.Node, path string%s) (%s, error) {", name, g.genParam(name), name)
+	g.p("func decode%s(n *serdeimpl.Node, path string%s) (%s, error) {", name, g.genParam(name), name)
 	g.p("var v %s", name)
 	if len(fields) == 0 && ignoreUnknown {
 		// A unit variant: serde ignores its extra keys, only the shape is checked.
-		g.p("_, err := serdejson.ReadObject(n, path, %q)", expecting)
+		g.p("_, err := serdeimpl.ReadObject(n, path, %q)", expecting)
 		g.p("return v, err")
 		g.p("}")
 		g.p("")
 		return
 	}
-	g.p("o, err := serdejson.ReadObject(n, path, %q)", expecting)
+	g.p("o, err := serdeimpl.ReadObject(n, path, %q)", expecting)
 	g.p("if err != nil { return v, err }")
 	if !ignoreUnknown {
 		keys := []string{}
@@ -414,7 +414,7 @@ func (g *generator) objectDecoder(name, expecting, tag string, fields []Field, i
 			continue
 		}
 		g.p("if f := o.Take(%q); f != nil {", f.JSON)
-		fp := fmt.Sprintf("serdejson.JoinPath(path, %q)", f.JSON)
+		fp := fmt.Sprintf("serdeimpl.JoinPath(path, %q)", f.JSON)
 		nullableIndirect := f.Type.Nullable && g.pointerOptional(f.Type)
 		base := f.Type
 		base.Nullable = false
@@ -432,15 +432,15 @@ func (g *generator) objectDecoder(name, expecting, tag string, fields []Field, i
 			g.p("}")
 		}
 		if f.Required {
-			g.p("} else { return v, serdejson.MissingField(path, %q) }", f.JSON)
+			g.p("} else { return v, serdeimpl.MissingField(path, %q) }", f.JSON)
 		} else {
 			g.p("}")
 		}
 	}
 	if disjoint != nil {
 		a, b := goFieldName(disjoint.Fields[0]), goFieldName(disjoint.Fields[1])
-		g.p("if c, ok := serdejson.FirstCommon(v.%s, v.%s); ok {", a, b)
-		g.p("return v, serdejson.ErrorAt(path, \"%%s\", serdejson.FormatTemplate(%q, c))", disjoint.Error)
+		g.p("if c, ok := serdeimpl.FirstCommon(v.%s, v.%s); ok {", a, b)
+		g.p("return v, serdeimpl.ErrorAt(path, \"%%s\", serdeimpl.FormatTemplate(%q, c))", disjoint.Error)
 		g.p("}")
 	}
 	g.p("return v, nil")
@@ -454,10 +454,10 @@ func (g *generator) generationField(f Field) {
 	base := f.Type
 	base.Nullable = false
 	g.p("if f := o.Take(%q); f != nil {", f.JSON)
-	g.p("x, err := %s", g.decodeCall(base, "f", fmt.Sprintf("serdejson.JoinPath(path, %q)", f.JSON)))
+	g.p("x, err := %s", g.decodeCall(base, "f", fmt.Sprintf("serdeimpl.JoinPath(path, %q)", f.JSON)))
 	g.p("if err != nil { return v, err }")
 	g.p("v.%s = &x", f.Go)
-	g.p("} else if g >= %s { return v, serdejson.MissingField(path, %q) }", generationConst(f.Generation), f.JSON)
+	g.p("} else if g >= %s { return v, serdeimpl.MissingField(path, %q) }", generationConst(f.Generation), f.JSON)
 }
 
 // objectEncoder writes AppendJSON for an object; prefix is emitted inside the braces before
@@ -480,7 +480,7 @@ func (g *generator) objectEncoder(name, tag, tagValue, wrapKey string, fields []
 		if f.Absent == "omit" {
 			g.p("if %s != nil {", expr)
 		}
-		g.p("b = serdejson.AppendKey(b, start, %q)", f.JSON)
+		g.p("b = serdeimpl.AppendKey(b, start, %q)", f.JSON)
 		g.appendStmt(f.Type, expr, 0)
 		if f.Absent == "omit" {
 			g.p("}")
@@ -504,21 +504,21 @@ func quoteKey(s string) string {
 func (g *generator) codecFile() (string, []byte, error) {
 	g.p("// Message is implemented by every generated type: it appends its canonical JSON encoding")
 	g.p("// (compact, declaration key order, serde_json string escaping) to b.")
-	g.p("type Message = serdejson.Message")
+	g.p("type Message = serdeimpl.Message")
 	g.p("")
 	g.p("// DecodeError is returned by every decoder. Path names the offending value with dotted keys")
 	g.p("// and [index] steps (empty for the document root); Msg follows serde_json's wording where")
 	g.p("// Codex's peer produces a serde error.")
-	g.p("type DecodeError = serdejson.DecodeError")
+	g.p("type DecodeError = serdeimpl.DecodeError")
 	g.p("")
 	g.p("// Marshal returns the canonical encoding of m. Encoding never fails: every value a decoder")
 	g.p("// accepts, and every value built in Go from the generated types, has a canonical form.")
-	g.p("func Marshal(m Message) []byte { return serdejson.Marshal(m) }")
+	g.p("func Marshal(m Message) []byte { return serdeimpl.Marshal(m) }")
 	g.p("")
 	g.p("// CanonicalJSON re-encodes any JSON document compactly with serde_json escaping, keeping key")
 	g.p("// order and number lexemes. It applies the same strictness as the decoders (duplicate keys,")
 	g.p("// UTF-8, depth).")
-	g.p("func CanonicalJSON(data []byte) ([]byte, error) { return serdejson.CanonicalJSON(data) }")
+	g.p("func CanonicalJSON(data []byte) ([]byte, error) { return serdeimpl.CanonicalJSON(data) }")
 	return g.file("codec.go", RuntimeImport)
 }
 
@@ -549,7 +549,7 @@ func (g *generator) publicDecoder(s *Schema) {
 	if !g.genDependent[s.Name] {
 		g.p("// Decode%s decodes one JSON document strictly (see DecodeError).", s.Name)
 		g.p("func Decode%s(data []byte) (%s, error) {", s.Name, s.Name)
-		g.p("n, err := serdejson.ParseDocument(data)")
+		g.p("n, err := serdeimpl.ParseDocument(data)")
 		g.p("if err != nil { var zero %s; return zero, err }", s.Name)
 		g.p("return decode%s(n, \"\")", s.Name)
 		g.p("}")
@@ -562,7 +562,7 @@ func (g *generator) publicDecoder(s *Schema) {
 	g.p("")
 	g.p("// Decode%sFor decodes one JSON document strictly as generation g writes it.", s.Name)
 	g.p("func Decode%sFor(g Generation, data []byte) (%s, error) {", s.Name, s.Name)
-	g.p("n, err := serdejson.ParseDocument(data)")
+	g.p("n, err := serdeimpl.ParseDocument(data)")
 	g.p("if err != nil { var zero %s; return zero, err }", s.Name)
 	g.p("return decode%s(n, \"\", g)", s.Name)
 	g.p("}")
@@ -623,10 +623,10 @@ func (g *generator) scalar(s *Schema) {
 	}
 	if s.Base == "string-or-i64" {
 		g.docComment(s.Name, schemaDoc(s)+" A string or an i64 (IsString tells which); comparable.")
-		g.p("type %s = serdejson.StringOrInt", s.Name)
+		g.p("type %s = serdeimpl.StringOrInt", s.Name)
 		g.p("")
-		g.p("func decode%s(n *serdejson.Node, path string) (%s, error) {", s.Name, s.Name)
-		g.p("return serdejson.DecodeStringOrInt(n, path, math.MinInt64, math.MaxInt64, %q)", s.Name)
+		g.p("func decode%s(n *serdeimpl.Node, path string) (%s, error) {", s.Name, s.Name)
+		g.p("return serdeimpl.DecodeStringOrInt(n, path, math.MinInt64, math.MaxInt64, %q)", s.Name)
 		g.p("}")
 		g.p("")
 		return
@@ -635,20 +635,20 @@ func (g *generator) scalar(s *Schema) {
 		g.docComment(s.Name, schemaDoc(s))
 		g.p("type %s string", s.Name)
 		g.p("")
-		g.p("func decode%s(n *serdejson.Node, path string) (%s, error) {", s.Name, s.Name)
+		g.p("func decode%s(n *serdeimpl.Node, path string) (%s, error) {", s.Name, s.Name)
 		if s.NonBlank != "" {
-			g.p("x, err := serdejson.DecodeNonBlank(n, path, %q)", s.NonBlank)
+			g.p("x, err := serdeimpl.DecodeNonBlank(n, path, %q)", s.NonBlank)
 		} else {
-			g.p("x, err := serdejson.DecodeString(n, path)")
+			g.p("x, err := serdeimpl.DecodeString(n, path)")
 		}
 		if s.Prefix != "" {
-			g.p("if err == nil && !strings.HasPrefix(x, %q) { return \"\", serdejson.ErrorAt(path, %q) }", s.Prefix, s.PrefixErr)
+			g.p("if err == nil && !strings.HasPrefix(x, %q) { return \"\", serdeimpl.ErrorAt(path, %q) }", s.Prefix, s.PrefixErr)
 		}
 		g.p("return %s(x), err", s.Name)
 		g.p("}")
 		g.p("")
 		g.p("// AppendJSON appends the canonical JSON encoding of v to b.")
-		g.p("func (v %s) AppendJSON(b []byte) []byte { return serdejson.AppendString(b, string(v)) }", s.Name)
+		g.p("func (v %s) AppendJSON(b []byte) []byte { return serdeimpl.AppendString(b, string(v)) }", s.Name)
 		g.p("")
 		return
 	}
@@ -656,16 +656,16 @@ func (g *generator) scalar(s *Schema) {
 	g.docComment(s.Name, schemaDoc(s))
 	g.p("type %s %s", s.Name, gt)
 	g.p("")
-	g.p("func decode%s(n *serdejson.Node, path string) (%s, error) {", s.Name, s.Name)
+	g.p("func decode%s(n *serdeimpl.Node, path string) (%s, error) {", s.Name, s.Name)
 	if s.Base[0] == 'i' {
-		g.p("x, err := serdejson.DecodeInt(n, path, %s, %s, %q)", s.Min, s.Max, s.Expecting)
+		g.p("x, err := serdeimpl.DecodeInt(n, path, %s, %s, %q)", s.Min, s.Max, s.Expecting)
 		g.p("return %s(x), err", s.Name)
 		g.p("}")
 		g.p("")
 		g.p("// AppendJSON appends the canonical JSON encoding of v to b.")
 		g.p("func (v %s) AppendJSON(b []byte) []byte { return strconv.AppendInt(b, int64(v), 10) }", s.Name)
 	} else {
-		g.p("x, err := serdejson.DecodeUint(n, path, %s, %s, %q)", s.Min, s.Max, s.Expecting)
+		g.p("x, err := serdeimpl.DecodeUint(n, path, %s, %s, %q)", s.Min, s.Max, s.Expecting)
 		g.p("return %s(x), err", s.Name)
 		g.p("}")
 		g.p("")
@@ -688,13 +688,13 @@ func (g *generator) unitEnum(s *Schema) {
 	}
 	g.p(")")
 	g.p("")
-	g.p("func decode%s(n *serdejson.Node, path string) (%s, error) {", s.Name, s.Name)
-	g.p("x, err := serdejson.DecodeUnitEnum(n, path, %s)", stringSlice(s.UnitVariants))
+	g.p("func decode%s(n *serdeimpl.Node, path string) (%s, error) {", s.Name, s.Name)
+	g.p("x, err := serdeimpl.DecodeUnitEnum(n, path, %s)", stringSlice(s.UnitVariants))
 	g.p("return %s(x), err", s.Name)
 	g.p("}")
 	g.p("")
 	g.p("// AppendJSON appends the canonical JSON encoding of v to b.")
-	g.p("func (v %s) AppendJSON(b []byte) []byte { return serdejson.AppendString(b, string(v)) }", s.Name)
+	g.p("func (v %s) AppendJSON(b []byte) []byte { return serdeimpl.AppendString(b, string(v)) }", s.Name)
 	g.p("")
 }
 
@@ -702,13 +702,13 @@ func (g *generator) set(s *Schema) {
 	g.docComment(s.Name, schemaDoc(s))
 	g.p("type %s []%s", s.Name, s.Item)
 	g.p("")
-	g.p("func decode%s(n *serdejson.Node, path string) (%s, error) {", s.Name, s.Name)
-	g.p("items, err := serdejson.DecodeList(n, path, decode%s)", s.Item)
+	g.p("func decode%s(n *serdeimpl.Node, path string) (%s, error) {", s.Name, s.Name)
+	g.p("items, err := serdeimpl.DecodeList(n, path, decode%s)", s.Item)
 	g.p("if err != nil { return nil, err }")
 	if s.MinItems {
-		g.p("if len(items) == 0 { return nil, serdejson.ErrorAt(path, %q) }", s.EmptyError)
+		g.p("if len(items) == 0 { return nil, serdeimpl.ErrorAt(path, %q) }", s.EmptyError)
 	}
-	g.p("if d, dup := serdejson.FirstDuplicate(items); dup { return nil, serdejson.ErrorAt(path, \"%%s\", serdejson.FormatTemplate(%q, d)) }", s.DuplicateErr)
+	g.p("if d, dup := serdeimpl.FirstDuplicate(items); dup { return nil, serdeimpl.ErrorAt(path, \"%%s\", serdeimpl.FormatTemplate(%q, d)) }", s.DuplicateErr)
 	g.p("return %s(items), nil", s.Name)
 	g.p("}")
 	g.p("")
@@ -752,29 +752,29 @@ func (g *generator) union(s *Schema) {
 	for i, v := range s.Variants {
 		tags[i] = v.TagValue
 	}
-	g.p("func decode%s(n *serdejson.Node, path string%s) (%s, error) {", s.Name, g.genParam(s.Name), s.Name)
+	g.p("func decode%s(n *serdeimpl.Node, path string%s) (%s, error) {", s.Name, g.genParam(s.Name), s.Name)
 	if s.Kind == KindInternalUnion {
-		g.p("tag, err := serdejson.UnionTag(n, path, %q, %q)", s.Tag, "internally tagged enum "+s.Name)
+		g.p("tag, err := serdeimpl.UnionTag(n, path, %q, %q)", s.Tag, "internally tagged enum "+s.Name)
 		g.p("if err != nil { return nil, err }")
 		g.p("switch tag {")
 		for _, v := range s.Variants {
 			g.variantCase(v, fmt.Sprintf("decode%s(n, path%s)", v.Name, g.genArg(s.Name)))
 		}
 	} else {
-		g.p("key, value, err := serdejson.ExternalVariant(n, path, %q)", s.Name)
+		g.p("key, value, err := serdeimpl.ExternalVariant(n, path, %q)", s.Name)
 		g.p("if err != nil { return nil, err }")
 		g.p("switch key {")
 		for _, v := range s.Variants {
-			g.variantCase(v, fmt.Sprintf("decode%s(value, serdejson.JoinPath(path, key)%s)", v.Name, g.genArg(s.Name)))
+			g.variantCase(v, fmt.Sprintf("decode%s(value, serdeimpl.JoinPath(path, key)%s)", v.Name, g.genArg(s.Name)))
 		}
 	}
 	g.p("}")
 	g.variantTags(s, tags)
 	field := s.Tag
 	if s.Kind == KindExternalUnion {
-		g.p("return nil, serdejson.UnknownVariant(path, key, tags)")
+		g.p("return nil, serdeimpl.UnknownVariant(path, key, tags)")
 	} else {
-		g.p("return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, %q), tag, tags)", field)
+		g.p("return nil, serdeimpl.UnknownVariant(serdeimpl.JoinPath(path, %q), tag, tags)", field)
 	}
 	g.p("}")
 	g.p("")
@@ -842,7 +842,7 @@ func (g *generator) variant(s *Schema, v Variant) {
 		g.p("")
 		g.p("func (%s) is%s() {}", v.Name, s.Name)
 		g.p("")
-		g.p("func decode%s(n *serdejson.Node, path string%s) (%s, error) {", v.Name, g.genParam(v.Name), v.Name)
+		g.p("func decode%s(n *serdeimpl.Node, path string%s) (%s, error) {", v.Name, g.genParam(v.Name), v.Name)
 		g.p("x, err := decode%s(n, path%s)", v.Wrapped.Ref, g.genArg(v.Wrapped.Ref))
 		g.p("return %s{Value: x}, err", v.Name)
 		g.p("}")

@@ -26,6 +26,20 @@ func NewDeserializer(data []byte) *Deserializer {
 	return &Deserializer{data: data, remainingDepth: RecursionLimit}
 }
 
+// NewDeserializerWithLimit is NewDeserializer with its own recursion limit: limit-1 nesting levels
+// may be entered (RecursionLimit lets serde_json's 127 through). The wire codecs' document parser
+// (serdeimpl.ParseDocument) accepts one level more than serde_json.
+func NewDeserializerWithLimit(data []byte, limit int) *Deserializer {
+	return &Deserializer{data: data, remainingDepth: limit}
+}
+
+// ScanNumberLexeme consumes a number at the current byte and returns it as written, with
+// serde_json's syntax errors: the wire codecs keep number lexemes unchanged.
+func (d *Deserializer) ScanNumberLexeme() (string, error) {
+	n, err := d.scanNumber()
+	return n.text, err
+}
+
 // Err returns a SyntaxError positioned at the last byte consumed.
 func (d *Deserializer) Err(msg string) error {
 	return d.errAt(msg, d.index)

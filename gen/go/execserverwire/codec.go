@@ -3,23 +3,23 @@
 package execserverwire
 
 import (
-	"github.com/codemodehq/codemode/pkg/serdejson"
+	"github.com/codemodehq/codemode/pkg/serdejson/serdeimpl"
 )
 
 // Message is implemented by every generated type: it appends its canonical JSON encoding
 // (compact, declaration key order, serde_json string escaping) to b.
-type Message = serdejson.Message
+type Message = serdeimpl.Message
 
 // DecodeError is returned by every decoder. Path names the offending value with dotted keys
 // and [index] steps (empty for the document root); Msg follows serde_json's wording where
 // Codex's peer produces a serde error.
-type DecodeError = serdejson.DecodeError
+type DecodeError = serdeimpl.DecodeError
 
 // Marshal returns the canonical encoding of m. Encoding never fails: every value a decoder
 // accepts, and every value built in Go from the generated types, has a canonical form.
-func Marshal(m Message) []byte { return serdejson.Marshal(m) }
+func Marshal(m Message) []byte { return serdeimpl.Marshal(m) }
 
 // CanonicalJSON re-encodes any JSON document compactly with serde_json escaping, keeping key
 // order and number lexemes. It applies the same strictness as the decoders (duplicate keys,
 // UTF-8, depth).
-func CanonicalJSON(data []byte) ([]byte, error) { return serdejson.CanonicalJSON(data) }
+func CanonicalJSON(data []byte) ([]byte, error) { return serdeimpl.CanonicalJSON(data) }

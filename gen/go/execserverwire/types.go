@@ -9,16 +9,16 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/codemodehq/codemode/pkg/serdejson"
+	"github.com/codemodehq/codemode/pkg/serdejson/serdeimpl"
 )
 
 // EmptyResponse is defined by EmptyResponse.schema.json. The empty result `{}` of `process/signal`, `fs/writeFile`, `fs/createDirectory`, `fs/remove` and `fs/copy`.
 type EmptyResponse struct {
 }
 
-func decodeEmptyResponse(n *serdejson.Node, path string) (EmptyResponse, error) {
+func decodeEmptyResponse(n *serdeimpl.Node, path string) (EmptyResponse, error) {
 	var v EmptyResponse
-	_, err := serdejson.ReadObject(n, path, "struct EmptyResponse")
+	_, err := serdeimpl.ReadObject(n, path, "struct EmptyResponse")
 	return v, err
 }
 
@@ -31,7 +31,7 @@ func (v EmptyResponse) AppendJSON(b []byte) []byte {
 
 // DecodeEmptyResponse decodes one JSON document strictly (see DecodeError).
 func DecodeEmptyResponse(data []byte) (EmptyResponse, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero EmptyResponse
 		return zero, err
@@ -59,119 +59,119 @@ type EnvironmentCapabilities struct {
 	LinuxApprovedRootWritePreservesRestrictions bool // "linuxApprovedRootWritePreservesRestrictions": optional; the zero value when absent, always encoded
 }
 
-func decodeEnvironmentCapabilities(n *serdejson.Node, path string) (EnvironmentCapabilities, error) {
+func decodeEnvironmentCapabilities(n *serdeimpl.Node, path string) (EnvironmentCapabilities, error) {
 	var v EnvironmentCapabilities
-	o, err := serdejson.ReadObject(n, path, "struct EnvironmentCapabilities")
+	o, err := serdeimpl.ReadObject(n, path, "struct EnvironmentCapabilities")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("networkProxyLaunch"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "networkProxyLaunch"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "networkProxyLaunch"))
 		if err != nil {
 			return v, err
 		}
 		v.NetworkProxyLaunch = x
 	}
 	if f := o.Take("networkProxyReviewDomains"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "networkProxyReviewDomains"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "networkProxyReviewDomains"))
 		if err != nil {
 			return v, err
 		}
 		v.NetworkProxyReviewDomains = x
 	}
 	if f := o.Take("networkProxyTransparentTcp"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "networkProxyTransparentTcp"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "networkProxyTransparentTcp"))
 		if err != nil {
 			return v, err
 		}
 		v.NetworkProxyTransparentTcp = x
 	}
 	if f := o.Take("credentialMasking"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "credentialMasking"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "credentialMasking"))
 		if err != nil {
 			return v, err
 		}
 		v.CredentialMasking = x
 	}
 	if f := o.Take("credentialMaskingCustomProviders"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "credentialMaskingCustomProviders"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "credentialMaskingCustomProviders"))
 		if err != nil {
 			return v, err
 		}
 		v.CredentialMaskingCustomProviders = x
 	}
 	if f := o.Take("capabilityDiscoverySandbox"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "capabilityDiscoverySandbox"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "capabilityDiscoverySandbox"))
 		if err != nil {
 			return v, err
 		}
 		v.CapabilityDiscoverySandbox = x
 	}
 	if f := o.Take("fsWatchMissing"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "fsWatchMissing"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "fsWatchMissing"))
 		if err != nil {
 			return v, err
 		}
 		v.FsWatchMissing = x
 	}
 	if f := o.Take("capabilityDiscoveryV2"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "capabilityDiscoveryV2"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "capabilityDiscoveryV2"))
 		if err != nil {
 			return v, err
 		}
 		v.CapabilityDiscoveryV2 = x
 	}
 	if f := o.Take("environmentConfigRead"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "environmentConfigRead"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "environmentConfigRead"))
 		if err != nil {
 			return v, err
 		}
 		v.EnvironmentConfigRead = x
 	}
 	if f := o.Take("httpHeaderEnvVars"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "httpHeaderEnvVars"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "httpHeaderEnvVars"))
 		if err != nil {
 			return v, err
 		}
 		v.HttpHeaderEnvVars = x
 	}
 	if f := o.Take("sandboxedFileStreaming"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "sandboxedFileStreaming"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "sandboxedFileStreaming"))
 		if err != nil {
 			return v, err
 		}
 		v.SandboxedFileStreaming = x
 	}
 	if f := o.Take("fileWriteStreaming"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "fileWriteStreaming"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "fileWriteStreaming"))
 		if err != nil {
 			return v, err
 		}
 		v.FileWriteStreaming = x
 	}
 	if f := o.Take("shellSnapshotV2"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "shellSnapshotV2"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "shellSnapshotV2"))
 		if err != nil {
 			return v, err
 		}
 		v.ShellSnapshotV2 = x
 	}
 	if f := o.Take("windowsMxc"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "windowsMxc"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "windowsMxc"))
 		if err != nil {
 			return v, err
 		}
 		v.WindowsMxc = x
 	}
 	if f := o.Take("linuxRootWritePreservesDevices"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "linuxRootWritePreservesDevices"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "linuxRootWritePreservesDevices"))
 		if err != nil {
 			return v, err
 		}
 		v.LinuxRootWritePreservesDevices = x
 	}
 	if f := o.Take("linuxApprovedRootWritePreservesRestrictions"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "linuxApprovedRootWritePreservesRestrictions"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "linuxApprovedRootWritePreservesRestrictions"))
 		if err != nil {
 			return v, err
 		}
@@ -184,37 +184,37 @@ func decodeEnvironmentCapabilities(n *serdejson.Node, path string) (EnvironmentC
 func (v EnvironmentCapabilities) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "networkProxyLaunch")
+	b = serdeimpl.AppendKey(b, start, "networkProxyLaunch")
 	b = strconv.AppendBool(b, v.NetworkProxyLaunch)
-	b = serdejson.AppendKey(b, start, "networkProxyReviewDomains")
+	b = serdeimpl.AppendKey(b, start, "networkProxyReviewDomains")
 	b = strconv.AppendBool(b, v.NetworkProxyReviewDomains)
-	b = serdejson.AppendKey(b, start, "networkProxyTransparentTcp")
+	b = serdeimpl.AppendKey(b, start, "networkProxyTransparentTcp")
 	b = strconv.AppendBool(b, v.NetworkProxyTransparentTcp)
-	b = serdejson.AppendKey(b, start, "credentialMasking")
+	b = serdeimpl.AppendKey(b, start, "credentialMasking")
 	b = strconv.AppendBool(b, v.CredentialMasking)
-	b = serdejson.AppendKey(b, start, "credentialMaskingCustomProviders")
+	b = serdeimpl.AppendKey(b, start, "credentialMaskingCustomProviders")
 	b = strconv.AppendBool(b, v.CredentialMaskingCustomProviders)
-	b = serdejson.AppendKey(b, start, "capabilityDiscoverySandbox")
+	b = serdeimpl.AppendKey(b, start, "capabilityDiscoverySandbox")
 	b = strconv.AppendBool(b, v.CapabilityDiscoverySandbox)
-	b = serdejson.AppendKey(b, start, "fsWatchMissing")
+	b = serdeimpl.AppendKey(b, start, "fsWatchMissing")
 	b = strconv.AppendBool(b, v.FsWatchMissing)
-	b = serdejson.AppendKey(b, start, "capabilityDiscoveryV2")
+	b = serdeimpl.AppendKey(b, start, "capabilityDiscoveryV2")
 	b = strconv.AppendBool(b, v.CapabilityDiscoveryV2)
-	b = serdejson.AppendKey(b, start, "environmentConfigRead")
+	b = serdeimpl.AppendKey(b, start, "environmentConfigRead")
 	b = strconv.AppendBool(b, v.EnvironmentConfigRead)
-	b = serdejson.AppendKey(b, start, "httpHeaderEnvVars")
+	b = serdeimpl.AppendKey(b, start, "httpHeaderEnvVars")
 	b = strconv.AppendBool(b, v.HttpHeaderEnvVars)
-	b = serdejson.AppendKey(b, start, "sandboxedFileStreaming")
+	b = serdeimpl.AppendKey(b, start, "sandboxedFileStreaming")
 	b = strconv.AppendBool(b, v.SandboxedFileStreaming)
-	b = serdejson.AppendKey(b, start, "fileWriteStreaming")
+	b = serdeimpl.AppendKey(b, start, "fileWriteStreaming")
 	b = strconv.AppendBool(b, v.FileWriteStreaming)
-	b = serdejson.AppendKey(b, start, "shellSnapshotV2")
+	b = serdeimpl.AppendKey(b, start, "shellSnapshotV2")
 	b = strconv.AppendBool(b, v.ShellSnapshotV2)
-	b = serdejson.AppendKey(b, start, "windowsMxc")
+	b = serdeimpl.AppendKey(b, start, "windowsMxc")
 	b = strconv.AppendBool(b, v.WindowsMxc)
-	b = serdejson.AppendKey(b, start, "linuxRootWritePreservesDevices")
+	b = serdeimpl.AppendKey(b, start, "linuxRootWritePreservesDevices")
 	b = strconv.AppendBool(b, v.LinuxRootWritePreservesDevices)
-	b = serdejson.AppendKey(b, start, "linuxApprovedRootWritePreservesRestrictions")
+	b = serdeimpl.AppendKey(b, start, "linuxApprovedRootWritePreservesRestrictions")
 	b = strconv.AppendBool(b, v.LinuxApprovedRootWritePreservesRestrictions)
 	b = append(b, '}')
 	return b
@@ -222,7 +222,7 @@ func (v EnvironmentCapabilities) AppendJSON(b []byte) []byte {
 
 // DecodeEnvironmentCapabilities decodes one JSON document strictly (see DecodeError).
 func DecodeEnvironmentCapabilities(data []byte) (EnvironmentCapabilities, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero EnvironmentCapabilities
 		return zero, err
@@ -244,23 +244,23 @@ type EnvironmentInfo struct {
 	Capabilities         *EnvironmentCapabilities // "capabilities": optional; omitted when nil
 }
 
-func decodeEnvironmentInfo(n *serdejson.Node, path string) (EnvironmentInfo, error) {
+func decodeEnvironmentInfo(n *serdeimpl.Node, path string) (EnvironmentInfo, error) {
 	var v EnvironmentInfo
-	o, err := serdejson.ReadObject(n, path, "struct EnvironmentInfo")
+	o, err := serdeimpl.ReadObject(n, path, "struct EnvironmentInfo")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("shell"); f != nil {
-		x, err := decodeShellInfo(f, serdejson.JoinPath(path, "shell"))
+		x, err := decodeShellInfo(f, serdeimpl.JoinPath(path, "shell"))
 		if err != nil {
 			return v, err
 		}
 		v.Shell = x
 	} else {
-		return v, serdejson.MissingField(path, "shell")
+		return v, serdeimpl.MissingField(path, "shell")
 	}
 	if f := o.Take("executorVersion"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "executorVersion"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "executorVersion"))
 		if err != nil {
 			return v, err
 		}
@@ -268,7 +268,7 @@ func decodeEnvironmentInfo(n *serdejson.Node, path string) (EnvironmentInfo, err
 	}
 	if f := o.Take("providerId"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "providerId"))
+			x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "providerId"))
 			if err != nil {
 				return v, err
 			}
@@ -277,7 +277,7 @@ func decodeEnvironmentInfo(n *serdejson.Node, path string) (EnvironmentInfo, err
 	}
 	if f := o.Take("cwd"); f != nil {
 		if !f.IsNull() {
-			x, err := decodePathUri(f, serdejson.JoinPath(path, "cwd"))
+			x, err := decodePathUri(f, serdeimpl.JoinPath(path, "cwd"))
 			if err != nil {
 				return v, err
 			}
@@ -286,7 +286,7 @@ func decodeEnvironmentInfo(n *serdejson.Node, path string) (EnvironmentInfo, err
 	}
 	if f := o.Take("userHomeDir"); f != nil {
 		if !f.IsNull() {
-			x, err := decodePathUri(f, serdejson.JoinPath(path, "userHomeDir"))
+			x, err := decodePathUri(f, serdeimpl.JoinPath(path, "userHomeDir"))
 			if err != nil {
 				return v, err
 			}
@@ -295,7 +295,7 @@ func decodeEnvironmentInfo(n *serdejson.Node, path string) (EnvironmentInfo, err
 	}
 	if f := o.Take("platformOs"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "platformOs"))
+			x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "platformOs"))
 			if err != nil {
 				return v, err
 			}
@@ -304,7 +304,7 @@ func decodeEnvironmentInfo(n *serdejson.Node, path string) (EnvironmentInfo, err
 	}
 	if f := o.Take("prependPathDirs"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeList(f, serdejson.JoinPath(path, "prependPathDirs"), decodePathUri)
+			x, err := serdeimpl.DecodeList(f, serdeimpl.JoinPath(path, "prependPathDirs"), decodePathUri)
 			if err != nil {
 				return v, err
 			}
@@ -313,7 +313,7 @@ func decodeEnvironmentInfo(n *serdejson.Node, path string) (EnvironmentInfo, err
 	}
 	if f := o.Take("temporaryDirectories"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeList(f, serdejson.JoinPath(path, "temporaryDirectories"), decodePathUri)
+			x, err := serdeimpl.DecodeList(f, serdeimpl.JoinPath(path, "temporaryDirectories"), decodePathUri)
 			if err != nil {
 				return v, err
 			}
@@ -322,7 +322,7 @@ func decodeEnvironmentInfo(n *serdejson.Node, path string) (EnvironmentInfo, err
 	}
 	if f := o.Take("tempDir"); f != nil {
 		if !f.IsNull() {
-			x, err := decodePathUri(f, serdejson.JoinPath(path, "tempDir"))
+			x, err := decodePathUri(f, serdeimpl.JoinPath(path, "tempDir"))
 			if err != nil {
 				return v, err
 			}
@@ -331,7 +331,7 @@ func decodeEnvironmentInfo(n *serdejson.Node, path string) (EnvironmentInfo, err
 	}
 	if f := o.Take("capabilities"); f != nil {
 		if !f.IsNull() {
-			x, err := decodeEnvironmentCapabilities(f, serdejson.JoinPath(path, "capabilities"))
+			x, err := decodeEnvironmentCapabilities(f, serdeimpl.JoinPath(path, "capabilities"))
 			if err != nil {
 				return v, err
 			}
@@ -345,38 +345,38 @@ func decodeEnvironmentInfo(n *serdejson.Node, path string) (EnvironmentInfo, err
 func (v EnvironmentInfo) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "shell")
+	b = serdeimpl.AppendKey(b, start, "shell")
 	b = v.Shell.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "executorVersion")
-	b = serdejson.AppendString(b, v.ExecutorVersion)
+	b = serdeimpl.AppendKey(b, start, "executorVersion")
+	b = serdeimpl.AppendString(b, v.ExecutorVersion)
 	if v.ProviderId != nil {
-		b = serdejson.AppendKey(b, start, "providerId")
+		b = serdeimpl.AppendKey(b, start, "providerId")
 		if v.ProviderId == nil {
 			b = append(b, "null"...)
 		} else {
-			b = serdejson.AppendString(b, (*v.ProviderId))
+			b = serdeimpl.AppendString(b, (*v.ProviderId))
 		}
 	}
-	b = serdejson.AppendKey(b, start, "cwd")
+	b = serdeimpl.AppendKey(b, start, "cwd")
 	if v.Cwd == nil {
 		b = append(b, "null"...)
 	} else {
 		b = (*v.Cwd).AppendJSON(b)
 	}
-	b = serdejson.AppendKey(b, start, "userHomeDir")
+	b = serdeimpl.AppendKey(b, start, "userHomeDir")
 	if v.UserHomeDir == nil {
 		b = append(b, "null"...)
 	} else {
 		b = (*v.UserHomeDir).AppendJSON(b)
 	}
-	b = serdejson.AppendKey(b, start, "platformOs")
+	b = serdeimpl.AppendKey(b, start, "platformOs")
 	if v.PlatformOs == nil {
 		b = append(b, "null"...)
 	} else {
-		b = serdejson.AppendString(b, (*v.PlatformOs))
+		b = serdeimpl.AppendString(b, (*v.PlatformOs))
 	}
 	if v.PrependPathDirs != nil {
-		b = serdejson.AppendKey(b, start, "prependPathDirs")
+		b = serdeimpl.AppendKey(b, start, "prependPathDirs")
 		if v.PrependPathDirs == nil {
 			b = append(b, "null"...)
 		} else {
@@ -390,7 +390,7 @@ func (v EnvironmentInfo) AppendJSON(b []byte) []byte {
 			b = append(b, ']')
 		}
 	}
-	b = serdejson.AppendKey(b, start, "temporaryDirectories")
+	b = serdeimpl.AppendKey(b, start, "temporaryDirectories")
 	if v.TemporaryDirectories == nil {
 		b = append(b, "null"...)
 	} else {
@@ -403,14 +403,14 @@ func (v EnvironmentInfo) AppendJSON(b []byte) []byte {
 		}
 		b = append(b, ']')
 	}
-	b = serdejson.AppendKey(b, start, "tempDir")
+	b = serdeimpl.AppendKey(b, start, "tempDir")
 	if v.TempDir == nil {
 		b = append(b, "null"...)
 	} else {
 		b = (*v.TempDir).AppendJSON(b)
 	}
 	if v.Capabilities != nil {
-		b = serdejson.AppendKey(b, start, "capabilities")
+		b = serdeimpl.AppendKey(b, start, "capabilities")
 		if v.Capabilities == nil {
 			b = append(b, "null"...)
 		} else {
@@ -423,7 +423,7 @@ func (v EnvironmentInfo) AppendJSON(b []byte) []byte {
 
 // DecodeEnvironmentInfo decodes one JSON document strictly (see DecodeError).
 func DecodeEnvironmentInfo(data []byte) (EnvironmentInfo, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero EnvironmentInfo
 		return zero, err
@@ -436,20 +436,20 @@ type EnvironmentStatusResponse struct {
 	Status string // "status": required
 }
 
-func decodeEnvironmentStatusResponse(n *serdejson.Node, path string) (EnvironmentStatusResponse, error) {
+func decodeEnvironmentStatusResponse(n *serdeimpl.Node, path string) (EnvironmentStatusResponse, error) {
 	var v EnvironmentStatusResponse
-	o, err := serdejson.ReadObject(n, path, "struct EnvironmentStatusResponse")
+	o, err := serdeimpl.ReadObject(n, path, "struct EnvironmentStatusResponse")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("status"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "status"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "status"))
 		if err != nil {
 			return v, err
 		}
 		v.Status = x
 	} else {
-		return v, serdejson.MissingField(path, "status")
+		return v, serdeimpl.MissingField(path, "status")
 	}
 	return v, nil
 }
@@ -458,15 +458,15 @@ func decodeEnvironmentStatusResponse(n *serdejson.Node, path string) (Environmen
 func (v EnvironmentStatusResponse) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "status")
-	b = serdejson.AppendString(b, v.Status)
+	b = serdeimpl.AppendKey(b, start, "status")
+	b = serdeimpl.AppendString(b, v.Status)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeEnvironmentStatusResponse decodes one JSON document strictly (see DecodeError).
 func DecodeEnvironmentStatusResponse(data []byte) (EnvironmentStatusResponse, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero EnvironmentStatusResponse
 		return zero, err
@@ -480,29 +480,29 @@ type ExecClosedNotification struct {
 	Seq       uint64 // "seq": required
 }
 
-func decodeExecClosedNotification(n *serdejson.Node, path string) (ExecClosedNotification, error) {
+func decodeExecClosedNotification(n *serdeimpl.Node, path string) (ExecClosedNotification, error) {
 	var v ExecClosedNotification
-	o, err := serdejson.ReadObject(n, path, "struct ExecClosedNotification")
+	o, err := serdeimpl.ReadObject(n, path, "struct ExecClosedNotification")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("processId"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "processId"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "processId"))
 		if err != nil {
 			return v, err
 		}
 		v.ProcessId = x
 	} else {
-		return v, serdejson.MissingField(path, "processId")
+		return v, serdeimpl.MissingField(path, "processId")
 	}
 	if f := o.Take("seq"); f != nil {
-		x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "seq"))
+		x, err := serdeimpl.DecodeU64(f, serdeimpl.JoinPath(path, "seq"))
 		if err != nil {
 			return v, err
 		}
 		v.Seq = x
 	} else {
-		return v, serdejson.MissingField(path, "seq")
+		return v, serdeimpl.MissingField(path, "seq")
 	}
 	return v, nil
 }
@@ -511,9 +511,9 @@ func decodeExecClosedNotification(n *serdejson.Node, path string) (ExecClosedNot
 func (v ExecClosedNotification) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "processId")
-	b = serdejson.AppendString(b, v.ProcessId)
-	b = serdejson.AppendKey(b, start, "seq")
+	b = serdeimpl.AppendKey(b, start, "processId")
+	b = serdeimpl.AppendString(b, v.ProcessId)
+	b = serdeimpl.AppendKey(b, start, "seq")
 	b = strconv.AppendUint(b, uint64(v.Seq), 10)
 	b = append(b, '}')
 	return b
@@ -521,7 +521,7 @@ func (v ExecClosedNotification) AppendJSON(b []byte) []byte {
 
 // DecodeExecClosedNotification decodes one JSON document strictly (see DecodeError).
 func DecodeExecClosedNotification(data []byte) (ExecClosedNotification, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero ExecClosedNotification
 		return zero, err
@@ -538,56 +538,56 @@ type ExecEnvPolicy struct {
 	IncludeOnly           []string          // "includeOnly": required
 }
 
-func decodeExecEnvPolicy(n *serdejson.Node, path string) (ExecEnvPolicy, error) {
+func decodeExecEnvPolicy(n *serdeimpl.Node, path string) (ExecEnvPolicy, error) {
 	var v ExecEnvPolicy
-	o, err := serdejson.ReadObject(n, path, "struct ExecEnvPolicy")
+	o, err := serdeimpl.ReadObject(n, path, "struct ExecEnvPolicy")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("inherit"); f != nil {
-		x, err := serdejson.DecodeEnum(f, serdejson.JoinPath(path, "inherit"), []string{"all", "core", "none"})
+		x, err := serdeimpl.DecodeEnum(f, serdeimpl.JoinPath(path, "inherit"), []string{"all", "core", "none"})
 		if err != nil {
 			return v, err
 		}
 		v.Inherit = x
 	} else {
-		return v, serdejson.MissingField(path, "inherit")
+		return v, serdeimpl.MissingField(path, "inherit")
 	}
 	if f := o.Take("ignoreDefaultExcludes"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "ignoreDefaultExcludes"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "ignoreDefaultExcludes"))
 		if err != nil {
 			return v, err
 		}
 		v.IgnoreDefaultExcludes = x
 	} else {
-		return v, serdejson.MissingField(path, "ignoreDefaultExcludes")
+		return v, serdeimpl.MissingField(path, "ignoreDefaultExcludes")
 	}
 	if f := o.Take("exclude"); f != nil {
-		x, err := serdejson.DecodeList(f, serdejson.JoinPath(path, "exclude"), serdejson.DecodeString)
+		x, err := serdeimpl.DecodeList(f, serdeimpl.JoinPath(path, "exclude"), serdeimpl.DecodeString)
 		if err != nil {
 			return v, err
 		}
 		v.Exclude = x
 	} else {
-		return v, serdejson.MissingField(path, "exclude")
+		return v, serdeimpl.MissingField(path, "exclude")
 	}
 	if f := o.Take("set"); f != nil {
-		x, err := serdejson.DecodeMap(f, serdejson.JoinPath(path, "set"), serdejson.DecodeString)
+		x, err := serdeimpl.DecodeMap(f, serdeimpl.JoinPath(path, "set"), serdeimpl.DecodeString)
 		if err != nil {
 			return v, err
 		}
 		v.Set = x
 	} else {
-		return v, serdejson.MissingField(path, "set")
+		return v, serdeimpl.MissingField(path, "set")
 	}
 	if f := o.Take("includeOnly"); f != nil {
-		x, err := serdejson.DecodeList(f, serdejson.JoinPath(path, "includeOnly"), serdejson.DecodeString)
+		x, err := serdeimpl.DecodeList(f, serdeimpl.JoinPath(path, "includeOnly"), serdeimpl.DecodeString)
 		if err != nil {
 			return v, err
 		}
 		v.IncludeOnly = x
 	} else {
-		return v, serdejson.MissingField(path, "includeOnly")
+		return v, serdeimpl.MissingField(path, "includeOnly")
 	}
 	return v, nil
 }
@@ -596,37 +596,37 @@ func decodeExecEnvPolicy(n *serdejson.Node, path string) (ExecEnvPolicy, error) 
 func (v ExecEnvPolicy) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "inherit")
-	b = serdejson.AppendString(b, v.Inherit)
-	b = serdejson.AppendKey(b, start, "ignoreDefaultExcludes")
+	b = serdeimpl.AppendKey(b, start, "inherit")
+	b = serdeimpl.AppendString(b, v.Inherit)
+	b = serdeimpl.AppendKey(b, start, "ignoreDefaultExcludes")
 	b = strconv.AppendBool(b, v.IgnoreDefaultExcludes)
-	b = serdejson.AppendKey(b, start, "exclude")
+	b = serdeimpl.AppendKey(b, start, "exclude")
 	b = append(b, '[')
 	for i0, it0 := range v.Exclude {
 		if i0 > 0 {
 			b = append(b, ',')
 		}
-		b = serdejson.AppendString(b, it0)
+		b = serdeimpl.AppendString(b, it0)
 	}
 	b = append(b, ']')
-	b = serdejson.AppendKey(b, start, "set")
+	b = serdeimpl.AppendKey(b, start, "set")
 	b = append(b, '{')
 	for i0, k0 := range slices.Sorted(maps.Keys(v.Set)) {
 		if i0 > 0 {
 			b = append(b, ',')
 		}
-		b = serdejson.AppendString(b, k0)
+		b = serdeimpl.AppendString(b, k0)
 		b = append(b, ':')
-		b = serdejson.AppendString(b, v.Set[k0])
+		b = serdeimpl.AppendString(b, v.Set[k0])
 	}
 	b = append(b, '}')
-	b = serdejson.AppendKey(b, start, "includeOnly")
+	b = serdeimpl.AppendKey(b, start, "includeOnly")
 	b = append(b, '[')
 	for i0, it0 := range v.IncludeOnly {
 		if i0 > 0 {
 			b = append(b, ',')
 		}
-		b = serdejson.AppendString(b, it0)
+		b = serdeimpl.AppendString(b, it0)
 	}
 	b = append(b, ']')
 	b = append(b, '}')
@@ -635,7 +635,7 @@ func (v ExecEnvPolicy) AppendJSON(b []byte) []byte {
 
 // DecodeExecEnvPolicy decodes one JSON document strictly (see DecodeError).
 func DecodeExecEnvPolicy(data []byte) (ExecEnvPolicy, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero ExecEnvPolicy
 		return zero, err
@@ -651,42 +651,42 @@ type ExecExitedNotification struct {
 	SandboxDenied *bool  // "sandboxDenied": optional; encoded as null when nil
 }
 
-func decodeExecExitedNotification(n *serdejson.Node, path string) (ExecExitedNotification, error) {
+func decodeExecExitedNotification(n *serdeimpl.Node, path string) (ExecExitedNotification, error) {
 	var v ExecExitedNotification
-	o, err := serdejson.ReadObject(n, path, "struct ExecExitedNotification")
+	o, err := serdeimpl.ReadObject(n, path, "struct ExecExitedNotification")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("processId"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "processId"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "processId"))
 		if err != nil {
 			return v, err
 		}
 		v.ProcessId = x
 	} else {
-		return v, serdejson.MissingField(path, "processId")
+		return v, serdeimpl.MissingField(path, "processId")
 	}
 	if f := o.Take("seq"); f != nil {
-		x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "seq"))
+		x, err := serdeimpl.DecodeU64(f, serdeimpl.JoinPath(path, "seq"))
 		if err != nil {
 			return v, err
 		}
 		v.Seq = x
 	} else {
-		return v, serdejson.MissingField(path, "seq")
+		return v, serdeimpl.MissingField(path, "seq")
 	}
 	if f := o.Take("exitCode"); f != nil {
-		x, err := serdejson.DecodeI32(f, serdejson.JoinPath(path, "exitCode"))
+		x, err := serdeimpl.DecodeI32(f, serdeimpl.JoinPath(path, "exitCode"))
 		if err != nil {
 			return v, err
 		}
 		v.ExitCode = x
 	} else {
-		return v, serdejson.MissingField(path, "exitCode")
+		return v, serdeimpl.MissingField(path, "exitCode")
 	}
 	if f := o.Take("sandboxDenied"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "sandboxDenied"))
+			x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "sandboxDenied"))
 			if err != nil {
 				return v, err
 			}
@@ -700,13 +700,13 @@ func decodeExecExitedNotification(n *serdejson.Node, path string) (ExecExitedNot
 func (v ExecExitedNotification) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "processId")
-	b = serdejson.AppendString(b, v.ProcessId)
-	b = serdejson.AppendKey(b, start, "seq")
+	b = serdeimpl.AppendKey(b, start, "processId")
+	b = serdeimpl.AppendString(b, v.ProcessId)
+	b = serdeimpl.AppendKey(b, start, "seq")
 	b = strconv.AppendUint(b, uint64(v.Seq), 10)
-	b = serdejson.AppendKey(b, start, "exitCode")
+	b = serdeimpl.AppendKey(b, start, "exitCode")
 	b = strconv.AppendInt(b, int64(v.ExitCode), 10)
-	b = serdejson.AppendKey(b, start, "sandboxDenied")
+	b = serdeimpl.AppendKey(b, start, "sandboxDenied")
 	if v.SandboxDenied == nil {
 		b = append(b, "null"...)
 	} else {
@@ -718,7 +718,7 @@ func (v ExecExitedNotification) AppendJSON(b []byte) []byte {
 
 // DecodeExecExitedNotification decodes one JSON document strictly (see DecodeError).
 func DecodeExecExitedNotification(data []byte) (ExecExitedNotification, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero ExecExitedNotification
 		return zero, err
@@ -732,15 +732,15 @@ type ExecMetadata struct {
 	ToolCallId *string // "toolCallId": optional; encoded as null when nil
 }
 
-func decodeExecMetadata(n *serdejson.Node, path string) (ExecMetadata, error) {
+func decodeExecMetadata(n *serdeimpl.Node, path string) (ExecMetadata, error) {
 	var v ExecMetadata
-	o, err := serdejson.ReadObject(n, path, "struct ExecMetadata")
+	o, err := serdeimpl.ReadObject(n, path, "struct ExecMetadata")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("threadId"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "threadId"))
+			x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "threadId"))
 			if err != nil {
 				return v, err
 			}
@@ -749,7 +749,7 @@ func decodeExecMetadata(n *serdejson.Node, path string) (ExecMetadata, error) {
 	}
 	if f := o.Take("toolCallId"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "toolCallId"))
+			x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "toolCallId"))
 			if err != nil {
 				return v, err
 			}
@@ -763,17 +763,17 @@ func decodeExecMetadata(n *serdejson.Node, path string) (ExecMetadata, error) {
 func (v ExecMetadata) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "threadId")
+	b = serdeimpl.AppendKey(b, start, "threadId")
 	if v.ThreadId == nil {
 		b = append(b, "null"...)
 	} else {
-		b = serdejson.AppendString(b, (*v.ThreadId))
+		b = serdeimpl.AppendString(b, (*v.ThreadId))
 	}
-	b = serdejson.AppendKey(b, start, "toolCallId")
+	b = serdeimpl.AppendKey(b, start, "toolCallId")
 	if v.ToolCallId == nil {
 		b = append(b, "null"...)
 	} else {
-		b = serdejson.AppendString(b, (*v.ToolCallId))
+		b = serdeimpl.AppendString(b, (*v.ToolCallId))
 	}
 	b = append(b, '}')
 	return b
@@ -781,7 +781,7 @@ func (v ExecMetadata) AppendJSON(b []byte) []byte {
 
 // DecodeExecMetadata decodes one JSON document strictly (see DecodeError).
 func DecodeExecMetadata(data []byte) (ExecMetadata, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero ExecMetadata
 		return zero, err
@@ -797,47 +797,47 @@ type ExecOutputDeltaNotification struct {
 	Chunk     string // "chunk": required
 }
 
-func decodeExecOutputDeltaNotification(n *serdejson.Node, path string) (ExecOutputDeltaNotification, error) {
+func decodeExecOutputDeltaNotification(n *serdeimpl.Node, path string) (ExecOutputDeltaNotification, error) {
 	var v ExecOutputDeltaNotification
-	o, err := serdejson.ReadObject(n, path, "struct ExecOutputDeltaNotification")
+	o, err := serdeimpl.ReadObject(n, path, "struct ExecOutputDeltaNotification")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("processId"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "processId"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "processId"))
 		if err != nil {
 			return v, err
 		}
 		v.ProcessId = x
 	} else {
-		return v, serdejson.MissingField(path, "processId")
+		return v, serdeimpl.MissingField(path, "processId")
 	}
 	if f := o.Take("seq"); f != nil {
-		x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "seq"))
+		x, err := serdeimpl.DecodeU64(f, serdeimpl.JoinPath(path, "seq"))
 		if err != nil {
 			return v, err
 		}
 		v.Seq = x
 	} else {
-		return v, serdejson.MissingField(path, "seq")
+		return v, serdeimpl.MissingField(path, "seq")
 	}
 	if f := o.Take("stream"); f != nil {
-		x, err := serdejson.DecodeEnum(f, serdejson.JoinPath(path, "stream"), []string{"stdout", "stderr", "pty"})
+		x, err := serdeimpl.DecodeEnum(f, serdeimpl.JoinPath(path, "stream"), []string{"stdout", "stderr", "pty"})
 		if err != nil {
 			return v, err
 		}
 		v.Stream = x
 	} else {
-		return v, serdejson.MissingField(path, "stream")
+		return v, serdeimpl.MissingField(path, "stream")
 	}
 	if f := o.Take("chunk"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "chunk"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "chunk"))
 		if err != nil {
 			return v, err
 		}
 		v.Chunk = x
 	} else {
-		return v, serdejson.MissingField(path, "chunk")
+		return v, serdeimpl.MissingField(path, "chunk")
 	}
 	return v, nil
 }
@@ -846,21 +846,21 @@ func decodeExecOutputDeltaNotification(n *serdejson.Node, path string) (ExecOutp
 func (v ExecOutputDeltaNotification) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "processId")
-	b = serdejson.AppendString(b, v.ProcessId)
-	b = serdejson.AppendKey(b, start, "seq")
+	b = serdeimpl.AppendKey(b, start, "processId")
+	b = serdeimpl.AppendString(b, v.ProcessId)
+	b = serdeimpl.AppendKey(b, start, "seq")
 	b = strconv.AppendUint(b, uint64(v.Seq), 10)
-	b = serdejson.AppendKey(b, start, "stream")
-	b = serdejson.AppendString(b, v.Stream)
-	b = serdejson.AppendKey(b, start, "chunk")
-	b = serdejson.AppendString(b, v.Chunk)
+	b = serdeimpl.AppendKey(b, start, "stream")
+	b = serdeimpl.AppendString(b, v.Stream)
+	b = serdeimpl.AppendKey(b, start, "chunk")
+	b = serdeimpl.AppendString(b, v.Chunk)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeExecOutputDeltaNotification decodes one JSON document strictly (see DecodeError).
 func DecodeExecOutputDeltaNotification(data []byte) (ExecOutputDeltaNotification, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero ExecOutputDeltaNotification
 		return zero, err
@@ -884,24 +884,24 @@ type ExecParams struct {
 	ManagedNetwork        *ManagedNetworkSandboxContext // "managedNetwork": optional; encoded as null when nil
 }
 
-func decodeExecParams(n *serdejson.Node, path string) (ExecParams, error) {
+func decodeExecParams(n *serdeimpl.Node, path string) (ExecParams, error) {
 	var v ExecParams
-	o, err := serdejson.ReadObject(n, path, "struct ExecParams")
+	o, err := serdeimpl.ReadObject(n, path, "struct ExecParams")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("processId"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "processId"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "processId"))
 		if err != nil {
 			return v, err
 		}
 		v.ProcessId = x
 	} else {
-		return v, serdejson.MissingField(path, "processId")
+		return v, serdeimpl.MissingField(path, "processId")
 	}
 	if f := o.Take("metadata"); f != nil {
 		if !f.IsNull() {
-			x, err := decodeExecMetadata(f, serdejson.JoinPath(path, "metadata"))
+			x, err := decodeExecMetadata(f, serdeimpl.JoinPath(path, "metadata"))
 			if err != nil {
 				return v, err
 			}
@@ -909,26 +909,26 @@ func decodeExecParams(n *serdejson.Node, path string) (ExecParams, error) {
 		}
 	}
 	if f := o.Take("argv"); f != nil {
-		x, err := serdejson.DecodeList(f, serdejson.JoinPath(path, "argv"), serdejson.DecodeString)
+		x, err := serdeimpl.DecodeList(f, serdeimpl.JoinPath(path, "argv"), serdeimpl.DecodeString)
 		if err != nil {
 			return v, err
 		}
 		v.Argv = x
 	} else {
-		return v, serdejson.MissingField(path, "argv")
+		return v, serdeimpl.MissingField(path, "argv")
 	}
 	if f := o.Take("cwd"); f != nil {
-		x, err := decodePathUri(f, serdejson.JoinPath(path, "cwd"))
+		x, err := decodePathUri(f, serdeimpl.JoinPath(path, "cwd"))
 		if err != nil {
 			return v, err
 		}
 		v.Cwd = x
 	} else {
-		return v, serdejson.MissingField(path, "cwd")
+		return v, serdeimpl.MissingField(path, "cwd")
 	}
 	if f := o.Take("envPolicy"); f != nil {
 		if !f.IsNull() {
-			x, err := decodeExecEnvPolicy(f, serdejson.JoinPath(path, "envPolicy"))
+			x, err := decodeExecEnvPolicy(f, serdeimpl.JoinPath(path, "envPolicy"))
 			if err != nil {
 				return v, err
 			}
@@ -936,25 +936,25 @@ func decodeExecParams(n *serdejson.Node, path string) (ExecParams, error) {
 		}
 	}
 	if f := o.Take("env"); f != nil {
-		x, err := serdejson.DecodeMap(f, serdejson.JoinPath(path, "env"), serdejson.DecodeString)
+		x, err := serdeimpl.DecodeMap(f, serdeimpl.JoinPath(path, "env"), serdeimpl.DecodeString)
 		if err != nil {
 			return v, err
 		}
 		v.Env = x
 	} else {
-		return v, serdejson.MissingField(path, "env")
+		return v, serdeimpl.MissingField(path, "env")
 	}
 	if f := o.Take("tty"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "tty"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "tty"))
 		if err != nil {
 			return v, err
 		}
 		v.Tty = x
 	} else {
-		return v, serdejson.MissingField(path, "tty")
+		return v, serdeimpl.MissingField(path, "tty")
 	}
 	if f := o.Take("pipeStdin"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "pipeStdin"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "pipeStdin"))
 		if err != nil {
 			return v, err
 		}
@@ -962,7 +962,7 @@ func decodeExecParams(n *serdejson.Node, path string) (ExecParams, error) {
 	}
 	if f := o.Take("arg0"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "arg0"))
+			x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "arg0"))
 			if err != nil {
 				return v, err
 			}
@@ -971,7 +971,7 @@ func decodeExecParams(n *serdejson.Node, path string) (ExecParams, error) {
 	}
 	if f := o.Take("sandbox"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "sandbox"))
+			x, err := serdeimpl.DecodeJSONValue(f, serdeimpl.JoinPath(path, "sandbox"))
 			if err != nil {
 				return v, err
 			}
@@ -979,7 +979,7 @@ func decodeExecParams(n *serdejson.Node, path string) (ExecParams, error) {
 		}
 	}
 	if f := o.Take("enforceManagedNetwork"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "enforceManagedNetwork"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "enforceManagedNetwork"))
 		if err != nil {
 			return v, err
 		}
@@ -987,7 +987,7 @@ func decodeExecParams(n *serdejson.Node, path string) (ExecParams, error) {
 	}
 	if f := o.Take("managedNetwork"); f != nil {
 		if !f.IsNull() {
-			x, err := decodeManagedNetworkSandboxContext(f, serdejson.JoinPath(path, "managedNetwork"))
+			x, err := decodeManagedNetworkSandboxContext(f, serdeimpl.JoinPath(path, "managedNetwork"))
 			if err != nil {
 				return v, err
 			}
@@ -1001,57 +1001,57 @@ func decodeExecParams(n *serdejson.Node, path string) (ExecParams, error) {
 func (v ExecParams) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "processId")
-	b = serdejson.AppendString(b, v.ProcessId)
-	b = serdejson.AppendKey(b, start, "metadata")
+	b = serdeimpl.AppendKey(b, start, "processId")
+	b = serdeimpl.AppendString(b, v.ProcessId)
+	b = serdeimpl.AppendKey(b, start, "metadata")
 	if v.Metadata == nil {
 		b = append(b, "null"...)
 	} else {
 		b = (*v.Metadata).AppendJSON(b)
 	}
-	b = serdejson.AppendKey(b, start, "argv")
+	b = serdeimpl.AppendKey(b, start, "argv")
 	b = append(b, '[')
 	for i0, it0 := range v.Argv {
 		if i0 > 0 {
 			b = append(b, ',')
 		}
-		b = serdejson.AppendString(b, it0)
+		b = serdeimpl.AppendString(b, it0)
 	}
 	b = append(b, ']')
-	b = serdejson.AppendKey(b, start, "cwd")
+	b = serdeimpl.AppendKey(b, start, "cwd")
 	b = v.Cwd.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "envPolicy")
+	b = serdeimpl.AppendKey(b, start, "envPolicy")
 	if v.EnvPolicy == nil {
 		b = append(b, "null"...)
 	} else {
 		b = (*v.EnvPolicy).AppendJSON(b)
 	}
-	b = serdejson.AppendKey(b, start, "env")
+	b = serdeimpl.AppendKey(b, start, "env")
 	b = append(b, '{')
 	for i0, k0 := range slices.Sorted(maps.Keys(v.Env)) {
 		if i0 > 0 {
 			b = append(b, ',')
 		}
-		b = serdejson.AppendString(b, k0)
+		b = serdeimpl.AppendString(b, k0)
 		b = append(b, ':')
-		b = serdejson.AppendString(b, v.Env[k0])
+		b = serdeimpl.AppendString(b, v.Env[k0])
 	}
 	b = append(b, '}')
-	b = serdejson.AppendKey(b, start, "tty")
+	b = serdeimpl.AppendKey(b, start, "tty")
 	b = strconv.AppendBool(b, v.Tty)
-	b = serdejson.AppendKey(b, start, "pipeStdin")
+	b = serdeimpl.AppendKey(b, start, "pipeStdin")
 	b = strconv.AppendBool(b, v.PipeStdin)
-	b = serdejson.AppendKey(b, start, "arg0")
+	b = serdeimpl.AppendKey(b, start, "arg0")
 	if v.Arg0 == nil {
 		b = append(b, "null"...)
 	} else {
-		b = serdejson.AppendString(b, (*v.Arg0))
+		b = serdeimpl.AppendString(b, (*v.Arg0))
 	}
-	b = serdejson.AppendKey(b, start, "sandbox")
-	b = serdejson.AppendRaw(b, v.Sandbox)
-	b = serdejson.AppendKey(b, start, "enforceManagedNetwork")
+	b = serdeimpl.AppendKey(b, start, "sandbox")
+	b = serdeimpl.AppendRaw(b, v.Sandbox)
+	b = serdeimpl.AppendKey(b, start, "enforceManagedNetwork")
 	b = strconv.AppendBool(b, v.EnforceManagedNetwork)
-	b = serdejson.AppendKey(b, start, "managedNetwork")
+	b = serdeimpl.AppendKey(b, start, "managedNetwork")
 	if v.ManagedNetwork == nil {
 		b = append(b, "null"...)
 	} else {
@@ -1063,7 +1063,7 @@ func (v ExecParams) AppendJSON(b []byte) []byte {
 
 // DecodeExecParams decodes one JSON document strictly (see DecodeError).
 func DecodeExecParams(data []byte) (ExecParams, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero ExecParams
 		return zero, err
@@ -1077,24 +1077,24 @@ type ExecResponse struct {
 	SandboxType *string // "sandboxType": optional; omitted when nil
 }
 
-func decodeExecResponse(n *serdejson.Node, path string) (ExecResponse, error) {
+func decodeExecResponse(n *serdeimpl.Node, path string) (ExecResponse, error) {
 	var v ExecResponse
-	o, err := serdejson.ReadObject(n, path, "struct ExecResponse")
+	o, err := serdeimpl.ReadObject(n, path, "struct ExecResponse")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("processId"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "processId"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "processId"))
 		if err != nil {
 			return v, err
 		}
 		v.ProcessId = x
 	} else {
-		return v, serdejson.MissingField(path, "processId")
+		return v, serdeimpl.MissingField(path, "processId")
 	}
 	if f := o.Take("sandboxType"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeEnum(f, serdejson.JoinPath(path, "sandboxType"), []string{"none", "macosSeatbelt", "linuxSeccomp", "windowsRestrictedToken"})
+			x, err := serdeimpl.DecodeEnum(f, serdeimpl.JoinPath(path, "sandboxType"), []string{"none", "macosSeatbelt", "linuxSeccomp", "windowsRestrictedToken"})
 			if err != nil {
 				return v, err
 			}
@@ -1108,14 +1108,14 @@ func decodeExecResponse(n *serdejson.Node, path string) (ExecResponse, error) {
 func (v ExecResponse) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "processId")
-	b = serdejson.AppendString(b, v.ProcessId)
+	b = serdeimpl.AppendKey(b, start, "processId")
+	b = serdeimpl.AppendString(b, v.ProcessId)
 	if v.SandboxType != nil {
-		b = serdejson.AppendKey(b, start, "sandboxType")
+		b = serdeimpl.AppendKey(b, start, "sandboxType")
 		if v.SandboxType == nil {
 			b = append(b, "null"...)
 		} else {
-			b = serdejson.AppendString(b, (*v.SandboxType))
+			b = serdeimpl.AppendString(b, (*v.SandboxType))
 		}
 	}
 	b = append(b, '}')
@@ -1124,7 +1124,7 @@ func (v ExecResponse) AppendJSON(b []byte) []byte {
 
 // DecodeExecResponse decodes one JSON document strictly (see DecodeError).
 func DecodeExecResponse(data []byte) (ExecResponse, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero ExecResponse
 		return zero, err
@@ -1138,24 +1138,24 @@ type FsCanonicalizeParams struct {
 	Sandbox json.RawMessage // "sandbox": optional; encoded as null when nil
 }
 
-func decodeFsCanonicalizeParams(n *serdejson.Node, path string) (FsCanonicalizeParams, error) {
+func decodeFsCanonicalizeParams(n *serdeimpl.Node, path string) (FsCanonicalizeParams, error) {
 	var v FsCanonicalizeParams
-	o, err := serdejson.ReadObject(n, path, "struct FsCanonicalizeParams")
+	o, err := serdeimpl.ReadObject(n, path, "struct FsCanonicalizeParams")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("path"); f != nil {
-		x, err := decodePathUri(f, serdejson.JoinPath(path, "path"))
+		x, err := decodePathUri(f, serdeimpl.JoinPath(path, "path"))
 		if err != nil {
 			return v, err
 		}
 		v.Path = x
 	} else {
-		return v, serdejson.MissingField(path, "path")
+		return v, serdeimpl.MissingField(path, "path")
 	}
 	if f := o.Take("sandbox"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "sandbox"))
+			x, err := serdeimpl.DecodeJSONValue(f, serdeimpl.JoinPath(path, "sandbox"))
 			if err != nil {
 				return v, err
 			}
@@ -1169,17 +1169,17 @@ func decodeFsCanonicalizeParams(n *serdejson.Node, path string) (FsCanonicalizeP
 func (v FsCanonicalizeParams) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "path")
+	b = serdeimpl.AppendKey(b, start, "path")
 	b = v.Path.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "sandbox")
-	b = serdejson.AppendRaw(b, v.Sandbox)
+	b = serdeimpl.AppendKey(b, start, "sandbox")
+	b = serdeimpl.AppendRaw(b, v.Sandbox)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeFsCanonicalizeParams decodes one JSON document strictly (see DecodeError).
 func DecodeFsCanonicalizeParams(data []byte) (FsCanonicalizeParams, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero FsCanonicalizeParams
 		return zero, err
@@ -1192,20 +1192,20 @@ type FsCanonicalizeResponse struct {
 	Path PathUri // "path": required
 }
 
-func decodeFsCanonicalizeResponse(n *serdejson.Node, path string) (FsCanonicalizeResponse, error) {
+func decodeFsCanonicalizeResponse(n *serdeimpl.Node, path string) (FsCanonicalizeResponse, error) {
 	var v FsCanonicalizeResponse
-	o, err := serdejson.ReadObject(n, path, "struct FsCanonicalizeResponse")
+	o, err := serdeimpl.ReadObject(n, path, "struct FsCanonicalizeResponse")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("path"); f != nil {
-		x, err := decodePathUri(f, serdejson.JoinPath(path, "path"))
+		x, err := decodePathUri(f, serdeimpl.JoinPath(path, "path"))
 		if err != nil {
 			return v, err
 		}
 		v.Path = x
 	} else {
-		return v, serdejson.MissingField(path, "path")
+		return v, serdeimpl.MissingField(path, "path")
 	}
 	return v, nil
 }
@@ -1214,7 +1214,7 @@ func decodeFsCanonicalizeResponse(n *serdejson.Node, path string) (FsCanonicaliz
 func (v FsCanonicalizeResponse) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "path")
+	b = serdeimpl.AppendKey(b, start, "path")
 	b = v.Path.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -1222,7 +1222,7 @@ func (v FsCanonicalizeResponse) AppendJSON(b []byte) []byte {
 
 // DecodeFsCanonicalizeResponse decodes one JSON document strictly (see DecodeError).
 func DecodeFsCanonicalizeResponse(data []byte) (FsCanonicalizeResponse, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero FsCanonicalizeResponse
 		return zero, err
@@ -1235,20 +1235,20 @@ type FsCloseParams struct {
 	HandleId string // "handleId": required
 }
 
-func decodeFsCloseParams(n *serdejson.Node, path string) (FsCloseParams, error) {
+func decodeFsCloseParams(n *serdeimpl.Node, path string) (FsCloseParams, error) {
 	var v FsCloseParams
-	o, err := serdejson.ReadObject(n, path, "struct FsCloseParams")
+	o, err := serdeimpl.ReadObject(n, path, "struct FsCloseParams")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("handleId"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "handleId"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "handleId"))
 		if err != nil {
 			return v, err
 		}
 		v.HandleId = x
 	} else {
-		return v, serdejson.MissingField(path, "handleId")
+		return v, serdeimpl.MissingField(path, "handleId")
 	}
 	return v, nil
 }
@@ -1257,15 +1257,15 @@ func decodeFsCloseParams(n *serdejson.Node, path string) (FsCloseParams, error) 
 func (v FsCloseParams) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "handleId")
-	b = serdejson.AppendString(b, v.HandleId)
+	b = serdeimpl.AppendKey(b, start, "handleId")
+	b = serdeimpl.AppendString(b, v.HandleId)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeFsCloseParams decodes one JSON document strictly (see DecodeError).
 func DecodeFsCloseParams(data []byte) (FsCloseParams, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero FsCloseParams
 		return zero, err
@@ -1281,42 +1281,42 @@ type FsCopyParams struct {
 	Sandbox         json.RawMessage // "sandbox": optional; encoded as null when nil
 }
 
-func decodeFsCopyParams(n *serdejson.Node, path string) (FsCopyParams, error) {
+func decodeFsCopyParams(n *serdeimpl.Node, path string) (FsCopyParams, error) {
 	var v FsCopyParams
-	o, err := serdejson.ReadObject(n, path, "struct FsCopyParams")
+	o, err := serdeimpl.ReadObject(n, path, "struct FsCopyParams")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("sourcePath"); f != nil {
-		x, err := decodePathUri(f, serdejson.JoinPath(path, "sourcePath"))
+		x, err := decodePathUri(f, serdeimpl.JoinPath(path, "sourcePath"))
 		if err != nil {
 			return v, err
 		}
 		v.SourcePath = x
 	} else {
-		return v, serdejson.MissingField(path, "sourcePath")
+		return v, serdeimpl.MissingField(path, "sourcePath")
 	}
 	if f := o.Take("destinationPath"); f != nil {
-		x, err := decodePathUri(f, serdejson.JoinPath(path, "destinationPath"))
+		x, err := decodePathUri(f, serdeimpl.JoinPath(path, "destinationPath"))
 		if err != nil {
 			return v, err
 		}
 		v.DestinationPath = x
 	} else {
-		return v, serdejson.MissingField(path, "destinationPath")
+		return v, serdeimpl.MissingField(path, "destinationPath")
 	}
 	if f := o.Take("recursive"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "recursive"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "recursive"))
 		if err != nil {
 			return v, err
 		}
 		v.Recursive = x
 	} else {
-		return v, serdejson.MissingField(path, "recursive")
+		return v, serdeimpl.MissingField(path, "recursive")
 	}
 	if f := o.Take("sandbox"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "sandbox"))
+			x, err := serdeimpl.DecodeJSONValue(f, serdeimpl.JoinPath(path, "sandbox"))
 			if err != nil {
 				return v, err
 			}
@@ -1330,21 +1330,21 @@ func decodeFsCopyParams(n *serdejson.Node, path string) (FsCopyParams, error) {
 func (v FsCopyParams) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "sourcePath")
+	b = serdeimpl.AppendKey(b, start, "sourcePath")
 	b = v.SourcePath.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "destinationPath")
+	b = serdeimpl.AppendKey(b, start, "destinationPath")
 	b = v.DestinationPath.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "recursive")
+	b = serdeimpl.AppendKey(b, start, "recursive")
 	b = strconv.AppendBool(b, v.Recursive)
-	b = serdejson.AppendKey(b, start, "sandbox")
-	b = serdejson.AppendRaw(b, v.Sandbox)
+	b = serdeimpl.AppendKey(b, start, "sandbox")
+	b = serdeimpl.AppendRaw(b, v.Sandbox)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeFsCopyParams decodes one JSON document strictly (see DecodeError).
 func DecodeFsCopyParams(data []byte) (FsCopyParams, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero FsCopyParams
 		return zero, err
@@ -1360,24 +1360,24 @@ type FsCreateDirectoryParams struct {
 	Sandbox        json.RawMessage // "sandbox": optional; encoded as null when nil
 }
 
-func decodeFsCreateDirectoryParams(n *serdejson.Node, path string) (FsCreateDirectoryParams, error) {
+func decodeFsCreateDirectoryParams(n *serdeimpl.Node, path string) (FsCreateDirectoryParams, error) {
 	var v FsCreateDirectoryParams
-	o, err := serdejson.ReadObject(n, path, "struct FsCreateDirectoryParams")
+	o, err := serdeimpl.ReadObject(n, path, "struct FsCreateDirectoryParams")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("path"); f != nil {
-		x, err := decodePathUri(f, serdejson.JoinPath(path, "path"))
+		x, err := decodePathUri(f, serdeimpl.JoinPath(path, "path"))
 		if err != nil {
 			return v, err
 		}
 		v.Path = x
 	} else {
-		return v, serdejson.MissingField(path, "path")
+		return v, serdeimpl.MissingField(path, "path")
 	}
 	if f := o.Take("recursive"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "recursive"))
+			x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "recursive"))
 			if err != nil {
 				return v, err
 			}
@@ -1386,7 +1386,7 @@ func decodeFsCreateDirectoryParams(n *serdejson.Node, path string) (FsCreateDire
 	}
 	if f := o.Take("followSymlinks"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "followSymlinks"))
+			x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "followSymlinks"))
 			if err != nil {
 				return v, err
 			}
@@ -1395,7 +1395,7 @@ func decodeFsCreateDirectoryParams(n *serdejson.Node, path string) (FsCreateDire
 	}
 	if f := o.Take("sandbox"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "sandbox"))
+			x, err := serdeimpl.DecodeJSONValue(f, serdeimpl.JoinPath(path, "sandbox"))
 			if err != nil {
 				return v, err
 			}
@@ -1409,31 +1409,31 @@ func decodeFsCreateDirectoryParams(n *serdejson.Node, path string) (FsCreateDire
 func (v FsCreateDirectoryParams) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "path")
+	b = serdeimpl.AppendKey(b, start, "path")
 	b = v.Path.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "recursive")
+	b = serdeimpl.AppendKey(b, start, "recursive")
 	if v.Recursive == nil {
 		b = append(b, "null"...)
 	} else {
 		b = strconv.AppendBool(b, (*v.Recursive))
 	}
 	if v.FollowSymlinks != nil {
-		b = serdejson.AppendKey(b, start, "followSymlinks")
+		b = serdeimpl.AppendKey(b, start, "followSymlinks")
 		if v.FollowSymlinks == nil {
 			b = append(b, "null"...)
 		} else {
 			b = strconv.AppendBool(b, (*v.FollowSymlinks))
 		}
 	}
-	b = serdejson.AppendKey(b, start, "sandbox")
-	b = serdejson.AppendRaw(b, v.Sandbox)
+	b = serdeimpl.AppendKey(b, start, "sandbox")
+	b = serdeimpl.AppendRaw(b, v.Sandbox)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeFsCreateDirectoryParams decodes one JSON document strictly (see DecodeError).
 func DecodeFsCreateDirectoryParams(data []byte) (FsCreateDirectoryParams, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero FsCreateDirectoryParams
 		return zero, err
@@ -1448,24 +1448,24 @@ type FsGetMetadataParams struct {
 	Sandbox        json.RawMessage // "sandbox": optional; encoded as null when nil
 }
 
-func decodeFsGetMetadataParams(n *serdejson.Node, path string) (FsGetMetadataParams, error) {
+func decodeFsGetMetadataParams(n *serdeimpl.Node, path string) (FsGetMetadataParams, error) {
 	var v FsGetMetadataParams
-	o, err := serdejson.ReadObject(n, path, "struct FsGetMetadataParams")
+	o, err := serdeimpl.ReadObject(n, path, "struct FsGetMetadataParams")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("path"); f != nil {
-		x, err := decodePathUri(f, serdejson.JoinPath(path, "path"))
+		x, err := decodePathUri(f, serdeimpl.JoinPath(path, "path"))
 		if err != nil {
 			return v, err
 		}
 		v.Path = x
 	} else {
-		return v, serdejson.MissingField(path, "path")
+		return v, serdeimpl.MissingField(path, "path")
 	}
 	if f := o.Take("followSymlinks"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "followSymlinks"))
+			x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "followSymlinks"))
 			if err != nil {
 				return v, err
 			}
@@ -1474,7 +1474,7 @@ func decodeFsGetMetadataParams(n *serdejson.Node, path string) (FsGetMetadataPar
 	}
 	if f := o.Take("sandbox"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "sandbox"))
+			x, err := serdeimpl.DecodeJSONValue(f, serdeimpl.JoinPath(path, "sandbox"))
 			if err != nil {
 				return v, err
 			}
@@ -1488,25 +1488,25 @@ func decodeFsGetMetadataParams(n *serdejson.Node, path string) (FsGetMetadataPar
 func (v FsGetMetadataParams) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "path")
+	b = serdeimpl.AppendKey(b, start, "path")
 	b = v.Path.AppendJSON(b)
 	if v.FollowSymlinks != nil {
-		b = serdejson.AppendKey(b, start, "followSymlinks")
+		b = serdeimpl.AppendKey(b, start, "followSymlinks")
 		if v.FollowSymlinks == nil {
 			b = append(b, "null"...)
 		} else {
 			b = strconv.AppendBool(b, (*v.FollowSymlinks))
 		}
 	}
-	b = serdejson.AppendKey(b, start, "sandbox")
-	b = serdejson.AppendRaw(b, v.Sandbox)
+	b = serdeimpl.AppendKey(b, start, "sandbox")
+	b = serdeimpl.AppendRaw(b, v.Sandbox)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeFsGetMetadataParams decodes one JSON document strictly (see DecodeError).
 func DecodeFsGetMetadataParams(data []byte) (FsGetMetadataParams, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero FsGetMetadataParams
 		return zero, err
@@ -1524,65 +1524,65 @@ type FsGetMetadataResponse struct {
 	ModifiedAtMs int64  // "modifiedAtMs": required
 }
 
-func decodeFsGetMetadataResponse(n *serdejson.Node, path string) (FsGetMetadataResponse, error) {
+func decodeFsGetMetadataResponse(n *serdeimpl.Node, path string) (FsGetMetadataResponse, error) {
 	var v FsGetMetadataResponse
-	o, err := serdejson.ReadObject(n, path, "struct FsGetMetadataResponse")
+	o, err := serdeimpl.ReadObject(n, path, "struct FsGetMetadataResponse")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("isDirectory"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "isDirectory"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "isDirectory"))
 		if err != nil {
 			return v, err
 		}
 		v.IsDirectory = x
 	} else {
-		return v, serdejson.MissingField(path, "isDirectory")
+		return v, serdeimpl.MissingField(path, "isDirectory")
 	}
 	if f := o.Take("isFile"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "isFile"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "isFile"))
 		if err != nil {
 			return v, err
 		}
 		v.IsFile = x
 	} else {
-		return v, serdejson.MissingField(path, "isFile")
+		return v, serdeimpl.MissingField(path, "isFile")
 	}
 	if f := o.Take("isSymlink"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "isSymlink"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "isSymlink"))
 		if err != nil {
 			return v, err
 		}
 		v.IsSymlink = x
 	} else {
-		return v, serdejson.MissingField(path, "isSymlink")
+		return v, serdeimpl.MissingField(path, "isSymlink")
 	}
 	if f := o.Take("size"); f != nil {
-		x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "size"))
+		x, err := serdeimpl.DecodeU64(f, serdeimpl.JoinPath(path, "size"))
 		if err != nil {
 			return v, err
 		}
 		v.Size = x
 	} else {
-		return v, serdejson.MissingField(path, "size")
+		return v, serdeimpl.MissingField(path, "size")
 	}
 	if f := o.Take("createdAtMs"); f != nil {
-		x, err := serdejson.DecodeI64(f, serdejson.JoinPath(path, "createdAtMs"))
+		x, err := serdeimpl.DecodeI64(f, serdeimpl.JoinPath(path, "createdAtMs"))
 		if err != nil {
 			return v, err
 		}
 		v.CreatedAtMs = x
 	} else {
-		return v, serdejson.MissingField(path, "createdAtMs")
+		return v, serdeimpl.MissingField(path, "createdAtMs")
 	}
 	if f := o.Take("modifiedAtMs"); f != nil {
-		x, err := serdejson.DecodeI64(f, serdejson.JoinPath(path, "modifiedAtMs"))
+		x, err := serdeimpl.DecodeI64(f, serdeimpl.JoinPath(path, "modifiedAtMs"))
 		if err != nil {
 			return v, err
 		}
 		v.ModifiedAtMs = x
 	} else {
-		return v, serdejson.MissingField(path, "modifiedAtMs")
+		return v, serdeimpl.MissingField(path, "modifiedAtMs")
 	}
 	return v, nil
 }
@@ -1591,17 +1591,17 @@ func decodeFsGetMetadataResponse(n *serdejson.Node, path string) (FsGetMetadataR
 func (v FsGetMetadataResponse) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "isDirectory")
+	b = serdeimpl.AppendKey(b, start, "isDirectory")
 	b = strconv.AppendBool(b, v.IsDirectory)
-	b = serdejson.AppendKey(b, start, "isFile")
+	b = serdeimpl.AppendKey(b, start, "isFile")
 	b = strconv.AppendBool(b, v.IsFile)
-	b = serdejson.AppendKey(b, start, "isSymlink")
+	b = serdeimpl.AppendKey(b, start, "isSymlink")
 	b = strconv.AppendBool(b, v.IsSymlink)
-	b = serdejson.AppendKey(b, start, "size")
+	b = serdeimpl.AppendKey(b, start, "size")
 	b = strconv.AppendUint(b, uint64(v.Size), 10)
-	b = serdejson.AppendKey(b, start, "createdAtMs")
+	b = serdeimpl.AppendKey(b, start, "createdAtMs")
 	b = strconv.AppendInt(b, int64(v.CreatedAtMs), 10)
-	b = serdejson.AppendKey(b, start, "modifiedAtMs")
+	b = serdeimpl.AppendKey(b, start, "modifiedAtMs")
 	b = strconv.AppendInt(b, int64(v.ModifiedAtMs), 10)
 	b = append(b, '}')
 	return b
@@ -1609,7 +1609,7 @@ func (v FsGetMetadataResponse) AppendJSON(b []byte) []byte {
 
 // DecodeFsGetMetadataResponse decodes one JSON document strictly (see DecodeError).
 func DecodeFsGetMetadataResponse(data []byte) (FsGetMetadataResponse, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero FsGetMetadataResponse
 		return zero, err
@@ -1624,33 +1624,33 @@ type FsOpenParams struct {
 	Sandbox  json.RawMessage // "sandbox": optional; encoded as null when nil
 }
 
-func decodeFsOpenParams(n *serdejson.Node, path string) (FsOpenParams, error) {
+func decodeFsOpenParams(n *serdeimpl.Node, path string) (FsOpenParams, error) {
 	var v FsOpenParams
-	o, err := serdejson.ReadObject(n, path, "struct FsOpenParams")
+	o, err := serdeimpl.ReadObject(n, path, "struct FsOpenParams")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("handleId"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "handleId"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "handleId"))
 		if err != nil {
 			return v, err
 		}
 		v.HandleId = x
 	} else {
-		return v, serdejson.MissingField(path, "handleId")
+		return v, serdeimpl.MissingField(path, "handleId")
 	}
 	if f := o.Take("path"); f != nil {
-		x, err := decodePathUri(f, serdejson.JoinPath(path, "path"))
+		x, err := decodePathUri(f, serdeimpl.JoinPath(path, "path"))
 		if err != nil {
 			return v, err
 		}
 		v.Path = x
 	} else {
-		return v, serdejson.MissingField(path, "path")
+		return v, serdeimpl.MissingField(path, "path")
 	}
 	if f := o.Take("sandbox"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "sandbox"))
+			x, err := serdeimpl.DecodeJSONValue(f, serdeimpl.JoinPath(path, "sandbox"))
 			if err != nil {
 				return v, err
 			}
@@ -1664,19 +1664,19 @@ func decodeFsOpenParams(n *serdejson.Node, path string) (FsOpenParams, error) {
 func (v FsOpenParams) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "handleId")
-	b = serdejson.AppendString(b, v.HandleId)
-	b = serdejson.AppendKey(b, start, "path")
+	b = serdeimpl.AppendKey(b, start, "handleId")
+	b = serdeimpl.AppendString(b, v.HandleId)
+	b = serdeimpl.AppendKey(b, start, "path")
 	b = v.Path.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "sandbox")
-	b = serdejson.AppendRaw(b, v.Sandbox)
+	b = serdeimpl.AppendKey(b, start, "sandbox")
+	b = serdeimpl.AppendRaw(b, v.Sandbox)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeFsOpenParams decodes one JSON document strictly (see DecodeError).
 func DecodeFsOpenParams(data []byte) (FsOpenParams, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero FsOpenParams
 		return zero, err
@@ -1689,20 +1689,20 @@ type FsOpenResponse struct {
 	HandleId string // "handleId": required
 }
 
-func decodeFsOpenResponse(n *serdejson.Node, path string) (FsOpenResponse, error) {
+func decodeFsOpenResponse(n *serdeimpl.Node, path string) (FsOpenResponse, error) {
 	var v FsOpenResponse
-	o, err := serdejson.ReadObject(n, path, "struct FsOpenResponse")
+	o, err := serdeimpl.ReadObject(n, path, "struct FsOpenResponse")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("handleId"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "handleId"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "handleId"))
 		if err != nil {
 			return v, err
 		}
 		v.HandleId = x
 	} else {
-		return v, serdejson.MissingField(path, "handleId")
+		return v, serdeimpl.MissingField(path, "handleId")
 	}
 	return v, nil
 }
@@ -1711,15 +1711,15 @@ func decodeFsOpenResponse(n *serdejson.Node, path string) (FsOpenResponse, error
 func (v FsOpenResponse) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "handleId")
-	b = serdejson.AppendString(b, v.HandleId)
+	b = serdeimpl.AppendKey(b, start, "handleId")
+	b = serdeimpl.AppendString(b, v.HandleId)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeFsOpenResponse decodes one JSON document strictly (see DecodeError).
 func DecodeFsOpenResponse(data []byte) (FsOpenResponse, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero FsOpenResponse
 		return zero, err
@@ -1734,38 +1734,38 @@ type FsReadBlockParams struct {
 	Len      uint64 // "len": required
 }
 
-func decodeFsReadBlockParams(n *serdejson.Node, path string) (FsReadBlockParams, error) {
+func decodeFsReadBlockParams(n *serdeimpl.Node, path string) (FsReadBlockParams, error) {
 	var v FsReadBlockParams
-	o, err := serdejson.ReadObject(n, path, "struct FsReadBlockParams")
+	o, err := serdeimpl.ReadObject(n, path, "struct FsReadBlockParams")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("handleId"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "handleId"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "handleId"))
 		if err != nil {
 			return v, err
 		}
 		v.HandleId = x
 	} else {
-		return v, serdejson.MissingField(path, "handleId")
+		return v, serdeimpl.MissingField(path, "handleId")
 	}
 	if f := o.Take("offset"); f != nil {
-		x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "offset"))
+		x, err := serdeimpl.DecodeU64(f, serdeimpl.JoinPath(path, "offset"))
 		if err != nil {
 			return v, err
 		}
 		v.Offset = x
 	} else {
-		return v, serdejson.MissingField(path, "offset")
+		return v, serdeimpl.MissingField(path, "offset")
 	}
 	if f := o.Take("len"); f != nil {
-		x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "len"))
+		x, err := serdeimpl.DecodeU64(f, serdeimpl.JoinPath(path, "len"))
 		if err != nil {
 			return v, err
 		}
 		v.Len = x
 	} else {
-		return v, serdejson.MissingField(path, "len")
+		return v, serdeimpl.MissingField(path, "len")
 	}
 	return v, nil
 }
@@ -1774,11 +1774,11 @@ func decodeFsReadBlockParams(n *serdejson.Node, path string) (FsReadBlockParams,
 func (v FsReadBlockParams) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "handleId")
-	b = serdejson.AppendString(b, v.HandleId)
-	b = serdejson.AppendKey(b, start, "offset")
+	b = serdeimpl.AppendKey(b, start, "handleId")
+	b = serdeimpl.AppendString(b, v.HandleId)
+	b = serdeimpl.AppendKey(b, start, "offset")
 	b = strconv.AppendUint(b, uint64(v.Offset), 10)
-	b = serdejson.AppendKey(b, start, "len")
+	b = serdeimpl.AppendKey(b, start, "len")
 	b = strconv.AppendUint(b, uint64(v.Len), 10)
 	b = append(b, '}')
 	return b
@@ -1786,7 +1786,7 @@ func (v FsReadBlockParams) AppendJSON(b []byte) []byte {
 
 // DecodeFsReadBlockParams decodes one JSON document strictly (see DecodeError).
 func DecodeFsReadBlockParams(data []byte) (FsReadBlockParams, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero FsReadBlockParams
 		return zero, err
@@ -1800,29 +1800,29 @@ type FsReadBlockResponse struct {
 	Eof   bool   // "eof": required
 }
 
-func decodeFsReadBlockResponse(n *serdejson.Node, path string) (FsReadBlockResponse, error) {
+func decodeFsReadBlockResponse(n *serdeimpl.Node, path string) (FsReadBlockResponse, error) {
 	var v FsReadBlockResponse
-	o, err := serdejson.ReadObject(n, path, "struct FsReadBlockResponse")
+	o, err := serdeimpl.ReadObject(n, path, "struct FsReadBlockResponse")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("chunk"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "chunk"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "chunk"))
 		if err != nil {
 			return v, err
 		}
 		v.Chunk = x
 	} else {
-		return v, serdejson.MissingField(path, "chunk")
+		return v, serdeimpl.MissingField(path, "chunk")
 	}
 	if f := o.Take("eof"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "eof"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "eof"))
 		if err != nil {
 			return v, err
 		}
 		v.Eof = x
 	} else {
-		return v, serdejson.MissingField(path, "eof")
+		return v, serdeimpl.MissingField(path, "eof")
 	}
 	return v, nil
 }
@@ -1831,9 +1831,9 @@ func decodeFsReadBlockResponse(n *serdejson.Node, path string) (FsReadBlockRespo
 func (v FsReadBlockResponse) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "chunk")
-	b = serdejson.AppendString(b, v.Chunk)
-	b = serdejson.AppendKey(b, start, "eof")
+	b = serdeimpl.AppendKey(b, start, "chunk")
+	b = serdeimpl.AppendString(b, v.Chunk)
+	b = serdeimpl.AppendKey(b, start, "eof")
 	b = strconv.AppendBool(b, v.Eof)
 	b = append(b, '}')
 	return b
@@ -1841,7 +1841,7 @@ func (v FsReadBlockResponse) AppendJSON(b []byte) []byte {
 
 // DecodeFsReadBlockResponse decodes one JSON document strictly (see DecodeError).
 func DecodeFsReadBlockResponse(data []byte) (FsReadBlockResponse, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero FsReadBlockResponse
 		return zero, err
@@ -1856,38 +1856,38 @@ type FsReadDirectoryEntry struct {
 	IsFile      bool   // "isFile": required
 }
 
-func decodeFsReadDirectoryEntry(n *serdejson.Node, path string) (FsReadDirectoryEntry, error) {
+func decodeFsReadDirectoryEntry(n *serdeimpl.Node, path string) (FsReadDirectoryEntry, error) {
 	var v FsReadDirectoryEntry
-	o, err := serdejson.ReadObject(n, path, "struct FsReadDirectoryEntry")
+	o, err := serdeimpl.ReadObject(n, path, "struct FsReadDirectoryEntry")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("fileName"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "fileName"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "fileName"))
 		if err != nil {
 			return v, err
 		}
 		v.FileName = x
 	} else {
-		return v, serdejson.MissingField(path, "fileName")
+		return v, serdeimpl.MissingField(path, "fileName")
 	}
 	if f := o.Take("isDirectory"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "isDirectory"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "isDirectory"))
 		if err != nil {
 			return v, err
 		}
 		v.IsDirectory = x
 	} else {
-		return v, serdejson.MissingField(path, "isDirectory")
+		return v, serdeimpl.MissingField(path, "isDirectory")
 	}
 	if f := o.Take("isFile"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "isFile"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "isFile"))
 		if err != nil {
 			return v, err
 		}
 		v.IsFile = x
 	} else {
-		return v, serdejson.MissingField(path, "isFile")
+		return v, serdeimpl.MissingField(path, "isFile")
 	}
 	return v, nil
 }
@@ -1896,11 +1896,11 @@ func decodeFsReadDirectoryEntry(n *serdejson.Node, path string) (FsReadDirectory
 func (v FsReadDirectoryEntry) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "fileName")
-	b = serdejson.AppendString(b, v.FileName)
-	b = serdejson.AppendKey(b, start, "isDirectory")
+	b = serdeimpl.AppendKey(b, start, "fileName")
+	b = serdeimpl.AppendString(b, v.FileName)
+	b = serdeimpl.AppendKey(b, start, "isDirectory")
 	b = strconv.AppendBool(b, v.IsDirectory)
-	b = serdejson.AppendKey(b, start, "isFile")
+	b = serdeimpl.AppendKey(b, start, "isFile")
 	b = strconv.AppendBool(b, v.IsFile)
 	b = append(b, '}')
 	return b
@@ -1908,7 +1908,7 @@ func (v FsReadDirectoryEntry) AppendJSON(b []byte) []byte {
 
 // DecodeFsReadDirectoryEntry decodes one JSON document strictly (see DecodeError).
 func DecodeFsReadDirectoryEntry(data []byte) (FsReadDirectoryEntry, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero FsReadDirectoryEntry
 		return zero, err
@@ -1922,24 +1922,24 @@ type FsReadDirectoryParams struct {
 	Sandbox json.RawMessage // "sandbox": optional; encoded as null when nil
 }
 
-func decodeFsReadDirectoryParams(n *serdejson.Node, path string) (FsReadDirectoryParams, error) {
+func decodeFsReadDirectoryParams(n *serdeimpl.Node, path string) (FsReadDirectoryParams, error) {
 	var v FsReadDirectoryParams
-	o, err := serdejson.ReadObject(n, path, "struct FsReadDirectoryParams")
+	o, err := serdeimpl.ReadObject(n, path, "struct FsReadDirectoryParams")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("path"); f != nil {
-		x, err := decodePathUri(f, serdejson.JoinPath(path, "path"))
+		x, err := decodePathUri(f, serdeimpl.JoinPath(path, "path"))
 		if err != nil {
 			return v, err
 		}
 		v.Path = x
 	} else {
-		return v, serdejson.MissingField(path, "path")
+		return v, serdeimpl.MissingField(path, "path")
 	}
 	if f := o.Take("sandbox"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "sandbox"))
+			x, err := serdeimpl.DecodeJSONValue(f, serdeimpl.JoinPath(path, "sandbox"))
 			if err != nil {
 				return v, err
 			}
@@ -1953,17 +1953,17 @@ func decodeFsReadDirectoryParams(n *serdejson.Node, path string) (FsReadDirector
 func (v FsReadDirectoryParams) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "path")
+	b = serdeimpl.AppendKey(b, start, "path")
 	b = v.Path.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "sandbox")
-	b = serdejson.AppendRaw(b, v.Sandbox)
+	b = serdeimpl.AppendKey(b, start, "sandbox")
+	b = serdeimpl.AppendRaw(b, v.Sandbox)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeFsReadDirectoryParams decodes one JSON document strictly (see DecodeError).
 func DecodeFsReadDirectoryParams(data []byte) (FsReadDirectoryParams, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero FsReadDirectoryParams
 		return zero, err
@@ -1976,20 +1976,20 @@ type FsReadDirectoryResponse struct {
 	Entries []FsReadDirectoryEntry // "entries": required
 }
 
-func decodeFsReadDirectoryResponse(n *serdejson.Node, path string) (FsReadDirectoryResponse, error) {
+func decodeFsReadDirectoryResponse(n *serdeimpl.Node, path string) (FsReadDirectoryResponse, error) {
 	var v FsReadDirectoryResponse
-	o, err := serdejson.ReadObject(n, path, "struct FsReadDirectoryResponse")
+	o, err := serdeimpl.ReadObject(n, path, "struct FsReadDirectoryResponse")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("entries"); f != nil {
-		x, err := serdejson.DecodeList(f, serdejson.JoinPath(path, "entries"), decodeFsReadDirectoryEntry)
+		x, err := serdeimpl.DecodeList(f, serdeimpl.JoinPath(path, "entries"), decodeFsReadDirectoryEntry)
 		if err != nil {
 			return v, err
 		}
 		v.Entries = x
 	} else {
-		return v, serdejson.MissingField(path, "entries")
+		return v, serdeimpl.MissingField(path, "entries")
 	}
 	return v, nil
 }
@@ -1998,7 +1998,7 @@ func decodeFsReadDirectoryResponse(n *serdejson.Node, path string) (FsReadDirect
 func (v FsReadDirectoryResponse) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "entries")
+	b = serdeimpl.AppendKey(b, start, "entries")
 	b = append(b, '[')
 	for i0, it0 := range v.Entries {
 		if i0 > 0 {
@@ -2013,7 +2013,7 @@ func (v FsReadDirectoryResponse) AppendJSON(b []byte) []byte {
 
 // DecodeFsReadDirectoryResponse decodes one JSON document strictly (see DecodeError).
 func DecodeFsReadDirectoryResponse(data []byte) (FsReadDirectoryResponse, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero FsReadDirectoryResponse
 		return zero, err
@@ -2028,24 +2028,24 @@ type FsReadFileParams struct {
 	Sandbox        json.RawMessage // "sandbox": optional; encoded as null when nil
 }
 
-func decodeFsReadFileParams(n *serdejson.Node, path string) (FsReadFileParams, error) {
+func decodeFsReadFileParams(n *serdeimpl.Node, path string) (FsReadFileParams, error) {
 	var v FsReadFileParams
-	o, err := serdejson.ReadObject(n, path, "struct FsReadFileParams")
+	o, err := serdeimpl.ReadObject(n, path, "struct FsReadFileParams")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("path"); f != nil {
-		x, err := decodePathUri(f, serdejson.JoinPath(path, "path"))
+		x, err := decodePathUri(f, serdeimpl.JoinPath(path, "path"))
 		if err != nil {
 			return v, err
 		}
 		v.Path = x
 	} else {
-		return v, serdejson.MissingField(path, "path")
+		return v, serdeimpl.MissingField(path, "path")
 	}
 	if f := o.Take("followSymlinks"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "followSymlinks"))
+			x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "followSymlinks"))
 			if err != nil {
 				return v, err
 			}
@@ -2054,7 +2054,7 @@ func decodeFsReadFileParams(n *serdejson.Node, path string) (FsReadFileParams, e
 	}
 	if f := o.Take("sandbox"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "sandbox"))
+			x, err := serdeimpl.DecodeJSONValue(f, serdeimpl.JoinPath(path, "sandbox"))
 			if err != nil {
 				return v, err
 			}
@@ -2068,25 +2068,25 @@ func decodeFsReadFileParams(n *serdejson.Node, path string) (FsReadFileParams, e
 func (v FsReadFileParams) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "path")
+	b = serdeimpl.AppendKey(b, start, "path")
 	b = v.Path.AppendJSON(b)
 	if v.FollowSymlinks != nil {
-		b = serdejson.AppendKey(b, start, "followSymlinks")
+		b = serdeimpl.AppendKey(b, start, "followSymlinks")
 		if v.FollowSymlinks == nil {
 			b = append(b, "null"...)
 		} else {
 			b = strconv.AppendBool(b, (*v.FollowSymlinks))
 		}
 	}
-	b = serdejson.AppendKey(b, start, "sandbox")
-	b = serdejson.AppendRaw(b, v.Sandbox)
+	b = serdeimpl.AppendKey(b, start, "sandbox")
+	b = serdeimpl.AppendRaw(b, v.Sandbox)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeFsReadFileParams decodes one JSON document strictly (see DecodeError).
 func DecodeFsReadFileParams(data []byte) (FsReadFileParams, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero FsReadFileParams
 		return zero, err
@@ -2099,20 +2099,20 @@ type FsReadFileResponse struct {
 	DataBase64 string // "dataBase64": required
 }
 
-func decodeFsReadFileResponse(n *serdejson.Node, path string) (FsReadFileResponse, error) {
+func decodeFsReadFileResponse(n *serdeimpl.Node, path string) (FsReadFileResponse, error) {
 	var v FsReadFileResponse
-	o, err := serdejson.ReadObject(n, path, "struct FsReadFileResponse")
+	o, err := serdeimpl.ReadObject(n, path, "struct FsReadFileResponse")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("dataBase64"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "dataBase64"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "dataBase64"))
 		if err != nil {
 			return v, err
 		}
 		v.DataBase64 = x
 	} else {
-		return v, serdejson.MissingField(path, "dataBase64")
+		return v, serdeimpl.MissingField(path, "dataBase64")
 	}
 	return v, nil
 }
@@ -2121,15 +2121,15 @@ func decodeFsReadFileResponse(n *serdejson.Node, path string) (FsReadFileRespons
 func (v FsReadFileResponse) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "dataBase64")
-	b = serdejson.AppendString(b, v.DataBase64)
+	b = serdeimpl.AppendKey(b, start, "dataBase64")
+	b = serdeimpl.AppendString(b, v.DataBase64)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeFsReadFileResponse decodes one JSON document strictly (see DecodeError).
 func DecodeFsReadFileResponse(data []byte) (FsReadFileResponse, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero FsReadFileResponse
 		return zero, err
@@ -2146,24 +2146,24 @@ type FsRemoveParams struct {
 	Sandbox        json.RawMessage // "sandbox": optional; encoded as null when nil
 }
 
-func decodeFsRemoveParams(n *serdejson.Node, path string) (FsRemoveParams, error) {
+func decodeFsRemoveParams(n *serdeimpl.Node, path string) (FsRemoveParams, error) {
 	var v FsRemoveParams
-	o, err := serdejson.ReadObject(n, path, "struct FsRemoveParams")
+	o, err := serdeimpl.ReadObject(n, path, "struct FsRemoveParams")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("path"); f != nil {
-		x, err := decodePathUri(f, serdejson.JoinPath(path, "path"))
+		x, err := decodePathUri(f, serdeimpl.JoinPath(path, "path"))
 		if err != nil {
 			return v, err
 		}
 		v.Path = x
 	} else {
-		return v, serdejson.MissingField(path, "path")
+		return v, serdeimpl.MissingField(path, "path")
 	}
 	if f := o.Take("recursive"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "recursive"))
+			x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "recursive"))
 			if err != nil {
 				return v, err
 			}
@@ -2172,7 +2172,7 @@ func decodeFsRemoveParams(n *serdejson.Node, path string) (FsRemoveParams, error
 	}
 	if f := o.Take("force"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "force"))
+			x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "force"))
 			if err != nil {
 				return v, err
 			}
@@ -2181,7 +2181,7 @@ func decodeFsRemoveParams(n *serdejson.Node, path string) (FsRemoveParams, error
 	}
 	if f := o.Take("followSymlinks"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "followSymlinks"))
+			x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "followSymlinks"))
 			if err != nil {
 				return v, err
 			}
@@ -2190,7 +2190,7 @@ func decodeFsRemoveParams(n *serdejson.Node, path string) (FsRemoveParams, error
 	}
 	if f := o.Take("sandbox"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "sandbox"))
+			x, err := serdeimpl.DecodeJSONValue(f, serdeimpl.JoinPath(path, "sandbox"))
 			if err != nil {
 				return v, err
 			}
@@ -2204,37 +2204,37 @@ func decodeFsRemoveParams(n *serdejson.Node, path string) (FsRemoveParams, error
 func (v FsRemoveParams) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "path")
+	b = serdeimpl.AppendKey(b, start, "path")
 	b = v.Path.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "recursive")
+	b = serdeimpl.AppendKey(b, start, "recursive")
 	if v.Recursive == nil {
 		b = append(b, "null"...)
 	} else {
 		b = strconv.AppendBool(b, (*v.Recursive))
 	}
-	b = serdejson.AppendKey(b, start, "force")
+	b = serdeimpl.AppendKey(b, start, "force")
 	if v.Force == nil {
 		b = append(b, "null"...)
 	} else {
 		b = strconv.AppendBool(b, (*v.Force))
 	}
 	if v.FollowSymlinks != nil {
-		b = serdejson.AppendKey(b, start, "followSymlinks")
+		b = serdeimpl.AppendKey(b, start, "followSymlinks")
 		if v.FollowSymlinks == nil {
 			b = append(b, "null"...)
 		} else {
 			b = strconv.AppendBool(b, (*v.FollowSymlinks))
 		}
 	}
-	b = serdejson.AppendKey(b, start, "sandbox")
-	b = serdejson.AppendRaw(b, v.Sandbox)
+	b = serdeimpl.AppendKey(b, start, "sandbox")
+	b = serdeimpl.AppendRaw(b, v.Sandbox)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeFsRemoveParams decodes one JSON document strictly (see DecodeError).
 func DecodeFsRemoveParams(data []byte) (FsRemoveParams, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero FsRemoveParams
 		return zero, err
@@ -2250,33 +2250,33 @@ type FsWriteFileParams struct {
 	Sandbox        json.RawMessage // "sandbox": optional; encoded as null when nil
 }
 
-func decodeFsWriteFileParams(n *serdejson.Node, path string) (FsWriteFileParams, error) {
+func decodeFsWriteFileParams(n *serdeimpl.Node, path string) (FsWriteFileParams, error) {
 	var v FsWriteFileParams
-	o, err := serdejson.ReadObject(n, path, "struct FsWriteFileParams")
+	o, err := serdeimpl.ReadObject(n, path, "struct FsWriteFileParams")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("path"); f != nil {
-		x, err := decodePathUri(f, serdejson.JoinPath(path, "path"))
+		x, err := decodePathUri(f, serdeimpl.JoinPath(path, "path"))
 		if err != nil {
 			return v, err
 		}
 		v.Path = x
 	} else {
-		return v, serdejson.MissingField(path, "path")
+		return v, serdeimpl.MissingField(path, "path")
 	}
 	if f := o.Take("dataBase64"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "dataBase64"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "dataBase64"))
 		if err != nil {
 			return v, err
 		}
 		v.DataBase64 = x
 	} else {
-		return v, serdejson.MissingField(path, "dataBase64")
+		return v, serdeimpl.MissingField(path, "dataBase64")
 	}
 	if f := o.Take("followSymlinks"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "followSymlinks"))
+			x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "followSymlinks"))
 			if err != nil {
 				return v, err
 			}
@@ -2285,7 +2285,7 @@ func decodeFsWriteFileParams(n *serdejson.Node, path string) (FsWriteFileParams,
 	}
 	if f := o.Take("sandbox"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "sandbox"))
+			x, err := serdeimpl.DecodeJSONValue(f, serdeimpl.JoinPath(path, "sandbox"))
 			if err != nil {
 				return v, err
 			}
@@ -2299,27 +2299,27 @@ func decodeFsWriteFileParams(n *serdejson.Node, path string) (FsWriteFileParams,
 func (v FsWriteFileParams) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "path")
+	b = serdeimpl.AppendKey(b, start, "path")
 	b = v.Path.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "dataBase64")
-	b = serdejson.AppendString(b, v.DataBase64)
+	b = serdeimpl.AppendKey(b, start, "dataBase64")
+	b = serdeimpl.AppendString(b, v.DataBase64)
 	if v.FollowSymlinks != nil {
-		b = serdejson.AppendKey(b, start, "followSymlinks")
+		b = serdeimpl.AppendKey(b, start, "followSymlinks")
 		if v.FollowSymlinks == nil {
 			b = append(b, "null"...)
 		} else {
 			b = strconv.AppendBool(b, (*v.FollowSymlinks))
 		}
 	}
-	b = serdejson.AppendKey(b, start, "sandbox")
-	b = serdejson.AppendRaw(b, v.Sandbox)
+	b = serdeimpl.AppendKey(b, start, "sandbox")
+	b = serdeimpl.AppendRaw(b, v.Sandbox)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeFsWriteFileParams decodes one JSON document strictly (see DecodeError).
 func DecodeFsWriteFileParams(data []byte) (FsWriteFileParams, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero FsWriteFileParams
 		return zero, err
@@ -2333,29 +2333,29 @@ type HttpHeader struct {
 	Value string // "value": required
 }
 
-func decodeHttpHeader(n *serdejson.Node, path string) (HttpHeader, error) {
+func decodeHttpHeader(n *serdeimpl.Node, path string) (HttpHeader, error) {
 	var v HttpHeader
-	o, err := serdejson.ReadObject(n, path, "struct HttpHeader")
+	o, err := serdeimpl.ReadObject(n, path, "struct HttpHeader")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("name"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "name"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "name"))
 		if err != nil {
 			return v, err
 		}
 		v.Name = x
 	} else {
-		return v, serdejson.MissingField(path, "name")
+		return v, serdeimpl.MissingField(path, "name")
 	}
 	if f := o.Take("value"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "value"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "value"))
 		if err != nil {
 			return v, err
 		}
 		v.Value = x
 	} else {
-		return v, serdejson.MissingField(path, "value")
+		return v, serdeimpl.MissingField(path, "value")
 	}
 	return v, nil
 }
@@ -2364,17 +2364,17 @@ func decodeHttpHeader(n *serdejson.Node, path string) (HttpHeader, error) {
 func (v HttpHeader) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "name")
-	b = serdejson.AppendString(b, v.Name)
-	b = serdejson.AppendKey(b, start, "value")
-	b = serdejson.AppendString(b, v.Value)
+	b = serdeimpl.AppendKey(b, start, "name")
+	b = serdeimpl.AppendString(b, v.Name)
+	b = serdeimpl.AppendKey(b, start, "value")
+	b = serdeimpl.AppendString(b, v.Value)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeHttpHeader decodes one JSON document strictly (see DecodeError).
 func DecodeHttpHeader(data []byte) (HttpHeader, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero HttpHeader
 		return zero, err
@@ -2394,32 +2394,32 @@ type HttpRequestParams struct {
 	StreamResponse bool         // "streamResponse": optional; the zero value when absent, always encoded
 }
 
-func decodeHttpRequestParams(n *serdejson.Node, path string) (HttpRequestParams, error) {
+func decodeHttpRequestParams(n *serdeimpl.Node, path string) (HttpRequestParams, error) {
 	var v HttpRequestParams
-	o, err := serdejson.ReadObject(n, path, "struct HttpRequestParams")
+	o, err := serdeimpl.ReadObject(n, path, "struct HttpRequestParams")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("method"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "method"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "method"))
 		if err != nil {
 			return v, err
 		}
 		v.Method = x
 	} else {
-		return v, serdejson.MissingField(path, "method")
+		return v, serdeimpl.MissingField(path, "method")
 	}
 	if f := o.Take("url"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "url"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "url"))
 		if err != nil {
 			return v, err
 		}
 		v.Url = x
 	} else {
-		return v, serdejson.MissingField(path, "url")
+		return v, serdeimpl.MissingField(path, "url")
 	}
 	if f := o.Take("headers"); f != nil {
-		x, err := serdejson.DecodeList(f, serdejson.JoinPath(path, "headers"), decodeHttpHeader)
+		x, err := serdeimpl.DecodeList(f, serdeimpl.JoinPath(path, "headers"), decodeHttpHeader)
 		if err != nil {
 			return v, err
 		}
@@ -2427,7 +2427,7 @@ func decodeHttpRequestParams(n *serdejson.Node, path string) (HttpRequestParams,
 	}
 	if f := o.Take("bodyBase64"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "bodyBase64"))
+			x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "bodyBase64"))
 			if err != nil {
 				return v, err
 			}
@@ -2436,7 +2436,7 @@ func decodeHttpRequestParams(n *serdejson.Node, path string) (HttpRequestParams,
 	}
 	if f := o.Take("timeoutMs"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "timeoutMs"))
+			x, err := serdeimpl.DecodeU64(f, serdeimpl.JoinPath(path, "timeoutMs"))
 			if err != nil {
 				return v, err
 			}
@@ -2445,7 +2445,7 @@ func decodeHttpRequestParams(n *serdejson.Node, path string) (HttpRequestParams,
 	}
 	if f := o.Take("redirectPolicy"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeEnum(f, serdejson.JoinPath(path, "redirectPolicy"), []string{"follow", "stop"})
+			x, err := serdeimpl.DecodeEnum(f, serdeimpl.JoinPath(path, "redirectPolicy"), []string{"follow", "stop"})
 			if err != nil {
 				return v, err
 			}
@@ -2453,16 +2453,16 @@ func decodeHttpRequestParams(n *serdejson.Node, path string) (HttpRequestParams,
 		}
 	}
 	if f := o.Take("requestId"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "requestId"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "requestId"))
 		if err != nil {
 			return v, err
 		}
 		v.RequestId = x
 	} else {
-		return v, serdejson.MissingField(path, "requestId")
+		return v, serdeimpl.MissingField(path, "requestId")
 	}
 	if f := o.Take("streamResponse"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "streamResponse"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "streamResponse"))
 		if err != nil {
 			return v, err
 		}
@@ -2475,11 +2475,11 @@ func decodeHttpRequestParams(n *serdejson.Node, path string) (HttpRequestParams,
 func (v HttpRequestParams) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "method")
-	b = serdejson.AppendString(b, v.Method)
-	b = serdejson.AppendKey(b, start, "url")
-	b = serdejson.AppendString(b, v.Url)
-	b = serdejson.AppendKey(b, start, "headers")
+	b = serdeimpl.AppendKey(b, start, "method")
+	b = serdeimpl.AppendString(b, v.Method)
+	b = serdeimpl.AppendKey(b, start, "url")
+	b = serdeimpl.AppendString(b, v.Url)
+	b = serdeimpl.AppendKey(b, start, "headers")
 	b = append(b, '[')
 	for i0, it0 := range v.Headers {
 		if i0 > 0 {
@@ -2488,14 +2488,14 @@ func (v HttpRequestParams) AppendJSON(b []byte) []byte {
 		b = it0.AppendJSON(b)
 	}
 	b = append(b, ']')
-	b = serdejson.AppendKey(b, start, "bodyBase64")
+	b = serdeimpl.AppendKey(b, start, "bodyBase64")
 	if v.BodyBase64 == nil {
 		b = append(b, "null"...)
 	} else {
-		b = serdejson.AppendString(b, (*v.BodyBase64))
+		b = serdeimpl.AppendString(b, (*v.BodyBase64))
 	}
 	if v.TimeoutMs != nil {
-		b = serdejson.AppendKey(b, start, "timeoutMs")
+		b = serdeimpl.AppendKey(b, start, "timeoutMs")
 		if v.TimeoutMs == nil {
 			b = append(b, "null"...)
 		} else {
@@ -2503,16 +2503,16 @@ func (v HttpRequestParams) AppendJSON(b []byte) []byte {
 		}
 	}
 	if v.RedirectPolicy != nil {
-		b = serdejson.AppendKey(b, start, "redirectPolicy")
+		b = serdeimpl.AppendKey(b, start, "redirectPolicy")
 		if v.RedirectPolicy == nil {
 			b = append(b, "null"...)
 		} else {
-			b = serdejson.AppendString(b, (*v.RedirectPolicy))
+			b = serdeimpl.AppendString(b, (*v.RedirectPolicy))
 		}
 	}
-	b = serdejson.AppendKey(b, start, "requestId")
-	b = serdejson.AppendString(b, v.RequestId)
-	b = serdejson.AppendKey(b, start, "streamResponse")
+	b = serdeimpl.AppendKey(b, start, "requestId")
+	b = serdeimpl.AppendString(b, v.RequestId)
+	b = serdeimpl.AppendKey(b, start, "streamResponse")
 	b = strconv.AppendBool(b, v.StreamResponse)
 	b = append(b, '}')
 	return b
@@ -2520,7 +2520,7 @@ func (v HttpRequestParams) AppendJSON(b []byte) []byte {
 
 // DecodeHttpRequestParams decodes one JSON document strictly (see DecodeError).
 func DecodeHttpRequestParams(data []byte) (HttpRequestParams, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero HttpRequestParams
 		return zero, err
@@ -2534,24 +2534,24 @@ type InitializeParams struct {
 	ResumeSessionId *string // "resumeSessionId": optional; encoded as null when nil
 }
 
-func decodeInitializeParams(n *serdejson.Node, path string) (InitializeParams, error) {
+func decodeInitializeParams(n *serdeimpl.Node, path string) (InitializeParams, error) {
 	var v InitializeParams
-	o, err := serdejson.ReadObject(n, path, "struct InitializeParams")
+	o, err := serdeimpl.ReadObject(n, path, "struct InitializeParams")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("clientName"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "clientName"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "clientName"))
 		if err != nil {
 			return v, err
 		}
 		v.ClientName = x
 	} else {
-		return v, serdejson.MissingField(path, "clientName")
+		return v, serdeimpl.MissingField(path, "clientName")
 	}
 	if f := o.Take("resumeSessionId"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "resumeSessionId"))
+			x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "resumeSessionId"))
 			if err != nil {
 				return v, err
 			}
@@ -2565,13 +2565,13 @@ func decodeInitializeParams(n *serdejson.Node, path string) (InitializeParams, e
 func (v InitializeParams) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "clientName")
-	b = serdejson.AppendString(b, v.ClientName)
-	b = serdejson.AppendKey(b, start, "resumeSessionId")
+	b = serdeimpl.AppendKey(b, start, "clientName")
+	b = serdeimpl.AppendString(b, v.ClientName)
+	b = serdeimpl.AppendKey(b, start, "resumeSessionId")
 	if v.ResumeSessionId == nil {
 		b = append(b, "null"...)
 	} else {
-		b = serdejson.AppendString(b, (*v.ResumeSessionId))
+		b = serdeimpl.AppendString(b, (*v.ResumeSessionId))
 	}
 	b = append(b, '}')
 	return b
@@ -2579,7 +2579,7 @@ func (v InitializeParams) AppendJSON(b []byte) []byte {
 
 // DecodeInitializeParams decodes one JSON document strictly (see DecodeError).
 func DecodeInitializeParams(data []byte) (InitializeParams, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero InitializeParams
 		return zero, err
@@ -2593,24 +2593,24 @@ type InitializeResponse struct {
 	EnvironmentInfo *EnvironmentInfo // "environmentInfo": optional; omitted when nil
 }
 
-func decodeInitializeResponse(n *serdejson.Node, path string) (InitializeResponse, error) {
+func decodeInitializeResponse(n *serdeimpl.Node, path string) (InitializeResponse, error) {
 	var v InitializeResponse
-	o, err := serdejson.ReadObject(n, path, "struct InitializeResponse")
+	o, err := serdeimpl.ReadObject(n, path, "struct InitializeResponse")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "sessionId"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "sessionId"))
 		if err != nil {
 			return v, err
 		}
 		v.SessionId = x
 	} else {
-		return v, serdejson.MissingField(path, "sessionId")
+		return v, serdeimpl.MissingField(path, "sessionId")
 	}
 	if f := o.Take("environmentInfo"); f != nil {
 		if !f.IsNull() {
-			x, err := decodeEnvironmentInfo(f, serdejson.JoinPath(path, "environmentInfo"))
+			x, err := decodeEnvironmentInfo(f, serdeimpl.JoinPath(path, "environmentInfo"))
 			if err != nil {
 				return v, err
 			}
@@ -2624,10 +2624,10 @@ func decodeInitializeResponse(n *serdejson.Node, path string) (InitializeRespons
 func (v InitializeResponse) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "sessionId")
-	b = serdejson.AppendString(b, v.SessionId)
+	b = serdeimpl.AppendKey(b, start, "sessionId")
+	b = serdeimpl.AppendString(b, v.SessionId)
 	if v.EnvironmentInfo != nil {
-		b = serdejson.AppendKey(b, start, "environmentInfo")
+		b = serdeimpl.AppendKey(b, start, "environmentInfo")
 		if v.EnvironmentInfo == nil {
 			b = append(b, "null"...)
 		} else {
@@ -2640,7 +2640,7 @@ func (v InitializeResponse) AppendJSON(b []byte) []byte {
 
 // DecodeInitializeResponse decodes one JSON document strictly (see DecodeError).
 func DecodeInitializeResponse(data []byte) (InitializeResponse, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero InitializeResponse
 		return zero, err
@@ -2654,29 +2654,29 @@ type JSONRPCError struct {
 	Id    RequestId         // "id": required
 }
 
-func decodeJSONRPCError(n *serdejson.Node, path string) (JSONRPCError, error) {
+func decodeJSONRPCError(n *serdeimpl.Node, path string) (JSONRPCError, error) {
 	var v JSONRPCError
-	o, err := serdejson.ReadObject(n, path, "struct JSONRPCError")
+	o, err := serdeimpl.ReadObject(n, path, "struct JSONRPCError")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("error"); f != nil {
-		x, err := decodeJSONRPCErrorError(f, serdejson.JoinPath(path, "error"))
+		x, err := decodeJSONRPCErrorError(f, serdeimpl.JoinPath(path, "error"))
 		if err != nil {
 			return v, err
 		}
 		v.Error = x
 	} else {
-		return v, serdejson.MissingField(path, "error")
+		return v, serdeimpl.MissingField(path, "error")
 	}
 	if f := o.Take("id"); f != nil {
-		x, err := decodeRequestId(f, serdejson.JoinPath(path, "id"))
+		x, err := decodeRequestId(f, serdeimpl.JoinPath(path, "id"))
 		if err != nil {
 			return v, err
 		}
 		v.Id = x
 	} else {
-		return v, serdejson.MissingField(path, "id")
+		return v, serdeimpl.MissingField(path, "id")
 	}
 	return v, nil
 }
@@ -2685,9 +2685,9 @@ func decodeJSONRPCError(n *serdejson.Node, path string) (JSONRPCError, error) {
 func (v JSONRPCError) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "error")
+	b = serdeimpl.AppendKey(b, start, "error")
 	b = v.Error.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "id")
+	b = serdeimpl.AppendKey(b, start, "id")
 	b = v.Id.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -2695,7 +2695,7 @@ func (v JSONRPCError) AppendJSON(b []byte) []byte {
 
 // DecodeJSONRPCError decodes one JSON document strictly (see DecodeError).
 func DecodeJSONRPCError(data []byte) (JSONRPCError, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero JSONRPCError
 		return zero, err
@@ -2710,24 +2710,24 @@ type JSONRPCErrorError struct {
 	Message string          // "message": required
 }
 
-func decodeJSONRPCErrorError(n *serdejson.Node, path string) (JSONRPCErrorError, error) {
+func decodeJSONRPCErrorError(n *serdeimpl.Node, path string) (JSONRPCErrorError, error) {
 	var v JSONRPCErrorError
-	o, err := serdejson.ReadObject(n, path, "struct JSONRPCErrorError")
+	o, err := serdeimpl.ReadObject(n, path, "struct JSONRPCErrorError")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("code"); f != nil {
-		x, err := serdejson.DecodeI64(f, serdejson.JoinPath(path, "code"))
+		x, err := serdeimpl.DecodeI64(f, serdeimpl.JoinPath(path, "code"))
 		if err != nil {
 			return v, err
 		}
 		v.Code = x
 	} else {
-		return v, serdejson.MissingField(path, "code")
+		return v, serdeimpl.MissingField(path, "code")
 	}
 	if f := o.Take("data"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "data"))
+			x, err := serdeimpl.DecodeJSONValue(f, serdeimpl.JoinPath(path, "data"))
 			if err != nil {
 				return v, err
 			}
@@ -2735,13 +2735,13 @@ func decodeJSONRPCErrorError(n *serdejson.Node, path string) (JSONRPCErrorError,
 		}
 	}
 	if f := o.Take("message"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "message"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "message"))
 		if err != nil {
 			return v, err
 		}
 		v.Message = x
 	} else {
-		return v, serdejson.MissingField(path, "message")
+		return v, serdeimpl.MissingField(path, "message")
 	}
 	return v, nil
 }
@@ -2750,21 +2750,21 @@ func decodeJSONRPCErrorError(n *serdejson.Node, path string) (JSONRPCErrorError,
 func (v JSONRPCErrorError) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "code")
+	b = serdeimpl.AppendKey(b, start, "code")
 	b = strconv.AppendInt(b, int64(v.Code), 10)
 	if v.Data != nil {
-		b = serdejson.AppendKey(b, start, "data")
-		b = serdejson.AppendRaw(b, v.Data)
+		b = serdeimpl.AppendKey(b, start, "data")
+		b = serdeimpl.AppendRaw(b, v.Data)
 	}
-	b = serdejson.AppendKey(b, start, "message")
-	b = serdejson.AppendString(b, v.Message)
+	b = serdeimpl.AppendKey(b, start, "message")
+	b = serdeimpl.AppendString(b, v.Message)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeJSONRPCErrorError decodes one JSON document strictly (see DecodeError).
 func DecodeJSONRPCErrorError(data []byte) (JSONRPCErrorError, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero JSONRPCErrorError
 		return zero, err
@@ -2779,24 +2779,24 @@ type JSONRPCNotification struct {
 	Trace  *W3cTraceContext // "trace": optional; omitted when nil
 }
 
-func decodeJSONRPCNotification(n *serdejson.Node, path string) (JSONRPCNotification, error) {
+func decodeJSONRPCNotification(n *serdeimpl.Node, path string) (JSONRPCNotification, error) {
 	var v JSONRPCNotification
-	o, err := serdejson.ReadObject(n, path, "struct JSONRPCNotification")
+	o, err := serdeimpl.ReadObject(n, path, "struct JSONRPCNotification")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("method"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "method"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "method"))
 		if err != nil {
 			return v, err
 		}
 		v.Method = x
 	} else {
-		return v, serdejson.MissingField(path, "method")
+		return v, serdeimpl.MissingField(path, "method")
 	}
 	if f := o.Take("params"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "params"))
+			x, err := serdeimpl.DecodeJSONValue(f, serdeimpl.JoinPath(path, "params"))
 			if err != nil {
 				return v, err
 			}
@@ -2805,7 +2805,7 @@ func decodeJSONRPCNotification(n *serdejson.Node, path string) (JSONRPCNotificat
 	}
 	if f := o.Take("trace"); f != nil {
 		if !f.IsNull() {
-			x, err := decodeW3cTraceContext(f, serdejson.JoinPath(path, "trace"))
+			x, err := decodeW3cTraceContext(f, serdeimpl.JoinPath(path, "trace"))
 			if err != nil {
 				return v, err
 			}
@@ -2819,14 +2819,14 @@ func decodeJSONRPCNotification(n *serdejson.Node, path string) (JSONRPCNotificat
 func (v JSONRPCNotification) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "method")
-	b = serdejson.AppendString(b, v.Method)
+	b = serdeimpl.AppendKey(b, start, "method")
+	b = serdeimpl.AppendString(b, v.Method)
 	if v.Params != nil {
-		b = serdejson.AppendKey(b, start, "params")
-		b = serdejson.AppendRaw(b, v.Params)
+		b = serdeimpl.AppendKey(b, start, "params")
+		b = serdeimpl.AppendRaw(b, v.Params)
 	}
 	if v.Trace != nil {
-		b = serdejson.AppendKey(b, start, "trace")
+		b = serdeimpl.AppendKey(b, start, "trace")
 		if v.Trace == nil {
 			b = append(b, "null"...)
 		} else {
@@ -2839,7 +2839,7 @@ func (v JSONRPCNotification) AppendJSON(b []byte) []byte {
 
 // DecodeJSONRPCNotification decodes one JSON document strictly (see DecodeError).
 func DecodeJSONRPCNotification(data []byte) (JSONRPCNotification, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero JSONRPCNotification
 		return zero, err
@@ -2855,33 +2855,33 @@ type JSONRPCRequest struct {
 	Trace  *W3cTraceContext // "trace": optional; omitted when nil
 }
 
-func decodeJSONRPCRequest(n *serdejson.Node, path string) (JSONRPCRequest, error) {
+func decodeJSONRPCRequest(n *serdeimpl.Node, path string) (JSONRPCRequest, error) {
 	var v JSONRPCRequest
-	o, err := serdejson.ReadObject(n, path, "struct JSONRPCRequest")
+	o, err := serdeimpl.ReadObject(n, path, "struct JSONRPCRequest")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
-		x, err := decodeRequestId(f, serdejson.JoinPath(path, "id"))
+		x, err := decodeRequestId(f, serdeimpl.JoinPath(path, "id"))
 		if err != nil {
 			return v, err
 		}
 		v.Id = x
 	} else {
-		return v, serdejson.MissingField(path, "id")
+		return v, serdeimpl.MissingField(path, "id")
 	}
 	if f := o.Take("method"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "method"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "method"))
 		if err != nil {
 			return v, err
 		}
 		v.Method = x
 	} else {
-		return v, serdejson.MissingField(path, "method")
+		return v, serdeimpl.MissingField(path, "method")
 	}
 	if f := o.Take("params"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "params"))
+			x, err := serdeimpl.DecodeJSONValue(f, serdeimpl.JoinPath(path, "params"))
 			if err != nil {
 				return v, err
 			}
@@ -2890,7 +2890,7 @@ func decodeJSONRPCRequest(n *serdejson.Node, path string) (JSONRPCRequest, error
 	}
 	if f := o.Take("trace"); f != nil {
 		if !f.IsNull() {
-			x, err := decodeW3cTraceContext(f, serdejson.JoinPath(path, "trace"))
+			x, err := decodeW3cTraceContext(f, serdeimpl.JoinPath(path, "trace"))
 			if err != nil {
 				return v, err
 			}
@@ -2904,16 +2904,16 @@ func decodeJSONRPCRequest(n *serdejson.Node, path string) (JSONRPCRequest, error
 func (v JSONRPCRequest) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "id")
+	b = serdeimpl.AppendKey(b, start, "id")
 	b = v.Id.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "method")
-	b = serdejson.AppendString(b, v.Method)
+	b = serdeimpl.AppendKey(b, start, "method")
+	b = serdeimpl.AppendString(b, v.Method)
 	if v.Params != nil {
-		b = serdejson.AppendKey(b, start, "params")
-		b = serdejson.AppendRaw(b, v.Params)
+		b = serdeimpl.AppendKey(b, start, "params")
+		b = serdeimpl.AppendRaw(b, v.Params)
 	}
 	if v.Trace != nil {
-		b = serdejson.AppendKey(b, start, "trace")
+		b = serdeimpl.AppendKey(b, start, "trace")
 		if v.Trace == nil {
 			b = append(b, "null"...)
 		} else {
@@ -2926,7 +2926,7 @@ func (v JSONRPCRequest) AppendJSON(b []byte) []byte {
 
 // DecodeJSONRPCRequest decodes one JSON document strictly (see DecodeError).
 func DecodeJSONRPCRequest(data []byte) (JSONRPCRequest, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero JSONRPCRequest
 		return zero, err
@@ -2940,29 +2940,29 @@ type JSONRPCResponse struct {
 	Result json.RawMessage // "result": required
 }
 
-func decodeJSONRPCResponse(n *serdejson.Node, path string) (JSONRPCResponse, error) {
+func decodeJSONRPCResponse(n *serdeimpl.Node, path string) (JSONRPCResponse, error) {
 	var v JSONRPCResponse
-	o, err := serdejson.ReadObject(n, path, "struct JSONRPCResponse")
+	o, err := serdeimpl.ReadObject(n, path, "struct JSONRPCResponse")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
-		x, err := decodeRequestId(f, serdejson.JoinPath(path, "id"))
+		x, err := decodeRequestId(f, serdeimpl.JoinPath(path, "id"))
 		if err != nil {
 			return v, err
 		}
 		v.Id = x
 	} else {
-		return v, serdejson.MissingField(path, "id")
+		return v, serdeimpl.MissingField(path, "id")
 	}
 	if f := o.Take("result"); f != nil {
-		x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "result"))
+		x, err := serdeimpl.DecodeJSONValue(f, serdeimpl.JoinPath(path, "result"))
 		if err != nil {
 			return v, err
 		}
 		v.Result = x
 	} else {
-		return v, serdejson.MissingField(path, "result")
+		return v, serdeimpl.MissingField(path, "result")
 	}
 	return v, nil
 }
@@ -2971,17 +2971,17 @@ func decodeJSONRPCResponse(n *serdejson.Node, path string) (JSONRPCResponse, err
 func (v JSONRPCResponse) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "id")
+	b = serdeimpl.AppendKey(b, start, "id")
 	b = v.Id.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "result")
-	b = serdejson.AppendRaw(b, v.Result)
+	b = serdeimpl.AppendKey(b, start, "result")
+	b = serdeimpl.AppendRaw(b, v.Result)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeJSONRPCResponse decodes one JSON document strictly (see DecodeError).
 func DecodeJSONRPCResponse(data []byte) (JSONRPCResponse, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero JSONRPCResponse
 		return zero, err
@@ -2995,29 +2995,29 @@ type ManagedNetworkDomainPolicy struct {
 	DeniedDomains  []string // "deniedDomains": required
 }
 
-func decodeManagedNetworkDomainPolicy(n *serdejson.Node, path string) (ManagedNetworkDomainPolicy, error) {
+func decodeManagedNetworkDomainPolicy(n *serdeimpl.Node, path string) (ManagedNetworkDomainPolicy, error) {
 	var v ManagedNetworkDomainPolicy
-	o, err := serdejson.ReadObject(n, path, "struct ManagedNetworkDomainPolicy")
+	o, err := serdeimpl.ReadObject(n, path, "struct ManagedNetworkDomainPolicy")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("allowedDomains"); f != nil {
-		x, err := serdejson.DecodeList(f, serdejson.JoinPath(path, "allowedDomains"), serdejson.DecodeString)
+		x, err := serdeimpl.DecodeList(f, serdeimpl.JoinPath(path, "allowedDomains"), serdeimpl.DecodeString)
 		if err != nil {
 			return v, err
 		}
 		v.AllowedDomains = x
 	} else {
-		return v, serdejson.MissingField(path, "allowedDomains")
+		return v, serdeimpl.MissingField(path, "allowedDomains")
 	}
 	if f := o.Take("deniedDomains"); f != nil {
-		x, err := serdejson.DecodeList(f, serdejson.JoinPath(path, "deniedDomains"), serdejson.DecodeString)
+		x, err := serdeimpl.DecodeList(f, serdeimpl.JoinPath(path, "deniedDomains"), serdeimpl.DecodeString)
 		if err != nil {
 			return v, err
 		}
 		v.DeniedDomains = x
 	} else {
-		return v, serdejson.MissingField(path, "deniedDomains")
+		return v, serdeimpl.MissingField(path, "deniedDomains")
 	}
 	return v, nil
 }
@@ -3026,22 +3026,22 @@ func decodeManagedNetworkDomainPolicy(n *serdejson.Node, path string) (ManagedNe
 func (v ManagedNetworkDomainPolicy) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "allowedDomains")
+	b = serdeimpl.AppendKey(b, start, "allowedDomains")
 	b = append(b, '[')
 	for i0, it0 := range v.AllowedDomains {
 		if i0 > 0 {
 			b = append(b, ',')
 		}
-		b = serdejson.AppendString(b, it0)
+		b = serdeimpl.AppendString(b, it0)
 	}
 	b = append(b, ']')
-	b = serdejson.AppendKey(b, start, "deniedDomains")
+	b = serdeimpl.AppendKey(b, start, "deniedDomains")
 	b = append(b, '[')
 	for i0, it0 := range v.DeniedDomains {
 		if i0 > 0 {
 			b = append(b, ',')
 		}
-		b = serdejson.AppendString(b, it0)
+		b = serdeimpl.AppendString(b, it0)
 	}
 	b = append(b, ']')
 	b = append(b, '}')
@@ -3050,7 +3050,7 @@ func (v ManagedNetworkDomainPolicy) AppendJSON(b []byte) []byte {
 
 // DecodeManagedNetworkDomainPolicy decodes one JSON document strictly (see DecodeError).
 func DecodeManagedNetworkDomainPolicy(data []byte) (ManagedNetworkDomainPolicy, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero ManagedNetworkDomainPolicy
 		return zero, err
@@ -3065,33 +3065,33 @@ type ManagedNetworkSandboxContext struct {
 	DomainPolicy      *ManagedNetworkDomainPolicy // "domainPolicy": optional; omitted when nil
 }
 
-func decodeManagedNetworkSandboxContext(n *serdejson.Node, path string) (ManagedNetworkSandboxContext, error) {
+func decodeManagedNetworkSandboxContext(n *serdeimpl.Node, path string) (ManagedNetworkSandboxContext, error) {
 	var v ManagedNetworkSandboxContext
-	o, err := serdejson.ReadObject(n, path, "struct ManagedNetworkSandboxContext")
+	o, err := serdeimpl.ReadObject(n, path, "struct ManagedNetworkSandboxContext")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("loopbackPorts"); f != nil {
-		x, err := serdejson.DecodeList(f, serdejson.JoinPath(path, "loopbackPorts"), serdejson.DecodeU32)
+		x, err := serdeimpl.DecodeList(f, serdeimpl.JoinPath(path, "loopbackPorts"), serdeimpl.DecodeU32)
 		if err != nil {
 			return v, err
 		}
 		v.LoopbackPorts = x
 	} else {
-		return v, serdejson.MissingField(path, "loopbackPorts")
+		return v, serdeimpl.MissingField(path, "loopbackPorts")
 	}
 	if f := o.Take("allowLocalBinding"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "allowLocalBinding"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "allowLocalBinding"))
 		if err != nil {
 			return v, err
 		}
 		v.AllowLocalBinding = x
 	} else {
-		return v, serdejson.MissingField(path, "allowLocalBinding")
+		return v, serdeimpl.MissingField(path, "allowLocalBinding")
 	}
 	if f := o.Take("domainPolicy"); f != nil {
 		if !f.IsNull() {
-			x, err := decodeManagedNetworkDomainPolicy(f, serdejson.JoinPath(path, "domainPolicy"))
+			x, err := decodeManagedNetworkDomainPolicy(f, serdeimpl.JoinPath(path, "domainPolicy"))
 			if err != nil {
 				return v, err
 			}
@@ -3105,7 +3105,7 @@ func decodeManagedNetworkSandboxContext(n *serdejson.Node, path string) (Managed
 func (v ManagedNetworkSandboxContext) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "loopbackPorts")
+	b = serdeimpl.AppendKey(b, start, "loopbackPorts")
 	b = append(b, '[')
 	for i0, it0 := range v.LoopbackPorts {
 		if i0 > 0 {
@@ -3114,10 +3114,10 @@ func (v ManagedNetworkSandboxContext) AppendJSON(b []byte) []byte {
 		b = strconv.AppendUint(b, uint64(it0), 10)
 	}
 	b = append(b, ']')
-	b = serdejson.AppendKey(b, start, "allowLocalBinding")
+	b = serdeimpl.AppendKey(b, start, "allowLocalBinding")
 	b = strconv.AppendBool(b, v.AllowLocalBinding)
 	if v.DomainPolicy != nil {
-		b = serdejson.AppendKey(b, start, "domainPolicy")
+		b = serdeimpl.AppendKey(b, start, "domainPolicy")
 		if v.DomainPolicy == nil {
 			b = append(b, "null"...)
 		} else {
@@ -3130,7 +3130,7 @@ func (v ManagedNetworkSandboxContext) AppendJSON(b []byte) []byte {
 
 // DecodeManagedNetworkSandboxContext decodes one JSON document strictly (see DecodeError).
 func DecodeManagedNetworkSandboxContext(data []byte) (ManagedNetworkSandboxContext, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero ManagedNetworkSandboxContext
 		return zero, err
@@ -3144,8 +3144,8 @@ type NetworkPolicyDecision interface {
 	isNetworkPolicyDecision()
 }
 
-func decodeNetworkPolicyDecision(n *serdejson.Node, path string) (NetworkPolicyDecision, error) {
-	tag, err := serdejson.UnionTag(n, path, "type", "internally tagged enum NetworkPolicyDecision")
+func decodeNetworkPolicyDecision(n *serdeimpl.Node, path string) (NetworkPolicyDecision, error) {
+	tag, err := serdeimpl.UnionTag(n, path, "type", "internally tagged enum NetworkPolicyDecision")
 	if err != nil {
 		return nil, err
 	}
@@ -3158,7 +3158,7 @@ func decodeNetworkPolicyDecision(n *serdejson.Node, path string) (NetworkPolicyD
 		return decodeNetworkPolicyAsk(n, path)
 	}
 	tags := []string{"allow", "deny", "ask"}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, tags)
+	return nil, serdeimpl.UnknownVariant(serdeimpl.JoinPath(path, "type"), tag, tags)
 }
 
 // NetworkPolicyAllow is the NetworkPolicyDecision variant "allow".
@@ -3167,9 +3167,9 @@ type NetworkPolicyAllow struct {
 
 func (NetworkPolicyAllow) isNetworkPolicyDecision() {}
 
-func decodeNetworkPolicyAllow(n *serdejson.Node, path string) (NetworkPolicyAllow, error) {
+func decodeNetworkPolicyAllow(n *serdeimpl.Node, path string) (NetworkPolicyAllow, error) {
 	var v NetworkPolicyAllow
-	_, err := serdejson.ReadObject(n, path, "struct variant NetworkPolicyDecision::NetworkPolicyAllow")
+	_, err := serdeimpl.ReadObject(n, path, "struct variant NetworkPolicyDecision::NetworkPolicyAllow")
 	return v, err
 }
 
@@ -3188,20 +3188,20 @@ type NetworkPolicyDeny struct {
 
 func (NetworkPolicyDeny) isNetworkPolicyDecision() {}
 
-func decodeNetworkPolicyDeny(n *serdejson.Node, path string) (NetworkPolicyDeny, error) {
+func decodeNetworkPolicyDeny(n *serdeimpl.Node, path string) (NetworkPolicyDeny, error) {
 	var v NetworkPolicyDeny
-	o, err := serdejson.ReadObject(n, path, "struct variant NetworkPolicyDecision::NetworkPolicyDeny")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant NetworkPolicyDecision::NetworkPolicyDeny")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("reason"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "reason"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "reason"))
 		if err != nil {
 			return v, err
 		}
 		v.Reason = x
 	} else {
-		return v, serdejson.MissingField(path, "reason")
+		return v, serdeimpl.MissingField(path, "reason")
 	}
 	return v, nil
 }
@@ -3211,8 +3211,8 @@ func (v NetworkPolicyDeny) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"deny\""...)
-	b = serdejson.AppendKey(b, start, "reason")
-	b = serdejson.AppendString(b, v.Reason)
+	b = serdeimpl.AppendKey(b, start, "reason")
+	b = serdeimpl.AppendString(b, v.Reason)
 	b = append(b, '}')
 	return b
 }
@@ -3224,20 +3224,20 @@ type NetworkPolicyAsk struct {
 
 func (NetworkPolicyAsk) isNetworkPolicyDecision() {}
 
-func decodeNetworkPolicyAsk(n *serdejson.Node, path string) (NetworkPolicyAsk, error) {
+func decodeNetworkPolicyAsk(n *serdeimpl.Node, path string) (NetworkPolicyAsk, error) {
 	var v NetworkPolicyAsk
-	o, err := serdejson.ReadObject(n, path, "struct variant NetworkPolicyDecision::NetworkPolicyAsk")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant NetworkPolicyDecision::NetworkPolicyAsk")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("reason"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "reason"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "reason"))
 		if err != nil {
 			return v, err
 		}
 		v.Reason = x
 	} else {
-		return v, serdejson.MissingField(path, "reason")
+		return v, serdeimpl.MissingField(path, "reason")
 	}
 	return v, nil
 }
@@ -3247,15 +3247,15 @@ func (v NetworkPolicyAsk) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"ask\""...)
-	b = serdejson.AppendKey(b, start, "reason")
-	b = serdejson.AppendString(b, v.Reason)
+	b = serdeimpl.AppendKey(b, start, "reason")
+	b = serdeimpl.AppendString(b, v.Reason)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeNetworkPolicyDecision decodes one JSON document strictly (see DecodeError).
 func DecodeNetworkPolicyDecision(data []byte) (NetworkPolicyDecision, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero NetworkPolicyDecision
 		return zero, err
@@ -3270,38 +3270,38 @@ type NetworkPolicyRequest struct {
 	Port     uint32 // "port": required
 }
 
-func decodeNetworkPolicyRequest(n *serdejson.Node, path string) (NetworkPolicyRequest, error) {
+func decodeNetworkPolicyRequest(n *serdeimpl.Node, path string) (NetworkPolicyRequest, error) {
 	var v NetworkPolicyRequest
-	o, err := serdejson.ReadObject(n, path, "struct NetworkPolicyRequest")
+	o, err := serdeimpl.ReadObject(n, path, "struct NetworkPolicyRequest")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("protocol"); f != nil {
-		x, err := serdejson.DecodeEnum(f, serdejson.JoinPath(path, "protocol"), []string{"http", "https_connect", "socks5_tcp", "socks5_udp"})
+		x, err := serdeimpl.DecodeEnum(f, serdeimpl.JoinPath(path, "protocol"), []string{"http", "https_connect", "socks5_tcp", "socks5_udp"})
 		if err != nil {
 			return v, err
 		}
 		v.Protocol = x
 	} else {
-		return v, serdejson.MissingField(path, "protocol")
+		return v, serdeimpl.MissingField(path, "protocol")
 	}
 	if f := o.Take("host"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "host"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "host"))
 		if err != nil {
 			return v, err
 		}
 		v.Host = x
 	} else {
-		return v, serdejson.MissingField(path, "host")
+		return v, serdeimpl.MissingField(path, "host")
 	}
 	if f := o.Take("port"); f != nil {
-		x, err := serdejson.DecodeU32(f, serdejson.JoinPath(path, "port"))
+		x, err := serdeimpl.DecodeU32(f, serdeimpl.JoinPath(path, "port"))
 		if err != nil {
 			return v, err
 		}
 		v.Port = x
 	} else {
-		return v, serdejson.MissingField(path, "port")
+		return v, serdeimpl.MissingField(path, "port")
 	}
 	return v, nil
 }
@@ -3310,11 +3310,11 @@ func decodeNetworkPolicyRequest(n *serdejson.Node, path string) (NetworkPolicyRe
 func (v NetworkPolicyRequest) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "protocol")
-	b = serdejson.AppendString(b, v.Protocol)
-	b = serdejson.AppendKey(b, start, "host")
-	b = serdejson.AppendString(b, v.Host)
-	b = serdejson.AppendKey(b, start, "port")
+	b = serdeimpl.AppendKey(b, start, "protocol")
+	b = serdeimpl.AppendString(b, v.Protocol)
+	b = serdeimpl.AppendKey(b, start, "host")
+	b = serdeimpl.AppendString(b, v.Host)
+	b = serdeimpl.AppendKey(b, start, "port")
 	b = strconv.AppendUint(b, uint64(v.Port), 10)
 	b = append(b, '}')
 	return b
@@ -3322,7 +3322,7 @@ func (v NetworkPolicyRequest) AppendJSON(b []byte) []byte {
 
 // DecodeNetworkPolicyRequest decodes one JSON document strictly (see DecodeError).
 func DecodeNetworkPolicyRequest(data []byte) (NetworkPolicyRequest, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero NetworkPolicyRequest
 		return zero, err
@@ -3336,29 +3336,29 @@ type NetworkPolicyRequestParams struct {
 	Request   NetworkPolicyRequest // "request": required
 }
 
-func decodeNetworkPolicyRequestParams(n *serdejson.Node, path string) (NetworkPolicyRequestParams, error) {
+func decodeNetworkPolicyRequestParams(n *serdeimpl.Node, path string) (NetworkPolicyRequestParams, error) {
 	var v NetworkPolicyRequestParams
-	o, err := serdejson.ReadObject(n, path, "struct NetworkPolicyRequestParams")
+	o, err := serdeimpl.ReadObject(n, path, "struct NetworkPolicyRequestParams")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("processId"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "processId"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "processId"))
 		if err != nil {
 			return v, err
 		}
 		v.ProcessId = x
 	} else {
-		return v, serdejson.MissingField(path, "processId")
+		return v, serdeimpl.MissingField(path, "processId")
 	}
 	if f := o.Take("request"); f != nil {
-		x, err := decodeNetworkPolicyRequest(f, serdejson.JoinPath(path, "request"))
+		x, err := decodeNetworkPolicyRequest(f, serdeimpl.JoinPath(path, "request"))
 		if err != nil {
 			return v, err
 		}
 		v.Request = x
 	} else {
-		return v, serdejson.MissingField(path, "request")
+		return v, serdeimpl.MissingField(path, "request")
 	}
 	return v, nil
 }
@@ -3367,9 +3367,9 @@ func decodeNetworkPolicyRequestParams(n *serdejson.Node, path string) (NetworkPo
 func (v NetworkPolicyRequestParams) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "processId")
-	b = serdejson.AppendString(b, v.ProcessId)
-	b = serdejson.AppendKey(b, start, "request")
+	b = serdeimpl.AppendKey(b, start, "processId")
+	b = serdeimpl.AppendString(b, v.ProcessId)
+	b = serdeimpl.AppendKey(b, start, "request")
 	b = v.Request.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -3377,7 +3377,7 @@ func (v NetworkPolicyRequestParams) AppendJSON(b []byte) []byte {
 
 // DecodeNetworkPolicyRequestParams decodes one JSON document strictly (see DecodeError).
 func DecodeNetworkPolicyRequestParams(data []byte) (NetworkPolicyRequestParams, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero NetworkPolicyRequestParams
 		return zero, err
@@ -3390,20 +3390,20 @@ type NetworkPolicyResponse struct {
 	Decision NetworkPolicyDecision // "decision": required
 }
 
-func decodeNetworkPolicyResponse(n *serdejson.Node, path string) (NetworkPolicyResponse, error) {
+func decodeNetworkPolicyResponse(n *serdeimpl.Node, path string) (NetworkPolicyResponse, error) {
 	var v NetworkPolicyResponse
-	o, err := serdejson.ReadObject(n, path, "struct NetworkPolicyResponse")
+	o, err := serdeimpl.ReadObject(n, path, "struct NetworkPolicyResponse")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("decision"); f != nil {
-		x, err := decodeNetworkPolicyDecision(f, serdejson.JoinPath(path, "decision"))
+		x, err := decodeNetworkPolicyDecision(f, serdeimpl.JoinPath(path, "decision"))
 		if err != nil {
 			return v, err
 		}
 		v.Decision = x
 	} else {
-		return v, serdejson.MissingField(path, "decision")
+		return v, serdeimpl.MissingField(path, "decision")
 	}
 	return v, nil
 }
@@ -3412,15 +3412,15 @@ func decodeNetworkPolicyResponse(n *serdejson.Node, path string) (NetworkPolicyR
 func (v NetworkPolicyResponse) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "decision")
-	b = serdejson.AppendMessage(b, v.Decision)
+	b = serdeimpl.AppendKey(b, start, "decision")
+	b = serdeimpl.AppendMessage(b, v.Decision)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeNetworkPolicyResponse decodes one JSON document strictly (see DecodeError).
 func DecodeNetworkPolicyResponse(data []byte) (NetworkPolicyResponse, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero NetworkPolicyResponse
 		return zero, err
@@ -3431,17 +3431,17 @@ func DecodeNetworkPolicyResponse(data []byte) (NetworkPolicyResponse, error) {
 // PathUri is defined by PathUri.schema.json. An absolute path as a URI (codex_utils_path_uri::PathUri). The exec-server parses it where the path is used, with Codex's texts: no scheme is "invalid URI: relative URL without a base", a scheme other than `file` "unsupported path URI scheme `s`", a query "query parameters are not allowed in path URIs" (all -32602), a host other than localhost "'URI' is invalid on 'linux'" (-32600).
 type PathUri string
 
-func decodePathUri(n *serdejson.Node, path string) (PathUri, error) {
-	x, err := serdejson.DecodeString(n, path)
+func decodePathUri(n *serdeimpl.Node, path string) (PathUri, error) {
+	x, err := serdeimpl.DecodeString(n, path)
 	return PathUri(x), err
 }
 
 // AppendJSON appends the canonical JSON encoding of v to b.
-func (v PathUri) AppendJSON(b []byte) []byte { return serdejson.AppendString(b, string(v)) }
+func (v PathUri) AppendJSON(b []byte) []byte { return serdeimpl.AppendString(b, string(v)) }
 
 // DecodePathUri decodes one JSON document strictly (see DecodeError).
 func DecodePathUri(data []byte) (PathUri, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero PathUri
 		return zero, err
@@ -3456,38 +3456,38 @@ type ProcessOutputChunk struct {
 	Chunk  string // "chunk": required
 }
 
-func decodeProcessOutputChunk(n *serdejson.Node, path string) (ProcessOutputChunk, error) {
+func decodeProcessOutputChunk(n *serdeimpl.Node, path string) (ProcessOutputChunk, error) {
 	var v ProcessOutputChunk
-	o, err := serdejson.ReadObject(n, path, "struct ProcessOutputChunk")
+	o, err := serdeimpl.ReadObject(n, path, "struct ProcessOutputChunk")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("seq"); f != nil {
-		x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "seq"))
+		x, err := serdeimpl.DecodeU64(f, serdeimpl.JoinPath(path, "seq"))
 		if err != nil {
 			return v, err
 		}
 		v.Seq = x
 	} else {
-		return v, serdejson.MissingField(path, "seq")
+		return v, serdeimpl.MissingField(path, "seq")
 	}
 	if f := o.Take("stream"); f != nil {
-		x, err := serdejson.DecodeEnum(f, serdejson.JoinPath(path, "stream"), []string{"stdout", "stderr", "pty"})
+		x, err := serdeimpl.DecodeEnum(f, serdeimpl.JoinPath(path, "stream"), []string{"stdout", "stderr", "pty"})
 		if err != nil {
 			return v, err
 		}
 		v.Stream = x
 	} else {
-		return v, serdejson.MissingField(path, "stream")
+		return v, serdeimpl.MissingField(path, "stream")
 	}
 	if f := o.Take("chunk"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "chunk"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "chunk"))
 		if err != nil {
 			return v, err
 		}
 		v.Chunk = x
 	} else {
-		return v, serdejson.MissingField(path, "chunk")
+		return v, serdeimpl.MissingField(path, "chunk")
 	}
 	return v, nil
 }
@@ -3496,19 +3496,19 @@ func decodeProcessOutputChunk(n *serdejson.Node, path string) (ProcessOutputChun
 func (v ProcessOutputChunk) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "seq")
+	b = serdeimpl.AppendKey(b, start, "seq")
 	b = strconv.AppendUint(b, uint64(v.Seq), 10)
-	b = serdejson.AppendKey(b, start, "stream")
-	b = serdejson.AppendString(b, v.Stream)
-	b = serdejson.AppendKey(b, start, "chunk")
-	b = serdejson.AppendString(b, v.Chunk)
+	b = serdeimpl.AppendKey(b, start, "stream")
+	b = serdeimpl.AppendString(b, v.Stream)
+	b = serdeimpl.AppendKey(b, start, "chunk")
+	b = serdeimpl.AppendString(b, v.Chunk)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeProcessOutputChunk decodes one JSON document strictly (see DecodeError).
 func DecodeProcessOutputChunk(data []byte) (ProcessOutputChunk, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero ProcessOutputChunk
 		return zero, err
@@ -3524,24 +3524,24 @@ type ReadParams struct {
 	WaitMs    *uint64 // "waitMs": optional; encoded as null when nil
 }
 
-func decodeReadParams(n *serdejson.Node, path string) (ReadParams, error) {
+func decodeReadParams(n *serdeimpl.Node, path string) (ReadParams, error) {
 	var v ReadParams
-	o, err := serdejson.ReadObject(n, path, "struct ReadParams")
+	o, err := serdeimpl.ReadObject(n, path, "struct ReadParams")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("processId"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "processId"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "processId"))
 		if err != nil {
 			return v, err
 		}
 		v.ProcessId = x
 	} else {
-		return v, serdejson.MissingField(path, "processId")
+		return v, serdeimpl.MissingField(path, "processId")
 	}
 	if f := o.Take("afterSeq"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "afterSeq"))
+			x, err := serdeimpl.DecodeU64(f, serdeimpl.JoinPath(path, "afterSeq"))
 			if err != nil {
 				return v, err
 			}
@@ -3550,7 +3550,7 @@ func decodeReadParams(n *serdejson.Node, path string) (ReadParams, error) {
 	}
 	if f := o.Take("maxBytes"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "maxBytes"))
+			x, err := serdeimpl.DecodeU64(f, serdeimpl.JoinPath(path, "maxBytes"))
 			if err != nil {
 				return v, err
 			}
@@ -3559,7 +3559,7 @@ func decodeReadParams(n *serdejson.Node, path string) (ReadParams, error) {
 	}
 	if f := o.Take("waitMs"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "waitMs"))
+			x, err := serdeimpl.DecodeU64(f, serdeimpl.JoinPath(path, "waitMs"))
 			if err != nil {
 				return v, err
 			}
@@ -3573,21 +3573,21 @@ func decodeReadParams(n *serdejson.Node, path string) (ReadParams, error) {
 func (v ReadParams) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "processId")
-	b = serdejson.AppendString(b, v.ProcessId)
-	b = serdejson.AppendKey(b, start, "afterSeq")
+	b = serdeimpl.AppendKey(b, start, "processId")
+	b = serdeimpl.AppendString(b, v.ProcessId)
+	b = serdeimpl.AppendKey(b, start, "afterSeq")
 	if v.AfterSeq == nil {
 		b = append(b, "null"...)
 	} else {
 		b = strconv.AppendUint(b, uint64((*v.AfterSeq)), 10)
 	}
-	b = serdejson.AppendKey(b, start, "maxBytes")
+	b = serdeimpl.AppendKey(b, start, "maxBytes")
 	if v.MaxBytes == nil {
 		b = append(b, "null"...)
 	} else {
 		b = strconv.AppendUint(b, uint64((*v.MaxBytes)), 10)
 	}
-	b = serdejson.AppendKey(b, start, "waitMs")
+	b = serdeimpl.AppendKey(b, start, "waitMs")
 	if v.WaitMs == nil {
 		b = append(b, "null"...)
 	} else {
@@ -3599,7 +3599,7 @@ func (v ReadParams) AppendJSON(b []byte) []byte {
 
 // DecodeReadParams decodes one JSON document strictly (see DecodeError).
 func DecodeReadParams(data []byte) (ReadParams, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero ReadParams
 		return zero, err
@@ -3618,42 +3618,42 @@ type ReadResponse struct {
 	SandboxDenied bool                 // "sandboxDenied": optional; the zero value when absent, always encoded
 }
 
-func decodeReadResponse(n *serdejson.Node, path string) (ReadResponse, error) {
+func decodeReadResponse(n *serdeimpl.Node, path string) (ReadResponse, error) {
 	var v ReadResponse
-	o, err := serdejson.ReadObject(n, path, "struct ReadResponse")
+	o, err := serdeimpl.ReadObject(n, path, "struct ReadResponse")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("chunks"); f != nil {
-		x, err := serdejson.DecodeList(f, serdejson.JoinPath(path, "chunks"), decodeProcessOutputChunk)
+		x, err := serdeimpl.DecodeList(f, serdeimpl.JoinPath(path, "chunks"), decodeProcessOutputChunk)
 		if err != nil {
 			return v, err
 		}
 		v.Chunks = x
 	} else {
-		return v, serdejson.MissingField(path, "chunks")
+		return v, serdeimpl.MissingField(path, "chunks")
 	}
 	if f := o.Take("nextSeq"); f != nil {
-		x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "nextSeq"))
+		x, err := serdeimpl.DecodeU64(f, serdeimpl.JoinPath(path, "nextSeq"))
 		if err != nil {
 			return v, err
 		}
 		v.NextSeq = x
 	} else {
-		return v, serdejson.MissingField(path, "nextSeq")
+		return v, serdeimpl.MissingField(path, "nextSeq")
 	}
 	if f := o.Take("exited"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "exited"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "exited"))
 		if err != nil {
 			return v, err
 		}
 		v.Exited = x
 	} else {
-		return v, serdejson.MissingField(path, "exited")
+		return v, serdeimpl.MissingField(path, "exited")
 	}
 	if f := o.Take("exitCode"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeI32(f, serdejson.JoinPath(path, "exitCode"))
+			x, err := serdeimpl.DecodeI32(f, serdeimpl.JoinPath(path, "exitCode"))
 			if err != nil {
 				return v, err
 			}
@@ -3661,17 +3661,17 @@ func decodeReadResponse(n *serdejson.Node, path string) (ReadResponse, error) {
 		}
 	}
 	if f := o.Take("closed"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "closed"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "closed"))
 		if err != nil {
 			return v, err
 		}
 		v.Closed = x
 	} else {
-		return v, serdejson.MissingField(path, "closed")
+		return v, serdeimpl.MissingField(path, "closed")
 	}
 	if f := o.Take("failure"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "failure"))
+			x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "failure"))
 			if err != nil {
 				return v, err
 			}
@@ -3679,7 +3679,7 @@ func decodeReadResponse(n *serdejson.Node, path string) (ReadResponse, error) {
 		}
 	}
 	if f := o.Take("sandboxDenied"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "sandboxDenied"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "sandboxDenied"))
 		if err != nil {
 			return v, err
 		}
@@ -3692,7 +3692,7 @@ func decodeReadResponse(n *serdejson.Node, path string) (ReadResponse, error) {
 func (v ReadResponse) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "chunks")
+	b = serdeimpl.AppendKey(b, start, "chunks")
 	b = append(b, '[')
 	for i0, it0 := range v.Chunks {
 		if i0 > 0 {
@@ -3701,25 +3701,25 @@ func (v ReadResponse) AppendJSON(b []byte) []byte {
 		b = it0.AppendJSON(b)
 	}
 	b = append(b, ']')
-	b = serdejson.AppendKey(b, start, "nextSeq")
+	b = serdeimpl.AppendKey(b, start, "nextSeq")
 	b = strconv.AppendUint(b, uint64(v.NextSeq), 10)
-	b = serdejson.AppendKey(b, start, "exited")
+	b = serdeimpl.AppendKey(b, start, "exited")
 	b = strconv.AppendBool(b, v.Exited)
-	b = serdejson.AppendKey(b, start, "exitCode")
+	b = serdeimpl.AppendKey(b, start, "exitCode")
 	if v.ExitCode == nil {
 		b = append(b, "null"...)
 	} else {
 		b = strconv.AppendInt(b, int64((*v.ExitCode)), 10)
 	}
-	b = serdejson.AppendKey(b, start, "closed")
+	b = serdeimpl.AppendKey(b, start, "closed")
 	b = strconv.AppendBool(b, v.Closed)
-	b = serdejson.AppendKey(b, start, "failure")
+	b = serdeimpl.AppendKey(b, start, "failure")
 	if v.Failure == nil {
 		b = append(b, "null"...)
 	} else {
-		b = serdejson.AppendString(b, (*v.Failure))
+		b = serdeimpl.AppendString(b, (*v.Failure))
 	}
-	b = serdejson.AppendKey(b, start, "sandboxDenied")
+	b = serdeimpl.AppendKey(b, start, "sandboxDenied")
 	b = strconv.AppendBool(b, v.SandboxDenied)
 	b = append(b, '}')
 	return b
@@ -3727,7 +3727,7 @@ func (v ReadResponse) AppendJSON(b []byte) []byte {
 
 // DecodeReadResponse decodes one JSON document strictly (see DecodeError).
 func DecodeReadResponse(data []byte) (ReadResponse, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero ReadResponse
 		return zero, err
@@ -3736,15 +3736,15 @@ func DecodeReadResponse(data []byte) (ReadResponse, error) {
 }
 
 // RequestId is defined by RequestId.schema.json. A JSON-RPC request id: a string or an i64 (Rust `#[serde(untagged)] enum RequestId { String, Integer(i64) }`); never a float or null. A string or an i64 (IsString tells which); comparable.
-type RequestId = serdejson.StringOrInt
+type RequestId = serdeimpl.StringOrInt
 
-func decodeRequestId(n *serdejson.Node, path string) (RequestId, error) {
-	return serdejson.DecodeStringOrInt(n, path, math.MinInt64, math.MaxInt64, "RequestId")
+func decodeRequestId(n *serdeimpl.Node, path string) (RequestId, error) {
+	return serdeimpl.DecodeStringOrInt(n, path, math.MinInt64, math.MaxInt64, "RequestId")
 }
 
 // DecodeRequestId decodes one JSON document strictly (see DecodeError).
 func DecodeRequestId(data []byte) (RequestId, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero RequestId
 		return zero, err
@@ -3758,29 +3758,29 @@ type ShellInfo struct {
 	Path string // "path": required
 }
 
-func decodeShellInfo(n *serdejson.Node, path string) (ShellInfo, error) {
+func decodeShellInfo(n *serdeimpl.Node, path string) (ShellInfo, error) {
 	var v ShellInfo
-	o, err := serdejson.ReadObject(n, path, "struct ShellInfo")
+	o, err := serdeimpl.ReadObject(n, path, "struct ShellInfo")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("name"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "name"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "name"))
 		if err != nil {
 			return v, err
 		}
 		v.Name = x
 	} else {
-		return v, serdejson.MissingField(path, "name")
+		return v, serdeimpl.MissingField(path, "name")
 	}
 	if f := o.Take("path"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "path"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "path"))
 		if err != nil {
 			return v, err
 		}
 		v.Path = x
 	} else {
-		return v, serdejson.MissingField(path, "path")
+		return v, serdeimpl.MissingField(path, "path")
 	}
 	return v, nil
 }
@@ -3789,17 +3789,17 @@ func decodeShellInfo(n *serdejson.Node, path string) (ShellInfo, error) {
 func (v ShellInfo) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "name")
-	b = serdejson.AppendString(b, v.Name)
-	b = serdejson.AppendKey(b, start, "path")
-	b = serdejson.AppendString(b, v.Path)
+	b = serdeimpl.AppendKey(b, start, "name")
+	b = serdeimpl.AppendString(b, v.Name)
+	b = serdeimpl.AppendKey(b, start, "path")
+	b = serdeimpl.AppendString(b, v.Path)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeShellInfo decodes one JSON document strictly (see DecodeError).
 func DecodeShellInfo(data []byte) (ShellInfo, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero ShellInfo
 		return zero, err
@@ -3813,29 +3813,29 @@ type SignalParams struct {
 	Signal    string // "signal": required
 }
 
-func decodeSignalParams(n *serdejson.Node, path string) (SignalParams, error) {
+func decodeSignalParams(n *serdeimpl.Node, path string) (SignalParams, error) {
 	var v SignalParams
-	o, err := serdejson.ReadObject(n, path, "struct SignalParams")
+	o, err := serdeimpl.ReadObject(n, path, "struct SignalParams")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("processId"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "processId"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "processId"))
 		if err != nil {
 			return v, err
 		}
 		v.ProcessId = x
 	} else {
-		return v, serdejson.MissingField(path, "processId")
+		return v, serdeimpl.MissingField(path, "processId")
 	}
 	if f := o.Take("signal"); f != nil {
-		x, err := serdejson.DecodeEnum(f, serdejson.JoinPath(path, "signal"), []string{"interrupt"})
+		x, err := serdeimpl.DecodeEnum(f, serdeimpl.JoinPath(path, "signal"), []string{"interrupt"})
 		if err != nil {
 			return v, err
 		}
 		v.Signal = x
 	} else {
-		return v, serdejson.MissingField(path, "signal")
+		return v, serdeimpl.MissingField(path, "signal")
 	}
 	return v, nil
 }
@@ -3844,17 +3844,17 @@ func decodeSignalParams(n *serdejson.Node, path string) (SignalParams, error) {
 func (v SignalParams) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "processId")
-	b = serdejson.AppendString(b, v.ProcessId)
-	b = serdejson.AppendKey(b, start, "signal")
-	b = serdejson.AppendString(b, v.Signal)
+	b = serdeimpl.AppendKey(b, start, "processId")
+	b = serdeimpl.AppendString(b, v.ProcessId)
+	b = serdeimpl.AppendKey(b, start, "signal")
+	b = serdeimpl.AppendString(b, v.Signal)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeSignalParams decodes one JSON document strictly (see DecodeError).
 func DecodeSignalParams(data []byte) (SignalParams, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero SignalParams
 		return zero, err
@@ -3867,20 +3867,20 @@ type TerminateParams struct {
 	ProcessId string // "processId": required
 }
 
-func decodeTerminateParams(n *serdejson.Node, path string) (TerminateParams, error) {
+func decodeTerminateParams(n *serdeimpl.Node, path string) (TerminateParams, error) {
 	var v TerminateParams
-	o, err := serdejson.ReadObject(n, path, "struct TerminateParams")
+	o, err := serdeimpl.ReadObject(n, path, "struct TerminateParams")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("processId"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "processId"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "processId"))
 		if err != nil {
 			return v, err
 		}
 		v.ProcessId = x
 	} else {
-		return v, serdejson.MissingField(path, "processId")
+		return v, serdeimpl.MissingField(path, "processId")
 	}
 	return v, nil
 }
@@ -3889,15 +3889,15 @@ func decodeTerminateParams(n *serdejson.Node, path string) (TerminateParams, err
 func (v TerminateParams) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "processId")
-	b = serdejson.AppendString(b, v.ProcessId)
+	b = serdeimpl.AppendKey(b, start, "processId")
+	b = serdeimpl.AppendString(b, v.ProcessId)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeTerminateParams decodes one JSON document strictly (see DecodeError).
 func DecodeTerminateParams(data []byte) (TerminateParams, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero TerminateParams
 		return zero, err
@@ -3910,20 +3910,20 @@ type TerminateResponse struct {
 	Running bool // "running": required
 }
 
-func decodeTerminateResponse(n *serdejson.Node, path string) (TerminateResponse, error) {
+func decodeTerminateResponse(n *serdeimpl.Node, path string) (TerminateResponse, error) {
 	var v TerminateResponse
-	o, err := serdejson.ReadObject(n, path, "struct TerminateResponse")
+	o, err := serdeimpl.ReadObject(n, path, "struct TerminateResponse")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("running"); f != nil {
-		x, err := serdejson.DecodeBool(f, serdejson.JoinPath(path, "running"))
+		x, err := serdeimpl.DecodeBool(f, serdeimpl.JoinPath(path, "running"))
 		if err != nil {
 			return v, err
 		}
 		v.Running = x
 	} else {
-		return v, serdejson.MissingField(path, "running")
+		return v, serdeimpl.MissingField(path, "running")
 	}
 	return v, nil
 }
@@ -3932,7 +3932,7 @@ func decodeTerminateResponse(n *serdejson.Node, path string) (TerminateResponse,
 func (v TerminateResponse) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "running")
+	b = serdeimpl.AppendKey(b, start, "running")
 	b = strconv.AppendBool(b, v.Running)
 	b = append(b, '}')
 	return b
@@ -3940,7 +3940,7 @@ func (v TerminateResponse) AppendJSON(b []byte) []byte {
 
 // DecodeTerminateResponse decodes one JSON document strictly (see DecodeError).
 func DecodeTerminateResponse(data []byte) (TerminateResponse, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero TerminateResponse
 		return zero, err
@@ -3954,15 +3954,15 @@ type W3cTraceContext struct {
 	Tracestate  *string // "tracestate": optional; omitted when nil
 }
 
-func decodeW3cTraceContext(n *serdejson.Node, path string) (W3cTraceContext, error) {
+func decodeW3cTraceContext(n *serdeimpl.Node, path string) (W3cTraceContext, error) {
 	var v W3cTraceContext
-	o, err := serdejson.ReadObject(n, path, "struct W3cTraceContext")
+	o, err := serdeimpl.ReadObject(n, path, "struct W3cTraceContext")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("traceparent"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "traceparent"))
+			x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "traceparent"))
 			if err != nil {
 				return v, err
 			}
@@ -3971,7 +3971,7 @@ func decodeW3cTraceContext(n *serdejson.Node, path string) (W3cTraceContext, err
 	}
 	if f := o.Take("tracestate"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "tracestate"))
+			x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "tracestate"))
 			if err != nil {
 				return v, err
 			}
@@ -3986,19 +3986,19 @@ func (v W3cTraceContext) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	if v.Traceparent != nil {
-		b = serdejson.AppendKey(b, start, "traceparent")
+		b = serdeimpl.AppendKey(b, start, "traceparent")
 		if v.Traceparent == nil {
 			b = append(b, "null"...)
 		} else {
-			b = serdejson.AppendString(b, (*v.Traceparent))
+			b = serdeimpl.AppendString(b, (*v.Traceparent))
 		}
 	}
 	if v.Tracestate != nil {
-		b = serdejson.AppendKey(b, start, "tracestate")
+		b = serdeimpl.AppendKey(b, start, "tracestate")
 		if v.Tracestate == nil {
 			b = append(b, "null"...)
 		} else {
-			b = serdejson.AppendString(b, (*v.Tracestate))
+			b = serdeimpl.AppendString(b, (*v.Tracestate))
 		}
 	}
 	b = append(b, '}')
@@ -4007,7 +4007,7 @@ func (v W3cTraceContext) AppendJSON(b []byte) []byte {
 
 // DecodeW3cTraceContext decodes one JSON document strictly (see DecodeError).
 func DecodeW3cTraceContext(data []byte) (W3cTraceContext, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero W3cTraceContext
 		return zero, err
@@ -4022,38 +4022,38 @@ type WriteParams struct {
 	WriteId   string // "writeId": required
 }
 
-func decodeWriteParams(n *serdejson.Node, path string) (WriteParams, error) {
+func decodeWriteParams(n *serdeimpl.Node, path string) (WriteParams, error) {
 	var v WriteParams
-	o, err := serdejson.ReadObject(n, path, "struct WriteParams")
+	o, err := serdeimpl.ReadObject(n, path, "struct WriteParams")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("processId"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "processId"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "processId"))
 		if err != nil {
 			return v, err
 		}
 		v.ProcessId = x
 	} else {
-		return v, serdejson.MissingField(path, "processId")
+		return v, serdeimpl.MissingField(path, "processId")
 	}
 	if f := o.Take("chunk"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "chunk"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "chunk"))
 		if err != nil {
 			return v, err
 		}
 		v.Chunk = x
 	} else {
-		return v, serdejson.MissingField(path, "chunk")
+		return v, serdeimpl.MissingField(path, "chunk")
 	}
 	if f := o.Take("writeId"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "writeId"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "writeId"))
 		if err != nil {
 			return v, err
 		}
 		v.WriteId = x
 	} else {
-		return v, serdejson.MissingField(path, "writeId")
+		return v, serdeimpl.MissingField(path, "writeId")
 	}
 	return v, nil
 }
@@ -4062,19 +4062,19 @@ func decodeWriteParams(n *serdejson.Node, path string) (WriteParams, error) {
 func (v WriteParams) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "processId")
-	b = serdejson.AppendString(b, v.ProcessId)
-	b = serdejson.AppendKey(b, start, "chunk")
-	b = serdejson.AppendString(b, v.Chunk)
-	b = serdejson.AppendKey(b, start, "writeId")
-	b = serdejson.AppendString(b, v.WriteId)
+	b = serdeimpl.AppendKey(b, start, "processId")
+	b = serdeimpl.AppendString(b, v.ProcessId)
+	b = serdeimpl.AppendKey(b, start, "chunk")
+	b = serdeimpl.AppendString(b, v.Chunk)
+	b = serdeimpl.AppendKey(b, start, "writeId")
+	b = serdeimpl.AppendString(b, v.WriteId)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeWriteParams decodes one JSON document strictly (see DecodeError).
 func DecodeWriteParams(data []byte) (WriteParams, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero WriteParams
 		return zero, err
@@ -4087,20 +4087,20 @@ type WriteResponse struct {
 	Status string // "status": required
 }
 
-func decodeWriteResponse(n *serdejson.Node, path string) (WriteResponse, error) {
+func decodeWriteResponse(n *serdeimpl.Node, path string) (WriteResponse, error) {
 	var v WriteResponse
-	o, err := serdejson.ReadObject(n, path, "struct WriteResponse")
+	o, err := serdeimpl.ReadObject(n, path, "struct WriteResponse")
 	if err != nil {
 		return v, err
 	}
 	if f := o.Take("status"); f != nil {
-		x, err := serdejson.DecodeEnum(f, serdejson.JoinPath(path, "status"), []string{"accepted", "unknownProcess", "stdinClosed", "starting"})
+		x, err := serdeimpl.DecodeEnum(f, serdeimpl.JoinPath(path, "status"), []string{"accepted", "unknownProcess", "stdinClosed", "starting"})
 		if err != nil {
 			return v, err
 		}
 		v.Status = x
 	} else {
-		return v, serdejson.MissingField(path, "status")
+		return v, serdeimpl.MissingField(path, "status")
 	}
 	return v, nil
 }
@@ -4109,15 +4109,15 @@ func decodeWriteResponse(n *serdejson.Node, path string) (WriteResponse, error) 
 func (v WriteResponse) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "status")
-	b = serdejson.AppendString(b, v.Status)
+	b = serdeimpl.AppendKey(b, start, "status")
+	b = serdeimpl.AppendString(b, v.Status)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeWriteResponse decodes one JSON document strictly (see DecodeError).
 func DecodeWriteResponse(data []byte) (WriteResponse, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero WriteResponse
 		return zero, err

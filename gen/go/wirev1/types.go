@@ -7,23 +7,23 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/codemodehq/codemode/pkg/serdejson"
+	"github.com/codemodehq/codemode/pkg/serdejson/serdeimpl"
 )
 
 // Capability is defined by Capability.schema.json. A capability name: any string whose trimmed value is non-empty.
 type Capability string
 
-func decodeCapability(n *serdejson.Node, path string) (Capability, error) {
-	x, err := serdejson.DecodeNonBlank(n, path, "identifier must not be empty")
+func decodeCapability(n *serdeimpl.Node, path string) (Capability, error) {
+	x, err := serdeimpl.DecodeNonBlank(n, path, "identifier must not be empty")
 	return Capability(x), err
 }
 
 // AppendJSON appends the canonical JSON encoding of v to b.
-func (v Capability) AppendJSON(b []byte) []byte { return serdejson.AppendString(b, string(v)) }
+func (v Capability) AppendJSON(b []byte) []byte { return serdeimpl.AppendString(b, string(v)) }
 
 // DecodeCapability decodes one JSON document strictly (see DecodeError).
 func DecodeCapability(data []byte) (Capability, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero Capability
 		return zero, err
@@ -34,13 +34,13 @@ func DecodeCapability(data []byte) (Capability, error) {
 // CapabilitySet is defined by CapabilitySet.schema.json. Set of capabilities without duplicates; re-encodes sorted by byte order.
 type CapabilitySet []Capability
 
-func decodeCapabilitySet(n *serdejson.Node, path string) (CapabilitySet, error) {
-	items, err := serdejson.DecodeList(n, path, decodeCapability)
+func decodeCapabilitySet(n *serdeimpl.Node, path string) (CapabilitySet, error) {
+	items, err := serdeimpl.DecodeList(n, path, decodeCapability)
 	if err != nil {
 		return nil, err
 	}
-	if d, dup := serdejson.FirstDuplicate(items); dup {
-		return nil, serdejson.ErrorAt(path, "%s", serdejson.FormatTemplate("duplicate capability `{}`", d))
+	if d, dup := serdeimpl.FirstDuplicate(items); dup {
+		return nil, serdeimpl.ErrorAt(path, "%s", serdeimpl.FormatTemplate("duplicate capability `{}`", d))
 	}
 	return CapabilitySet(items), nil
 }
@@ -61,7 +61,7 @@ func (v CapabilitySet) AppendJSON(b []byte) []byte {
 
 // DecodeCapabilitySet decodes one JSON document strictly (see DecodeError).
 func DecodeCapabilitySet(data []byte) (CapabilitySet, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero CapabilitySet
 		return zero, err
@@ -75,8 +75,8 @@ type ClientToHost interface {
 	isClientToHost()
 }
 
-func decodeClientToHost(n *serdejson.Node, path string, g Generation) (ClientToHost, error) {
-	tag, err := serdejson.UnionTag(n, path, "type", "internally tagged enum ClientToHost")
+func decodeClientToHost(n *serdeimpl.Node, path string, g Generation) (ClientToHost, error) {
+	tag, err := serdeimpl.UnionTag(n, path, "type", "internally tagged enum ClientToHost")
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func decodeClientToHost(n *serdejson.Node, path string, g Generation) (ClientToH
 		tags = append(tags, "operation/yield")
 	}
 	tags = append(tags, "delegate/response")
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, tags)
+	return nil, serdeimpl.UnknownVariant(serdeimpl.JoinPath(path, "type"), tag, tags)
 }
 
 // ClientHello is the ClientToHost variant "connection/hello".
@@ -114,9 +114,9 @@ type ClientHello struct {
 
 func (ClientHello) isClientToHost() {}
 
-func decodeClientHello(n *serdejson.Node, path string, g Generation) (ClientHello, error) {
+func decodeClientHello(n *serdeimpl.Node, path string, g Generation) (ClientHello, error) {
 	var v ClientHello
-	o, err := serdejson.ReadObject(n, path, "struct variant ClientToHost::ClientHello")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant ClientToHost::ClientHello")
 	if err != nil {
 		return v, err
 	}
@@ -125,34 +125,34 @@ func decodeClientHello(n *serdejson.Node, path string, g Generation) (ClientHell
 		return v, err
 	}
 	if f := o.Take("supportedVersions"); f != nil {
-		x, err := decodeSupportedProtocolVersions(f, serdejson.JoinPath(path, "supportedVersions"))
+		x, err := decodeSupportedProtocolVersions(f, serdeimpl.JoinPath(path, "supportedVersions"))
 		if err != nil {
 			return v, err
 		}
 		v.SupportedVersions = x
 	} else {
-		return v, serdejson.MissingField(path, "supportedVersions")
+		return v, serdeimpl.MissingField(path, "supportedVersions")
 	}
 	if f := o.Take("requiredCapabilities"); f != nil {
-		x, err := decodeCapabilitySet(f, serdejson.JoinPath(path, "requiredCapabilities"))
+		x, err := decodeCapabilitySet(f, serdeimpl.JoinPath(path, "requiredCapabilities"))
 		if err != nil {
 			return v, err
 		}
 		v.RequiredCapabilities = x
 	} else {
-		return v, serdejson.MissingField(path, "requiredCapabilities")
+		return v, serdeimpl.MissingField(path, "requiredCapabilities")
 	}
 	if f := o.Take("optionalCapabilities"); f != nil {
-		x, err := decodeCapabilitySet(f, serdejson.JoinPath(path, "optionalCapabilities"))
+		x, err := decodeCapabilitySet(f, serdeimpl.JoinPath(path, "optionalCapabilities"))
 		if err != nil {
 			return v, err
 		}
 		v.OptionalCapabilities = x
 	} else {
-		return v, serdejson.MissingField(path, "optionalCapabilities")
+		return v, serdeimpl.MissingField(path, "optionalCapabilities")
 	}
-	if c, ok := serdejson.FirstCommon(v.RequiredCapabilities, v.OptionalCapabilities); ok {
-		return v, serdejson.ErrorAt(path, "%s", serdejson.FormatTemplate("capability `{}` cannot be both required and optional", c))
+	if c, ok := serdeimpl.FirstCommon(v.RequiredCapabilities, v.OptionalCapabilities); ok {
+		return v, serdeimpl.ErrorAt(path, "%s", serdeimpl.FormatTemplate("capability `{}` cannot be both required and optional", c))
 	}
 	return v, nil
 }
@@ -162,11 +162,11 @@ func (v ClientHello) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"connection/hello\""...)
-	b = serdejson.AppendKey(b, start, "supportedVersions")
+	b = serdeimpl.AppendKey(b, start, "supportedVersions")
 	b = v.SupportedVersions.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "requiredCapabilities")
+	b = serdeimpl.AppendKey(b, start, "requiredCapabilities")
 	b = v.RequiredCapabilities.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "optionalCapabilities")
+	b = serdeimpl.AppendKey(b, start, "optionalCapabilities")
 	b = v.OptionalCapabilities.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -180,9 +180,9 @@ type OperationRequest struct {
 
 func (OperationRequest) isClientToHost() {}
 
-func decodeOperationRequest(n *serdejson.Node, path string, g Generation) (OperationRequest, error) {
+func decodeOperationRequest(n *serdeimpl.Node, path string, g Generation) (OperationRequest, error) {
 	var v OperationRequest
-	o, err := serdejson.ReadObject(n, path, "struct variant ClientToHost::OperationRequest")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant ClientToHost::OperationRequest")
 	if err != nil {
 		return v, err
 	}
@@ -191,22 +191,22 @@ func decodeOperationRequest(n *serdejson.Node, path string, g Generation) (Opera
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
-		x, err := decodeRequestId(f, serdejson.JoinPath(path, "id"))
+		x, err := decodeRequestId(f, serdeimpl.JoinPath(path, "id"))
 		if err != nil {
 			return v, err
 		}
 		v.Id = x
 	} else {
-		return v, serdejson.MissingField(path, "id")
+		return v, serdeimpl.MissingField(path, "id")
 	}
 	if f := o.Take("request"); f != nil {
-		x, err := decodeHostRequest(f, serdejson.JoinPath(path, "request"), g)
+		x, err := decodeHostRequest(f, serdeimpl.JoinPath(path, "request"), g)
 		if err != nil {
 			return v, err
 		}
 		v.Request = x
 	} else {
-		return v, serdejson.MissingField(path, "request")
+		return v, serdeimpl.MissingField(path, "request")
 	}
 	return v, nil
 }
@@ -216,10 +216,10 @@ func (v OperationRequest) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"operation/request\""...)
-	b = serdejson.AppendKey(b, start, "id")
+	b = serdeimpl.AppendKey(b, start, "id")
 	b = v.Id.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "request")
-	b = serdejson.AppendMessage(b, v.Request)
+	b = serdeimpl.AppendKey(b, start, "request")
+	b = serdeimpl.AppendMessage(b, v.Request)
 	b = append(b, '}')
 	return b
 }
@@ -231,9 +231,9 @@ type OperationCancel struct {
 
 func (OperationCancel) isClientToHost() {}
 
-func decodeOperationCancel(n *serdejson.Node, path string, g Generation) (OperationCancel, error) {
+func decodeOperationCancel(n *serdeimpl.Node, path string, g Generation) (OperationCancel, error) {
 	var v OperationCancel
-	o, err := serdejson.ReadObject(n, path, "struct variant ClientToHost::OperationCancel")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant ClientToHost::OperationCancel")
 	if err != nil {
 		return v, err
 	}
@@ -242,13 +242,13 @@ func decodeOperationCancel(n *serdejson.Node, path string, g Generation) (Operat
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
-		x, err := decodeRequestId(f, serdejson.JoinPath(path, "id"))
+		x, err := decodeRequestId(f, serdeimpl.JoinPath(path, "id"))
 		if err != nil {
 			return v, err
 		}
 		v.Id = x
 	} else {
-		return v, serdejson.MissingField(path, "id")
+		return v, serdeimpl.MissingField(path, "id")
 	}
 	return v, nil
 }
@@ -258,7 +258,7 @@ func (v OperationCancel) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"operation/cancel\""...)
-	b = serdejson.AppendKey(b, start, "id")
+	b = serdeimpl.AppendKey(b, start, "id")
 	b = v.Id.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -271,9 +271,9 @@ type OperationYield struct {
 
 func (OperationYield) isClientToHost() {}
 
-func decodeOperationYield(n *serdejson.Node, path string, g Generation) (OperationYield, error) {
+func decodeOperationYield(n *serdeimpl.Node, path string, g Generation) (OperationYield, error) {
 	var v OperationYield
-	o, err := serdejson.ReadObject(n, path, "struct variant ClientToHost::OperationYield")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant ClientToHost::OperationYield")
 	if err != nil {
 		return v, err
 	}
@@ -282,13 +282,13 @@ func decodeOperationYield(n *serdejson.Node, path string, g Generation) (Operati
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
-		x, err := decodeRequestId(f, serdejson.JoinPath(path, "id"))
+		x, err := decodeRequestId(f, serdeimpl.JoinPath(path, "id"))
 		if err != nil {
 			return v, err
 		}
 		v.Id = x
 	} else {
-		return v, serdejson.MissingField(path, "id")
+		return v, serdeimpl.MissingField(path, "id")
 	}
 	return v, nil
 }
@@ -298,7 +298,7 @@ func (v OperationYield) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"operation/yield\""...)
-	b = serdejson.AppendKey(b, start, "id")
+	b = serdeimpl.AppendKey(b, start, "id")
 	b = v.Id.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -312,9 +312,9 @@ type DelegateResponseMessage struct {
 
 func (DelegateResponseMessage) isClientToHost() {}
 
-func decodeDelegateResponseMessage(n *serdejson.Node, path string, g Generation) (DelegateResponseMessage, error) {
+func decodeDelegateResponseMessage(n *serdeimpl.Node, path string, g Generation) (DelegateResponseMessage, error) {
 	var v DelegateResponseMessage
-	o, err := serdejson.ReadObject(n, path, "struct variant ClientToHost::DelegateResponseMessage")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant ClientToHost::DelegateResponseMessage")
 	if err != nil {
 		return v, err
 	}
@@ -323,22 +323,22 @@ func decodeDelegateResponseMessage(n *serdejson.Node, path string, g Generation)
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
-		x, err := decodeDelegateRequestId(f, serdejson.JoinPath(path, "id"))
+		x, err := decodeDelegateRequestId(f, serdeimpl.JoinPath(path, "id"))
 		if err != nil {
 			return v, err
 		}
 		v.Id = x
 	} else {
-		return v, serdejson.MissingField(path, "id")
+		return v, serdeimpl.MissingField(path, "id")
 	}
 	if f := o.Take("result"); f != nil {
-		x, err := decodeDelegateResponseResult(f, serdejson.JoinPath(path, "result"))
+		x, err := decodeDelegateResponseResult(f, serdeimpl.JoinPath(path, "result"))
 		if err != nil {
 			return v, err
 		}
 		v.Result = x
 	} else {
-		return v, serdejson.MissingField(path, "result")
+		return v, serdeimpl.MissingField(path, "result")
 	}
 	return v, nil
 }
@@ -348,10 +348,10 @@ func (v DelegateResponseMessage) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"delegate/response\""...)
-	b = serdejson.AppendKey(b, start, "id")
+	b = serdeimpl.AppendKey(b, start, "id")
 	b = v.Id.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "result")
-	b = serdejson.AppendMessage(b, v.Result)
+	b = serdeimpl.AppendKey(b, start, "result")
+	b = serdeimpl.AppendMessage(b, v.Result)
 	b = append(b, '}')
 	return b
 }
@@ -364,7 +364,7 @@ func DecodeClientToHost(data []byte) (ClientToHost, error) {
 
 // DecodeClientToHostFor decodes one JSON document strictly as generation g writes it.
 func DecodeClientToHostFor(g Generation, data []byte) (ClientToHost, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero ClientToHost
 		return zero, err
@@ -378,8 +378,8 @@ type DelegateRequest interface {
 	isDelegateRequest()
 }
 
-func decodeDelegateRequest(n *serdejson.Node, path string) (DelegateRequest, error) {
-	tag, err := serdejson.UnionTag(n, path, "type", "internally tagged enum DelegateRequest")
+func decodeDelegateRequest(n *serdeimpl.Node, path string) (DelegateRequest, error) {
+	tag, err := serdeimpl.UnionTag(n, path, "type", "internally tagged enum DelegateRequest")
 	if err != nil {
 		return nil, err
 	}
@@ -390,7 +390,7 @@ func decodeDelegateRequest(n *serdejson.Node, path string) (DelegateRequest, err
 		return decodeNotificationSend(n, path)
 	}
 	tags := []string{"tool/invoke", "notification/send"}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, tags)
+	return nil, serdeimpl.UnknownVariant(serdeimpl.JoinPath(path, "type"), tag, tags)
 }
 
 // ToolInvoke is the DelegateRequest variant "tool/invoke".
@@ -400,9 +400,9 @@ type ToolInvoke struct {
 
 func (ToolInvoke) isDelegateRequest() {}
 
-func decodeToolInvoke(n *serdejson.Node, path string) (ToolInvoke, error) {
+func decodeToolInvoke(n *serdeimpl.Node, path string) (ToolInvoke, error) {
 	var v ToolInvoke
-	o, err := serdejson.ReadObject(n, path, "struct variant DelegateRequest::ToolInvoke")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant DelegateRequest::ToolInvoke")
 	if err != nil {
 		return v, err
 	}
@@ -411,13 +411,13 @@ func decodeToolInvoke(n *serdejson.Node, path string) (ToolInvoke, error) {
 		return v, err
 	}
 	if f := o.Take("invocation"); f != nil {
-		x, err := decodeWireNestedToolCall(f, serdejson.JoinPath(path, "invocation"))
+		x, err := decodeWireNestedToolCall(f, serdeimpl.JoinPath(path, "invocation"))
 		if err != nil {
 			return v, err
 		}
 		v.Invocation = x
 	} else {
-		return v, serdejson.MissingField(path, "invocation")
+		return v, serdeimpl.MissingField(path, "invocation")
 	}
 	return v, nil
 }
@@ -427,7 +427,7 @@ func (v ToolInvoke) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"tool/invoke\""...)
-	b = serdejson.AppendKey(b, start, "invocation")
+	b = serdeimpl.AppendKey(b, start, "invocation")
 	b = v.Invocation.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -442,9 +442,9 @@ type NotificationSend struct {
 
 func (NotificationSend) isDelegateRequest() {}
 
-func decodeNotificationSend(n *serdejson.Node, path string) (NotificationSend, error) {
+func decodeNotificationSend(n *serdeimpl.Node, path string) (NotificationSend, error) {
 	var v NotificationSend
-	o, err := serdejson.ReadObject(n, path, "struct variant DelegateRequest::NotificationSend")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant DelegateRequest::NotificationSend")
 	if err != nil {
 		return v, err
 	}
@@ -453,31 +453,31 @@ func decodeNotificationSend(n *serdejson.Node, path string) (NotificationSend, e
 		return v, err
 	}
 	if f := o.Take("callId"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "callId"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "callId"))
 		if err != nil {
 			return v, err
 		}
 		v.CallId = x
 	} else {
-		return v, serdejson.MissingField(path, "callId")
+		return v, serdeimpl.MissingField(path, "callId")
 	}
 	if f := o.Take("cellId"); f != nil {
-		x, err := decodeWireCellId(f, serdejson.JoinPath(path, "cellId"))
+		x, err := decodeWireCellId(f, serdeimpl.JoinPath(path, "cellId"))
 		if err != nil {
 			return v, err
 		}
 		v.CellId = x
 	} else {
-		return v, serdejson.MissingField(path, "cellId")
+		return v, serdeimpl.MissingField(path, "cellId")
 	}
 	if f := o.Take("text"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "text"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "text"))
 		if err != nil {
 			return v, err
 		}
 		v.Text = x
 	} else {
-		return v, serdejson.MissingField(path, "text")
+		return v, serdeimpl.MissingField(path, "text")
 	}
 	return v, nil
 }
@@ -487,19 +487,19 @@ func (v NotificationSend) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"notification/send\""...)
-	b = serdejson.AppendKey(b, start, "callId")
-	b = serdejson.AppendString(b, v.CallId)
-	b = serdejson.AppendKey(b, start, "cellId")
+	b = serdeimpl.AppendKey(b, start, "callId")
+	b = serdeimpl.AppendString(b, v.CallId)
+	b = serdeimpl.AppendKey(b, start, "cellId")
 	b = v.CellId.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "text")
-	b = serdejson.AppendString(b, v.Text)
+	b = serdeimpl.AppendKey(b, start, "text")
+	b = serdeimpl.AppendString(b, v.Text)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeDelegateRequest decodes one JSON document strictly (see DecodeError).
 func DecodeDelegateRequest(data []byte) (DelegateRequest, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero DelegateRequest
 		return zero, err
@@ -510,8 +510,8 @@ func DecodeDelegateRequest(data []byte) (DelegateRequest, error) {
 // DelegateRequestId is defined by DelegateRequestId.schema.json. Host-chosen delegate request identifier (i64), per connection, starting at 1.
 type DelegateRequestId int64
 
-func decodeDelegateRequestId(n *serdejson.Node, path string) (DelegateRequestId, error) {
-	x, err := serdejson.DecodeInt(n, path, -9223372036854775808, 9223372036854775807, "i64")
+func decodeDelegateRequestId(n *serdeimpl.Node, path string) (DelegateRequestId, error) {
+	x, err := serdeimpl.DecodeInt(n, path, -9223372036854775808, 9223372036854775807, "i64")
 	return DelegateRequestId(x), err
 }
 
@@ -520,7 +520,7 @@ func (v DelegateRequestId) AppendJSON(b []byte) []byte { return strconv.AppendIn
 
 // DecodeDelegateRequestId decodes one JSON document strictly (see DecodeError).
 func DecodeDelegateRequestId(data []byte) (DelegateRequestId, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero DelegateRequestId
 		return zero, err
@@ -534,8 +534,8 @@ type DelegateResponse interface {
 	isDelegateResponse()
 }
 
-func decodeDelegateResponse(n *serdejson.Node, path string) (DelegateResponse, error) {
-	tag, err := serdejson.UnionTag(n, path, "type", "internally tagged enum DelegateResponse")
+func decodeDelegateResponse(n *serdeimpl.Node, path string) (DelegateResponse, error) {
+	tag, err := serdeimpl.UnionTag(n, path, "type", "internally tagged enum DelegateResponse")
 	if err != nil {
 		return nil, err
 	}
@@ -546,7 +546,7 @@ func decodeDelegateResponse(n *serdejson.Node, path string) (DelegateResponse, e
 		return decodeNotificationDelivered(n, path)
 	}
 	tags := []string{"tool/result", "notification/delivered"}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, tags)
+	return nil, serdeimpl.UnknownVariant(serdeimpl.JoinPath(path, "type"), tag, tags)
 }
 
 // ToolResult is the DelegateResponse variant "tool/result".
@@ -556,9 +556,9 @@ type ToolResult struct {
 
 func (ToolResult) isDelegateResponse() {}
 
-func decodeToolResult(n *serdejson.Node, path string) (ToolResult, error) {
+func decodeToolResult(n *serdeimpl.Node, path string) (ToolResult, error) {
 	var v ToolResult
-	o, err := serdejson.ReadObject(n, path, "struct variant DelegateResponse::ToolResult")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant DelegateResponse::ToolResult")
 	if err != nil {
 		return v, err
 	}
@@ -567,13 +567,13 @@ func decodeToolResult(n *serdejson.Node, path string) (ToolResult, error) {
 		return v, err
 	}
 	if f := o.Take("result"); f != nil {
-		x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "result"))
+		x, err := serdeimpl.DecodeJSONValue(f, serdeimpl.JoinPath(path, "result"))
 		if err != nil {
 			return v, err
 		}
 		v.Result = x
 	} else {
-		return v, serdejson.MissingField(path, "result")
+		return v, serdeimpl.MissingField(path, "result")
 	}
 	return v, nil
 }
@@ -583,8 +583,8 @@ func (v ToolResult) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"tool/result\""...)
-	b = serdejson.AppendKey(b, start, "result")
-	b = serdejson.AppendRaw(b, v.Result)
+	b = serdeimpl.AppendKey(b, start, "result")
+	b = serdeimpl.AppendRaw(b, v.Result)
 	b = append(b, '}')
 	return b
 }
@@ -595,9 +595,9 @@ type NotificationDelivered struct {
 
 func (NotificationDelivered) isDelegateResponse() {}
 
-func decodeNotificationDelivered(n *serdejson.Node, path string) (NotificationDelivered, error) {
+func decodeNotificationDelivered(n *serdeimpl.Node, path string) (NotificationDelivered, error) {
 	var v NotificationDelivered
-	_, err := serdejson.ReadObject(n, path, "struct variant DelegateResponse::NotificationDelivered")
+	_, err := serdeimpl.ReadObject(n, path, "struct variant DelegateResponse::NotificationDelivered")
 	return v, err
 }
 
@@ -611,7 +611,7 @@ func (v NotificationDelivered) AppendJSON(b []byte) []byte {
 
 // DecodeDelegateResponse decodes one JSON document strictly (see DecodeError).
 func DecodeDelegateResponse(data []byte) (DelegateResponse, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero DelegateResponse
 		return zero, err
@@ -625,8 +625,8 @@ type DelegateResponseResult interface {
 	isDelegateResponseResult()
 }
 
-func decodeDelegateResponseResult(n *serdejson.Node, path string) (DelegateResponseResult, error) {
-	tag, err := serdejson.UnionTag(n, path, "status", "internally tagged enum DelegateResponseResult")
+func decodeDelegateResponseResult(n *serdeimpl.Node, path string) (DelegateResponseResult, error) {
+	tag, err := serdeimpl.UnionTag(n, path, "status", "internally tagged enum DelegateResponseResult")
 	if err != nil {
 		return nil, err
 	}
@@ -637,7 +637,7 @@ func decodeDelegateResponseResult(n *serdejson.Node, path string) (DelegateRespo
 		return decodeDelegateResponseError(n, path)
 	}
 	tags := []string{"ok", "error"}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "status"), tag, tags)
+	return nil, serdeimpl.UnknownVariant(serdeimpl.JoinPath(path, "status"), tag, tags)
 }
 
 // DelegateResponseOk is the DelegateResponseResult variant "ok".
@@ -647,9 +647,9 @@ type DelegateResponseOk struct {
 
 func (DelegateResponseOk) isDelegateResponseResult() {}
 
-func decodeDelegateResponseOk(n *serdejson.Node, path string) (DelegateResponseOk, error) {
+func decodeDelegateResponseOk(n *serdeimpl.Node, path string) (DelegateResponseOk, error) {
 	var v DelegateResponseOk
-	o, err := serdejson.ReadObject(n, path, "struct variant DelegateResponseResult::DelegateResponseOk")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant DelegateResponseResult::DelegateResponseOk")
 	if err != nil {
 		return v, err
 	}
@@ -658,13 +658,13 @@ func decodeDelegateResponseOk(n *serdejson.Node, path string) (DelegateResponseO
 		return v, err
 	}
 	if f := o.Take("value"); f != nil {
-		x, err := decodeDelegateResponse(f, serdejson.JoinPath(path, "value"))
+		x, err := decodeDelegateResponse(f, serdeimpl.JoinPath(path, "value"))
 		if err != nil {
 			return v, err
 		}
 		v.Value = x
 	} else {
-		return v, serdejson.MissingField(path, "value")
+		return v, serdeimpl.MissingField(path, "value")
 	}
 	return v, nil
 }
@@ -674,8 +674,8 @@ func (v DelegateResponseOk) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"status\":\"ok\""...)
-	b = serdejson.AppendKey(b, start, "value")
-	b = serdejson.AppendMessage(b, v.Value)
+	b = serdeimpl.AppendKey(b, start, "value")
+	b = serdeimpl.AppendMessage(b, v.Value)
 	b = append(b, '}')
 	return b
 }
@@ -687,9 +687,9 @@ type DelegateResponseError struct {
 
 func (DelegateResponseError) isDelegateResponseResult() {}
 
-func decodeDelegateResponseError(n *serdejson.Node, path string) (DelegateResponseError, error) {
+func decodeDelegateResponseError(n *serdeimpl.Node, path string) (DelegateResponseError, error) {
 	var v DelegateResponseError
-	o, err := serdejson.ReadObject(n, path, "struct variant DelegateResponseResult::DelegateResponseError")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant DelegateResponseResult::DelegateResponseError")
 	if err != nil {
 		return v, err
 	}
@@ -698,13 +698,13 @@ func decodeDelegateResponseError(n *serdejson.Node, path string) (DelegateRespon
 		return v, err
 	}
 	if f := o.Take("message"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "message"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "message"))
 		if err != nil {
 			return v, err
 		}
 		v.Message = x
 	} else {
-		return v, serdejson.MissingField(path, "message")
+		return v, serdeimpl.MissingField(path, "message")
 	}
 	return v, nil
 }
@@ -714,15 +714,15 @@ func (v DelegateResponseError) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"status\":\"error\""...)
-	b = serdejson.AppendKey(b, start, "message")
-	b = serdejson.AppendString(b, v.Message)
+	b = serdeimpl.AppendKey(b, start, "message")
+	b = serdeimpl.AppendString(b, v.Message)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeDelegateResponseResult decodes one JSON document strictly (see DecodeError).
 func DecodeDelegateResponseResult(data []byte) (DelegateResponseResult, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero DelegateResponseResult
 		return zero, err
@@ -736,8 +736,8 @@ type HandshakeRejectReason interface {
 	isHandshakeRejectReason()
 }
 
-func decodeHandshakeRejectReason(n *serdejson.Node, path string) (HandshakeRejectReason, error) {
-	tag, err := serdejson.UnionTag(n, path, "type", "internally tagged enum HandshakeRejectReason")
+func decodeHandshakeRejectReason(n *serdeimpl.Node, path string) (HandshakeRejectReason, error) {
+	tag, err := serdeimpl.UnionTag(n, path, "type", "internally tagged enum HandshakeRejectReason")
 	if err != nil {
 		return nil, err
 	}
@@ -750,7 +750,7 @@ func decodeHandshakeRejectReason(n *serdejson.Node, path string) (HandshakeRejec
 		return decodeInvalidHello(n, path)
 	}
 	tags := []string{"noCompatibleVersion", "missingRequiredCapability", "invalidHello"}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, tags)
+	return nil, serdeimpl.UnknownVariant(serdeimpl.JoinPath(path, "type"), tag, tags)
 }
 
 // NoCompatibleVersion is the HandshakeRejectReason variant "noCompatibleVersion".
@@ -760,9 +760,9 @@ type NoCompatibleVersion struct {
 
 func (NoCompatibleVersion) isHandshakeRejectReason() {}
 
-func decodeNoCompatibleVersion(n *serdejson.Node, path string) (NoCompatibleVersion, error) {
+func decodeNoCompatibleVersion(n *serdeimpl.Node, path string) (NoCompatibleVersion, error) {
 	var v NoCompatibleVersion
-	o, err := serdejson.ReadObject(n, path, "struct variant HandshakeRejectReason::NoCompatibleVersion")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant HandshakeRejectReason::NoCompatibleVersion")
 	if err != nil {
 		return v, err
 	}
@@ -771,13 +771,13 @@ func decodeNoCompatibleVersion(n *serdejson.Node, path string) (NoCompatibleVers
 		return v, err
 	}
 	if f := o.Take("supportedVersions"); f != nil {
-		x, err := decodeSupportedProtocolVersions(f, serdejson.JoinPath(path, "supportedVersions"))
+		x, err := decodeSupportedProtocolVersions(f, serdeimpl.JoinPath(path, "supportedVersions"))
 		if err != nil {
 			return v, err
 		}
 		v.SupportedVersions = x
 	} else {
-		return v, serdejson.MissingField(path, "supportedVersions")
+		return v, serdeimpl.MissingField(path, "supportedVersions")
 	}
 	return v, nil
 }
@@ -787,7 +787,7 @@ func (v NoCompatibleVersion) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"noCompatibleVersion\""...)
-	b = serdejson.AppendKey(b, start, "supportedVersions")
+	b = serdeimpl.AppendKey(b, start, "supportedVersions")
 	b = v.SupportedVersions.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -800,9 +800,9 @@ type MissingRequiredCapability struct {
 
 func (MissingRequiredCapability) isHandshakeRejectReason() {}
 
-func decodeMissingRequiredCapability(n *serdejson.Node, path string) (MissingRequiredCapability, error) {
+func decodeMissingRequiredCapability(n *serdeimpl.Node, path string) (MissingRequiredCapability, error) {
 	var v MissingRequiredCapability
-	o, err := serdejson.ReadObject(n, path, "struct variant HandshakeRejectReason::MissingRequiredCapability")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant HandshakeRejectReason::MissingRequiredCapability")
 	if err != nil {
 		return v, err
 	}
@@ -811,13 +811,13 @@ func decodeMissingRequiredCapability(n *serdejson.Node, path string) (MissingReq
 		return v, err
 	}
 	if f := o.Take("capability"); f != nil {
-		x, err := decodeCapability(f, serdejson.JoinPath(path, "capability"))
+		x, err := decodeCapability(f, serdeimpl.JoinPath(path, "capability"))
 		if err != nil {
 			return v, err
 		}
 		v.Capability = x
 	} else {
-		return v, serdejson.MissingField(path, "capability")
+		return v, serdeimpl.MissingField(path, "capability")
 	}
 	return v, nil
 }
@@ -827,7 +827,7 @@ func (v MissingRequiredCapability) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"missingRequiredCapability\""...)
-	b = serdejson.AppendKey(b, start, "capability")
+	b = serdeimpl.AppendKey(b, start, "capability")
 	b = v.Capability.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -840,9 +840,9 @@ type InvalidHello struct {
 
 func (InvalidHello) isHandshakeRejectReason() {}
 
-func decodeInvalidHello(n *serdejson.Node, path string) (InvalidHello, error) {
+func decodeInvalidHello(n *serdeimpl.Node, path string) (InvalidHello, error) {
 	var v InvalidHello
-	o, err := serdejson.ReadObject(n, path, "struct variant HandshakeRejectReason::InvalidHello")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant HandshakeRejectReason::InvalidHello")
 	if err != nil {
 		return v, err
 	}
@@ -851,13 +851,13 @@ func decodeInvalidHello(n *serdejson.Node, path string) (InvalidHello, error) {
 		return v, err
 	}
 	if f := o.Take("message"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "message"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "message"))
 		if err != nil {
 			return v, err
 		}
 		v.Message = x
 	} else {
-		return v, serdejson.MissingField(path, "message")
+		return v, serdeimpl.MissingField(path, "message")
 	}
 	return v, nil
 }
@@ -867,15 +867,15 @@ func (v InvalidHello) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"invalidHello\""...)
-	b = serdejson.AppendKey(b, start, "message")
-	b = serdejson.AppendString(b, v.Message)
+	b = serdeimpl.AppendKey(b, start, "message")
+	b = serdeimpl.AppendString(b, v.Message)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeHandshakeRejectReason decodes one JSON document strictly (see DecodeError).
 func DecodeHandshakeRejectReason(data []byte) (HandshakeRejectReason, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero HandshakeRejectReason
 		return zero, err
@@ -889,8 +889,8 @@ type HostRequest interface {
 	isHostRequest()
 }
 
-func decodeHostRequest(n *serdejson.Node, path string, g Generation) (HostRequest, error) {
-	tag, err := serdejson.UnionTag(n, path, "method", "internally tagged enum HostRequest")
+func decodeHostRequest(n *serdeimpl.Node, path string, g Generation) (HostRequest, error) {
+	tag, err := serdeimpl.UnionTag(n, path, "method", "internally tagged enum HostRequest")
 	if err != nil {
 		return nil, err
 	}
@@ -907,7 +907,7 @@ func decodeHostRequest(n *serdejson.Node, path string, g Generation) (HostReques
 		return decodeShutdownSession(n, path, g)
 	}
 	tags := []string{"session/open", "session/execute", "session/wait", "session/terminate", "session/shutdown"}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "method"), tag, tags)
+	return nil, serdeimpl.UnknownVariant(serdeimpl.JoinPath(path, "method"), tag, tags)
 }
 
 // OpenSession is the HostRequest variant "session/open".
@@ -919,9 +919,9 @@ type OpenSession struct {
 
 func (OpenSession) isHostRequest() {}
 
-func decodeOpenSession(n *serdejson.Node, path string, g Generation) (OpenSession, error) {
+func decodeOpenSession(n *serdeimpl.Node, path string, g Generation) (OpenSession, error) {
 	var v OpenSession
-	o, err := serdejson.ReadObject(n, path, "struct variant HostRequest::OpenSession")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant HostRequest::OpenSession")
 	if err != nil {
 		return v, err
 	}
@@ -933,17 +933,17 @@ func decodeOpenSession(n *serdejson.Node, path string, g Generation) (OpenSessio
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
-		x, err := decodeSessionId(f, serdejson.JoinPath(path, "sessionId"))
+		x, err := decodeSessionId(f, serdeimpl.JoinPath(path, "sessionId"))
 		if err != nil {
 			return v, err
 		}
 		v.SessionId = x
 	} else {
-		return v, serdejson.MissingField(path, "sessionId")
+		return v, serdeimpl.MissingField(path, "sessionId")
 	}
 	if f := o.Take("cellExecutionLimits"); f != nil {
 		if !f.IsNull() {
-			x, err := decodeWireSessionCellExecutionLimits(f, serdejson.JoinPath(path, "cellExecutionLimits"))
+			x, err := decodeWireSessionCellExecutionLimits(f, serdeimpl.JoinPath(path, "cellExecutionLimits"))
 			if err != nil {
 				return v, err
 			}
@@ -952,7 +952,7 @@ func decodeOpenSession(n *serdejson.Node, path string, g Generation) (OpenSessio
 	}
 	if f := o.Take("outputTruncation"); f != nil {
 		if !f.IsNull() {
-			x, err := decodeWireOutputTruncation(f, serdejson.JoinPath(path, "outputTruncation"))
+			x, err := decodeWireOutputTruncation(f, serdeimpl.JoinPath(path, "outputTruncation"))
 			if err != nil {
 				return v, err
 			}
@@ -967,10 +967,10 @@ func (v OpenSession) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"method\":\"session/open\""...)
-	b = serdejson.AppendKey(b, start, "sessionId")
+	b = serdeimpl.AppendKey(b, start, "sessionId")
 	b = v.SessionId.AppendJSON(b)
 	if v.CellExecutionLimits != nil {
-		b = serdejson.AppendKey(b, start, "cellExecutionLimits")
+		b = serdeimpl.AppendKey(b, start, "cellExecutionLimits")
 		if v.CellExecutionLimits == nil {
 			b = append(b, "null"...)
 		} else {
@@ -978,7 +978,7 @@ func (v OpenSession) AppendJSON(b []byte) []byte {
 		}
 	}
 	if v.OutputTruncation != nil {
-		b = serdejson.AppendKey(b, start, "outputTruncation")
+		b = serdeimpl.AppendKey(b, start, "outputTruncation")
 		if v.OutputTruncation == nil {
 			b = append(b, "null"...)
 		} else {
@@ -997,9 +997,9 @@ type Execute struct {
 
 func (Execute) isHostRequest() {}
 
-func decodeExecute(n *serdejson.Node, path string, g Generation) (Execute, error) {
+func decodeExecute(n *serdeimpl.Node, path string, g Generation) (Execute, error) {
 	var v Execute
-	o, err := serdejson.ReadObject(n, path, "struct variant HostRequest::Execute")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant HostRequest::Execute")
 	if err != nil {
 		return v, err
 	}
@@ -1008,22 +1008,22 @@ func decodeExecute(n *serdejson.Node, path string, g Generation) (Execute, error
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
-		x, err := decodeSessionId(f, serdejson.JoinPath(path, "sessionId"))
+		x, err := decodeSessionId(f, serdeimpl.JoinPath(path, "sessionId"))
 		if err != nil {
 			return v, err
 		}
 		v.SessionId = x
 	} else {
-		return v, serdejson.MissingField(path, "sessionId")
+		return v, serdeimpl.MissingField(path, "sessionId")
 	}
 	if f := o.Take("request"); f != nil {
-		x, err := decodeWireExecuteRequest(f, serdejson.JoinPath(path, "request"))
+		x, err := decodeWireExecuteRequest(f, serdeimpl.JoinPath(path, "request"))
 		if err != nil {
 			return v, err
 		}
 		v.Request = x
 	} else {
-		return v, serdejson.MissingField(path, "request")
+		return v, serdeimpl.MissingField(path, "request")
 	}
 	return v, nil
 }
@@ -1033,9 +1033,9 @@ func (v Execute) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"method\":\"session/execute\""...)
-	b = serdejson.AppendKey(b, start, "sessionId")
+	b = serdeimpl.AppendKey(b, start, "sessionId")
 	b = v.SessionId.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "request")
+	b = serdeimpl.AppendKey(b, start, "request")
 	b = v.Request.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -1050,9 +1050,9 @@ type Wait struct {
 
 func (Wait) isHostRequest() {}
 
-func decodeWait(n *serdejson.Node, path string, g Generation) (Wait, error) {
+func decodeWait(n *serdeimpl.Node, path string, g Generation) (Wait, error) {
 	var v Wait
-	o, err := serdejson.ReadObject(n, path, "struct variant HostRequest::Wait")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant HostRequest::Wait")
 	if err != nil {
 		return v, err
 	}
@@ -1064,26 +1064,26 @@ func decodeWait(n *serdejson.Node, path string, g Generation) (Wait, error) {
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
-		x, err := decodeSessionId(f, serdejson.JoinPath(path, "sessionId"))
+		x, err := decodeSessionId(f, serdeimpl.JoinPath(path, "sessionId"))
 		if err != nil {
 			return v, err
 		}
 		v.SessionId = x
 	} else {
-		return v, serdejson.MissingField(path, "sessionId")
+		return v, serdeimpl.MissingField(path, "sessionId")
 	}
 	if f := o.Take("request"); f != nil {
-		x, err := decodeWireWaitRequest(f, serdejson.JoinPath(path, "request"))
+		x, err := decodeWireWaitRequest(f, serdeimpl.JoinPath(path, "request"))
 		if err != nil {
 			return v, err
 		}
 		v.Request = x
 	} else {
-		return v, serdejson.MissingField(path, "request")
+		return v, serdeimpl.MissingField(path, "request")
 	}
 	if f := o.Take("maxOutputTokens"); f != nil {
 		if !f.IsNull() {
-			x, err := decodeOutputTokenBudget(f, serdejson.JoinPath(path, "maxOutputTokens"))
+			x, err := decodeOutputTokenBudget(f, serdeimpl.JoinPath(path, "maxOutputTokens"))
 			if err != nil {
 				return v, err
 			}
@@ -1098,12 +1098,12 @@ func (v Wait) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"method\":\"session/wait\""...)
-	b = serdejson.AppendKey(b, start, "sessionId")
+	b = serdeimpl.AppendKey(b, start, "sessionId")
 	b = v.SessionId.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "request")
+	b = serdeimpl.AppendKey(b, start, "request")
 	b = v.Request.AppendJSON(b)
 	if v.MaxOutputTokens != nil {
-		b = serdejson.AppendKey(b, start, "maxOutputTokens")
+		b = serdeimpl.AppendKey(b, start, "maxOutputTokens")
 		if v.MaxOutputTokens == nil {
 			b = append(b, "null"...)
 		} else {
@@ -1123,9 +1123,9 @@ type Terminate struct {
 
 func (Terminate) isHostRequest() {}
 
-func decodeTerminate(n *serdejson.Node, path string, g Generation) (Terminate, error) {
+func decodeTerminate(n *serdeimpl.Node, path string, g Generation) (Terminate, error) {
 	var v Terminate
-	o, err := serdejson.ReadObject(n, path, "struct variant HostRequest::Terminate")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant HostRequest::Terminate")
 	if err != nil {
 		return v, err
 	}
@@ -1137,26 +1137,26 @@ func decodeTerminate(n *serdejson.Node, path string, g Generation) (Terminate, e
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
-		x, err := decodeSessionId(f, serdejson.JoinPath(path, "sessionId"))
+		x, err := decodeSessionId(f, serdeimpl.JoinPath(path, "sessionId"))
 		if err != nil {
 			return v, err
 		}
 		v.SessionId = x
 	} else {
-		return v, serdejson.MissingField(path, "sessionId")
+		return v, serdeimpl.MissingField(path, "sessionId")
 	}
 	if f := o.Take("cellId"); f != nil {
-		x, err := decodeWireCellId(f, serdejson.JoinPath(path, "cellId"))
+		x, err := decodeWireCellId(f, serdeimpl.JoinPath(path, "cellId"))
 		if err != nil {
 			return v, err
 		}
 		v.CellId = x
 	} else {
-		return v, serdejson.MissingField(path, "cellId")
+		return v, serdeimpl.MissingField(path, "cellId")
 	}
 	if f := o.Take("maxOutputTokens"); f != nil {
 		if !f.IsNull() {
-			x, err := decodeOutputTokenBudget(f, serdejson.JoinPath(path, "maxOutputTokens"))
+			x, err := decodeOutputTokenBudget(f, serdeimpl.JoinPath(path, "maxOutputTokens"))
 			if err != nil {
 				return v, err
 			}
@@ -1171,12 +1171,12 @@ func (v Terminate) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"method\":\"session/terminate\""...)
-	b = serdejson.AppendKey(b, start, "sessionId")
+	b = serdeimpl.AppendKey(b, start, "sessionId")
 	b = v.SessionId.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "cellId")
+	b = serdeimpl.AppendKey(b, start, "cellId")
 	b = v.CellId.AppendJSON(b)
 	if v.MaxOutputTokens != nil {
-		b = serdejson.AppendKey(b, start, "maxOutputTokens")
+		b = serdeimpl.AppendKey(b, start, "maxOutputTokens")
 		if v.MaxOutputTokens == nil {
 			b = append(b, "null"...)
 		} else {
@@ -1194,9 +1194,9 @@ type ShutdownSession struct {
 
 func (ShutdownSession) isHostRequest() {}
 
-func decodeShutdownSession(n *serdejson.Node, path string, g Generation) (ShutdownSession, error) {
+func decodeShutdownSession(n *serdeimpl.Node, path string, g Generation) (ShutdownSession, error) {
 	var v ShutdownSession
-	o, err := serdejson.ReadObject(n, path, "struct variant HostRequest::ShutdownSession")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant HostRequest::ShutdownSession")
 	if err != nil {
 		return v, err
 	}
@@ -1205,13 +1205,13 @@ func decodeShutdownSession(n *serdejson.Node, path string, g Generation) (Shutdo
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
-		x, err := decodeSessionId(f, serdejson.JoinPath(path, "sessionId"))
+		x, err := decodeSessionId(f, serdeimpl.JoinPath(path, "sessionId"))
 		if err != nil {
 			return v, err
 		}
 		v.SessionId = x
 	} else {
-		return v, serdejson.MissingField(path, "sessionId")
+		return v, serdeimpl.MissingField(path, "sessionId")
 	}
 	return v, nil
 }
@@ -1221,7 +1221,7 @@ func (v ShutdownSession) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"method\":\"session/shutdown\""...)
-	b = serdejson.AppendKey(b, start, "sessionId")
+	b = serdeimpl.AppendKey(b, start, "sessionId")
 	b = v.SessionId.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -1235,7 +1235,7 @@ func DecodeHostRequest(data []byte) (HostRequest, error) {
 
 // DecodeHostRequestFor decodes one JSON document strictly as generation g writes it.
 func DecodeHostRequestFor(g Generation, data []byte) (HostRequest, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero HostRequest
 		return zero, err
@@ -1249,8 +1249,8 @@ type HostResponse interface {
 	isHostResponse()
 }
 
-func decodeHostResponse(n *serdejson.Node, path string, g Generation) (HostResponse, error) {
-	tag, err := serdejson.UnionTag(n, path, "type", "internally tagged enum HostResponse")
+func decodeHostResponse(n *serdeimpl.Node, path string, g Generation) (HostResponse, error) {
+	tag, err := serdeimpl.UnionTag(n, path, "type", "internally tagged enum HostResponse")
 	if err != nil {
 		return nil, err
 	}
@@ -1265,7 +1265,7 @@ func decodeHostResponse(n *serdejson.Node, path string, g Generation) (HostRespo
 		return decodeSessionClosed(n, path, g)
 	}
 	tags := []string{"session/ready", "execution/started", "wait/completed", "session/closed"}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, tags)
+	return nil, serdeimpl.UnknownVariant(serdeimpl.JoinPath(path, "type"), tag, tags)
 }
 
 // SessionReady is the HostResponse variant "session/ready".
@@ -1275,9 +1275,9 @@ type SessionReady struct {
 
 func (SessionReady) isHostResponse() {}
 
-func decodeSessionReady(n *serdejson.Node, path string, g Generation) (SessionReady, error) {
+func decodeSessionReady(n *serdeimpl.Node, path string, g Generation) (SessionReady, error) {
 	var v SessionReady
-	o, err := serdejson.ReadObject(n, path, "struct variant HostResponse::SessionReady")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant HostResponse::SessionReady")
 	if err != nil {
 		return v, err
 	}
@@ -1286,13 +1286,13 @@ func decodeSessionReady(n *serdejson.Node, path string, g Generation) (SessionRe
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
-		x, err := decodeSessionId(f, serdejson.JoinPath(path, "sessionId"))
+		x, err := decodeSessionId(f, serdeimpl.JoinPath(path, "sessionId"))
 		if err != nil {
 			return v, err
 		}
 		v.SessionId = x
 	} else {
-		return v, serdejson.MissingField(path, "sessionId")
+		return v, serdeimpl.MissingField(path, "sessionId")
 	}
 	return v, nil
 }
@@ -1302,7 +1302,7 @@ func (v SessionReady) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"session/ready\""...)
-	b = serdejson.AppendKey(b, start, "sessionId")
+	b = serdeimpl.AppendKey(b, start, "sessionId")
 	b = v.SessionId.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -1315,9 +1315,9 @@ type ExecutionStarted struct {
 
 func (ExecutionStarted) isHostResponse() {}
 
-func decodeExecutionStarted(n *serdejson.Node, path string, g Generation) (ExecutionStarted, error) {
+func decodeExecutionStarted(n *serdeimpl.Node, path string, g Generation) (ExecutionStarted, error) {
 	var v ExecutionStarted
-	o, err := serdejson.ReadObject(n, path, "struct variant HostResponse::ExecutionStarted")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant HostResponse::ExecutionStarted")
 	if err != nil {
 		return v, err
 	}
@@ -1326,13 +1326,13 @@ func decodeExecutionStarted(n *serdejson.Node, path string, g Generation) (Execu
 		return v, err
 	}
 	if f := o.Take("cellId"); f != nil {
-		x, err := decodeWireCellId(f, serdejson.JoinPath(path, "cellId"))
+		x, err := decodeWireCellId(f, serdeimpl.JoinPath(path, "cellId"))
 		if err != nil {
 			return v, err
 		}
 		v.CellId = x
 	} else {
-		return v, serdejson.MissingField(path, "cellId")
+		return v, serdeimpl.MissingField(path, "cellId")
 	}
 	return v, nil
 }
@@ -1342,7 +1342,7 @@ func (v ExecutionStarted) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"execution/started\""...)
-	b = serdejson.AppendKey(b, start, "cellId")
+	b = serdeimpl.AppendKey(b, start, "cellId")
 	b = v.CellId.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -1355,9 +1355,9 @@ type WaitCompleted struct {
 
 func (WaitCompleted) isHostResponse() {}
 
-func decodeWaitCompleted(n *serdejson.Node, path string, g Generation) (WaitCompleted, error) {
+func decodeWaitCompleted(n *serdeimpl.Node, path string, g Generation) (WaitCompleted, error) {
 	var v WaitCompleted
-	o, err := serdejson.ReadObject(n, path, "struct variant HostResponse::WaitCompleted")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant HostResponse::WaitCompleted")
 	if err != nil {
 		return v, err
 	}
@@ -1366,13 +1366,13 @@ func decodeWaitCompleted(n *serdejson.Node, path string, g Generation) (WaitComp
 		return v, err
 	}
 	if f := o.Take("outcome"); f != nil {
-		x, err := decodeWireWaitOutcome(f, serdejson.JoinPath(path, "outcome"), g)
+		x, err := decodeWireWaitOutcome(f, serdeimpl.JoinPath(path, "outcome"), g)
 		if err != nil {
 			return v, err
 		}
 		v.Outcome = x
 	} else {
-		return v, serdejson.MissingField(path, "outcome")
+		return v, serdeimpl.MissingField(path, "outcome")
 	}
 	return v, nil
 }
@@ -1382,8 +1382,8 @@ func (v WaitCompleted) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"wait/completed\""...)
-	b = serdejson.AppendKey(b, start, "outcome")
-	b = serdejson.AppendMessage(b, v.Outcome)
+	b = serdeimpl.AppendKey(b, start, "outcome")
+	b = serdeimpl.AppendMessage(b, v.Outcome)
 	b = append(b, '}')
 	return b
 }
@@ -1395,9 +1395,9 @@ type SessionClosed struct {
 
 func (SessionClosed) isHostResponse() {}
 
-func decodeSessionClosed(n *serdejson.Node, path string, g Generation) (SessionClosed, error) {
+func decodeSessionClosed(n *serdeimpl.Node, path string, g Generation) (SessionClosed, error) {
 	var v SessionClosed
-	o, err := serdejson.ReadObject(n, path, "struct variant HostResponse::SessionClosed")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant HostResponse::SessionClosed")
 	if err != nil {
 		return v, err
 	}
@@ -1406,13 +1406,13 @@ func decodeSessionClosed(n *serdejson.Node, path string, g Generation) (SessionC
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
-		x, err := decodeSessionId(f, serdejson.JoinPath(path, "sessionId"))
+		x, err := decodeSessionId(f, serdeimpl.JoinPath(path, "sessionId"))
 		if err != nil {
 			return v, err
 		}
 		v.SessionId = x
 	} else {
-		return v, serdejson.MissingField(path, "sessionId")
+		return v, serdeimpl.MissingField(path, "sessionId")
 	}
 	return v, nil
 }
@@ -1422,7 +1422,7 @@ func (v SessionClosed) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"session/closed\""...)
-	b = serdejson.AppendKey(b, start, "sessionId")
+	b = serdeimpl.AppendKey(b, start, "sessionId")
 	b = v.SessionId.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -1436,7 +1436,7 @@ func DecodeHostResponse(data []byte) (HostResponse, error) {
 
 // DecodeHostResponseFor decodes one JSON document strictly as generation g writes it.
 func DecodeHostResponseFor(g Generation, data []byte) (HostResponse, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero HostResponse
 		return zero, err
@@ -1450,8 +1450,8 @@ type HostResponseResult interface {
 	isHostResponseResult()
 }
 
-func decodeHostResponseResult(n *serdejson.Node, path string, g Generation) (HostResponseResult, error) {
-	tag, err := serdejson.UnionTag(n, path, "status", "internally tagged enum HostResponseResult")
+func decodeHostResponseResult(n *serdeimpl.Node, path string, g Generation) (HostResponseResult, error) {
+	tag, err := serdeimpl.UnionTag(n, path, "status", "internally tagged enum HostResponseResult")
 	if err != nil {
 		return nil, err
 	}
@@ -1462,7 +1462,7 @@ func decodeHostResponseResult(n *serdejson.Node, path string, g Generation) (Hos
 		return decodeHostResponseError(n, path, g)
 	}
 	tags := []string{"ok", "error"}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "status"), tag, tags)
+	return nil, serdeimpl.UnknownVariant(serdeimpl.JoinPath(path, "status"), tag, tags)
 }
 
 // HostResponseOk is the HostResponseResult variant "ok".
@@ -1472,9 +1472,9 @@ type HostResponseOk struct {
 
 func (HostResponseOk) isHostResponseResult() {}
 
-func decodeHostResponseOk(n *serdejson.Node, path string, g Generation) (HostResponseOk, error) {
+func decodeHostResponseOk(n *serdeimpl.Node, path string, g Generation) (HostResponseOk, error) {
 	var v HostResponseOk
-	o, err := serdejson.ReadObject(n, path, "struct variant HostResponseResult::HostResponseOk")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant HostResponseResult::HostResponseOk")
 	if err != nil {
 		return v, err
 	}
@@ -1483,13 +1483,13 @@ func decodeHostResponseOk(n *serdejson.Node, path string, g Generation) (HostRes
 		return v, err
 	}
 	if f := o.Take("value"); f != nil {
-		x, err := decodeHostResponse(f, serdejson.JoinPath(path, "value"), g)
+		x, err := decodeHostResponse(f, serdeimpl.JoinPath(path, "value"), g)
 		if err != nil {
 			return v, err
 		}
 		v.Value = x
 	} else {
-		return v, serdejson.MissingField(path, "value")
+		return v, serdeimpl.MissingField(path, "value")
 	}
 	return v, nil
 }
@@ -1499,8 +1499,8 @@ func (v HostResponseOk) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"status\":\"ok\""...)
-	b = serdejson.AppendKey(b, start, "value")
-	b = serdejson.AppendMessage(b, v.Value)
+	b = serdeimpl.AppendKey(b, start, "value")
+	b = serdeimpl.AppendMessage(b, v.Value)
 	b = append(b, '}')
 	return b
 }
@@ -1512,9 +1512,9 @@ type HostResponseError struct {
 
 func (HostResponseError) isHostResponseResult() {}
 
-func decodeHostResponseError(n *serdejson.Node, path string, g Generation) (HostResponseError, error) {
+func decodeHostResponseError(n *serdeimpl.Node, path string, g Generation) (HostResponseError, error) {
 	var v HostResponseError
-	o, err := serdejson.ReadObject(n, path, "struct variant HostResponseResult::HostResponseError")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant HostResponseResult::HostResponseError")
 	if err != nil {
 		return v, err
 	}
@@ -1523,13 +1523,13 @@ func decodeHostResponseError(n *serdejson.Node, path string, g Generation) (Host
 		return v, err
 	}
 	if f := o.Take("message"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "message"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "message"))
 		if err != nil {
 			return v, err
 		}
 		v.Message = x
 	} else {
-		return v, serdejson.MissingField(path, "message")
+		return v, serdeimpl.MissingField(path, "message")
 	}
 	return v, nil
 }
@@ -1539,8 +1539,8 @@ func (v HostResponseError) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"status\":\"error\""...)
-	b = serdejson.AppendKey(b, start, "message")
-	b = serdejson.AppendString(b, v.Message)
+	b = serdeimpl.AppendKey(b, start, "message")
+	b = serdeimpl.AppendString(b, v.Message)
 	b = append(b, '}')
 	return b
 }
@@ -1553,7 +1553,7 @@ func DecodeHostResponseResult(data []byte) (HostResponseResult, error) {
 
 // DecodeHostResponseResultFor decodes one JSON document strictly as generation g writes it.
 func DecodeHostResponseResultFor(g Generation, data []byte) (HostResponseResult, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero HostResponseResult
 		return zero, err
@@ -1567,8 +1567,8 @@ type HostToClient interface {
 	isHostToClient()
 }
 
-func decodeHostToClient(n *serdejson.Node, path string, g Generation) (HostToClient, error) {
-	tag, err := serdejson.UnionTag(n, path, "type", "internally tagged enum HostToClient")
+func decodeHostToClient(n *serdeimpl.Node, path string, g Generation) (HostToClient, error) {
+	tag, err := serdeimpl.UnionTag(n, path, "type", "internally tagged enum HostToClient")
 	if err != nil {
 		return nil, err
 	}
@@ -1589,7 +1589,7 @@ func decodeHostToClient(n *serdejson.Node, path string, g Generation) (HostToCli
 		return decodeCellClosed(n, path, g)
 	}
 	tags := []string{"connection/ready", "connection/rejected", "operation/response", "execute/initialResponse", "delegate/request", "delegate/cancel", "cell/closed"}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, tags)
+	return nil, serdeimpl.UnknownVariant(serdeimpl.JoinPath(path, "type"), tag, tags)
 }
 
 // HostHello is the HostToClient variant "connection/ready".
@@ -1601,9 +1601,9 @@ type HostHello struct {
 
 func (HostHello) isHostToClient() {}
 
-func decodeHostHello(n *serdejson.Node, path string, g Generation) (HostHello, error) {
+func decodeHostHello(n *serdeimpl.Node, path string, g Generation) (HostHello, error) {
 	var v HostHello
-	o, err := serdejson.ReadObject(n, path, "struct variant HostToClient::HostHello")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant HostToClient::HostHello")
 	if err != nil {
 		return v, err
 	}
@@ -1612,26 +1612,26 @@ func decodeHostHello(n *serdejson.Node, path string, g Generation) (HostHello, e
 		return v, err
 	}
 	if f := o.Take("selectedVersion"); f != nil {
-		x, err := decodeProtocolVersion(f, serdejson.JoinPath(path, "selectedVersion"))
+		x, err := decodeProtocolVersion(f, serdeimpl.JoinPath(path, "selectedVersion"))
 		if err != nil {
 			return v, err
 		}
 		v.SelectedVersion = x
 	} else {
-		return v, serdejson.MissingField(path, "selectedVersion")
+		return v, serdeimpl.MissingField(path, "selectedVersion")
 	}
 	if f := o.Take("capabilities"); f != nil {
-		x, err := decodeCapabilitySet(f, serdejson.JoinPath(path, "capabilities"))
+		x, err := decodeCapabilitySet(f, serdeimpl.JoinPath(path, "capabilities"))
 		if err != nil {
 			return v, err
 		}
 		v.Capabilities = x
 	} else {
-		return v, serdejson.MissingField(path, "capabilities")
+		return v, serdeimpl.MissingField(path, "capabilities")
 	}
 	if f := o.Take("bulkConnectionToken"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "bulkConnectionToken"))
+			x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "bulkConnectionToken"))
 			if err != nil {
 				return v, err
 			}
@@ -1646,16 +1646,16 @@ func (v HostHello) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"connection/ready\""...)
-	b = serdejson.AppendKey(b, start, "selectedVersion")
+	b = serdeimpl.AppendKey(b, start, "selectedVersion")
 	b = v.SelectedVersion.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "capabilities")
+	b = serdeimpl.AppendKey(b, start, "capabilities")
 	b = v.Capabilities.AppendJSON(b)
 	if v.BulkConnectionToken != nil {
-		b = serdejson.AppendKey(b, start, "bulkConnectionToken")
+		b = serdeimpl.AppendKey(b, start, "bulkConnectionToken")
 		if v.BulkConnectionToken == nil {
 			b = append(b, "null"...)
 		} else {
-			b = serdejson.AppendString(b, (*v.BulkConnectionToken))
+			b = serdeimpl.AppendString(b, (*v.BulkConnectionToken))
 		}
 	}
 	b = append(b, '}')
@@ -1669,9 +1669,9 @@ type HandshakeRejected struct {
 
 func (HandshakeRejected) isHostToClient() {}
 
-func decodeHandshakeRejected(n *serdejson.Node, path string, g Generation) (HandshakeRejected, error) {
+func decodeHandshakeRejected(n *serdeimpl.Node, path string, g Generation) (HandshakeRejected, error) {
 	var v HandshakeRejected
-	o, err := serdejson.ReadObject(n, path, "struct variant HostToClient::HandshakeRejected")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant HostToClient::HandshakeRejected")
 	if err != nil {
 		return v, err
 	}
@@ -1680,13 +1680,13 @@ func decodeHandshakeRejected(n *serdejson.Node, path string, g Generation) (Hand
 		return v, err
 	}
 	if f := o.Take("reason"); f != nil {
-		x, err := decodeHandshakeRejectReason(f, serdejson.JoinPath(path, "reason"))
+		x, err := decodeHandshakeRejectReason(f, serdeimpl.JoinPath(path, "reason"))
 		if err != nil {
 			return v, err
 		}
 		v.Reason = x
 	} else {
-		return v, serdejson.MissingField(path, "reason")
+		return v, serdeimpl.MissingField(path, "reason")
 	}
 	return v, nil
 }
@@ -1696,8 +1696,8 @@ func (v HandshakeRejected) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"connection/rejected\""...)
-	b = serdejson.AppendKey(b, start, "reason")
-	b = serdejson.AppendMessage(b, v.Reason)
+	b = serdeimpl.AppendKey(b, start, "reason")
+	b = serdeimpl.AppendMessage(b, v.Reason)
 	b = append(b, '}')
 	return b
 }
@@ -1710,9 +1710,9 @@ type OperationResponse struct {
 
 func (OperationResponse) isHostToClient() {}
 
-func decodeOperationResponse(n *serdejson.Node, path string, g Generation) (OperationResponse, error) {
+func decodeOperationResponse(n *serdeimpl.Node, path string, g Generation) (OperationResponse, error) {
 	var v OperationResponse
-	o, err := serdejson.ReadObject(n, path, "struct variant HostToClient::OperationResponse")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant HostToClient::OperationResponse")
 	if err != nil {
 		return v, err
 	}
@@ -1721,22 +1721,22 @@ func decodeOperationResponse(n *serdejson.Node, path string, g Generation) (Oper
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
-		x, err := decodeRequestId(f, serdejson.JoinPath(path, "id"))
+		x, err := decodeRequestId(f, serdeimpl.JoinPath(path, "id"))
 		if err != nil {
 			return v, err
 		}
 		v.Id = x
 	} else {
-		return v, serdejson.MissingField(path, "id")
+		return v, serdeimpl.MissingField(path, "id")
 	}
 	if f := o.Take("result"); f != nil {
-		x, err := decodeHostResponseResult(f, serdejson.JoinPath(path, "result"), g)
+		x, err := decodeHostResponseResult(f, serdeimpl.JoinPath(path, "result"), g)
 		if err != nil {
 			return v, err
 		}
 		v.Result = x
 	} else {
-		return v, serdejson.MissingField(path, "result")
+		return v, serdeimpl.MissingField(path, "result")
 	}
 	return v, nil
 }
@@ -1746,10 +1746,10 @@ func (v OperationResponse) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"operation/response\""...)
-	b = serdejson.AppendKey(b, start, "id")
+	b = serdeimpl.AppendKey(b, start, "id")
 	b = v.Id.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "result")
-	b = serdejson.AppendMessage(b, v.Result)
+	b = serdeimpl.AppendKey(b, start, "result")
+	b = serdeimpl.AppendMessage(b, v.Result)
 	b = append(b, '}')
 	return b
 }
@@ -1762,9 +1762,9 @@ type InitialResponse struct {
 
 func (InitialResponse) isHostToClient() {}
 
-func decodeInitialResponse(n *serdejson.Node, path string, g Generation) (InitialResponse, error) {
+func decodeInitialResponse(n *serdeimpl.Node, path string, g Generation) (InitialResponse, error) {
 	var v InitialResponse
-	o, err := serdejson.ReadObject(n, path, "struct variant HostToClient::InitialResponse")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant HostToClient::InitialResponse")
 	if err != nil {
 		return v, err
 	}
@@ -1773,22 +1773,22 @@ func decodeInitialResponse(n *serdejson.Node, path string, g Generation) (Initia
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
-		x, err := decodeRequestId(f, serdejson.JoinPath(path, "id"))
+		x, err := decodeRequestId(f, serdeimpl.JoinPath(path, "id"))
 		if err != nil {
 			return v, err
 		}
 		v.Id = x
 	} else {
-		return v, serdejson.MissingField(path, "id")
+		return v, serdeimpl.MissingField(path, "id")
 	}
 	if f := o.Take("result"); f != nil {
-		x, err := decodeRuntimeResponseResult(f, serdejson.JoinPath(path, "result"), g)
+		x, err := decodeRuntimeResponseResult(f, serdeimpl.JoinPath(path, "result"), g)
 		if err != nil {
 			return v, err
 		}
 		v.Result = x
 	} else {
-		return v, serdejson.MissingField(path, "result")
+		return v, serdeimpl.MissingField(path, "result")
 	}
 	return v, nil
 }
@@ -1798,10 +1798,10 @@ func (v InitialResponse) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"execute/initialResponse\""...)
-	b = serdejson.AppendKey(b, start, "id")
+	b = serdeimpl.AppendKey(b, start, "id")
 	b = v.Id.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "result")
-	b = serdejson.AppendMessage(b, v.Result)
+	b = serdeimpl.AppendKey(b, start, "result")
+	b = serdeimpl.AppendMessage(b, v.Result)
 	b = append(b, '}')
 	return b
 }
@@ -1815,9 +1815,9 @@ type DelegateRequestMessage struct {
 
 func (DelegateRequestMessage) isHostToClient() {}
 
-func decodeDelegateRequestMessage(n *serdejson.Node, path string, g Generation) (DelegateRequestMessage, error) {
+func decodeDelegateRequestMessage(n *serdeimpl.Node, path string, g Generation) (DelegateRequestMessage, error) {
 	var v DelegateRequestMessage
-	o, err := serdejson.ReadObject(n, path, "struct variant HostToClient::DelegateRequestMessage")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant HostToClient::DelegateRequestMessage")
 	if err != nil {
 		return v, err
 	}
@@ -1826,31 +1826,31 @@ func decodeDelegateRequestMessage(n *serdejson.Node, path string, g Generation) 
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
-		x, err := decodeDelegateRequestId(f, serdejson.JoinPath(path, "id"))
+		x, err := decodeDelegateRequestId(f, serdeimpl.JoinPath(path, "id"))
 		if err != nil {
 			return v, err
 		}
 		v.Id = x
 	} else {
-		return v, serdejson.MissingField(path, "id")
+		return v, serdeimpl.MissingField(path, "id")
 	}
 	if f := o.Take("sessionId"); f != nil {
-		x, err := decodeSessionId(f, serdejson.JoinPath(path, "sessionId"))
+		x, err := decodeSessionId(f, serdeimpl.JoinPath(path, "sessionId"))
 		if err != nil {
 			return v, err
 		}
 		v.SessionId = x
 	} else {
-		return v, serdejson.MissingField(path, "sessionId")
+		return v, serdeimpl.MissingField(path, "sessionId")
 	}
 	if f := o.Take("request"); f != nil {
-		x, err := decodeDelegateRequest(f, serdejson.JoinPath(path, "request"))
+		x, err := decodeDelegateRequest(f, serdeimpl.JoinPath(path, "request"))
 		if err != nil {
 			return v, err
 		}
 		v.Request = x
 	} else {
-		return v, serdejson.MissingField(path, "request")
+		return v, serdeimpl.MissingField(path, "request")
 	}
 	return v, nil
 }
@@ -1860,12 +1860,12 @@ func (v DelegateRequestMessage) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"delegate/request\""...)
-	b = serdejson.AppendKey(b, start, "id")
+	b = serdeimpl.AppendKey(b, start, "id")
 	b = v.Id.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "sessionId")
+	b = serdeimpl.AppendKey(b, start, "sessionId")
 	b = v.SessionId.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "request")
-	b = serdejson.AppendMessage(b, v.Request)
+	b = serdeimpl.AppendKey(b, start, "request")
+	b = serdeimpl.AppendMessage(b, v.Request)
 	b = append(b, '}')
 	return b
 }
@@ -1877,9 +1877,9 @@ type DelegateCancel struct {
 
 func (DelegateCancel) isHostToClient() {}
 
-func decodeDelegateCancel(n *serdejson.Node, path string, g Generation) (DelegateCancel, error) {
+func decodeDelegateCancel(n *serdeimpl.Node, path string, g Generation) (DelegateCancel, error) {
 	var v DelegateCancel
-	o, err := serdejson.ReadObject(n, path, "struct variant HostToClient::DelegateCancel")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant HostToClient::DelegateCancel")
 	if err != nil {
 		return v, err
 	}
@@ -1888,13 +1888,13 @@ func decodeDelegateCancel(n *serdejson.Node, path string, g Generation) (Delegat
 		return v, err
 	}
 	if f := o.Take("id"); f != nil {
-		x, err := decodeDelegateRequestId(f, serdejson.JoinPath(path, "id"))
+		x, err := decodeDelegateRequestId(f, serdeimpl.JoinPath(path, "id"))
 		if err != nil {
 			return v, err
 		}
 		v.Id = x
 	} else {
-		return v, serdejson.MissingField(path, "id")
+		return v, serdeimpl.MissingField(path, "id")
 	}
 	return v, nil
 }
@@ -1904,7 +1904,7 @@ func (v DelegateCancel) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"delegate/cancel\""...)
-	b = serdejson.AppendKey(b, start, "id")
+	b = serdeimpl.AppendKey(b, start, "id")
 	b = v.Id.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -1918,9 +1918,9 @@ type CellClosed struct {
 
 func (CellClosed) isHostToClient() {}
 
-func decodeCellClosed(n *serdejson.Node, path string, g Generation) (CellClosed, error) {
+func decodeCellClosed(n *serdeimpl.Node, path string, g Generation) (CellClosed, error) {
 	var v CellClosed
-	o, err := serdejson.ReadObject(n, path, "struct variant HostToClient::CellClosed")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant HostToClient::CellClosed")
 	if err != nil {
 		return v, err
 	}
@@ -1929,22 +1929,22 @@ func decodeCellClosed(n *serdejson.Node, path string, g Generation) (CellClosed,
 		return v, err
 	}
 	if f := o.Take("sessionId"); f != nil {
-		x, err := decodeSessionId(f, serdejson.JoinPath(path, "sessionId"))
+		x, err := decodeSessionId(f, serdeimpl.JoinPath(path, "sessionId"))
 		if err != nil {
 			return v, err
 		}
 		v.SessionId = x
 	} else {
-		return v, serdejson.MissingField(path, "sessionId")
+		return v, serdeimpl.MissingField(path, "sessionId")
 	}
 	if f := o.Take("cellId"); f != nil {
-		x, err := decodeWireCellId(f, serdejson.JoinPath(path, "cellId"))
+		x, err := decodeWireCellId(f, serdeimpl.JoinPath(path, "cellId"))
 		if err != nil {
 			return v, err
 		}
 		v.CellId = x
 	} else {
-		return v, serdejson.MissingField(path, "cellId")
+		return v, serdeimpl.MissingField(path, "cellId")
 	}
 	return v, nil
 }
@@ -1954,9 +1954,9 @@ func (v CellClosed) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"cell/closed\""...)
-	b = serdejson.AppendKey(b, start, "sessionId")
+	b = serdeimpl.AppendKey(b, start, "sessionId")
 	b = v.SessionId.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "cellId")
+	b = serdeimpl.AppendKey(b, start, "cellId")
 	b = v.CellId.AppendJSON(b)
 	b = append(b, '}')
 	return b
@@ -1970,7 +1970,7 @@ func DecodeHostToClient(data []byte) (HostToClient, error) {
 
 // DecodeHostToClientFor decodes one JSON document strictly as generation g writes it.
 func DecodeHostToClientFor(g Generation, data []byte) (HostToClient, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero HostToClient
 		return zero, err
@@ -1981,8 +1981,8 @@ func DecodeHostToClientFor(g Generation, data []byte) (HostToClient, error) {
 // OutputTokenBudget is defined by OutputTokenBudget.schema.json. A token budget for one response's output (Rust usize): maxOutputTokens of session/wait and session/terminate (Codex 0.169), read when the session truncates on the host.
 type OutputTokenBudget uint64
 
-func decodeOutputTokenBudget(n *serdejson.Node, path string) (OutputTokenBudget, error) {
-	x, err := serdejson.DecodeUint(n, path, 0, 18446744073709551615, "usize")
+func decodeOutputTokenBudget(n *serdeimpl.Node, path string) (OutputTokenBudget, error) {
+	x, err := serdeimpl.DecodeUint(n, path, 0, 18446744073709551615, "usize")
 	return OutputTokenBudget(x), err
 }
 
@@ -1991,7 +1991,7 @@ func (v OutputTokenBudget) AppendJSON(b []byte) []byte { return strconv.AppendUi
 
 // DecodeOutputTokenBudget decodes one JSON document strictly (see DecodeError).
 func DecodeOutputTokenBudget(data []byte) (OutputTokenBudget, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero OutputTokenBudget
 		return zero, err
@@ -2002,8 +2002,8 @@ func DecodeOutputTokenBudget(data []byte) (OutputTokenBudget, error) {
 // ProtocolVersion is defined by ProtocolVersion.schema.json. Protocol version: a non-zero u32. V1 = 1.
 type ProtocolVersion uint32
 
-func decodeProtocolVersion(n *serdejson.Node, path string) (ProtocolVersion, error) {
-	x, err := serdejson.DecodeUint(n, path, 1, 4294967295, "a non-zero u32")
+func decodeProtocolVersion(n *serdeimpl.Node, path string) (ProtocolVersion, error) {
+	x, err := serdeimpl.DecodeUint(n, path, 1, 4294967295, "a non-zero u32")
 	return ProtocolVersion(x), err
 }
 
@@ -2012,7 +2012,7 @@ func (v ProtocolVersion) AppendJSON(b []byte) []byte { return strconv.AppendUint
 
 // DecodeProtocolVersion decodes one JSON document strictly (see DecodeError).
 func DecodeProtocolVersion(data []byte) (ProtocolVersion, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero ProtocolVersion
 		return zero, err
@@ -2023,8 +2023,8 @@ func DecodeProtocolVersion(data []byte) (ProtocolVersion, error) {
 // RequestId is defined by RequestId.schema.json. Client-chosen request identifier (Rust RequestId, i64). Negative values are legal.
 type RequestId int64
 
-func decodeRequestId(n *serdejson.Node, path string) (RequestId, error) {
-	x, err := serdejson.DecodeInt(n, path, -9223372036854775808, 9223372036854775807, "i64")
+func decodeRequestId(n *serdeimpl.Node, path string) (RequestId, error) {
+	x, err := serdeimpl.DecodeInt(n, path, -9223372036854775808, 9223372036854775807, "i64")
 	return RequestId(x), err
 }
 
@@ -2033,7 +2033,7 @@ func (v RequestId) AppendJSON(b []byte) []byte { return strconv.AppendInt(b, int
 
 // DecodeRequestId decodes one JSON document strictly (see DecodeError).
 func DecodeRequestId(data []byte) (RequestId, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero RequestId
 		return zero, err
@@ -2047,8 +2047,8 @@ type RuntimeResponseResult interface {
 	isRuntimeResponseResult()
 }
 
-func decodeRuntimeResponseResult(n *serdejson.Node, path string, g Generation) (RuntimeResponseResult, error) {
-	tag, err := serdejson.UnionTag(n, path, "status", "internally tagged enum RuntimeResponseResult")
+func decodeRuntimeResponseResult(n *serdeimpl.Node, path string, g Generation) (RuntimeResponseResult, error) {
+	tag, err := serdeimpl.UnionTag(n, path, "status", "internally tagged enum RuntimeResponseResult")
 	if err != nil {
 		return nil, err
 	}
@@ -2059,7 +2059,7 @@ func decodeRuntimeResponseResult(n *serdejson.Node, path string, g Generation) (
 		return decodeRuntimeResponseError(n, path, g)
 	}
 	tags := []string{"ok", "error"}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "status"), tag, tags)
+	return nil, serdeimpl.UnknownVariant(serdeimpl.JoinPath(path, "status"), tag, tags)
 }
 
 // RuntimeResponseOk is the RuntimeResponseResult variant "ok".
@@ -2069,9 +2069,9 @@ type RuntimeResponseOk struct {
 
 func (RuntimeResponseOk) isRuntimeResponseResult() {}
 
-func decodeRuntimeResponseOk(n *serdejson.Node, path string, g Generation) (RuntimeResponseOk, error) {
+func decodeRuntimeResponseOk(n *serdeimpl.Node, path string, g Generation) (RuntimeResponseOk, error) {
 	var v RuntimeResponseOk
-	o, err := serdejson.ReadObject(n, path, "struct variant RuntimeResponseResult::RuntimeResponseOk")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant RuntimeResponseResult::RuntimeResponseOk")
 	if err != nil {
 		return v, err
 	}
@@ -2080,13 +2080,13 @@ func decodeRuntimeResponseOk(n *serdejson.Node, path string, g Generation) (Runt
 		return v, err
 	}
 	if f := o.Take("value"); f != nil {
-		x, err := decodeWireRuntimeResponse(f, serdejson.JoinPath(path, "value"), g)
+		x, err := decodeWireRuntimeResponse(f, serdeimpl.JoinPath(path, "value"), g)
 		if err != nil {
 			return v, err
 		}
 		v.Value = x
 	} else {
-		return v, serdejson.MissingField(path, "value")
+		return v, serdeimpl.MissingField(path, "value")
 	}
 	return v, nil
 }
@@ -2096,8 +2096,8 @@ func (v RuntimeResponseOk) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"status\":\"ok\""...)
-	b = serdejson.AppendKey(b, start, "value")
-	b = serdejson.AppendMessage(b, v.Value)
+	b = serdeimpl.AppendKey(b, start, "value")
+	b = serdeimpl.AppendMessage(b, v.Value)
 	b = append(b, '}')
 	return b
 }
@@ -2109,9 +2109,9 @@ type RuntimeResponseError struct {
 
 func (RuntimeResponseError) isRuntimeResponseResult() {}
 
-func decodeRuntimeResponseError(n *serdejson.Node, path string, g Generation) (RuntimeResponseError, error) {
+func decodeRuntimeResponseError(n *serdeimpl.Node, path string, g Generation) (RuntimeResponseError, error) {
 	var v RuntimeResponseError
-	o, err := serdejson.ReadObject(n, path, "struct variant RuntimeResponseResult::RuntimeResponseError")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant RuntimeResponseResult::RuntimeResponseError")
 	if err != nil {
 		return v, err
 	}
@@ -2120,13 +2120,13 @@ func decodeRuntimeResponseError(n *serdejson.Node, path string, g Generation) (R
 		return v, err
 	}
 	if f := o.Take("message"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "message"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "message"))
 		if err != nil {
 			return v, err
 		}
 		v.Message = x
 	} else {
-		return v, serdejson.MissingField(path, "message")
+		return v, serdeimpl.MissingField(path, "message")
 	}
 	return v, nil
 }
@@ -2136,8 +2136,8 @@ func (v RuntimeResponseError) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"status\":\"error\""...)
-	b = serdejson.AppendKey(b, start, "message")
-	b = serdejson.AppendString(b, v.Message)
+	b = serdeimpl.AppendKey(b, start, "message")
+	b = serdeimpl.AppendString(b, v.Message)
 	b = append(b, '}')
 	return b
 }
@@ -2150,7 +2150,7 @@ func DecodeRuntimeResponseResult(data []byte) (RuntimeResponseResult, error) {
 
 // DecodeRuntimeResponseResultFor decodes one JSON document strictly as generation g writes it.
 func DecodeRuntimeResponseResultFor(g Generation, data []byte) (RuntimeResponseResult, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero RuntimeResponseResult
 		return zero, err
@@ -2161,17 +2161,17 @@ func DecodeRuntimeResponseResultFor(g Generation, data []byte) (RuntimeResponseR
 // SessionId is defined by SessionId.schema.json. Client-chosen session identifier; non-empty after trim.
 type SessionId string
 
-func decodeSessionId(n *serdejson.Node, path string) (SessionId, error) {
-	x, err := serdejson.DecodeNonBlank(n, path, "identifier must not be empty")
+func decodeSessionId(n *serdeimpl.Node, path string) (SessionId, error) {
+	x, err := serdeimpl.DecodeNonBlank(n, path, "identifier must not be empty")
 	return SessionId(x), err
 }
 
 // AppendJSON appends the canonical JSON encoding of v to b.
-func (v SessionId) AppendJSON(b []byte) []byte { return serdejson.AppendString(b, string(v)) }
+func (v SessionId) AppendJSON(b []byte) []byte { return serdeimpl.AppendString(b, string(v)) }
 
 // DecodeSessionId decodes one JSON document strictly (see DecodeError).
 func DecodeSessionId(data []byte) (SessionId, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero SessionId
 		return zero, err
@@ -2182,16 +2182,16 @@ func DecodeSessionId(data []byte) (SessionId, error) {
 // SupportedProtocolVersions is defined by SupportedProtocolVersions.schema.json. Non-empty set of protocol versions; re-encodes sorted ascending.
 type SupportedProtocolVersions []ProtocolVersion
 
-func decodeSupportedProtocolVersions(n *serdejson.Node, path string) (SupportedProtocolVersions, error) {
-	items, err := serdejson.DecodeList(n, path, decodeProtocolVersion)
+func decodeSupportedProtocolVersions(n *serdeimpl.Node, path string) (SupportedProtocolVersions, error) {
+	items, err := serdeimpl.DecodeList(n, path, decodeProtocolVersion)
 	if err != nil {
 		return nil, err
 	}
 	if len(items) == 0 {
-		return nil, serdejson.ErrorAt(path, "at least one protocol version is required")
+		return nil, serdeimpl.ErrorAt(path, "at least one protocol version is required")
 	}
-	if d, dup := serdejson.FirstDuplicate(items); dup {
-		return nil, serdejson.ErrorAt(path, "%s", serdejson.FormatTemplate("duplicate protocol version {}", d))
+	if d, dup := serdeimpl.FirstDuplicate(items); dup {
+		return nil, serdeimpl.ErrorAt(path, "%s", serdeimpl.FormatTemplate("duplicate protocol version {}", d))
 	}
 	return SupportedProtocolVersions(items), nil
 }
@@ -2212,7 +2212,7 @@ func (v SupportedProtocolVersions) AppendJSON(b []byte) []byte {
 
 // DecodeSupportedProtocolVersions decodes one JSON document strictly (see DecodeError).
 func DecodeSupportedProtocolVersions(data []byte) (SupportedProtocolVersions, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero SupportedProtocolVersions
 		return zero, err
@@ -2223,17 +2223,17 @@ func DecodeSupportedProtocolVersions(data []byte) (SupportedProtocolVersions, er
 // WireCellId is defined by WireCellId.schema.json. Host-assigned cell identifier; transparent, no validation.
 type WireCellId string
 
-func decodeWireCellId(n *serdejson.Node, path string) (WireCellId, error) {
-	x, err := serdejson.DecodeString(n, path)
+func decodeWireCellId(n *serdeimpl.Node, path string) (WireCellId, error) {
+	x, err := serdeimpl.DecodeString(n, path)
 	return WireCellId(x), err
 }
 
 // AppendJSON appends the canonical JSON encoding of v to b.
-func (v WireCellId) AppendJSON(b []byte) []byte { return serdejson.AppendString(b, string(v)) }
+func (v WireCellId) AppendJSON(b []byte) []byte { return serdeimpl.AppendString(b, string(v)) }
 
 // DecodeWireCellId decodes one JSON document strictly (see DecodeError).
 func DecodeWireCellId(data []byte) (WireCellId, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero WireCellId
 		return zero, err
@@ -2247,8 +2247,8 @@ type WireContentItem interface {
 	isWireContentItem()
 }
 
-func decodeWireContentItem(n *serdejson.Node, path string) (WireContentItem, error) {
-	tag, err := serdejson.UnionTag(n, path, "type", "internally tagged enum WireContentItem")
+func decodeWireContentItem(n *serdeimpl.Node, path string) (WireContentItem, error) {
+	tag, err := serdeimpl.UnionTag(n, path, "type", "internally tagged enum WireContentItem")
 	if err != nil {
 		return nil, err
 	}
@@ -2261,7 +2261,7 @@ func decodeWireContentItem(n *serdejson.Node, path string) (WireContentItem, err
 		return decodeInputAudio(n, path)
 	}
 	tags := []string{"input_text", "input_image", "input_audio"}
-	return nil, serdejson.UnknownVariant(serdejson.JoinPath(path, "type"), tag, tags)
+	return nil, serdeimpl.UnknownVariant(serdeimpl.JoinPath(path, "type"), tag, tags)
 }
 
 // InputText is the WireContentItem variant "input_text".
@@ -2271,9 +2271,9 @@ type InputText struct {
 
 func (InputText) isWireContentItem() {}
 
-func decodeInputText(n *serdejson.Node, path string) (InputText, error) {
+func decodeInputText(n *serdeimpl.Node, path string) (InputText, error) {
 	var v InputText
-	o, err := serdejson.ReadObject(n, path, "struct variant WireContentItem::InputText")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant WireContentItem::InputText")
 	if err != nil {
 		return v, err
 	}
@@ -2282,13 +2282,13 @@ func decodeInputText(n *serdejson.Node, path string) (InputText, error) {
 		return v, err
 	}
 	if f := o.Take("text"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "text"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "text"))
 		if err != nil {
 			return v, err
 		}
 		v.Text = x
 	} else {
-		return v, serdejson.MissingField(path, "text")
+		return v, serdeimpl.MissingField(path, "text")
 	}
 	return v, nil
 }
@@ -2298,8 +2298,8 @@ func (v InputText) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"input_text\""...)
-	b = serdejson.AppendKey(b, start, "text")
-	b = serdejson.AppendString(b, v.Text)
+	b = serdeimpl.AppendKey(b, start, "text")
+	b = serdeimpl.AppendString(b, v.Text)
 	b = append(b, '}')
 	return b
 }
@@ -2312,9 +2312,9 @@ type InputImage struct {
 
 func (InputImage) isWireContentItem() {}
 
-func decodeInputImage(n *serdejson.Node, path string) (InputImage, error) {
+func decodeInputImage(n *serdeimpl.Node, path string) (InputImage, error) {
 	var v InputImage
-	o, err := serdejson.ReadObject(n, path, "struct variant WireContentItem::InputImage")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant WireContentItem::InputImage")
 	if err != nil {
 		return v, err
 	}
@@ -2323,17 +2323,17 @@ func decodeInputImage(n *serdejson.Node, path string) (InputImage, error) {
 		return v, err
 	}
 	if f := o.Take("image_url"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "image_url"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "image_url"))
 		if err != nil {
 			return v, err
 		}
 		v.ImageUrl = x
 	} else {
-		return v, serdejson.MissingField(path, "image_url")
+		return v, serdeimpl.MissingField(path, "image_url")
 	}
 	if f := o.Take("detail"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeEnum(f, serdejson.JoinPath(path, "detail"), []string{"auto", "low", "high", "original"})
+			x, err := serdeimpl.DecodeEnum(f, serdeimpl.JoinPath(path, "detail"), []string{"auto", "low", "high", "original"})
 			if err != nil {
 				return v, err
 			}
@@ -2348,14 +2348,14 @@ func (v InputImage) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"input_image\""...)
-	b = serdejson.AppendKey(b, start, "image_url")
-	b = serdejson.AppendString(b, v.ImageUrl)
+	b = serdeimpl.AppendKey(b, start, "image_url")
+	b = serdeimpl.AppendString(b, v.ImageUrl)
 	if v.Detail != nil {
-		b = serdejson.AppendKey(b, start, "detail")
+		b = serdeimpl.AppendKey(b, start, "detail")
 		if v.Detail == nil {
 			b = append(b, "null"...)
 		} else {
-			b = serdejson.AppendString(b, (*v.Detail))
+			b = serdeimpl.AppendString(b, (*v.Detail))
 		}
 	}
 	b = append(b, '}')
@@ -2369,9 +2369,9 @@ type InputAudio struct {
 
 func (InputAudio) isWireContentItem() {}
 
-func decodeInputAudio(n *serdejson.Node, path string) (InputAudio, error) {
+func decodeInputAudio(n *serdeimpl.Node, path string) (InputAudio, error) {
 	var v InputAudio
-	o, err := serdejson.ReadObject(n, path, "struct variant WireContentItem::InputAudio")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant WireContentItem::InputAudio")
 	if err != nil {
 		return v, err
 	}
@@ -2380,13 +2380,13 @@ func decodeInputAudio(n *serdejson.Node, path string) (InputAudio, error) {
 		return v, err
 	}
 	if f := o.Take("audio_url"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "audio_url"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "audio_url"))
 		if err != nil {
 			return v, err
 		}
 		v.AudioUrl = x
 	} else {
-		return v, serdejson.MissingField(path, "audio_url")
+		return v, serdeimpl.MissingField(path, "audio_url")
 	}
 	return v, nil
 }
@@ -2396,15 +2396,15 @@ func (v InputAudio) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	b = append(b, "\"type\":\"input_audio\""...)
-	b = serdejson.AppendKey(b, start, "audio_url")
-	b = serdejson.AppendString(b, v.AudioUrl)
+	b = serdeimpl.AppendKey(b, start, "audio_url")
+	b = serdeimpl.AppendString(b, v.AudioUrl)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeWireContentItem decodes one JSON document strictly (see DecodeError).
 func DecodeWireContentItem(data []byte) (WireContentItem, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero WireContentItem
 		return zero, err
@@ -2421,9 +2421,9 @@ type WireExecuteRequest struct {
 	MaxOutputTokens *int32               // "max_output_tokens": optional; encoded as null when nil
 }
 
-func decodeWireExecuteRequest(n *serdejson.Node, path string) (WireExecuteRequest, error) {
+func decodeWireExecuteRequest(n *serdeimpl.Node, path string) (WireExecuteRequest, error) {
 	var v WireExecuteRequest
-	o, err := serdejson.ReadObject(n, path, "struct WireExecuteRequest")
+	o, err := serdeimpl.ReadObject(n, path, "struct WireExecuteRequest")
 	if err != nil {
 		return v, err
 	}
@@ -2432,35 +2432,35 @@ func decodeWireExecuteRequest(n *serdejson.Node, path string) (WireExecuteReques
 		return v, err
 	}
 	if f := o.Take("tool_call_id"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "tool_call_id"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "tool_call_id"))
 		if err != nil {
 			return v, err
 		}
 		v.ToolCallId = x
 	} else {
-		return v, serdejson.MissingField(path, "tool_call_id")
+		return v, serdeimpl.MissingField(path, "tool_call_id")
 	}
 	if f := o.Take("enabled_tools"); f != nil {
-		x, err := serdejson.DecodeList(f, serdejson.JoinPath(path, "enabled_tools"), decodeWireToolDefinition)
+		x, err := serdeimpl.DecodeList(f, serdeimpl.JoinPath(path, "enabled_tools"), decodeWireToolDefinition)
 		if err != nil {
 			return v, err
 		}
 		v.EnabledTools = x
 	} else {
-		return v, serdejson.MissingField(path, "enabled_tools")
+		return v, serdeimpl.MissingField(path, "enabled_tools")
 	}
 	if f := o.Take("source"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "source"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "source"))
 		if err != nil {
 			return v, err
 		}
 		v.Source = x
 	} else {
-		return v, serdejson.MissingField(path, "source")
+		return v, serdeimpl.MissingField(path, "source")
 	}
 	if f := o.Take("yield_time_ms"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "yield_time_ms"))
+			x, err := serdeimpl.DecodeU64(f, serdeimpl.JoinPath(path, "yield_time_ms"))
 			if err != nil {
 				return v, err
 			}
@@ -2469,7 +2469,7 @@ func decodeWireExecuteRequest(n *serdejson.Node, path string) (WireExecuteReques
 	}
 	if f := o.Take("max_output_tokens"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeI32(f, serdejson.JoinPath(path, "max_output_tokens"))
+			x, err := serdeimpl.DecodeI32(f, serdeimpl.JoinPath(path, "max_output_tokens"))
 			if err != nil {
 				return v, err
 			}
@@ -2483,9 +2483,9 @@ func decodeWireExecuteRequest(n *serdejson.Node, path string) (WireExecuteReques
 func (v WireExecuteRequest) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "tool_call_id")
-	b = serdejson.AppendString(b, v.ToolCallId)
-	b = serdejson.AppendKey(b, start, "enabled_tools")
+	b = serdeimpl.AppendKey(b, start, "tool_call_id")
+	b = serdeimpl.AppendString(b, v.ToolCallId)
+	b = serdeimpl.AppendKey(b, start, "enabled_tools")
 	b = append(b, '[')
 	for i0, it0 := range v.EnabledTools {
 		if i0 > 0 {
@@ -2494,15 +2494,15 @@ func (v WireExecuteRequest) AppendJSON(b []byte) []byte {
 		b = it0.AppendJSON(b)
 	}
 	b = append(b, ']')
-	b = serdejson.AppendKey(b, start, "source")
-	b = serdejson.AppendString(b, v.Source)
-	b = serdejson.AppendKey(b, start, "yield_time_ms")
+	b = serdeimpl.AppendKey(b, start, "source")
+	b = serdeimpl.AppendString(b, v.Source)
+	b = serdeimpl.AppendKey(b, start, "yield_time_ms")
 	if v.YieldTimeMs == nil {
 		b = append(b, "null"...)
 	} else {
 		b = strconv.AppendUint(b, uint64((*v.YieldTimeMs)), 10)
 	}
-	b = serdejson.AppendKey(b, start, "max_output_tokens")
+	b = serdeimpl.AppendKey(b, start, "max_output_tokens")
 	if v.MaxOutputTokens == nil {
 		b = append(b, "null"...)
 	} else {
@@ -2522,7 +2522,7 @@ func (v WireExecuteRequest) CheckSemantics() error {
 
 // DecodeWireExecuteRequest decodes one JSON document strictly (see DecodeError).
 func DecodeWireExecuteRequest(data []byte) (WireExecuteRequest, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero WireExecuteRequest
 		return zero, err
@@ -2539,9 +2539,9 @@ type WireNestedToolCall struct {
 	Input             json.RawMessage // "input": optional; encoded as null when nil
 }
 
-func decodeWireNestedToolCall(n *serdejson.Node, path string) (WireNestedToolCall, error) {
+func decodeWireNestedToolCall(n *serdeimpl.Node, path string) (WireNestedToolCall, error) {
 	var v WireNestedToolCall
-	o, err := serdejson.ReadObject(n, path, "struct WireNestedToolCall")
+	o, err := serdeimpl.ReadObject(n, path, "struct WireNestedToolCall")
 	if err != nil {
 		return v, err
 	}
@@ -2550,44 +2550,44 @@ func decodeWireNestedToolCall(n *serdejson.Node, path string) (WireNestedToolCal
 		return v, err
 	}
 	if f := o.Take("cell_id"); f != nil {
-		x, err := decodeWireCellId(f, serdejson.JoinPath(path, "cell_id"))
+		x, err := decodeWireCellId(f, serdeimpl.JoinPath(path, "cell_id"))
 		if err != nil {
 			return v, err
 		}
 		v.CellId = x
 	} else {
-		return v, serdejson.MissingField(path, "cell_id")
+		return v, serdeimpl.MissingField(path, "cell_id")
 	}
 	if f := o.Take("runtime_tool_call_id"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "runtime_tool_call_id"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "runtime_tool_call_id"))
 		if err != nil {
 			return v, err
 		}
 		v.RuntimeToolCallId = x
 	} else {
-		return v, serdejson.MissingField(path, "runtime_tool_call_id")
+		return v, serdeimpl.MissingField(path, "runtime_tool_call_id")
 	}
 	if f := o.Take("tool_name"); f != nil {
-		x, err := decodeWireToolName(f, serdejson.JoinPath(path, "tool_name"))
+		x, err := decodeWireToolName(f, serdeimpl.JoinPath(path, "tool_name"))
 		if err != nil {
 			return v, err
 		}
 		v.ToolName = x
 	} else {
-		return v, serdejson.MissingField(path, "tool_name")
+		return v, serdeimpl.MissingField(path, "tool_name")
 	}
 	if f := o.Take("tool_kind"); f != nil {
-		x, err := serdejson.DecodeEnum(f, serdejson.JoinPath(path, "tool_kind"), []string{"function", "freeform"})
+		x, err := serdeimpl.DecodeEnum(f, serdeimpl.JoinPath(path, "tool_kind"), []string{"function", "freeform"})
 		if err != nil {
 			return v, err
 		}
 		v.ToolKind = x
 	} else {
-		return v, serdejson.MissingField(path, "tool_kind")
+		return v, serdeimpl.MissingField(path, "tool_kind")
 	}
 	if f := o.Take("input"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "input"))
+			x, err := serdeimpl.DecodeJSONValue(f, serdeimpl.JoinPath(path, "input"))
 			if err != nil {
 				return v, err
 			}
@@ -2601,23 +2601,23 @@ func decodeWireNestedToolCall(n *serdejson.Node, path string) (WireNestedToolCal
 func (v WireNestedToolCall) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "cell_id")
+	b = serdeimpl.AppendKey(b, start, "cell_id")
 	b = v.CellId.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "runtime_tool_call_id")
-	b = serdejson.AppendString(b, v.RuntimeToolCallId)
-	b = serdejson.AppendKey(b, start, "tool_name")
+	b = serdeimpl.AppendKey(b, start, "runtime_tool_call_id")
+	b = serdeimpl.AppendString(b, v.RuntimeToolCallId)
+	b = serdeimpl.AppendKey(b, start, "tool_name")
 	b = v.ToolName.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "tool_kind")
-	b = serdejson.AppendString(b, v.ToolKind)
-	b = serdejson.AppendKey(b, start, "input")
-	b = serdejson.AppendRaw(b, v.Input)
+	b = serdeimpl.AppendKey(b, start, "tool_kind")
+	b = serdeimpl.AppendString(b, v.ToolKind)
+	b = serdeimpl.AppendKey(b, start, "input")
+	b = serdeimpl.AppendRaw(b, v.Input)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeWireNestedToolCall decodes one JSON document strictly (see DecodeError).
 func DecodeWireNestedToolCall(data []byte) (WireNestedToolCall, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero WireNestedToolCall
 		return zero, err
@@ -2634,19 +2634,19 @@ const (
 	WireOutputTruncationServer WireOutputTruncation = "server"
 )
 
-func decodeWireOutputTruncation(n *serdejson.Node, path string) (WireOutputTruncation, error) {
-	x, err := serdejson.DecodeUnitEnum(n, path, []string{"client", "server"})
+func decodeWireOutputTruncation(n *serdeimpl.Node, path string) (WireOutputTruncation, error) {
+	x, err := serdeimpl.DecodeUnitEnum(n, path, []string{"client", "server"})
 	return WireOutputTruncation(x), err
 }
 
 // AppendJSON appends the canonical JSON encoding of v to b.
 func (v WireOutputTruncation) AppendJSON(b []byte) []byte {
-	return serdejson.AppendString(b, string(v))
+	return serdeimpl.AppendString(b, string(v))
 }
 
 // DecodeWireOutputTruncation decodes one JSON document strictly (see DecodeError).
 func DecodeWireOutputTruncation(data []byte) (WireOutputTruncation, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero WireOutputTruncation
 		return zero, err
@@ -2660,21 +2660,21 @@ type WireRuntimeResponse interface {
 	isWireRuntimeResponse()
 }
 
-func decodeWireRuntimeResponse(n *serdejson.Node, path string, g Generation) (WireRuntimeResponse, error) {
-	key, value, err := serdejson.ExternalVariant(n, path, "WireRuntimeResponse")
+func decodeWireRuntimeResponse(n *serdeimpl.Node, path string, g Generation) (WireRuntimeResponse, error) {
+	key, value, err := serdeimpl.ExternalVariant(n, path, "WireRuntimeResponse")
 	if err != nil {
 		return nil, err
 	}
 	switch key {
 	case "Yielded":
-		return decodeYielded(value, serdejson.JoinPath(path, key), g)
+		return decodeYielded(value, serdeimpl.JoinPath(path, key), g)
 	case "Terminated":
-		return decodeTerminated(value, serdejson.JoinPath(path, key), g)
+		return decodeTerminated(value, serdeimpl.JoinPath(path, key), g)
 	case "Result":
-		return decodeResult(value, serdejson.JoinPath(path, key), g)
+		return decodeResult(value, serdeimpl.JoinPath(path, key), g)
 	}
 	tags := []string{"Yielded", "Terminated", "Result"}
-	return nil, serdejson.UnknownVariant(path, key, tags)
+	return nil, serdeimpl.UnknownVariant(path, key, tags)
 }
 
 // Yielded is the WireRuntimeResponse variant {"Yielded": {…}}.
@@ -2686,9 +2686,9 @@ type Yielded struct {
 
 func (Yielded) isWireRuntimeResponse() {}
 
-func decodeYielded(n *serdejson.Node, path string, g Generation) (Yielded, error) {
+func decodeYielded(n *serdeimpl.Node, path string, g Generation) (Yielded, error) {
 	var v Yielded
-	o, err := serdejson.ReadObject(n, path, "struct variant WireRuntimeResponse::Yielded")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant WireRuntimeResponse::Yielded")
 	if err != nil {
 		return v, err
 	}
@@ -2700,31 +2700,31 @@ func decodeYielded(n *serdejson.Node, path string, g Generation) (Yielded, error
 		return v, err
 	}
 	if f := o.Take("cell_id"); f != nil {
-		x, err := decodeWireCellId(f, serdejson.JoinPath(path, "cell_id"))
+		x, err := decodeWireCellId(f, serdeimpl.JoinPath(path, "cell_id"))
 		if err != nil {
 			return v, err
 		}
 		v.CellId = x
 	} else {
-		return v, serdejson.MissingField(path, "cell_id")
+		return v, serdeimpl.MissingField(path, "cell_id")
 	}
 	if f := o.Take("content_items"); f != nil {
-		x, err := serdejson.DecodeList(f, serdejson.JoinPath(path, "content_items"), decodeWireContentItem)
+		x, err := serdeimpl.DecodeList(f, serdeimpl.JoinPath(path, "content_items"), decodeWireContentItem)
 		if err != nil {
 			return v, err
 		}
 		v.ContentItems = x
 	} else {
-		return v, serdejson.MissingField(path, "content_items")
+		return v, serdeimpl.MissingField(path, "content_items")
 	}
 	if f := o.Take("code_mode_host_duration_ns"); f != nil {
-		x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "code_mode_host_duration_ns"))
+		x, err := serdeimpl.DecodeU64(f, serdeimpl.JoinPath(path, "code_mode_host_duration_ns"))
 		if err != nil {
 			return v, err
 		}
 		v.CodeModeHostDurationNs = &x
 	} else if g >= GenerationHostDuration {
-		return v, serdejson.MissingField(path, "code_mode_host_duration_ns")
+		return v, serdeimpl.MissingField(path, "code_mode_host_duration_ns")
 	}
 	return v, nil
 }
@@ -2734,19 +2734,19 @@ func (v Yielded) AppendJSON(b []byte) []byte {
 	b = append(b, "{\"Yielded\":"...)
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "cell_id")
+	b = serdeimpl.AppendKey(b, start, "cell_id")
 	b = v.CellId.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "content_items")
+	b = serdeimpl.AppendKey(b, start, "content_items")
 	b = append(b, '[')
 	for i0, it0 := range v.ContentItems {
 		if i0 > 0 {
 			b = append(b, ',')
 		}
-		b = serdejson.AppendMessage(b, it0)
+		b = serdeimpl.AppendMessage(b, it0)
 	}
 	b = append(b, ']')
 	if v.CodeModeHostDurationNs != nil {
-		b = serdejson.AppendKey(b, start, "code_mode_host_duration_ns")
+		b = serdeimpl.AppendKey(b, start, "code_mode_host_duration_ns")
 		if v.CodeModeHostDurationNs == nil {
 			b = append(b, "null"...)
 		} else {
@@ -2767,9 +2767,9 @@ type Terminated struct {
 
 func (Terminated) isWireRuntimeResponse() {}
 
-func decodeTerminated(n *serdejson.Node, path string, g Generation) (Terminated, error) {
+func decodeTerminated(n *serdeimpl.Node, path string, g Generation) (Terminated, error) {
 	var v Terminated
-	o, err := serdejson.ReadObject(n, path, "struct variant WireRuntimeResponse::Terminated")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant WireRuntimeResponse::Terminated")
 	if err != nil {
 		return v, err
 	}
@@ -2781,31 +2781,31 @@ func decodeTerminated(n *serdejson.Node, path string, g Generation) (Terminated,
 		return v, err
 	}
 	if f := o.Take("cell_id"); f != nil {
-		x, err := decodeWireCellId(f, serdejson.JoinPath(path, "cell_id"))
+		x, err := decodeWireCellId(f, serdeimpl.JoinPath(path, "cell_id"))
 		if err != nil {
 			return v, err
 		}
 		v.CellId = x
 	} else {
-		return v, serdejson.MissingField(path, "cell_id")
+		return v, serdeimpl.MissingField(path, "cell_id")
 	}
 	if f := o.Take("content_items"); f != nil {
-		x, err := serdejson.DecodeList(f, serdejson.JoinPath(path, "content_items"), decodeWireContentItem)
+		x, err := serdeimpl.DecodeList(f, serdeimpl.JoinPath(path, "content_items"), decodeWireContentItem)
 		if err != nil {
 			return v, err
 		}
 		v.ContentItems = x
 	} else {
-		return v, serdejson.MissingField(path, "content_items")
+		return v, serdeimpl.MissingField(path, "content_items")
 	}
 	if f := o.Take("code_mode_host_duration_ns"); f != nil {
-		x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "code_mode_host_duration_ns"))
+		x, err := serdeimpl.DecodeU64(f, serdeimpl.JoinPath(path, "code_mode_host_duration_ns"))
 		if err != nil {
 			return v, err
 		}
 		v.CodeModeHostDurationNs = &x
 	} else if g >= GenerationHostDuration {
-		return v, serdejson.MissingField(path, "code_mode_host_duration_ns")
+		return v, serdeimpl.MissingField(path, "code_mode_host_duration_ns")
 	}
 	return v, nil
 }
@@ -2815,19 +2815,19 @@ func (v Terminated) AppendJSON(b []byte) []byte {
 	b = append(b, "{\"Terminated\":"...)
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "cell_id")
+	b = serdeimpl.AppendKey(b, start, "cell_id")
 	b = v.CellId.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "content_items")
+	b = serdeimpl.AppendKey(b, start, "content_items")
 	b = append(b, '[')
 	for i0, it0 := range v.ContentItems {
 		if i0 > 0 {
 			b = append(b, ',')
 		}
-		b = serdejson.AppendMessage(b, it0)
+		b = serdeimpl.AppendMessage(b, it0)
 	}
 	b = append(b, ']')
 	if v.CodeModeHostDurationNs != nil {
-		b = serdejson.AppendKey(b, start, "code_mode_host_duration_ns")
+		b = serdeimpl.AppendKey(b, start, "code_mode_host_duration_ns")
 		if v.CodeModeHostDurationNs == nil {
 			b = append(b, "null"...)
 		} else {
@@ -2850,9 +2850,9 @@ type Result struct {
 
 func (Result) isWireRuntimeResponse() {}
 
-func decodeResult(n *serdejson.Node, path string, g Generation) (Result, error) {
+func decodeResult(n *serdeimpl.Node, path string, g Generation) (Result, error) {
 	var v Result
-	o, err := serdejson.ReadObject(n, path, "struct variant WireRuntimeResponse::Result")
+	o, err := serdeimpl.ReadObject(n, path, "struct variant WireRuntimeResponse::Result")
 	if err != nil {
 		return v, err
 	}
@@ -2867,26 +2867,26 @@ func decodeResult(n *serdejson.Node, path string, g Generation) (Result, error) 
 		return v, err
 	}
 	if f := o.Take("cell_id"); f != nil {
-		x, err := decodeWireCellId(f, serdejson.JoinPath(path, "cell_id"))
+		x, err := decodeWireCellId(f, serdeimpl.JoinPath(path, "cell_id"))
 		if err != nil {
 			return v, err
 		}
 		v.CellId = x
 	} else {
-		return v, serdejson.MissingField(path, "cell_id")
+		return v, serdeimpl.MissingField(path, "cell_id")
 	}
 	if f := o.Take("content_items"); f != nil {
-		x, err := serdejson.DecodeList(f, serdejson.JoinPath(path, "content_items"), decodeWireContentItem)
+		x, err := serdeimpl.DecodeList(f, serdeimpl.JoinPath(path, "content_items"), decodeWireContentItem)
 		if err != nil {
 			return v, err
 		}
 		v.ContentItems = x
 	} else {
-		return v, serdejson.MissingField(path, "content_items")
+		return v, serdeimpl.MissingField(path, "content_items")
 	}
 	if f := o.Take("error_text"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "error_text"))
+			x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "error_text"))
 			if err != nil {
 				return v, err
 			}
@@ -2894,22 +2894,22 @@ func decodeResult(n *serdejson.Node, path string, g Generation) (Result, error) 
 		}
 	}
 	if f := o.Take("result_buffered_for_ns"); f != nil {
-		x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "result_buffered_for_ns"))
+		x, err := serdeimpl.DecodeU64(f, serdeimpl.JoinPath(path, "result_buffered_for_ns"))
 		if err != nil {
 			return v, err
 		}
 		v.ResultBufferedForNs = &x
 	} else if g >= GenerationBoundedOutput {
-		return v, serdejson.MissingField(path, "result_buffered_for_ns")
+		return v, serdeimpl.MissingField(path, "result_buffered_for_ns")
 	}
 	if f := o.Take("code_mode_host_duration_ns"); f != nil {
-		x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "code_mode_host_duration_ns"))
+		x, err := serdeimpl.DecodeU64(f, serdeimpl.JoinPath(path, "code_mode_host_duration_ns"))
 		if err != nil {
 			return v, err
 		}
 		v.CodeModeHostDurationNs = &x
 	} else if g >= GenerationHostDuration {
-		return v, serdejson.MissingField(path, "code_mode_host_duration_ns")
+		return v, serdeimpl.MissingField(path, "code_mode_host_duration_ns")
 	}
 	return v, nil
 }
@@ -2919,25 +2919,25 @@ func (v Result) AppendJSON(b []byte) []byte {
 	b = append(b, "{\"Result\":"...)
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "cell_id")
+	b = serdeimpl.AppendKey(b, start, "cell_id")
 	b = v.CellId.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "content_items")
+	b = serdeimpl.AppendKey(b, start, "content_items")
 	b = append(b, '[')
 	for i0, it0 := range v.ContentItems {
 		if i0 > 0 {
 			b = append(b, ',')
 		}
-		b = serdejson.AppendMessage(b, it0)
+		b = serdeimpl.AppendMessage(b, it0)
 	}
 	b = append(b, ']')
-	b = serdejson.AppendKey(b, start, "error_text")
+	b = serdeimpl.AppendKey(b, start, "error_text")
 	if v.ErrorText == nil {
 		b = append(b, "null"...)
 	} else {
-		b = serdejson.AppendString(b, (*v.ErrorText))
+		b = serdeimpl.AppendString(b, (*v.ErrorText))
 	}
 	if v.ResultBufferedForNs != nil {
-		b = serdejson.AppendKey(b, start, "result_buffered_for_ns")
+		b = serdeimpl.AppendKey(b, start, "result_buffered_for_ns")
 		if v.ResultBufferedForNs == nil {
 			b = append(b, "null"...)
 		} else {
@@ -2945,7 +2945,7 @@ func (v Result) AppendJSON(b []byte) []byte {
 		}
 	}
 	if v.CodeModeHostDurationNs != nil {
-		b = serdejson.AppendKey(b, start, "code_mode_host_duration_ns")
+		b = serdeimpl.AppendKey(b, start, "code_mode_host_duration_ns")
 		if v.CodeModeHostDurationNs == nil {
 			b = append(b, "null"...)
 		} else {
@@ -2965,7 +2965,7 @@ func DecodeWireRuntimeResponse(data []byte) (WireRuntimeResponse, error) {
 
 // DecodeWireRuntimeResponseFor decodes one JSON document strictly as generation g writes it.
 func DecodeWireRuntimeResponseFor(g Generation, data []byte) (WireRuntimeResponse, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero WireRuntimeResponse
 		return zero, err
@@ -2979,9 +2979,9 @@ type WireSessionCellExecutionLimits struct {
 	MaxHeapSizeBytes *uint64 // "maxHeapSizeBytes": optional; omitted when nil
 }
 
-func decodeWireSessionCellExecutionLimits(n *serdejson.Node, path string) (WireSessionCellExecutionLimits, error) {
+func decodeWireSessionCellExecutionLimits(n *serdeimpl.Node, path string) (WireSessionCellExecutionLimits, error) {
 	var v WireSessionCellExecutionLimits
-	o, err := serdejson.ReadObject(n, path, "struct WireSessionCellExecutionLimits")
+	o, err := serdeimpl.ReadObject(n, path, "struct WireSessionCellExecutionLimits")
 	if err != nil {
 		return v, err
 	}
@@ -2991,7 +2991,7 @@ func decodeWireSessionCellExecutionLimits(n *serdejson.Node, path string) (WireS
 	}
 	if f := o.Take("maxYieldTimeMs"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "maxYieldTimeMs"))
+			x, err := serdeimpl.DecodeU64(f, serdeimpl.JoinPath(path, "maxYieldTimeMs"))
 			if err != nil {
 				return v, err
 			}
@@ -3000,7 +3000,7 @@ func decodeWireSessionCellExecutionLimits(n *serdejson.Node, path string) (WireS
 	}
 	if f := o.Take("maxHeapSizeBytes"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "maxHeapSizeBytes"))
+			x, err := serdeimpl.DecodeU64(f, serdeimpl.JoinPath(path, "maxHeapSizeBytes"))
 			if err != nil {
 				return v, err
 			}
@@ -3015,7 +3015,7 @@ func (v WireSessionCellExecutionLimits) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
 	if v.MaxYieldTimeMs != nil {
-		b = serdejson.AppendKey(b, start, "maxYieldTimeMs")
+		b = serdeimpl.AppendKey(b, start, "maxYieldTimeMs")
 		if v.MaxYieldTimeMs == nil {
 			b = append(b, "null"...)
 		} else {
@@ -3023,7 +3023,7 @@ func (v WireSessionCellExecutionLimits) AppendJSON(b []byte) []byte {
 		}
 	}
 	if v.MaxHeapSizeBytes != nil {
-		b = serdejson.AppendKey(b, start, "maxHeapSizeBytes")
+		b = serdeimpl.AppendKey(b, start, "maxHeapSizeBytes")
 		if v.MaxHeapSizeBytes == nil {
 			b = append(b, "null"...)
 		} else {
@@ -3036,7 +3036,7 @@ func (v WireSessionCellExecutionLimits) AppendJSON(b []byte) []byte {
 
 // DecodeWireSessionCellExecutionLimits decodes one JSON document strictly (see DecodeError).
 func DecodeWireSessionCellExecutionLimits(data []byte) (WireSessionCellExecutionLimits, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero WireSessionCellExecutionLimits
 		return zero, err
@@ -3054,9 +3054,9 @@ type WireToolDefinition struct {
 	OutputSchema json.RawMessage // "output_schema": optional; encoded as null when nil
 }
 
-func decodeWireToolDefinition(n *serdejson.Node, path string) (WireToolDefinition, error) {
+func decodeWireToolDefinition(n *serdeimpl.Node, path string) (WireToolDefinition, error) {
 	var v WireToolDefinition
-	o, err := serdejson.ReadObject(n, path, "struct WireToolDefinition")
+	o, err := serdeimpl.ReadObject(n, path, "struct WireToolDefinition")
 	if err != nil {
 		return v, err
 	}
@@ -3065,44 +3065,44 @@ func decodeWireToolDefinition(n *serdejson.Node, path string) (WireToolDefinitio
 		return v, err
 	}
 	if f := o.Take("name"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "name"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "name"))
 		if err != nil {
 			return v, err
 		}
 		v.Name = x
 	} else {
-		return v, serdejson.MissingField(path, "name")
+		return v, serdeimpl.MissingField(path, "name")
 	}
 	if f := o.Take("tool_name"); f != nil {
-		x, err := decodeWireToolName(f, serdejson.JoinPath(path, "tool_name"))
+		x, err := decodeWireToolName(f, serdeimpl.JoinPath(path, "tool_name"))
 		if err != nil {
 			return v, err
 		}
 		v.ToolName = x
 	} else {
-		return v, serdejson.MissingField(path, "tool_name")
+		return v, serdeimpl.MissingField(path, "tool_name")
 	}
 	if f := o.Take("description"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "description"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "description"))
 		if err != nil {
 			return v, err
 		}
 		v.Description = x
 	} else {
-		return v, serdejson.MissingField(path, "description")
+		return v, serdeimpl.MissingField(path, "description")
 	}
 	if f := o.Take("kind"); f != nil {
-		x, err := serdejson.DecodeEnum(f, serdejson.JoinPath(path, "kind"), []string{"function", "freeform"})
+		x, err := serdeimpl.DecodeEnum(f, serdeimpl.JoinPath(path, "kind"), []string{"function", "freeform"})
 		if err != nil {
 			return v, err
 		}
 		v.Kind = x
 	} else {
-		return v, serdejson.MissingField(path, "kind")
+		return v, serdeimpl.MissingField(path, "kind")
 	}
 	if f := o.Take("input_schema"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "input_schema"))
+			x, err := serdeimpl.DecodeJSONValue(f, serdeimpl.JoinPath(path, "input_schema"))
 			if err != nil {
 				return v, err
 			}
@@ -3111,7 +3111,7 @@ func decodeWireToolDefinition(n *serdejson.Node, path string) (WireToolDefinitio
 	}
 	if f := o.Take("output_schema"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeJSONValue(f, serdejson.JoinPath(path, "output_schema"))
+			x, err := serdeimpl.DecodeJSONValue(f, serdeimpl.JoinPath(path, "output_schema"))
 			if err != nil {
 				return v, err
 			}
@@ -3125,25 +3125,25 @@ func decodeWireToolDefinition(n *serdejson.Node, path string) (WireToolDefinitio
 func (v WireToolDefinition) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "name")
-	b = serdejson.AppendString(b, v.Name)
-	b = serdejson.AppendKey(b, start, "tool_name")
+	b = serdeimpl.AppendKey(b, start, "name")
+	b = serdeimpl.AppendString(b, v.Name)
+	b = serdeimpl.AppendKey(b, start, "tool_name")
 	b = v.ToolName.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "description")
-	b = serdejson.AppendString(b, v.Description)
-	b = serdejson.AppendKey(b, start, "kind")
-	b = serdejson.AppendString(b, v.Kind)
-	b = serdejson.AppendKey(b, start, "input_schema")
-	b = serdejson.AppendRaw(b, v.InputSchema)
-	b = serdejson.AppendKey(b, start, "output_schema")
-	b = serdejson.AppendRaw(b, v.OutputSchema)
+	b = serdeimpl.AppendKey(b, start, "description")
+	b = serdeimpl.AppendString(b, v.Description)
+	b = serdeimpl.AppendKey(b, start, "kind")
+	b = serdeimpl.AppendString(b, v.Kind)
+	b = serdeimpl.AppendKey(b, start, "input_schema")
+	b = serdeimpl.AppendRaw(b, v.InputSchema)
+	b = serdeimpl.AppendKey(b, start, "output_schema")
+	b = serdeimpl.AppendRaw(b, v.OutputSchema)
 	b = append(b, '}')
 	return b
 }
 
 // DecodeWireToolDefinition decodes one JSON document strictly (see DecodeError).
 func DecodeWireToolDefinition(data []byte) (WireToolDefinition, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero WireToolDefinition
 		return zero, err
@@ -3157,9 +3157,9 @@ type WireToolName struct {
 	Namespace *string // "namespace": optional; encoded as null when nil
 }
 
-func decodeWireToolName(n *serdejson.Node, path string) (WireToolName, error) {
+func decodeWireToolName(n *serdeimpl.Node, path string) (WireToolName, error) {
 	var v WireToolName
-	o, err := serdejson.ReadObject(n, path, "struct WireToolName")
+	o, err := serdeimpl.ReadObject(n, path, "struct WireToolName")
 	if err != nil {
 		return v, err
 	}
@@ -3168,17 +3168,17 @@ func decodeWireToolName(n *serdejson.Node, path string) (WireToolName, error) {
 		return v, err
 	}
 	if f := o.Take("name"); f != nil {
-		x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "name"))
+		x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "name"))
 		if err != nil {
 			return v, err
 		}
 		v.Name = x
 	} else {
-		return v, serdejson.MissingField(path, "name")
+		return v, serdeimpl.MissingField(path, "name")
 	}
 	if f := o.Take("namespace"); f != nil {
 		if !f.IsNull() {
-			x, err := serdejson.DecodeString(f, serdejson.JoinPath(path, "namespace"))
+			x, err := serdeimpl.DecodeString(f, serdeimpl.JoinPath(path, "namespace"))
 			if err != nil {
 				return v, err
 			}
@@ -3192,13 +3192,13 @@ func decodeWireToolName(n *serdejson.Node, path string) (WireToolName, error) {
 func (v WireToolName) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "name")
-	b = serdejson.AppendString(b, v.Name)
-	b = serdejson.AppendKey(b, start, "namespace")
+	b = serdeimpl.AppendKey(b, start, "name")
+	b = serdeimpl.AppendString(b, v.Name)
+	b = serdeimpl.AppendKey(b, start, "namespace")
 	if v.Namespace == nil {
 		b = append(b, "null"...)
 	} else {
-		b = serdejson.AppendString(b, (*v.Namespace))
+		b = serdeimpl.AppendString(b, (*v.Namespace))
 	}
 	b = append(b, '}')
 	return b
@@ -3206,7 +3206,7 @@ func (v WireToolName) AppendJSON(b []byte) []byte {
 
 // DecodeWireToolName decodes one JSON document strictly (see DecodeError).
 func DecodeWireToolName(data []byte) (WireToolName, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero WireToolName
 		return zero, err
@@ -3220,19 +3220,19 @@ type WireWaitOutcome interface {
 	isWireWaitOutcome()
 }
 
-func decodeWireWaitOutcome(n *serdejson.Node, path string, g Generation) (WireWaitOutcome, error) {
-	key, value, err := serdejson.ExternalVariant(n, path, "WireWaitOutcome")
+func decodeWireWaitOutcome(n *serdeimpl.Node, path string, g Generation) (WireWaitOutcome, error) {
+	key, value, err := serdeimpl.ExternalVariant(n, path, "WireWaitOutcome")
 	if err != nil {
 		return nil, err
 	}
 	switch key {
 	case "LiveCell":
-		return decodeLiveCell(value, serdejson.JoinPath(path, key), g)
+		return decodeLiveCell(value, serdeimpl.JoinPath(path, key), g)
 	case "MissingCell":
-		return decodeMissingCell(value, serdejson.JoinPath(path, key), g)
+		return decodeMissingCell(value, serdeimpl.JoinPath(path, key), g)
 	}
 	tags := []string{"LiveCell", "MissingCell"}
-	return nil, serdejson.UnknownVariant(path, key, tags)
+	return nil, serdeimpl.UnknownVariant(path, key, tags)
 }
 
 // LiveCell is the WireWaitOutcome variant {"LiveCell": …}.
@@ -3242,7 +3242,7 @@ type LiveCell struct {
 
 func (LiveCell) isWireWaitOutcome() {}
 
-func decodeLiveCell(n *serdejson.Node, path string, g Generation) (LiveCell, error) {
+func decodeLiveCell(n *serdeimpl.Node, path string, g Generation) (LiveCell, error) {
 	x, err := decodeWireRuntimeResponse(n, path, g)
 	return LiveCell{Value: x}, err
 }
@@ -3250,7 +3250,7 @@ func decodeLiveCell(n *serdejson.Node, path string, g Generation) (LiveCell, err
 // AppendJSON appends the canonical JSON encoding of v to b.
 func (v LiveCell) AppendJSON(b []byte) []byte {
 	b = append(b, "{\"LiveCell\":"...)
-	b = serdejson.AppendMessage(b, v.Value)
+	b = serdeimpl.AppendMessage(b, v.Value)
 	return append(b, '}')
 }
 
@@ -3261,7 +3261,7 @@ type MissingCell struct {
 
 func (MissingCell) isWireWaitOutcome() {}
 
-func decodeMissingCell(n *serdejson.Node, path string, g Generation) (MissingCell, error) {
+func decodeMissingCell(n *serdeimpl.Node, path string, g Generation) (MissingCell, error) {
 	x, err := decodeWireRuntimeResponse(n, path, g)
 	return MissingCell{Value: x}, err
 }
@@ -3269,7 +3269,7 @@ func decodeMissingCell(n *serdejson.Node, path string, g Generation) (MissingCel
 // AppendJSON appends the canonical JSON encoding of v to b.
 func (v MissingCell) AppendJSON(b []byte) []byte {
 	b = append(b, "{\"MissingCell\":"...)
-	b = serdejson.AppendMessage(b, v.Value)
+	b = serdeimpl.AppendMessage(b, v.Value)
 	return append(b, '}')
 }
 
@@ -3281,7 +3281,7 @@ func DecodeWireWaitOutcome(data []byte) (WireWaitOutcome, error) {
 
 // DecodeWireWaitOutcomeFor decodes one JSON document strictly as generation g writes it.
 func DecodeWireWaitOutcomeFor(g Generation, data []byte) (WireWaitOutcome, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero WireWaitOutcome
 		return zero, err
@@ -3295,9 +3295,9 @@ type WireWaitRequest struct {
 	YieldTimeMs uint64     // "yield_time_ms": required
 }
 
-func decodeWireWaitRequest(n *serdejson.Node, path string) (WireWaitRequest, error) {
+func decodeWireWaitRequest(n *serdeimpl.Node, path string) (WireWaitRequest, error) {
 	var v WireWaitRequest
-	o, err := serdejson.ReadObject(n, path, "struct WireWaitRequest")
+	o, err := serdeimpl.ReadObject(n, path, "struct WireWaitRequest")
 	if err != nil {
 		return v, err
 	}
@@ -3306,22 +3306,22 @@ func decodeWireWaitRequest(n *serdejson.Node, path string) (WireWaitRequest, err
 		return v, err
 	}
 	if f := o.Take("cell_id"); f != nil {
-		x, err := decodeWireCellId(f, serdejson.JoinPath(path, "cell_id"))
+		x, err := decodeWireCellId(f, serdeimpl.JoinPath(path, "cell_id"))
 		if err != nil {
 			return v, err
 		}
 		v.CellId = x
 	} else {
-		return v, serdejson.MissingField(path, "cell_id")
+		return v, serdeimpl.MissingField(path, "cell_id")
 	}
 	if f := o.Take("yield_time_ms"); f != nil {
-		x, err := serdejson.DecodeU64(f, serdejson.JoinPath(path, "yield_time_ms"))
+		x, err := serdeimpl.DecodeU64(f, serdeimpl.JoinPath(path, "yield_time_ms"))
 		if err != nil {
 			return v, err
 		}
 		v.YieldTimeMs = x
 	} else {
-		return v, serdejson.MissingField(path, "yield_time_ms")
+		return v, serdeimpl.MissingField(path, "yield_time_ms")
 	}
 	return v, nil
 }
@@ -3330,9 +3330,9 @@ func decodeWireWaitRequest(n *serdejson.Node, path string) (WireWaitRequest, err
 func (v WireWaitRequest) AppendJSON(b []byte) []byte {
 	start := len(b)
 	b = append(b, '{')
-	b = serdejson.AppendKey(b, start, "cell_id")
+	b = serdeimpl.AppendKey(b, start, "cell_id")
 	b = v.CellId.AppendJSON(b)
-	b = serdejson.AppendKey(b, start, "yield_time_ms")
+	b = serdeimpl.AppendKey(b, start, "yield_time_ms")
 	b = strconv.AppendUint(b, uint64(v.YieldTimeMs), 10)
 	b = append(b, '}')
 	return b
@@ -3340,7 +3340,7 @@ func (v WireWaitRequest) AppendJSON(b []byte) []byte {
 
 // DecodeWireWaitRequest decodes one JSON document strictly (see DecodeError).
 func DecodeWireWaitRequest(data []byte) (WireWaitRequest, error) {
-	n, err := serdejson.ParseDocument(data)
+	n, err := serdeimpl.ParseDocument(data)
 	if err != nil {
 		var zero WireWaitRequest
 		return zero, err

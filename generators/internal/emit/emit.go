@@ -1,6 +1,6 @@
 // Package emit is what the generators share about emitting code: writing their output (a
 // directory of generated files next to hand-written ones, or a tree they own entirely), and the
-// names under which generated code calls the runtime (serdejson in Go, serdejson/ts in
+// names under which generated code calls the runtime (serdejson/serdeimpl in Go, serdejson/ts in
 // TypeScript), which both languages spell alike.
 package emit
 
@@ -104,7 +104,7 @@ func RelativePath(base, target string) (string, error) {
 
 // RuntimeDecoder returns the name of the runtime function that decodes a schema property of the
 // given kind ("string", "bool", "int" with intKind "i64", "u32", …, or "value"): DecodeString, DecodeI64,
-// DecodeJSONValue. Go calls it as serdejson.<name>, TypeScript as the same name with a lower-case
+// DecodeJSONValue. Go calls it as serdeimpl.<name>, TypeScript as the same name with a lower-case
 // first letter (decodeI64). ok is false for kinds whose decoder is generated (refs, enums,
 // arrays).
 func RuntimeDecoder(kind, intKind string) (name string, ok bool) {

@@ -5,12 +5,12 @@ import (
 	"fmt"
 
 	wire "github.com/codemodehq/codemode/gen/go/execserverwire"
-	"github.com/codemodehq/codemode/pkg/serdejson"
+	"github.com/codemodehq/codemode/pkg/serdejson/serdeimpl"
 )
 
 // Message is one JSON-RPC message: a wire.JSONRPCRequest, wire.JSONRPCNotification,
 // wire.JSONRPCResponse or wire.JSONRPCError value.
-type Message = serdejson.Message
+type Message = serdeimpl.Message
 
 // Standard error codes of the dialect (spec §7).
 const (
@@ -34,7 +34,7 @@ func Decode(data []byte) (Message, error) {
 		return nil, err
 	}
 	if !info.complete || !info.object {
-		if _, err := serdejson.ParseDocument(data); err != nil {
+		if _, err := serdeimpl.ParseDocument(data); err != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("expected a JSON-RPC object")
@@ -51,7 +51,7 @@ func Decode(data []byte) (Message, error) {
 }
 
 // Encode returns the compact encoding of a message (no "jsonrpc" member).
-func Encode(m Message) []byte { return serdejson.Marshal(m) }
+func Encode(m Message) []byte { return serdeimpl.Marshal(m) }
 
 // IntID and StringID make request ids.
 func IntID(i int64) wire.RequestId { return wire.RequestId{Int: i} }
@@ -81,4 +81,4 @@ func InvalidParams(err error) *Error {
 }
 
 // Raw encodes a generated value as a json.RawMessage for params or result.
-func Raw(m serdejson.Message) json.RawMessage { return serdejson.Marshal(m) }
+func Raw(m serdeimpl.Message) json.RawMessage { return serdeimpl.Marshal(m) }

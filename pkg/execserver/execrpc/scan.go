@@ -28,7 +28,7 @@ type scanResult struct {
 // scanner walks a document once without building anything: it counts values against the budget
 // and refuses duplicate keys, in document order, so an over-budget message is refused before a
 // byte is allocated for its values. At the first syntax error it stops and leaves the verdict to
-// the parser (serdejson.ParseDocument, serde_json's texts).
+// the parser (serdeimpl.ParseDocument, serde_json's texts).
 type scanner struct {
 	data   []byte
 	i      int

@@ -1,9 +1,10 @@
-package serdejson
+package serdeimpl
 
 import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"github.com/codemodehq/codemode/pkg/serdejson"
 	"math"
 	"slices"
 	"strconv"
@@ -49,20 +50,20 @@ func IndexPath(path string, i int) string {
 }
 
 // kindNames are the words serde uses for a JSON type in "invalid type" errors.
-var kindNames = [...]string{Null: "null", Bool: "boolean", Number: "number", String: "string", Array: "array", Object: "map"}
+var kindNames = [...]string{serdejson.Null: "null", serdejson.Bool: "boolean", serdejson.Number: "number", serdejson.String: "string", serdejson.Array: "array", serdejson.Object: "map"}
 
 // InvalidType reports a value of the wrong JSON type, e.g. "invalid type: integer `1`, expected
 // a string".
 func InvalidType(n *Node, path, expecting string) error {
 	switch n.kind {
-	case Number:
+	case serdejson.Number:
 		if isFloatLexeme(n.text) {
 			return ErrorAt(path, "invalid type: floating point `%s`, expected %s", n.text, expecting)
 		}
 		return ErrorAt(path, "invalid type: integer `%s`, expected %s", n.text, expecting)
-	case String:
+	case serdejson.String:
 		return ErrorAt(path, "invalid type: string %q, expected %s", n.text, expecting)
-	case Bool:
+	case serdejson.Bool:
 		return ErrorAt(path, "invalid type: boolean `%t`, expected %s", n.boolean, expecting)
 	}
 	return ErrorAt(path, "invalid type: %s, expected %s", kindNames[n.kind], expecting)
@@ -92,7 +93,7 @@ type ObjectReader struct {
 // ReadObject checks that n is an object; expecting names the Rust type for the error
 // ("struct WireToolName").
 func ReadObject(n *Node, path, expecting string) (*ObjectReader, error) {
-	if n.kind != Object {
+	if n.kind != serdejson.Object {
 		return nil, InvalidType(n, path, expecting)
 	}
 	return &ObjectReader{node: n, path: path}, nil
@@ -136,14 +137,14 @@ func expectedFields(keys []string) string {
 
 // UnionTag reads the string tag of an internally tagged union.
 func UnionTag(n *Node, path, tag, expecting string) (string, error) {
-	if n.kind != Object {
+	if n.kind != serdejson.Object {
 		return "", InvalidType(n, path, expecting)
 	}
 	t := n.member(tag)
 	if t == nil {
 		return "", MissingField(path, tag)
 	}
-	if t.kind != String {
+	if t.kind != serdejson.String {
 		return "", InvalidType(t, JoinPath(path, tag), "variant identifier")
 	}
 	return t.text, nil
@@ -151,7 +152,7 @@ func UnionTag(n *Node, path, tag, expecting string) (string, error) {
 
 // ExternalVariant reads the single key of an externally tagged union and its value.
 func ExternalVariant(n *Node, path, expecting string) (string, *Node, error) {
-	if n.kind != Object {
+	if n.kind != serdejson.Object {
 		return "", nil, InvalidType(n, path, expecting)
 	}
 	if len(n.members) != 1 {
@@ -162,7 +163,7 @@ func ExternalVariant(n *Node, path, expecting string) (string, *Node, error) {
 
 // DecodeString accepts any string.
 func DecodeString(n *Node, path string) (string, error) {
-	if n.kind != String {
+	if n.kind != serdejson.String {
 		return "", InvalidType(n, path, "a string")
 	}
 	return n.text, nil
@@ -195,7 +196,7 @@ func DecodeEnum(n *Node, path string, allowed []string) (string, error) {
 
 // integerLexeme returns the text of an integer: no fraction, no exponent.
 func integerLexeme(n *Node, path, expecting string) (string, error) {
-	if n.kind != Number || isFloatLexeme(n.text) {
+	if n.kind != serdejson.Number || isFloatLexeme(n.text) {
 		return "", InvalidType(n, path, expecting)
 	}
 	return n.text, nil
@@ -260,7 +261,7 @@ func DecodeJSONValue(n *Node, _ string) (json.RawMessage, error) {
 
 // DecodeList decodes an array item by item.
 func DecodeList[T any](n *Node, path string, item func(*Node, string) (T, error)) ([]T, error) {
-	if n.kind != Array {
+	if n.kind != serdejson.Array {
 		return nil, InvalidType(n, path, "a sequence")
 	}
 	out := make([]T, 0, len(n.items))
@@ -307,7 +308,7 @@ func FormatTemplate(template string, arg any) string {
 
 // DecodeBool accepts true or false.
 func DecodeBool(n *Node, path string) (bool, error) {
-	if n.kind != Bool {
+	if n.kind != serdejson.Bool {
 		return false, InvalidType(n, path, "a boolean")
 	}
 	return n.boolean, nil
@@ -316,7 +317,7 @@ func DecodeBool(n *Node, path string) (bool, error) {
 // DecodeMap decodes an object whose members all have the same type (a Rust HashMap or
 // BTreeMap with string keys). Duplicate keys never get here: ParseDocument refused them.
 func DecodeMap[T any](n *Node, path string, item func(*Node, string) (T, error)) (map[string]T, error) {
-	if n.kind != Object {
+	if n.kind != serdejson.Object {
 		return nil, InvalidType(n, path, "a map")
 	}
 	out := make(map[string]T, len(n.members))
@@ -350,7 +351,7 @@ func (v StringOrInt) String() string {
 // AppendJSON appends the JSON string or integer.
 func (v StringOrInt) AppendJSON(b []byte) []byte {
 	if v.IsString {
-		return AppendString(b, v.Str)
+		return serdejson.AppendString(b, v.Str)
 	}
 	return strconv.AppendInt(b, v.Int, 10)
 }
@@ -358,7 +359,7 @@ func (v StringOrInt) AppendJSON(b []byte) []byte {
 // DecodeStringOrInt accepts a string or an integer within [lo, hi]; anything else fails as serde
 // fails an untagged enum: "data did not match any variant of untagged enum <name>".
 func DecodeStringOrInt(n *Node, path string, lo, hi int64, name string) (StringOrInt, error) {
-	if n.kind == String {
+	if n.kind == serdejson.String {
 		return StringOrInt{Str: n.text, IsString: true}, nil
 	}
 	if v, err := DecodeInt(n, path, lo, hi, "i64"); err == nil {
@@ -373,12 +374,12 @@ func DecodeStringOrInt(n *Node, path string, lo, hi int64, name string) (StringO
 // an empty map as a unit). Errors are serde's.
 func DecodeUnitEnum(n *Node, path string, variants []string) (string, error) {
 	switch n.kind {
-	case String:
+	case serdejson.String:
 		if !slices.Contains(variants, n.text) {
 			return "", ErrorAt(path, "unknown variant `%s`, %s", n.text, ExpectedOneOf(variants))
 		}
 		return n.text, nil
-	case Object:
+	case serdejson.Object:
 		if len(n.members) != 1 {
 			return "", ErrorAt(path, "invalid value: map, expected map with a single key")
 		}
@@ -386,7 +387,7 @@ func DecodeUnitEnum(n *Node, path string, variants []string) (string, error) {
 		if !slices.Contains(variants, m.key) {
 			return "", ErrorAt(path, "unknown variant `%s`, %s", m.key, ExpectedOneOf(variants))
 		}
-		if v := m.value; v.kind != Null && (v.kind != Object || len(v.members) > 0) {
+		if v := m.value; v.kind != serdejson.Null && (v.kind != serdejson.Object || len(v.members) > 0) {
 			return "", serdeInvalidType(v, JoinPath(path, m.key), "unit")
 		}
 		return m.key, nil
@@ -396,7 +397,7 @@ func DecodeUnitEnum(n *Node, path string, variants []string) (string, error) {
 
 // serdeInvalidType is InvalidType with serde's word for an array, "sequence".
 func serdeInvalidType(n *Node, path, expecting string) error {
-	if n.kind == Array {
+	if n.kind == serdejson.Array {
 		return ErrorAt(path, "invalid type: sequence, expected %s", expecting)
 	}
 	return InvalidType(n, path, expecting)

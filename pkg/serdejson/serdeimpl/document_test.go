@@ -1,7 +1,8 @@
-package serdejson
+package serdeimpl
 
 import (
 	"errors"
+	"github.com/codemodehq/codemode/pkg/serdejson/internal/serdecases"
 	"strings"
 	"testing"
 )
@@ -69,19 +70,19 @@ func TestParseDocumentSyntaxErrorsAreSerdeJSONs(t *testing.T) {
 		strings.Repeat("[", 130):     "recursion limit exceeded at line 1 column 129",
 		strings.Repeat(`{"a":`, 130): "recursion limit exceeded at line 1 column 641",
 	}
-	for _, tc := range serdeSyntaxErrorCases {
-		want := tc.want
-		if w, ok := deep[tc.input]; ok {
+	for _, tc := range serdecases.SyntaxErrors {
+		want := tc.Want
+		if w, ok := deep[tc.Input]; ok {
 			want = w
 		}
-		_, err := ParseDocument([]byte(tc.input))
+		_, err := ParseDocument([]byte(tc.Input))
 		switch {
-		case wireAccepts[tc.input]:
+		case wireAccepts[tc.Input]:
 			if err != nil {
-				t.Errorf("ParseDocument(%q) = %v, want it accepted (numbers are kept as written)", tc.input, err)
+				t.Errorf("ParseDocument(%q) = %v, want it accepted (numbers are kept as written)", tc.Input, err)
 			}
 		case err == nil || err.Error() != want:
-			t.Errorf("ParseDocument(%q):\n got %v\nwant %s", tc.input, err, want)
+			t.Errorf("ParseDocument(%q):\n got %v\nwant %s", tc.Input, err, want)
 		}
 	}
 }

@@ -1,7 +1,8 @@
-package serdejson
+package serdeimpl
 
 import (
 	"encoding/json"
+	"github.com/codemodehq/codemode/pkg/serdejson"
 	"strconv"
 )
 
@@ -34,7 +35,7 @@ func AppendKey(b []byte, start int, key string) []byte {
 	if len(b) > start+1 {
 		b = append(b, ',')
 	}
-	b = AppendString(b, key)
+	b = serdejson.AppendString(b, key)
 	return append(b, ':')
 }
 
@@ -49,15 +50,15 @@ func AppendRaw(b []byte, raw json.RawMessage) []byte {
 // appendNode appends n compactly, members in document order and numbers as written.
 func appendNode(b []byte, n *Node) []byte {
 	switch n.kind {
-	case Null:
+	case serdejson.Null:
 		return append(b, "null"...)
-	case Bool:
+	case serdejson.Bool:
 		return strconv.AppendBool(b, n.boolean)
-	case Number:
+	case serdejson.Number:
 		return append(b, n.text...)
-	case String:
-		return AppendString(b, n.text)
-	case Array:
+	case serdejson.String:
+		return serdejson.AppendString(b, n.text)
+	case serdejson.Array:
 		b = append(b, '[')
 		for i, it := range n.items {
 			if i > 0 {
@@ -72,7 +73,7 @@ func appendNode(b []byte, n *Node) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = AppendString(b, m.key)
+		b = serdejson.AppendString(b, m.key)
 		b = append(b, ':')
 		b = appendNode(b, m.value)
 	}
@@ -89,3 +90,7 @@ func CanonicalJSON(data []byte) ([]byte, error) {
 	}
 	return appendNode(nil, n), nil
 }
+
+// AppendString appends s as a JSON string, escaped as serde_json does (serdejson.AppendString),
+// so that generated code needs this package only.
+func AppendString(b []byte, s string) []byte { return serdejson.AppendString(b, s) }

@@ -1,12 +1,16 @@
-package serdejson
+package serdeimpl
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/codemodehq/codemode/pkg/serdejson"
+)
 
 // Node is one value of a wire document as written: objects keep their members in document order
 // and numbers their lexeme, so that arbitrary JSON values survive decode → encode unchanged. The
 // generated decoders read Nodes; ParseDocument makes them.
 type Node struct {
-	kind    Kind
+	kind    serdejson.Kind
 	boolean bool
 	text    string // string value, or the number's lexeme
 	members []member
@@ -19,7 +23,7 @@ type member struct {
 }
 
 // IsNull reports whether n is JSON null.
-func (n *Node) IsNull() bool { return n.kind == Null }
+func (n *Node) IsNull() bool { return n.kind == serdejson.Null }
 
 // wireMaxDepth is the nesting the wire codecs accept: 128 levels, one more than serde_json's
 // recursion limit lets through (see RecursionLimit). Kept so that no document the codecs accepted
@@ -37,7 +41,7 @@ func ParseDocument(data []byte) (*Node, error) {
 	if !utf8.Valid(data) {
 		return nil, ErrorAt("", "invalid unicode in JSON document")
 	}
-	p := documentParser{d: Deserializer{data: data, remainingDepth: wireMaxDepth + 1}}
+	p := documentParser{d: serdejson.NewDeserializerWithLimit(data, wireMaxDepth+1)}
 	n, err := p.value("")
 	if err == nil {
 		err = p.d.End()
@@ -50,7 +54,7 @@ func ParseDocument(data []byte) (*Node, error) {
 
 // asDecodeError gives a syntax error the wire codecs' error type, with its text unchanged.
 func asDecodeError(err error) error {
-	if se, ok := err.(*SyntaxError); ok {
+	if se, ok := err.(*serdejson.SyntaxError); ok {
 		return &DecodeError{Msg: se.Error()}
 	}
 	return err
@@ -59,38 +63,38 @@ func asDecodeError(err error) error {
 // documentParser drives the Deserializer into a Node tree, tracking the path of the value being
 // parsed for duplicate-key errors.
 type documentParser struct {
-	d Deserializer
+	d *serdejson.Deserializer
 }
 
 func (p *documentParser) value(path string) (*Node, error) {
-	d := &p.d
+	d := p.d
 	b, ok := d.SkipWhitespace()
 	if !ok {
-		return nil, d.PeekErr(ErrEOFWhileParsingValue)
+		return nil, d.PeekErr(serdejson.ErrEOFWhileParsingValue)
 	}
 	switch {
 	case b == 'n':
 		d.Discard()
-		return &Node{kind: Null}, d.ParseIdent("ull")
+		return &Node{kind: serdejson.Null}, d.ParseIdent("ull")
 	case b == 't':
 		d.Discard()
-		return &Node{kind: Bool, boolean: true}, d.ParseIdent("rue")
+		return &Node{kind: serdejson.Bool, boolean: true}, d.ParseIdent("rue")
 	case b == 'f':
 		d.Discard()
-		return &Node{kind: Bool}, d.ParseIdent("alse")
+		return &Node{kind: serdejson.Bool}, d.ParseIdent("alse")
 	case b == '-' || isDigit(b):
-		n, err := d.scanNumber()
-		return &Node{kind: Number, text: n.text}, err
+		text, err := d.ScanNumberLexeme()
+		return &Node{kind: serdejson.Number, text: text}, err
 	case b == '"':
 		d.Discard()
 		s, err := d.ParseString()
-		return &Node{kind: String, text: s}, err
+		return &Node{kind: serdejson.String, text: s}, err
 	case b == '[':
 		return p.nested(path, p.array)
 	case b == '{':
 		return p.nested(path, p.object)
 	}
-	return nil, d.PeekErr(ErrExpectedSomeValue)
+	return nil, d.PeekErr(serdejson.ErrExpectedSomeValue)
 }
 
 // nested parses an array or object inside the recursion guard.
@@ -105,7 +109,7 @@ func (p *documentParser) nested(path string, parse func(string) (*Node, error)) 
 }
 
 func (p *documentParser) array(path string) (*Node, error) {
-	n := &Node{kind: Array, items: []*Node{}}
+	n := &Node{kind: serdejson.Array, items: []*Node{}}
 	for first := true; ; first = false {
 		more, err := p.d.NextElement(first)
 		if err != nil {
@@ -124,7 +128,7 @@ func (p *documentParser) array(path string) (*Node, error) {
 }
 
 func (p *documentParser) object(path string) (*Node, error) {
-	n := &Node{kind: Object}
+	n := &Node{kind: serdejson.Object}
 	for first := true; ; first = false {
 		key, more, err := p.d.NextKey(first)
 		if err != nil {
@@ -148,3 +152,5 @@ func (p *documentParser) object(path string) (*Node, error) {
 		n.members = append(n.members, member{key: key, value: v})
 	}
 }
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
