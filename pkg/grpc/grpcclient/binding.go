@@ -59,9 +59,6 @@ type binding struct {
 
 	mu sync.Mutex
 	st *state
-	// retiring holds, per wire cell, the dropped waits whose CancelWait has not returned: the
-	// next wait of the cell is sent only after them.
-	retiring map[codemode.CellID][]chan struct{}
 }
 
 // openBinding opens a lease of generation: OpenSession, its opening event, and the one catch-all
@@ -71,7 +68,6 @@ func openBinding(ctx context.Context, serverTruncation bool, client code_modev1c
 	b := &binding{
 		client: client, generation: generation, delegate: d, askServerTruncation: serverTruncation,
 		shutdownDone: make(chan struct{}),
-		retiring:     make(map[codemode.CellID][]chan struct{}),
 	}
 	b.route.Store("")
 	leaseCtx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(ctx), bindingKey{}, b))

@@ -69,6 +69,35 @@ type state struct {
 	cancelled     recent.Set[uuid.UUID]
 	failure       error
 	closed        bool
+	// retiring holds, per wire cell, the dropped waits whose CancelWait has not returned: the
+	// next wait of the cell is sent only after them.
+	retiring map[codemode.CellID][]chan struct{}
+}
+
+// dropWait records a dropped wait of cell until its CancelWait returns; done is closed then.
+func (st *state) dropWait(cell codemode.CellID, done chan struct{}) {
+	st.retiring[cell] = append(st.retiring[cell], done)
+}
+
+// waitRetired forgets a dropped wait whose CancelWait returned; the caller closes done.
+func (st *state) waitRetired(cell codemode.CellID, done chan struct{}) {
+	list := st.retiring[cell]
+	for i, d := range list {
+		if d == done {
+			list = append(list[:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(st.retiring, cell)
+		return
+	}
+	st.retiring[cell] = list
+}
+
+// retiringWaits returns the signals of cell's dropped waits still being cancelled.
+func (st *state) retiringWaits(cell codemode.CellID) []chan struct{} {
+	return append([]chan struct{}(nil), st.retiring[cell]...)
 }
 
 // executionRecord is one Execute from its request to its retirement.
@@ -95,7 +124,7 @@ type activeInvocation struct {
 }
 
 func newState(base context.Context) *state {
-	return &state{base: base, executions: make(map[string]*executionRecord), invocations: make(map[string]*activeInvocation)}
+	return &state{base: base, executions: make(map[string]*executionRecord), invocations: make(map[string]*activeInvocation), retiring: make(map[codemode.CellID][]chan struct{})}
 }
 
 // requireOpen fails once the state is closed, with the failure that closed it.

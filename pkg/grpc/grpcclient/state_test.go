@@ -333,3 +333,30 @@ func TestDisconnectRevokesCallbacksAndReturnsEachLiveCellOnce(t *testing.T) {
 }
 
 var errLeaseClosed = fmt.Errorf("lease closed")
+
+// A cell's next wait waits for every dropped wait of that cell, and only those, until each is
+// reported retired.
+func TestDroppedWaitsHoldBackOnlyTheirCell(t *testing.T) {
+	st := newState(context.Background())
+	first, second, other := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	st.dropWait("1", first)
+	st.dropWait("1", second)
+	st.dropWait("2", other)
+	if got := st.retiringWaits("1"); len(got) != 2 || got[0] != first || got[1] != second {
+		t.Fatalf("cell 1 waits for %d dropped waits, want its 2 in order", len(got))
+	}
+	st.waitRetired("1", first)
+	if got := st.retiringWaits("1"); len(got) != 1 || got[0] != second {
+		t.Fatalf("after the first retired, cell 1 waits for %d, want the second only", len(got))
+	}
+	st.waitRetired("1", second)
+	if got := st.retiringWaits("1"); len(got) != 0 {
+		t.Fatalf("after both retired, cell 1 still waits for %d", len(got))
+	}
+	if _, kept := st.retiring["1"]; kept {
+		t.Fatal("a cell without dropped waits keeps an entry: the map would grow with every cell")
+	}
+	if got := st.retiringWaits("2"); len(got) != 1 || got[0] != other {
+		t.Fatal("cell 2's dropped wait was lost")
+	}
+}

@@ -80,7 +80,7 @@ func (b *binding) wait(ctx context.Context, req codemode.WaitRequest) (codemode.
 func (b *binding) retireWait(cell codemode.CellID, waitID string, cancelRPC context.CancelFunc, answers <-chan waitAnswer) {
 	done := make(chan struct{})
 	b.mu.Lock()
-	b.retiring[cell] = append(b.retiring[cell], done)
+	b.st.dropWait(cell, done)
 	b.mu.Unlock()
 	retire := func() {
 		defer b.retired(cell, done)
@@ -111,18 +111,7 @@ type waitAnswer struct {
 // retired releases the waits held back behind a dropped wait.
 func (b *binding) retired(cell codemode.CellID, done chan struct{}) {
 	b.mu.Lock()
-	list := b.retiring[cell]
-	for i, d := range list {
-		if d == done {
-			list = append(list[:i], list[i+1:]...)
-			break
-		}
-	}
-	if len(list) == 0 {
-		delete(b.retiring, cell)
-	} else {
-		b.retiring[cell] = list
-	}
+	b.st.waitRetired(cell, done)
 	b.mu.Unlock()
 	close(done)
 }
@@ -130,7 +119,7 @@ func (b *binding) retired(cell codemode.CellID, done chan struct{}) {
 // awaitRetired waits until the cell's dropped waits have retired on the host.
 func (b *binding) awaitRetired(ctx context.Context, cell codemode.CellID) error {
 	b.mu.Lock()
-	pending := append([]chan struct{}(nil), b.retiring[cell]...)
+	pending := b.st.retiringWaits(cell)
 	b.mu.Unlock()
 	for _, done := range pending {
 		select {

@@ -1,8 +1,6 @@
 package v1host
 
 import (
-	"context"
-	"sync"
 	"time"
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
@@ -79,63 +77,6 @@ func newCellRoute() *cellRoute {
 	return &cellRoute{wake: make(chan struct{}, 1), space: make(chan struct{}), initialSent: make(chan struct{}), released: make(chan struct{})}
 }
 
-// routeLocked returns the route of key, creating it (not started) if needed. Callers hold c.mu.
-func (c *conn) routeLocked(key cellKey) *cellRoute {
-	r := c.routes[key]
-	if r == nil {
-		r = newCellRoute()
-		c.routes[key] = r
-	}
-	return r
-}
-
-// enqueue adds m to the route of key. Before the route is started, a full queue makes a
-// delegate request wait for room (ctx bounds the wait); nothing else waits.
-func (c *conn) enqueue(ctx context.Context, key cellKey, m routeMessage) error {
-	for {
-		c.mu.Lock()
-		if c.ctx.Err() != nil {
-			c.mu.Unlock()
-			return errClientClosed
-		}
-		r := c.routeLocked(key)
-		if r.started || m.kind != routeCall || len(r.queue) < MaxQueuedCellMessages {
-			r.queue = append(r.queue, m)
-			c.mu.Unlock()
-			signal(r.wake)
-			return nil
-		}
-		space := r.space
-		c.mu.Unlock()
-		select {
-		case <-space:
-		case <-ctx.Done():
-			return errDelegateCancelled
-		case <-c.ctx.Done():
-			return errClientClosed
-		}
-	}
-}
-
-// tryEnqueue adds a delegate request to the route of key if that needs no wait (see enqueue)
-// and reports whether it did.
-func (c *conn) tryEnqueue(key cellKey, m routeMessage) bool {
-	c.mu.Lock()
-	if c.ctx.Err() != nil {
-		c.mu.Unlock()
-		return false
-	}
-	r := c.routeLocked(key)
-	if !r.started && len(r.queue) >= MaxQueuedCellMessages {
-		c.mu.Unlock()
-		return false
-	}
-	r.queue = append(r.queue, m)
-	c.mu.Unlock()
-	signal(r.wake)
-	return true
-}
-
 func signal(ch chan struct{}) {
 	select {
 	case ch <- struct{}{}:
@@ -143,142 +84,21 @@ func signal(ch chan struct{}) {
 	}
 }
 
-// take empties the route's queue and marks the route as sending, unless a caller is sending
-// right now (it wakes the route when it is done).
-func (c *conn) take(r *cellRoute) []routeMessage {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if r.sending {
-		return nil
-	}
-	q := r.queue
-	r.queue = nil
-	r.sending = len(q) > 0
-	close(r.space)
-	r.space = make(chan struct{})
-	return q
-}
-
-// doneSending clears the sending mark and wakes the route if requests queued meanwhile.
-func (c *conn) doneSending(r *cellRoute) {
-	c.mu.Lock()
-	r.sending = false
-	more := len(r.queue) > 0
-	c.mu.Unlock()
-	if more {
-		signal(r.wake)
-	}
-}
-
-// claimIdleRoute marks the route of key as sending if it is started, idle and has nothing
-// queued, so that the caller may send its delegate request itself.
-func (c *conn) claimIdleRoute(key cellKey) *cellRoute {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	r := c.routes[key]
-	if r == nil || r.finished || !r.started || r.sending || len(r.queue) > 0 || c.ctx.Err() != nil {
-		return nil
-	}
-	r.sending = true
-	return r
-}
-
 // closeCell is the runtime telling that a cell closed (Delegate.CellClosed).
 func (c *conn) closeCell(session wirev1.SessionId, cell codemode.CellID) {
-	_ = c.enqueue(c.ctx, cellKey{session, cell}, routeMessage{kind: routeClosed})
-}
-
-// enqueueIfRouted adds m to the route of key if the cell still has one (it did not close yet)
-// and reports whether it did.
-func (c *conn) enqueueIfRouted(key cellKey, m routeMessage) bool {
-	c.mu.Lock()
-	r := c.routes[key]
-	if r == nil || r.finished || c.ctx.Err() != nil {
-		c.mu.Unlock()
-		return false
-	}
-	if m.kind == routeInitial {
-		r.observed = true
-	}
-	r.queue = append(r.queue, m)
-	c.mu.Unlock()
-	signal(r.wake)
-	return true
-}
-
-// observeInitial queues an execute's initial response on its cell's route, where the runtime
-// produced it among the cell's delegate requests (codemode.ExecuteRequest.Observe). The route is
-// created if it was not yet: the runtime may answer before Execute returned.
-func (c *conn) observeInitial(session wirev1.SessionId, resp codemode.RuntimeResponse) {
-	c.mu.Lock()
-	if c.ctx.Err() != nil {
-		c.mu.Unlock()
-		return
-	}
-	r := c.routeLocked(cellKey{session, resp.CellID})
-	r.observed = true
-	r.queue = append(r.queue, routeMessage{kind: routeInitial, response: resp})
-	c.mu.Unlock()
-	signal(r.wake)
-}
-
-// hold keeps the cell/closed of key back until the returned release is called: a wait or
-// terminate response is being written, and the closure must follow it. A cell without a route
-// (closed already) needs no hold.
-func (c *conn) hold(key cellKey) (release func()) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	r := c.routes[key]
-	if r == nil || r.finished {
-		return func() {}
-	}
-	r.holds++
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			c.mu.Lock()
-			r.holds--
-			close(r.released)
-			r.released = make(chan struct{})
-			c.mu.Unlock()
-		})
-	}
-}
-
-// finishRoute marks r finished and reports true when nothing is left for it to send before
-// cell/closed: no wait or terminate response is being written and nothing is queued. The check
-// and the mark are one step under c.mu, so a response is either queued before it (and sent) or
-// finds the route finished (and goes out directly), never queued where nobody drains it.
-func (c *conn) finishRoute(r *cellRoute) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if r.holds > 0 || len(r.queue) > 0 {
-		return false
-	}
-	r.finished = true
-	return true
-}
-
-// releasedSignal is closed at the next release of a hold on r.
-func (c *conn) releasedSignal(r *cellRoute) <-chan struct{} {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return r.released
+	_ = c.routes.enqueue(c.ctx, cellKey{session, cell}, routeMessage{kind: routeClosed})
 }
 
 // startCell starts the route of an admitted cell after its started response was queued. The
 // returned channel is closed once its initial response was queued.
 func (c *conn) startCell(session wirev1.SessionId, id wirev1.RequestId, started *codemode.StartedCell, releaseCell func(), receivedAt time.Time, budget *outputBudget) <-chan struct{} {
 	key := cellKey{session, started.CellID}
-	c.mu.Lock()
-	r := c.routeLocked(key)
-	r.started, r.budget, r.id, r.receivedAt = true, budget, id, receivedAt
-	c.mu.Unlock()
+	r := c.routes.start(key, id, receivedAt, budget)
 	c.cellTasks.Add(1)
 	go func() {
 		defer c.cellTasks.Done()
 		defer releaseCell()
-		defer c.removeRoute(key)
+		defer c.routes.remove(key)
 		defer c.supervise("cell forwarding")
 		c.driveCell(r, key, started)
 	}()
@@ -299,8 +119,8 @@ func (c *conn) driveCell(r *cellRoute, key cellKey, started *codemode.StartedCel
 		initial <- codemode.InitialResult{Response: resp, Err: err}
 	}()
 	closed := false
-	for !closed || !isClosed(r.initialSent) || !c.finishRoute(r) {
-		released := c.releasedSignal(r)
+	for !closed || !isClosed(r.initialSent) || !c.routes.finish(r) {
+		released := c.routes.releasedSignal(r)
 		select {
 		case res := <-initial:
 			initial = nil
@@ -332,10 +152,7 @@ func isClosed(ch chan struct{}) bool {
 // sendFutureInitial sends the initial response StartedCell.InitialResponse returned, unless the
 // runtime queued it on the route, which sends it in its place.
 func (c *conn) sendFutureInitial(r *cellRoute, res codemode.InitialResult) {
-	c.mu.Lock()
-	observed := r.observed
-	c.mu.Unlock()
-	if observed {
+	if c.routes.observed(r) {
 		return
 	}
 	c.sendInitial(r.id, res, r.receivedAt, r.budget)
@@ -344,7 +161,7 @@ func (c *conn) sendFutureInitial(r *cellRoute, res codemode.InitialResult) {
 
 // dispatchQueued sends the queued delegate requests and reports whether the cell closed.
 func (c *conn) dispatchQueued(r *cellRoute, session wirev1.SessionId) bool {
-	q := c.take(r)
+	q := c.routes.take(r)
 	if len(q) == 0 {
 		return false
 	}
@@ -364,44 +181,8 @@ func (c *conn) dispatchQueued(r *cellRoute, session wirev1.SessionId) bool {
 			closed = true
 		}
 	}
-	c.doneSending(r)
+	c.routes.doneSending(r)
 	return closed
-}
-
-// removeRoute forgets a finished route and wakes shutdowns waiting for the session's cells.
-func (c *conn) removeRoute(key cellKey) {
-	c.mu.Lock()
-	delete(c.routes, key)
-	close(c.routesGone)
-	c.routesGone = make(chan struct{})
-	c.mu.Unlock()
-}
-
-// awaitSessionCells returns once no route of session is left (every cell/closed was sent), the
-// connection ended or ctx ended.
-func (c *conn) awaitSessionCells(ctx context.Context, session wirev1.SessionId) {
-	for {
-		c.mu.Lock()
-		busy := false
-		for k := range c.routes {
-			if k.session == session {
-				busy = true
-				break
-			}
-		}
-		gone := c.routesGone
-		c.mu.Unlock()
-		if !busy {
-			return
-		}
-		select {
-		case <-gone:
-		case <-c.ctx.Done():
-			return
-		case <-ctx.Done():
-			return
-		}
-	}
 }
 
 // sendInitial sends the execute's initial response, truncated on the host when budget is set.

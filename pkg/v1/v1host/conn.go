@@ -33,10 +33,9 @@ type conn struct {
 	requests requestRegistry
 	sessions map[wirev1.SessionId]*hostSession
 	seen     recent.Set[wirev1.SessionId]
-	routes   map[cellKey]*cellRoute
-	// routesGone is closed (and replaced) whenever a route is removed, to wake shutdowns that
-	// wait for a session's cells.
-	routesGone chan struct{}
+
+	// routes is the cells' route bookkeeping, under its own lock.
+	routes *routeTable
 
 	delegates delegateCalls
 	tasks     sync.WaitGroup // request goroutines
@@ -101,18 +100,17 @@ func (h *Host) run(parent context.Context, c v1transport.Conn, hs handshake) err
 func (h *Host) newConn(parent context.Context, c v1transport.Conn, hs handshake) *conn {
 	ctx, cancel := context.WithCancel(parent)
 	return &conn{
-		host:       h,
-		link:       v1transport.NewLink(c, v1transport.SideClient, h.decodeClientMessage),
-		limits:     hs.limits,
-		ctx:        ctx,
-		cancel:     cancel,
-		requests:   newRequestRegistry(),
-		sessions:   map[wirev1.SessionId]*hostSession{},
-		seen:       recent.New[wirev1.SessionId](RecentIDs),
-		routes:     map[cellKey]*cellRoute{},
-		routesGone: make(chan struct{}),
-		delegates:  newDelegateCalls(hs.maxDelegates),
-		ended:      make(chan struct{}),
+		host:      h,
+		link:      v1transport.NewLink(c, v1transport.SideClient, h.decodeClientMessage),
+		limits:    hs.limits,
+		ctx:       ctx,
+		cancel:    cancel,
+		requests:  newRequestRegistry(),
+		sessions:  map[wirev1.SessionId]*hostSession{},
+		seen:      recent.New[wirev1.SessionId](RecentIDs),
+		routes:    newRouteTable(ctx.Done()),
+		delegates: newDelegateCalls(hs.maxDelegates),
+		ended:     make(chan struct{}),
 	}
 }
 

@@ -185,16 +185,16 @@ func (c *conn) startCall(ctx context.Context, session wirev1.SessionId, cell cod
 	key := cellKey{session, cell}
 	call.key = key
 	call.stopWatching = context.AfterFunc(ctx, func() { c.abandon(call.id) })
-	if r := c.claimIdleRoute(key); r != nil {
+	if r := c.routes.claimIdle(key); r != nil {
 		c.dispatchCall(session, call)
-		c.doneSending(r)
+		c.routes.doneSending(r)
 		return
 	}
-	if c.tryEnqueue(key, routeMessage{kind: routeCall, call: call}) {
+	if c.routes.tryEnqueue(key, routeMessage{kind: routeCall, call: call}) {
 		return
 	}
 	go func() {
-		if err := c.enqueue(ctx, key, routeMessage{kind: routeCall, call: call}); err != nil {
+		if err := c.routes.enqueue(ctx, key, routeMessage{kind: routeCall, call: call}); err != nil {
 			c.delegates.fail(call.id, err)
 		}
 	}()
@@ -209,7 +209,7 @@ func (c *conn) abandon(id wirev1.DelegateRequestId) {
 	if !ok {
 		return
 	}
-	if p.dispatched && !c.enqueueIfRouted(p.call.key, routeMessage{kind: routeCancel, cancel: id}) {
+	if p.dispatched && !c.routes.enqueueIfRouted(p.call.key, routeMessage{kind: routeCancel, cancel: id}) {
 		c.send(wirev1.DelegateCancel{Id: id})
 	}
 	p.call.end(nil, errDelegateCancelled)

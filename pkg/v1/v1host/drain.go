@@ -81,7 +81,7 @@ func (c *conn) drain(ctx context.Context) {
 			if err := s.session.Shutdown(ctx); err != nil {
 				c.host.log.Warn("shutting down a code-mode session while draining", "session", s.id, "error", err)
 			}
-			c.awaitSessionCells(ctx, s.id)
+			c.routes.awaitSession(ctx, s.id)
 		})
 	}
 	wg.Wait()

@@ -126,7 +126,7 @@ func (c *conn) execute(ctx context.Context, id wirev1.RequestId, r wirev1.Execut
 		return
 	}
 	req.YieldNow = c.yieldChannel(id)
-	req.Observe = func(resp codemode.RuntimeResponse) { c.observeInitial(s.id, resp) }
+	req.Observe = func(resp codemode.RuntimeResponse) { c.routes.observeInitial(s.id, resp) }
 	started, err := s.session.Execute(ctx, req)
 	if err != nil {
 		releaseCell()
@@ -165,9 +165,9 @@ func (c *conn) wait(ctx context.Context, id wirev1.RequestId, r wirev1.Wait, rec
 			c.respond(id, answer)
 			close(routed)
 		}
-		onRoute.Store(c.enqueueIfRouted(cellKey{s.id, resp.CellID}, routeMessage{kind: routeResponse, send: send}))
+		onRoute.Store(c.routes.enqueueIfRouted(cellKey{s.id, resp.CellID}, routeMessage{kind: routeResponse, send: send}))
 	}
-	release := c.hold(cellKey{s.id, req.CellID})
+	release := c.routes.hold(cellKey{s.id, req.CellID})
 	defer release()
 	outcome, err := s.session.Wait(ctx, req)
 	switch {
@@ -200,7 +200,7 @@ func (c *conn) terminate(ctx context.Context, id wirev1.RequestId, r wirev1.Term
 		c.respond(id, failure(err))
 		return
 	}
-	release := c.hold(cellKey{s.id, codemode.CellID(r.CellId)})
+	release := c.routes.hold(cellKey{s.id, codemode.CellID(r.CellId)})
 	defer release()
 	outcome, err := s.session.Terminate(ctx, codemode.CellID(r.CellId))
 	if err != nil {
@@ -219,7 +219,7 @@ func (c *conn) respondOnRoute(key cellKey, id wirev1.RequestId, answer result) {
 		c.respond(id, answer)
 		close(written)
 	}
-	if !c.enqueueIfRouted(key, routeMessage{kind: routeResponse, send: send}) {
+	if !c.routes.enqueueIfRouted(key, routeMessage{kind: routeResponse, send: send}) {
 		c.respond(id, answer)
 		return
 	}

@@ -109,6 +109,6 @@ func (c *conn) shutdownSession(ctx context.Context, r wirev1.ShutdownSession) re
 	if err := s.session.Shutdown(ctx); err != nil {
 		return failure(err)
 	}
-	c.awaitSessionCells(ctx, r.SessionId)
+	c.routes.awaitSession(ctx, r.SessionId)
 	return ok(wirev1.SessionClosed(r))
 }
