@@ -164,8 +164,6 @@ export class Binding {
   readonly #scope = new Set<AbortController>();
   /** The stream readers; shutdown waits for them. */
   readonly #loops: Promise<void>[] = [];
-  /** Per wire cell, the dropped waits whose CancelWait has not returned. */
-  readonly #retiring = new Map<string, Promise<void>[]>();
   readonly #stoppedSignal: Promise<void>;
   #markStopped: () => void = () => {};
   #stopped = false;
@@ -849,21 +847,12 @@ export class Binding {
         this.fail(new Error(`failed to retire canceled gRPC code-mode wait: ${errorText(failure)}`));
       }
     })();
-    const list = this.#retiring.get(cell) ?? [];
-    list.push(done);
-    this.#retiring.set(cell, list);
-    void done.finally(() => {
-      const now = (this.#retiring.get(cell) ?? []).filter((p) => p !== done);
-      if (now.length === 0) {
-        this.#retiring.delete(cell);
-      } else {
-        this.#retiring.set(cell, now);
-      }
-    });
+    this.#state.dropWait(cell, done);
+    void done.finally(() => this.#state.waitRetired(cell, done));
   }
 
   async #awaitRetired(cell: string, caller: AbortSignal | undefined): Promise<void> {
-    const pending = [...(this.#retiring.get(cell) ?? [])];
+    const pending = this.#state.retiringWaits(cell);
     if (pending.length === 0) {
       return;
     }

@@ -93,6 +93,8 @@ export class SessionState<T> {
   readonly #cancelled = new RecentIds();
   #closed = false;
   #failure: Error | undefined;
+  /** Per wire cell, the dropped waits whose CancelWait has not returned. */
+  readonly #retiring = new Map<string, Promise<void>[]>();
 
   /** The number of tool calls and notifications in flight (bounded by {@link MAX_PENDING_CALLBACKS}). */
   get pending(): number {
@@ -365,6 +367,33 @@ export class SessionState<T> {
         throw new Error(`code-mode host reused active cell ID ${cell}`);
       }
     }
+  }
+
+  /** Records a dropped wait of cell until its CancelWait settles (done). */
+  dropWait(cell: string, done: Promise<void>): void {
+    const list = this.#retiring.get(cell) ?? [];
+    list.push(done);
+    this.#retiring.set(cell, list);
+  }
+
+  /** Forgets a dropped wait whose CancelWait settled; a cell without dropped waits keeps no entry. */
+  waitRetired(cell: string, done: Promise<void>): void {
+    const now = (this.#retiring.get(cell) ?? []).filter((p) => p !== done);
+    if (now.length === 0) {
+      this.#retiring.delete(cell);
+    } else {
+      this.#retiring.set(cell, now);
+    }
+  }
+
+  /** The dropped waits of cell still being cancelled: its next wait goes out after them. */
+  retiringWaits(cell: string): Promise<void>[] {
+    return [...(this.#retiring.get(cell) ?? [])];
+  }
+
+  /** The number of cells with dropped waits still being cancelled. */
+  get retiringCells(): number {
+    return this.#retiring.size;
   }
 
   #revokeInvocations(execution: string): void {

@@ -313,3 +313,20 @@ test("a lease that ends before the subscription is registered fails the opening"
     return e instanceof Error && /^gRPC code-mode (session lease closed unexpectedly|tool subscription failed: unimplemented)/.test(e.message);
   });
 });
+
+test("dropped waits hold back only their cell's next wait, and a retired cell keeps no entry", () => {
+  const st = new SessionState<string>();
+  const first = Promise.resolve();
+  const second = Promise.resolve();
+  const other = Promise.resolve();
+  st.dropWait("1", first);
+  st.dropWait("1", second);
+  st.dropWait("2", other);
+  assert.deepEqual(st.retiringWaits("1"), [first, second]);
+  st.waitRetired("1", first);
+  assert.deepEqual(st.retiringWaits("1"), [second]);
+  st.waitRetired("1", second);
+  assert.deepEqual(st.retiringWaits("1"), []);
+  assert.equal(st.retiringCells, 1, "cell 1 kept an entry after its last dropped wait retired");
+  assert.deepEqual(st.retiringWaits("2"), [other]);
+});
