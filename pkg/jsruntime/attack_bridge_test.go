@@ -116,13 +116,18 @@ func TestAttackGenuineMessagesDecode(t *testing.T) {
 	}
 }
 
-// bridgeRecorder is a hostHandler that records what reaches it.
+// bridgeRecorder is a hostHandler that records what reaches it: it decodes each message as the
+// cell's handler does (decodeCall), so served holds the messages a cell would act on.
 type bridgeRecorder struct {
 	served []hostMessage
 	faults []string
 }
 
-func (b *bridgeRecorder) serve(m hostMessage) hostReply {
+func (b *bridgeRecorder) serve(msg string) hostReply {
+	m, reply, ok := decodeCall(msg, b.fault)
+	if !ok {
+		return reply
+	}
 	b.served = append(b.served, m)
 	return replyNothing()
 }

@@ -3,6 +3,7 @@ package jsruntime
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -253,8 +254,25 @@ const (
 	replyUndefined replyKind = iota
 	replyString
 	replySyntaxError // throw a SyntaxError with text as its message
+	replyTypeError   // throw a TypeError with text as its message
 )
 
 func replyNothing() hostReply          { return hostReply{} }
 func replyText(s string) hostReply     { return hostReply{kind: replyString, text: s} }
 func replySyntax(msg string) hostReply { return hostReply{kind: replySyntaxError, text: msg} }
+
+// decodeCall decodes a bridge message for a handler: a forged one is reported to fault and
+// answered with the TypeError every forged message gets; a message whose payload could not be
+// read otherwise gets undefined.
+func decodeCall(msg string, fault func(error)) (hostMessage, hostReply, bool) {
+	m, err := decodeHostMessage(msg)
+	if err == nil {
+		return m, hostReply{}, true
+	}
+	var f *errForged
+	if errors.As(err, &f) {
+		fault(err)
+		return m, hostReply{kind: replyTypeError, text: forgedMessageText}, false
+	}
+	return m, replyNothing(), false
+}

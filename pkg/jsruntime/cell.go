@@ -265,14 +265,14 @@ func (r *cellRun) conclude(panicked any, finished bool) {
 	if r.e != nil {
 		// The next cell may start as soon as finish publishes this one's response: it waits for
 		// this engine instead of creating one.
-		r.s.p.pool.willReturn()
+		r.s.p.runtimes().willReturn()
 	}
 	r.s.finish(r.c, r.errText, r.store.writes)
 	if r.e != nil {
 		// Let the observer the response just woke run first: a reset takes tens of microseconds.
 		runtime.Gosched()
-		r.e.host = nil
-		r.s.p.pool.put(r.e)
+		r.e.detach()
+		r.s.p.runtimes().put(r.e)
 	}
 }
 
@@ -280,7 +280,7 @@ func (r *cellRun) conclude(panicked any, finished bool) {
 // unknown.
 func (r *cellRun) runtimeFailed(reason string) {
 	if r.e != nil {
-		r.e.dead = true
+		r.e.retire()
 	}
 	r.fail(codemode.ErrRuntimeEnded.Error())
 	r.s.report(reason)

@@ -2,6 +2,16 @@
 // JavaScript on QuickJS (github.com/fastschema/qjs: QuickJS-ng compiled to wasm and run by wazero,
 // so pure Go, no cgo).
 //
+// # Layers
+//
+// The package is two layers with one seam. The VM (engine.go, wasm.go, memory.go, snapshot.go,
+// pool.go, values.go, scripts.go, turn.go) runs QuickJS and knows nothing of cells; the cell layer
+// (session.go, cell.go, loop.go, toolcalls.go, timers.go, notifier.go, store.go, and bridge.go,
+// which decodes what the prelude sends) reaches it only through the vm interface of vm.go, and the
+// VM calls back only through hostHandler with the raw bridge message. A test
+// (TestTheCellLayerUsesTheVMOnlyThroughItsInterface) keeps the cell layer off the engine's fields.
+// The provider composes both.
+//
 // # Engines
 //
 // An engine (engine.go) is one QuickJS runtime, created with qjs.New from codemode's derived

@@ -49,10 +49,12 @@ const (
 // the wasm module (qjs's CloseOnContextDone), so the runtime can never be called again.
 var errInterrupted = errors.New("javascript runtime was interrupted")
 
-// hostHandler serves the bridge messages of the cell an engine is running.
+// hostHandler serves the bridge calls of the cell an engine is running. The engine hands over
+// the message as JavaScript sent it and returns the reply; what a message means is the
+// handler's business (bridge.go decodes it).
 type hostHandler interface {
-	serve(m hostMessage) hostReply
-	// fault records a forged message; the cell fails with err.
+	serve(msg string) hostReply
+	// fault records a malformed bridge call; the cell fails with err.
 	fault(err error)
 }
 

@@ -38,7 +38,7 @@ type cellRun struct {
 	s   *session
 	c   *cell
 	req codemode.ExecuteRequest
-	e   *engine
+	e   vm
 
 	heapLimit uint64
 	store     *cellStore
@@ -90,21 +90,18 @@ func (r *cellRun) run() {
 	if r.c.ctx.Err() != nil {
 		return
 	}
-	e, err := r.s.p.pool.get()
+	e, err := r.s.p.runtimes().get()
 	if err != nil {
 		r.fail(fmt.Sprintf("exec runtime unavailable: %v", err))
 		return
 	}
 	r.e = e
-	e.host = r
 	r.s.runtimeStarted(r.c)
-	e.mem.limit = uint64(e.img.size) + r.heapLimit
 	// The script is interrupted when the cell is stopped, or at once when its heap is full.
+	e.attach(r, r.heapLimit)
 	stop := e.interruptOn(r.c.ctx)
-	e.mem.onRefuse = e.interrupt
 	defer func() {
 		stop()
-		e.mem.onRefuse = nil
 		r.timers.stop()
 		r.stopIdleAlarm()
 	}()
@@ -119,7 +116,7 @@ func (r *cellRun) run() {
 		r.engineFailure(err)
 		return
 	}
-	if err := r.turn(e.entry.begin, r.beginSpec()); err != nil {
+	if err := r.turn(e.begin, r.beginSpec()); err != nil {
 		r.engineFailure(err)
 		return
 	}
@@ -137,7 +134,7 @@ func (r *cellRun) loop() {
 		default:
 			if id, ok := r.timers.due(); ok {
 				r.stats.timerFires++
-				err = r.turn(r.e.entry.deliver, "[["+strconv.FormatInt(id, 10)+",2]]")
+				err = r.turn(r.e.deliver, "[["+strconv.FormatInt(id, 10)+",2]]")
 				break
 			}
 			r.wait()
@@ -196,7 +193,7 @@ const idleShedAfter = 10 * time.Millisecond
 // idleAlarm arms the loop's idle timer for idleShedAfter and returns its channel; it is nil (never
 // ready) when nothing is left to shed.
 func (r *cellRun) idleAlarm() <-chan time.Time {
-	if r.e.w.kept() == 0 {
+	if r.e.exportsKept() == 0 {
 		return nil
 	}
 	if r.idle == nil {
@@ -216,16 +213,16 @@ func (r *cellRun) stopIdleAlarm() {
 
 // shedIdle drops the engine's resolved exports while the cell waits (no call is running).
 func (r *cellRun) shedIdle() {
-	r.e.w.shed()
+	r.e.shedExports()
 	r.stats.sheds++
 	r.s.stage(r.c, stageShed)
 }
 
 // turn runs one turn in the engine, checks what the turn did to memory and dispatches what
 // JavaScript queued.
-func (r *cellRun) turn(entry uint64, input string) error {
+func (r *cellRun) turn(run func(input string) (string, error), input string) error {
 	r.stats.turns++
-	queued, err := r.e.turn(entry, input)
+	queued, err := run(input)
 	if err != nil {
 		err = r.e.classify(err)
 	}
@@ -276,7 +273,7 @@ func (r *cellRun) deliverReady() error {
 	runtime.Gosched()
 	r.tools.collect(maxBatch)
 	r.stats.deliveries++
-	return r.turn(r.e.entry.deliver, r.tools.takeBatch(maxBatch))
+	return r.turn(r.e.deliver, r.tools.takeBatch(maxBatch))
 }
 
 // beginSpec is the argument of the prelude's begin: the tools and a fresh seed for Math.random.
@@ -301,12 +298,16 @@ func (r *cellRun) beginSpec() string {
 		MaxTimers int         `json:"maxTimers"`
 		MaxCalls  int         `json:"maxCalls"`
 		Main      string      `json:"main"` // the module begin imports (engine.loadModule)
-	}{tools, words, limits.maxPendingTimers, limits.maxPendingToolCalls, r.e.main})
+	}{tools, words, limits.maxPendingTimers, limits.maxPendingToolCalls, r.e.mainName()})
 	return string(b)
 }
 
 // serve answers one bridge message of the cell (engine.go calls it inside a wasm call).
-func (r *cellRun) serve(m hostMessage) hostReply {
+func (r *cellRun) serve(msg string) hostReply {
+	m, reply, ok := decodeCall(msg, r.fault)
+	if !ok {
+		return reply
+	}
 	switch m.op {
 	case opText:
 		return r.output(codemode.InputText{Text: m.text})
@@ -415,7 +416,7 @@ func (r *cellRun) fail(text string) { r.settle(&text) }
 // outOfMemory ends the cell if its heap ran full during the turn, whatever the script did with
 // the error (it may have caught it), and reports whether it did.
 func (r *cellRun) outOfMemory() bool {
-	if !r.e.mem.takeRefused() {
+	if !r.e.heapRefused() {
 		return false
 	}
 	text := fmt.Sprintf(outOfMemoryTextFormat, r.heapLimit)

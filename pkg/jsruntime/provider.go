@@ -100,6 +100,9 @@ type Provider struct {
 
 var _ codemode.SessionProvider = (*Provider)(nil)
 
+// runtimes is the provider's pool as the cell layer sees it (vm.go).
+func (p *Provider) runtimes() runtimes { return poolRuntimes{p.pool} }
+
 // NewProvider starts a provider and its pool of runtimes. It prepares the first runtime itself,
 // whose memory image every later one adopts, and proves on a second one that a running script can
 // be interrupted, so that a broken engine fails here instead of in a cell.
@@ -219,8 +222,8 @@ func (e *engine) checkInterruptible() error {
 // engine whose script sent it.
 type interruptProbe struct{ e *engine }
 
-func (p interruptProbe) serve(m hostMessage) hostReply {
-	if m.op == opYield {
+func (p interruptProbe) serve(msg string) hostReply {
+	if m, _, ok := decodeCall(msg, p.fault); ok && m.op == opYield {
 		p.e.interrupt()
 	}
 	return replyNothing()

@@ -61,10 +61,7 @@ func (e *engine) serveHost(argc, argv uint32) uint64 {
 	}
 	msg, err := e.hostArgument(argc, argv)
 	if err == nil {
-		var m hostMessage
-		if m, err = decodeHostMessage(msg); err == nil {
-			return e.answer(h.serve(m))
-		}
+		return e.answer(h.serve(msg))
 	}
 	var f *errForged
 	if errors.As(err, &f) {
@@ -101,6 +98,8 @@ func (e *engine) answer(r hostReply) uint64 {
 		return v
 	case replySyntaxError:
 		return e.throw(exThrowSyntaxError, r.text)
+	case replyTypeError:
+		return e.throw(exThrowTypeError, r.text)
 	default:
 		return jsUndefined
 	}
