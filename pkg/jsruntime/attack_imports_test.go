@@ -1,13 +1,12 @@
-package jsruntime
+package jsruntime_test
 
 import (
-	"context"
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/jsruntime"
 )
 
 // The project's own attack suite, end to end through the provider (project issue 6). Before the
@@ -42,82 +41,30 @@ var htmlCommentSeparators = []struct{ name, sep string }{
 	{"--> after a comment spanning lines", "/*\n*/--> c\n"}, {"<!-- ended by U+2028", "<!--\u2028"},
 }
 
-// importSpecifiers are QuickJS's own modules under every name a cell might try.
-var importSpecifiers = []string{"qjs:os", "qjs:std", "qjs:bjson", "os", "std"}
-
 // importAttempts is, for each separator, the source of an import() call with it and the exact
 // rejection that call must end in. The specifiers rotate, so every module name meets every goal.
 func importAttempts(seps []struct{ name, sep string }) (sources, want []string) {
 	for i, s := range seps {
-		spec := importSpecifiers[i%len(importSpecifiers)]
+		spec := jsruntime.ImportSpecifiers[i%len(jsruntime.ImportSpecifiers)]
 		sources = append(sources, "import"+s.sep+`("`+spec+`")`)
 		want = append(want, "string:unsupported import in exec")
 	}
 	return sources, want
 }
 
-// jsonText is v as JSON: a JavaScript literal (U+2028 and U+2029 come out escaped, which
-// JavaScript string literals allow too).
-func jsonText(t testing.TB, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // outcomeLoop is a cell that runs expr once for each source in attempts (bound to x) and prints
 // how each ended: "loaded" if anything was imported, else the type and text of what was thrown.
 func outcomeLoop(t testing.TB, attempts []string, expr string) string {
 	return `const got = [];
-for (const x of ` + jsonText(t, attempts) + `) {
+for (const x of ` + jsruntime.JSONText(t, attempts) + `) {
   try { await (` + expr + `); got.push("loaded") } catch (e) { got.push(typeof e + ":" + String(e)) }
 }
 text(JSON.stringify(got));`
 }
 
-// runEveryOutput runs src in s, following yields, and returns every item the cell output and its
-// error text ("<nil>" when it succeeded).
-func runEveryOutput(t testing.TB, s codemode.Session, src string, tools ...codemode.ToolDefinition) ([]codemode.ContentItem, string) {
-	t.Helper()
-	r := executeCell(t, s, src, tools...)
-	items := append([]codemode.ContentItem(nil), r.ContentItems...)
-	for r.Kind == codemode.Yielded {
-		out, err := s.Wait(context.Background(), codemode.WaitRequest{CellID: r.CellID, YieldTimeMs: 30_000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = out.Response
-		items = append(items, r.ContentItems...)
-	}
-	if r.Kind != codemode.Result {
-		t.Fatalf("response kind %v, want Result: %+v", r.Kind, r)
-	}
-	return items, errorTextOf(r)
-}
-
-// expectTexts runs src in s and checks that it succeeded with exactly the texts want.
-func expectTexts(t testing.TB, s codemode.Session, src string, want []string, tools ...codemode.ToolDefinition) {
-	t.Helper()
-	items, errText := runEveryOutput(t, s, src, tools...)
-	if got := textsOf(items); errText != "<nil>" || !reflect.DeepEqual(got, want) {
-		t.Errorf("error %s\ngot  %q\nwant %q", errText, got, want)
-	}
-}
-
-// expectFailure runs src in s and checks that it failed with exactly errText and the texts want.
-func expectFailure(t testing.TB, s codemode.Session, src, errText string, want []string, tools ...codemode.ToolDefinition) {
-	t.Helper()
-	items, got := runEveryOutput(t, s, src, tools...)
-	if texts := textsOf(items); got != errText || !reflect.DeepEqual(texts, want) {
-		t.Errorf("error %q\nwant  %q\ntexts %q\nwant  %q", got, errText, texts, want)
-	}
-}
-
 // The cell's own dynamic imports, with every separator: each is a rejection, in the module.
 func TestAttackImportInTheCell(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
 	sources, want := importAttempts(importSeparators)
 	var b strings.Builder
 	b.WriteString("const got = [];\n")
@@ -125,18 +72,18 @@ func TestAttackImportInTheCell(t *testing.T) {
 		b.WriteString(`try { await ` + src + `; got.push("loaded") } catch (e) { got.push(typeof e + ":" + String(e)) }` + "\n")
 	}
 	b.WriteString("text(JSON.stringify(got));")
-	expectTexts(t, s, b.String(), []string{jsonText(t, want)})
+	jsruntime.ExpectTexts(t, s, b.String(), []string{jsruntime.JSONText(t, want)})
 }
 
 // HTML-like comments are operators in a module, where QuickJS would read `import<!--x` as
 // `import < !--x`; the transform refuses such a module rather than guess.
 func TestAttackHTMLCommentImportInTheCell(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
 	for src, errText := range map[string]string{
 		"text(1);\nawait import<!-- c\n('qjs:os')":  "SyntaxError: HTML-like comments are not allowed in modules\n    at exec_main.mjs:2:13",
 		"text(1);\nawait import\n--> c\n('qjs:os')": "SyntaxError: HTML-like comments are not allowed in modules\n    at exec_main.mjs:3:1",
 	} {
-		expectFailure(t, s, src, errText, []string{})
+		jsruntime.ExpectFailure(t, s, src, errText, []string{})
 	}
 }
 
@@ -190,12 +137,12 @@ var importContexts = []struct{ name, expr string }{
 // Every separator in every run-time context, HTML-like comments included (eval code and function
 // bodies are scripts).
 func TestAttackImportThroughEvalAndEveryFunctionConstructor(t *testing.T) {
-	s := newTestSession(t, newRecorder(echoTool), codemode.SessionCellExecutionLimits{})
+	s := jsruntime.NewTestSession(t, jsruntime.NewRecorder(jsruntime.EchoTool), codemode.SessionCellExecutionLimits{})
 	seps := append(append([]struct{ name, sep string }{}, importSeparators...), htmlCommentSeparators...)
 	sources, want := importAttempts(seps)
 	for _, c := range importContexts {
 		t.Run(c.name, func(t *testing.T) {
-			expectTexts(t, s, outcomeLoop(t, sources, c.expr), []string{jsonText(t, want)}, testTool("echo"))
+			jsruntime.ExpectTexts(t, s, outcomeLoop(t, sources, c.expr), []string{jsruntime.JSONText(t, want)}, jsruntime.TestTool("echo"))
 		})
 	}
 }
@@ -204,8 +151,8 @@ func TestAttackImportThroughEvalAndEveryFunctionConstructor(t *testing.T) {
 // the three that inherit from Function lead to the safe Function, and no constructor is the
 // original QuickJS one (which would run source the transform never saw).
 func TestAttackFunctionConstructorsAreTheSafeOnes(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
-	expectTexts(t, s, `
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	jsruntime.ExpectTexts(t, s, `
 const F = Function, AF = (async () => {}).constructor, GF = (function* () {}).constructor, AGF = (async function* () {}).constructor;
 text(JSON.stringify([
   Object.getPrototypeOf(AF) === F, Object.getPrototypeOf(GF) === F, Object.getPrototypeOf(AGF) === F,
@@ -222,24 +169,24 @@ text(JSON.stringify([
 
 // A keyword spelled with a unicode escape is not the keyword: QuickJS refuses it.
 func TestAttackEscapedImportKeyword(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
-	expectFailure(t, s, `text(1); await imp\u006frt("qjs:os")`,
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	jsruntime.ExpectFailure(t, s, `text(1); await imp\u006frt("qjs:os")`,
 		"SyntaxError: 'import' is a reserved identifier\n    at exec_main.mjs:1:1", []string{})
 	// The parser takes the escaped keyword for a name, so this is no import declaration.
-	expectFailure(t, s, `\u0069mport * as os from "qjs:os"`,
+	jsruntime.ExpectFailure(t, s, `\u0069mport * as os from "qjs:os"`,
 		"SyntaxError: unexpected os in expression\n    at exec_main.mjs:1:18", []string{})
-	expectTexts(t, s, outcomeLoop(t, []string{`imp\u006frt("qjs:os")`, `\u{69}mport("qjs:std")`, `impor\u0074 ("qjs:bjson")`},
+	jsruntime.ExpectTexts(t, s, outcomeLoop(t, []string{`imp\u006frt("qjs:os")`, `\u{69}mport("qjs:std")`, `impor\u0074 ("qjs:bjson")`},
 		`eval(x)`), []string{`["object:SyntaxError: 'import' is a reserved identifier",` +
 		`"object:SyntaxError: 'import' is a reserved identifier","object:SyntaxError: 'import' is a reserved identifier"]`})
-	expectTexts(t, s, outcomeLoop(t, []string{`return imp\u006frt("qjs:os")`}, `Function(x)()`),
+	jsruntime.ExpectTexts(t, s, outcomeLoop(t, []string{`return imp\u006frt("qjs:os")`}, `Function(x)()`),
 		[]string{`["object:SyntaxError: 'import' is a reserved identifier"]`})
 }
 
 // The rewritten import() converts its specifier as import() does, after evaluating it, and a
 // second argument changes nothing.
 func TestAttackImportSpecifierConversions(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
-	expectTexts(t, s, `
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	jsruntime.ExpectTexts(t, s, `
 const got = [];
 const seen = [];
 const attempts = [
@@ -267,7 +214,7 @@ text(JSON.stringify(seen));`, []string{
 // Static imports and re-exports fail the cell before anything runs, with the first specifier in
 // source order, whatever separates their tokens.
 func TestAttackStaticImportForms(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
 	for _, c := range []struct{ src, spec string }{
 		{`text(1); import fs from "fs"`, "fs"},
 		{`import * as os from "qjs:os"`, "qjs:os"},
@@ -292,7 +239,7 @@ func TestAttackStaticImportForms(t *testing.T) {
 		{"const s = `${1}`; export {s as t} from 'after-template'", "after-template"},
 		{`text("never"); export * from "qjs:os"; import "qjs:std"`, "qjs:os"},
 	} {
-		expectFailure(t, s, c.src, "Unsupported import in exec: "+c.spec, []string{})
+		jsruntime.ExpectFailure(t, s, c.src, "Unsupported import in exec: "+c.spec, []string{})
 	}
 }
 
@@ -302,7 +249,7 @@ func TestAttackStaticImportForms(t *testing.T) {
 // import() call. The transform decides with the parser; each of these ends exactly as V8 would
 // end it, its import() rejected.
 func TestAttackRegexDivisionAmbiguity(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
 	for _, c := range []struct{ name, src string }{
 		{"regex after a block", "{}\n/\"/; await import(\"qjs:os\") //\"/"},
 		{"regex after a block in eval", "await eval('{}\\n/\"/; import(\"qjs:os\") //\"/')"},
@@ -318,7 +265,7 @@ func TestAttackRegexDivisionAmbiguity(t *testing.T) {
 		{"regex in a template substitution", "text(`${/\"/.source}`); await import(\"qjs:os\") //\"/"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			items, errText := runEveryOutput(t, s, c.src)
+			items, errText := jsruntime.RunEveryOutput(t, s, c.src)
 			want := map[string][]string{
 				"division after a parenthesis":           {"NaN"},
 				"regex after await and NBSP":             {`/"/g`},
@@ -331,7 +278,7 @@ func TestAttackRegexDivisionAmbiguity(t *testing.T) {
 			if want == nil {
 				want = []string{}
 			}
-			if got := textsOf(items); errText != "unsupported import in exec" || !reflect.DeepEqual(got, want) {
+			if got := jsruntime.TextsOf(items); errText != "unsupported import in exec" || !reflect.DeepEqual(got, want) {
 				t.Errorf("error %q, texts %q; want the import rejected after %q", errText, got, want)
 			}
 		})
@@ -341,8 +288,8 @@ func TestAttackRegexDivisionAmbiguity(t *testing.T) {
 // Code that only mentions import runs untouched: strings, templates, comments and regular
 // expressions keep their text, and import as a property, method, field or key is not a call.
 func TestAttackHonestCodeMentioningImport(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
-	expectTexts(t, s, `
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	jsruntime.ExpectTexts(t, s, `
 // import("qjs:os") in a comment
 /* import * as os from "qjs:os" */
 const str = 'import("qjs:os")';
@@ -383,8 +330,8 @@ text(JSON.stringify({ import: "x" }));
 // early, to run code of its own at the top level, is a SyntaxError, and an import() that a line
 // terminator or an HTML-like comment leaves live in the body is rewritten like any other.
 func TestAttackFunctionConstructorSourceInjection(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
-	expectTexts(t, s, `
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	jsruntime.ExpectTexts(t, s, `
 const got = [];
 const attempts = [
   () => Function("a){ return import('qjs:os') }; (function(", ""),

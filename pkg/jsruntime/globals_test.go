@@ -1,4 +1,4 @@
-package jsruntime
+package jsruntime_test
 
 import (
 	"reflect"
@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/jsruntime"
 )
 
 func TestGlobalScopeContainsOnlyAllowedItems(t *testing.T) {
-	r := runCellToEnd(t, `text(Reflect.ownKeys(globalThis).map(String).sort().join(","))`)
-	got := strings.Split(textsOf(r.ContentItems)[0], ",")
+	r := jsruntime.RunCellToEnd(t, `text(Reflect.ownKeys(globalThis).map(String).sort().join(","))`)
+	got := strings.Split(jsruntime.TextsOf(r.ContentItems)[0], ",")
 	for _, banned := range []string{"console", "print", "std", "os", "bjson", "gc", "navigator", "performance",
 		"scriptArgs", "setInterval", "clearInterval", "queueMicrotask", "SharedArrayBuffer", "Atomics",
 		"WebAssembly", "InternalError", "DOMException", "QJS_PROXY_VALUE"} {
@@ -33,7 +34,7 @@ func TestGlobalScopeContainsOnlyAllowedItems(t *testing.T) {
 }
 
 func TestOutputHelpersReturnUndefined(t *testing.T) {
-	r := runCellToEnd(t, `
+	r := jsruntime.RunCellToEnd(t, `
 const results = [
   text("a"),
   image("data:image/png;base64,AAA"),
@@ -45,24 +46,24 @@ const results = [
   clearTimeout(1),
 ];
 text(JSON.stringify(results.map(v => v === undefined)));`)
-	if got := textsOf(r.ContentItems); len(got) != 1 || got[0] != "[true,true,true,true,true,true,true,true]" {
+	if got := jsruntime.TextsOf(r.ContentItems); len(got) != 1 || got[0] != "[true,true,true,true,true,true,true,true]" {
 		t.Fatalf("helpers returned %v", got)
 	}
 }
 
 func TestTextHelperConvertsValues(t *testing.T) {
-	r := runCellToEnd(t, `text(undefined); text(null); text(true); text(1.5); text(10n); text("s"); text({a: [1, "x"]}); text([1, 2]); text(() => 1); text(Symbol("q")); text({toJSON() {}});`)
+	r := jsruntime.RunCellToEnd(t, `text(undefined); text(null); text(true); text(1.5); text(10n); text("s"); text({a: [1, "x"]}); text([1, 2]); text(() => 1); text(Symbol("q")); text({toJSON() {}});`)
 	// What JSON.stringify maps to undefined prints "undefined", as in Codex 0.169.
 	want := []string{"undefined", "null", "true", "1.5", "10", "s", `{"a":[1,"x"]}`, "[1,2]", "undefined", "undefined", "undefined"}
-	if got := textsOf(r.ContentItems); !reflect.DeepEqual(got, want) {
+	if got := jsruntime.TextsOf(r.ContentItems); !reflect.DeepEqual(got, want) {
 		t.Fatalf("texts = %q, want %q", got, want)
 	}
 }
 
 func TestTextHelperSurfacesStringifyErrors(t *testing.T) {
-	r := runCellToEnd(t, `text("before"); const o = {}; o.self = o; text(o);`)
-	if !strings.Contains(errorTextOf(r), "circular") || !reflect.DeepEqual(textsOf(r.ContentItems), []string{"before"}) {
-		t.Fatalf("error %q, items %v", errorTextOf(r), textsOf(r.ContentItems))
+	r := jsruntime.RunCellToEnd(t, `text("before"); const o = {}; o.self = o; text(o);`)
+	if !strings.Contains(jsruntime.ErrorTextOf(r), "circular") || !reflect.DeepEqual(jsruntime.TextsOf(r.ContentItems), []string{"before"}) {
+		t.Fatalf("error %q, items %v", jsruntime.ErrorTextOf(r), jsruntime.TextsOf(r.ContentItems))
 	}
 }
 
@@ -81,9 +82,9 @@ func TestImageHelper(t *testing.T) {
 		{`image({type: "image", data: "AAA"})`, "data:application/octet-stream;base64,AAA", "high"},
 	}
 	for _, c := range cases {
-		r := runCellToEnd(t, c.src)
+		r := jsruntime.RunCellToEnd(t, c.src)
 		if r.ErrorText != nil || len(r.ContentItems) != 1 {
-			t.Fatalf("%s: %s %+v", c.src, errorTextOf(r), r.ContentItems)
+			t.Fatalf("%s: %s %+v", c.src, jsruntime.ErrorTextOf(r), r.ContentItems)
 		}
 		img := r.ContentItems[0].(codemode.InputImage)
 		if img.ImageURL != c.url || img.Detail != c.detail {
@@ -127,29 +128,29 @@ func TestHelperErrorsAreCodexStrings(t *testing.T) {
 		`throw {toString() { return "custom" }}`:           "custom",
 	}
 	for src, want := range cases {
-		if r := runCellToEnd(t, src); errorTextOf(r) != want {
-			t.Errorf("%s: error_text %q, want %q", src, errorTextOf(r), want)
+		if r := jsruntime.RunCellToEnd(t, src); jsruntime.ErrorTextOf(r) != want {
+			t.Errorf("%s: error_text %q, want %q", src, jsruntime.ErrorTextOf(r), want)
 		}
 	}
 }
 
 func TestUncaughtErrorTextIsTheStack(t *testing.T) {
-	r := runCellToEnd(t, "text('kept');\nfunction f() { throw new TypeError('boom'); }\nf();")
-	got := errorTextOf(r)
+	r := jsruntime.RunCellToEnd(t, "text('kept');\nfunction f() { throw new TypeError('boom'); }\nf();")
+	got := jsruntime.ErrorTextOf(r)
 	if !strings.HasPrefix(got, "TypeError: boom\n") || !strings.Contains(got, "at f (exec_main.mjs:2") {
 		t.Fatalf("error_text %q", got)
 	}
-	if !reflect.DeepEqual(textsOf(r.ContentItems), []string{"kept"}) {
+	if !reflect.DeepEqual(jsruntime.TextsOf(r.ContentItems), []string{"kept"}) {
 		t.Fatalf("output before the error was lost: %v", r.ContentItems)
 	}
-	r = runCellToEnd(t, `const e = new Error("x"); e.stack = "custom stack"; throw e;`)
-	if errorTextOf(r) != "custom stack" {
-		t.Fatalf("error_text %q", errorTextOf(r))
+	r = jsruntime.RunCellToEnd(t, `const e = new Error("x"); e.stack = "custom stack"; throw e;`)
+	if jsruntime.ErrorTextOf(r) != "custom stack" {
+		t.Fatalf("error_text %q", jsruntime.ErrorTextOf(r))
 	}
 }
 
 func TestAudioAndGeneratedImageHelpers(t *testing.T) {
-	r := runCellToEnd(t, `audio("data:audio/wav;base64,AA"); audio({audio_url: "data:audio/mp3;base64,BB"}); audio({type: "audio", data: "CC", mimeType: "audio/ogg"});
+	r := jsruntime.RunCellToEnd(t, `audio("data:audio/wav;base64,AA"); audio({audio_url: "data:audio/mp3;base64,BB"}); audio({type: "audio", data: "CC", mimeType: "audio/ogg"});
 generatedImage({image_url: "data:image/png;base64,DD", output_hint: "a cat"}); generatedImage({image_url: "data:image/png;base64,EE"});`)
 	want := []codemode.ContentItem{
 		codemode.InputAudio{AudioURL: "data:audio/wav;base64,AA"},
@@ -160,33 +161,33 @@ generatedImage({image_url: "data:image/png;base64,DD", output_hint: "a cat"}); g
 		codemode.InputImage{ImageURL: "data:image/png;base64,EE", Detail: "high"},
 	}
 	if r.ErrorText != nil || !reflect.DeepEqual(r.ContentItems, want) {
-		t.Fatalf("%s %+v", errorTextOf(r), r.ContentItems)
+		t.Fatalf("%s %+v", jsruntime.ErrorTextOf(r), r.ContentItems)
 	}
 }
 
 func TestSynchronousExitReturnsSuccessfully(t *testing.T) {
-	r := runCellToEnd(t, `text("before"); exit(); text("after");`)
-	if r.ErrorText != nil || !reflect.DeepEqual(textsOf(r.ContentItems), []string{"before"}) {
-		t.Fatalf("%s %v", errorTextOf(r), textsOf(r.ContentItems))
+	r := jsruntime.RunCellToEnd(t, `text("before"); exit(); text("after");`)
+	if r.ErrorText != nil || !reflect.DeepEqual(jsruntime.TextsOf(r.ContentItems), []string{"before"}) {
+		t.Fatalf("%s %v", jsruntime.ErrorTextOf(r), jsruntime.TextsOf(r.ContentItems))
 	}
 	// Codex 0.169: exit() cannot be caught, and no finally runs.
-	r = runCellToEnd(t, `try { exit() } catch (e) { text(e) } finally { text("finally") } text("continued")`)
+	r = jsruntime.RunCellToEnd(t, `try { exit() } catch (e) { text(e) } finally { text("finally") } text("continued")`)
 	if r.ErrorText != nil || len(r.ContentItems) != 0 {
-		t.Fatalf("%s %v", errorTextOf(r), textsOf(r.ContentItems))
+		t.Fatalf("%s %v", jsruntime.ErrorTextOf(r), jsruntime.TextsOf(r.ContentItems))
 	}
-	r = runCellToEnd(t, `await 1; text("a"); exit();`)
+	r = jsruntime.RunCellToEnd(t, `await 1; text("a"); exit();`)
 	if r.ErrorText != nil {
-		t.Fatalf("exit after await: %s", errorTextOf(r))
+		t.Fatalf("exit after await: %s", jsruntime.ErrorTextOf(r))
 	}
 	// In a timer too the cell ends at once and successfully.
-	r = runCellToEnd(t, `setTimeout(() => exit(), 0); await new Promise(() => {});`)
+	r = jsruntime.RunCellToEnd(t, `setTimeout(() => exit(), 0); await new Promise(() => {});`)
 	if r.ErrorText != nil {
-		t.Fatalf("exit in a timer: %q", errorTextOf(r))
+		t.Fatalf("exit in a timer: %q", jsruntime.ErrorTextOf(r))
 	}
 }
 
 func TestTimers(t *testing.T) {
-	r := runCellToEnd(t, `
+	r := jsruntime.RunCellToEnd(t, `
 const order = [];
 const a = setTimeout(() => order.push("a"), 20);
 const b = setTimeout(() => order.push("b"), 1, "ignored");
@@ -196,54 +197,54 @@ clearTimeout(d);
 clearTimeout(null); clearTimeout(undefined); clearTimeout(-1); clearTimeout(Infinity);
 await new Promise(r => setTimeout(r, 40));
 text(JSON.stringify([a, b, c, d, order]));`)
-	if got := textsOf(r.ContentItems); r.ErrorText != nil || got[0] != `[1,2,3,4,["c:0","b","a"]]` {
-		t.Fatalf("%s %v", errorTextOf(r), got)
+	if got := jsruntime.TextsOf(r.ContentItems); r.ErrorText != nil || got[0] != `[1,2,3,4,["c:0","b","a"]]` {
+		t.Fatalf("%s %v", jsruntime.ErrorTextOf(r), got)
 	}
 }
 
 func TestTimersDoNotKeepTheCellAlive(t *testing.T) {
-	r := runCellToEnd(t, `setTimeout(() => text("never"), 60_000); text("done");`)
-	if r.ErrorText != nil || !reflect.DeepEqual(textsOf(r.ContentItems), []string{"done"}) {
-		t.Fatalf("%s %v", errorTextOf(r), textsOf(r.ContentItems))
+	r := jsruntime.RunCellToEnd(t, `setTimeout(() => text("never"), 60_000); text("done");`)
+	if r.ErrorText != nil || !reflect.DeepEqual(jsruntime.TextsOf(r.ContentItems), []string{"done"}) {
+		t.Fatalf("%s %v", jsruntime.ErrorTextOf(r), jsruntime.TextsOf(r.ContentItems))
 	}
 }
 
 func TestThrowingTimerCallbackFailsTheCell(t *testing.T) {
-	r := runCellToEnd(t, `setTimeout(() => { throw "from timer" }, 0); await new Promise(() => {});`)
-	if errorTextOf(r) != "from timer" {
-		t.Fatalf("%q", errorTextOf(r))
+	r := jsruntime.RunCellToEnd(t, `setTimeout(() => { throw "from timer" }, 0); await new Promise(() => {});`)
+	if jsruntime.ErrorTextOf(r) != "from timer" {
+		t.Fatalf("%q", jsruntime.ErrorTextOf(r))
 	}
 }
 
 func TestStoreAndLoad(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
-	r := executeCell(t, s, `store("obj", {a: [1, 2]}); const x = load("obj"); x.a.push(3); text(JSON.stringify([x, load("obj"), load("missing")]));`)
-	if got := textsOf(r.ContentItems); got[0] != `[{"a":[1,2,3]},{"a":[1,2]},null]` {
-		t.Fatalf("%s %v", errorTextOf(r), got)
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	r := jsruntime.ExecuteCell(t, s, `store("obj", {a: [1, 2]}); const x = load("obj"); x.a.push(3); text(JSON.stringify([x, load("obj"), load("missing")]));`)
+	if got := jsruntime.TextsOf(r.ContentItems); got[0] != `[{"a":[1,2,3]},{"a":[1,2]},null]` {
+		t.Fatalf("%s %v", jsruntime.ErrorTextOf(r), got)
 	}
-	r = executeCell(t, s, `text(JSON.stringify(load("obj"))); store("obj", 2); throw "fails but commits";`)
-	if got := textsOf(r.ContentItems); got[0] != `{"a":[1,2]}` {
+	r = jsruntime.ExecuteCell(t, s, `text(JSON.stringify(load("obj"))); store("obj", 2); throw "fails but commits";`)
+	if got := jsruntime.TextsOf(r.ContentItems); got[0] != `{"a":[1,2]}` {
 		t.Fatalf("%v", got)
 	}
-	r = executeCell(t, s, `text(JSON.stringify(load("obj")))`)
-	if got := textsOf(r.ContentItems); got[0] != `2` {
+	r = jsruntime.ExecuteCell(t, s, `text(JSON.stringify(load("obj")))`)
+	if got := jsruntime.TextsOf(r.ContentItems); got[0] != `2` {
 		t.Fatalf("store after a script error was not committed: %v", got)
 	}
-	other := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
-	r = executeCell(t, other, `text(String(load("obj")))`)
-	if got := textsOf(r.ContentItems); got[0] != "undefined" {
+	other := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	r = jsruntime.ExecuteCell(t, other, `text(String(load("obj")))`)
+	if got := jsruntime.TextsOf(r.ContentItems); got[0] != "undefined" {
 		t.Fatalf("stored values leaked between sessions: %v", got)
 	}
 }
 
 func TestNotifyDeliversToTheDelegate(t *testing.T) {
-	d := newRecorder(nil)
-	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
-	r := executeCell(t, s, `notify("one"); notify({two: 2}); text("x");`)
+	d := jsruntime.NewRecorder(nil)
+	s := jsruntime.NewTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	r := jsruntime.ExecuteCell(t, s, `notify("one"); notify({two: 2}); text("x");`)
 	if r.Kind != codemode.Result {
 		t.Fatalf("%+v", r)
 	}
-	_, notes, _ := d.snapshot()
+	_, notes, _ := d.Snapshot()
 	if !reflect.DeepEqual(notes, []string{"call-1/1:one", `call-1/1:{"two":2}`}) {
 		t.Fatalf("notes %q", notes)
 	}

@@ -201,3 +201,8 @@ func errorTextOf(r codemode.RuntimeResponse) string {
 func testTool(name string) codemode.ToolDefinition {
 	return codemode.ToolDefinition{Name: name, ToolName: codemode.ToolName{Name: name}, Description: "the " + name + " tool", Kind: codemode.ToolKindFunction}
 }
+
+// echoDelegate answers every tool call with its input and records nothing.
+var echoDelegate = funcDelegate(func(_ context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
+	return call.Input, nil
+})

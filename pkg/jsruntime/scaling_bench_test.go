@@ -1,24 +1,19 @@
-package jsruntime
+package jsruntime_test
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/jsruntime"
 )
 
 // The scaling benchmarks run one cell per iteration with n timers or n concurrent tool calls and
 // report the cost per timer or call: linear scaling shows as a per-item cost that stays about the
 // same from size to size. Before the rewrite 1e5 timers took 5.5 s and 3e5 took 49 s; 1e5
 // concurrent tool calls took 10.3 s.
-
-// echoDelegate answers every tool call with its input and records nothing.
-var echoDelegate = funcDelegate(func(_ context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
-	return call.Input, nil
-})
 
 // benchPerItem runs src (a cell handling n items) b.N times and reports the time per item.
 func benchPerItem(b *testing.B, s codemode.Session, n int, unit, src string, tools ...codemode.ToolDefinition) {
@@ -28,8 +23,8 @@ func benchPerItem(b *testing.B, s codemode.Session, n int, unit, src string, too
 		start := time.Now()
 		r := executeSlowCell(b, s, src, tools...)
 		elapsed += time.Since(start)
-		if r.ErrorText != nil || len(r.ContentItems) != 1 || textsOf(r.ContentItems)[0] != strconv.Itoa(n) {
-			b.Fatalf("%s %q", errorTextOf(r), textsOf(r.ContentItems))
+		if r.ErrorText != nil || len(r.ContentItems) != 1 || jsruntime.TextsOf(r.ContentItems)[0] != strconv.Itoa(n) {
+			b.Fatalf("%s %q", jsruntime.ErrorTextOf(r), jsruntime.TextsOf(r.ContentItems))
 		}
 	}
 	b.ReportMetric(float64(elapsed.Nanoseconds())/float64(b.N)/float64(n), "ns/"+unit)
@@ -56,7 +51,7 @@ func executeSlowCell(b *testing.B, s codemode.Session, src string, tools ...code
 func BenchmarkTimers(b *testing.B) {
 	for _, n := range []int{1e4, 1e5, 1e6} {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			s := newTestSession(b, nil, codemode.SessionCellExecutionLimits{})
+			s := jsruntime.NewTestSession(b, nil, codemode.SessionCellExecutionLimits{})
 			benchPerItem(b, s, n, "timer", `const n = `+strconv.Itoa(n)+`; let fired = 0;
 await new Promise(done => { for (let i = 0; i < n; i++) setTimeout(() => { if (++fired === n) done() }, (n - i) % 16) });
 text(fired)`)
@@ -68,10 +63,10 @@ text(fired)`)
 func BenchmarkConcurrentToolCalls(b *testing.B) {
 	for _, n := range []int{1e4, 1e5} {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			s := newTestSession(b, echoDelegate, codemode.SessionCellExecutionLimits{})
+			s := jsruntime.NewTestSession(b, jsruntime.EchoDelegate, codemode.SessionCellExecutionLimits{})
 			benchPerItem(b, s, n, "call", `const n = `+strconv.Itoa(n)+`;
 const xs = await Promise.all(Array.from({length: n}, (_, i) => tools.echo(i)));
-text(xs.length)`, testTool("echo"))
+text(xs.length)`, jsruntime.TestTool("echo"))
 		})
 	}
 }
