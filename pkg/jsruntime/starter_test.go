@@ -1,4 +1,4 @@
-package jsruntime
+package jsruntime_test
 
 import (
 	"context"
@@ -10,33 +10,32 @@ import (
 	"testing"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/jsruntime"
 )
 
-// startingDelegate is a Delegate with StartToolCall (codemode.ToolCallStarter), the way a remote
+// funcStarter is a Delegate with StartToolCall (codemode.ToolCallStarter), the way a remote
 // transport has it: start decides how the call is answered.
-type startingDelegate struct {
-	*recordingDelegate
+type funcStarter struct {
+	*jsruntime.RecordingDelegate
 	start func(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error))
 
 	mu       sync.Mutex
 	failures []string
 }
 
-func (d *startingDelegate) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
-	d.recordingDelegate.mu.Lock()
-	d.calls = append(d.calls, call)
-	d.recordingDelegate.mu.Unlock()
+func (d *funcStarter) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
+	d.RecordCall(call)
 	d.start(ctx, call, done)
 }
 
-func (d *startingDelegate) ReportFailure(reason string) {
+func (d *funcStarter) ReportFailure(reason string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.failures = append(d.failures, reason)
 }
 
-func newStartingDelegate(start func(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error))) *startingDelegate {
-	return &startingDelegate{recordingDelegate: newRecorder(func(context.Context, codemode.NestedToolCall) (json.RawMessage, error) {
+func newStartingDelegate(start func(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error))) *funcStarter {
+	return &funcStarter{RecordingDelegate: jsruntime.NewRecorder(func(context.Context, codemode.NestedToolCall) (json.RawMessage, error) {
 		panic("InvokeTool must not be called on a delegate with StartToolCall")
 	}), start: start}
 }
@@ -49,16 +48,16 @@ func TestStartToolCallAnsweredBeforeItReturns(t *testing.T) {
 		done(call.Input, nil)
 		done(nil, errors.New("a second answer must be ignored"))
 	})
-	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
-	r := executeCell(t, s, `
+	s := jsruntime.NewTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	r := jsruntime.ExecuteCell(t, s, `
 text(JSON.stringify(await tools.echo({a: 1})));
 const all = await Promise.all(Array.from({length: 100}, (_, i) => tools.echo(i)));
-text(String(all.reduce((a, b) => a + b, 0)));`, testTool("echo"))
+text(String(all.reduce((a, b) => a + b, 0)));`, jsruntime.TestTool("echo"))
 	want := []string{`{"a":1}`, "4950"}
-	if got := textsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, want) {
-		t.Fatalf("%s %q", errorTextOf(r), got)
+	if got := jsruntime.TextsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s %q", jsruntime.ErrorTextOf(r), got)
 	}
-	if calls, _, _ := d.snapshot(); len(calls) != 101 {
+	if calls, _, _ := d.Snapshot(); len(calls) != 101 {
 		t.Fatalf("%d calls started, want 101", len(calls))
 	}
 }
@@ -91,16 +90,16 @@ func TestStartToolCallAnsweredFromAnotherGoroutine(t *testing.T) {
 			}
 		}
 	}()
-	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
-	r := executeCell(t, s, `
+	s := jsruntime.NewTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	r := jsruntime.ExecuteCell(t, s, `
 const all = await Promise.all(Array.from({length: 100}, (_, i) => tools.echo(i)));
 text(String(all.reduce((a, b) => a + b, 0)));
 try { await tools.echo("fail") } catch (e) { text(typeof e + ":" + e) }
-text(String((await tools.echo("big")).length));`, testTool("echo"))
+text(String((await tools.echo("big")).length));`, jsruntime.TestTool("echo"))
 	<-reader
 	want := []string{"4950", "string:remote tool failed", "102400"}
-	if got := textsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, want) {
-		t.Fatalf("%s %q", errorTextOf(r), got)
+	if got := jsruntime.TextsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s %q", jsruntime.ErrorTextOf(r), got)
 	}
 }
 
@@ -112,11 +111,11 @@ func TestStartToolCallThatPanics(t *testing.T) {
 		late = done
 		panic("start probe")
 	})
-	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
-	r := executeCell(t, s, `try { await tools.echo({}); text("resolved") } catch (e) { text(typeof e + ":" + e) }`, testTool("echo"))
+	s := jsruntime.NewTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	r := jsruntime.ExecuteCell(t, s, `try { await tools.echo({}); text("resolved") } catch (e) { text(typeof e + ":" + e) }`, jsruntime.TestTool("echo"))
 	want := []string{"string:" + codemode.FailureToolTaskPanicked}
-	if got := textsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, want) {
-		t.Fatalf("%s %q", errorTextOf(r), got)
+	if got := jsruntime.TextsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s %q", jsruntime.ErrorTextOf(r), got)
 	}
 	late(json.RawMessage(`1`), nil) // after the cell ended: ignored, no panic, no block
 	d.mu.Lock()
@@ -132,10 +131,10 @@ func TestStartToolCallIsCancelledWithItsCell(t *testing.T) {
 	d := newStartingDelegate(func(ctx context.Context, _ codemode.NestedToolCall, done func(json.RawMessage, error)) {
 		context.AfterFunc(ctx, func() { done(nil, errors.New("cancelled by the test")) })
 	})
-	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
-	r := executeCell(t, s, `tools.echo({}); text("left it running")`, testTool("echo"))
-	if got := textsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, []string{"left it running"}) {
-		t.Fatalf("%s %q", errorTextOf(r), got)
+	s := jsruntime.NewTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	r := jsruntime.ExecuteCell(t, s, `tools.echo({}); text("left it running")`, jsruntime.TestTool("echo"))
+	if got := jsruntime.TextsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, []string{"left it running"}) {
+		t.Fatalf("%s %q", jsruntime.ErrorTextOf(r), got)
 	}
-	awaitCellGoroutines(t, s)
+	jsruntime.AwaitCellGoroutines(t, s)
 }
