@@ -120,9 +120,13 @@ var planted = []plantedCase{
 			ext("pkg/jsruntime", "connectrpc.com/connect/v2", connect),
 		},
 		want: []string{
-			"pkg/jsruntime → gen/go/wirev1 [pkg/jsruntime/...]",
-			"pkg/jsruntime → pkg/codemode/codemodetest [pkg/jsruntime/...]",
 			"pkg/jsruntime → connectrpc.com/connect/v2 [pkg/jsruntime/...]",
+			"pkg/jsruntime → connectrpc.com/connect/v2 [pkg/jsruntime]",
+			"pkg/jsruntime → gen/go/wirev1 [pkg/jsruntime/...]",
+			"pkg/jsruntime → gen/go/wirev1 [pkg/jsruntime]",
+			"pkg/jsruntime → github.com/tetratelabs/wazero/experimental [pkg/jsruntime]",
+			"pkg/jsruntime → pkg/codemode/codemodetest [pkg/jsruntime/...]",
+			"pkg/jsruntime → pkg/codemode/codemodetest [pkg/jsruntime]",
 		},
 	},
 	{
@@ -524,6 +528,26 @@ var planted = []plantedCase{
 		},
 	},
 
+	{
+		name: "pkg/jsruntime's layers: the cell layer touches QuickJS, the VM learns of cells",
+		edges: []edge{
+			own("pkg/jsruntime", "pkg/jsruntime/internal/engine"),
+			ext("pkg/jsruntime", "github.com/fastschema/qjs", qjs),
+			own("pkg/jsruntime", "gen/go/qjswasm"),
+			own("pkg/jsruntime/internal/engine", "pkg/codemode"),
+			own("pkg/jsruntime/internal/engine", "pkg/jsruntime"),
+			own("pkg/jsruntime/internal/engine", "pkg/jsruntime/internal/jssource"),
+			ext("pkg/jsruntime/internal/jssource", "github.com/tetratelabs/wazero/api", wazero),
+		},
+		want: []string{
+			"pkg/jsruntime → github.com/fastschema/qjs [pkg/jsruntime]",
+			"pkg/jsruntime → gen/go/qjswasm [pkg/jsruntime]",
+			"pkg/jsruntime/internal/engine → pkg/codemode [pkg/jsruntime/internal/engine]",
+			"pkg/jsruntime/internal/engine → pkg/jsruntime [pkg/jsruntime/internal/engine]",
+			"pkg/jsruntime/internal/engine → pkg/jsruntime/internal/jssource [pkg/jsruntime/internal/engine]",
+			"pkg/jsruntime/internal/jssource → github.com/tetratelabs/wazero/api [pkg/jsruntime/internal/jssource]",
+		},
+	},
 	// The families: a package under a family directory that its own rule would let through (here
 	// one that has no rule of its own yet, so the catch-all pkg/... governs it, or one whose rule
 	// a careless edit widened) is still held to the family's ceiling.

@@ -70,10 +70,21 @@ var layers = []layer{
 	// gen/go/qjswasm is a build artifact, not a wire type: the transformed qjs.wasm the runtime
 	// hands to qjs (generators/qjswasm).
 	{
-		pkgs:         "pkg/jsruntime/...",
-		allow:        []string{std, "pkg/codemode", "pkg/modeltool/...", "pkg/jsruntime/...", "pkg/serdejson", "gen/go/qjswasm", qjs, wazero, tdewolff},
+		pkgs:         "pkg/jsruntime",
+		allow:        []string{std, "pkg/codemode", "pkg/modeltool/...", "pkg/jsruntime/internal/...", "pkg/serdejson"},
 		allowInTests: []string{"pkg/codemode/codemodetest", "pkg/testenv"},
-		why:          "the QuickJS runtime implements the domain contract; it is no adapter, so it never touches generated wire types (serde_json's parser from pkg/serdejson tells what Codex's host would refuse to carry), and the conformance suite is linked into its tests only",
+		why:          "the cell layer: cells, sessions, tool calls, timers and the bridge's messages over the VM of internal/engine; it never touches QuickJS, wazero or wasm itself",
+	},
+	{
+		pkgs:  "pkg/jsruntime/internal/engine",
+		allow: []string{std, "gen/go/qjswasm", qjs, wazero},
+		why:   "the VM: one QuickJS runtime in wasm, its memory, image and pool; it knows nothing of cells, sessions or the domain contract, only a prelude and a host that answers the bridge",
+	},
+	{
+		pkgs:         "pkg/jsruntime/internal/jssource",
+		allow:        []string{std, tdewolff},
+		allowInTests: []string{qjs},
+		why:          "the source transform: JavaScript in, JavaScript out, with a parser and nothing of the runtime (its tests run what it prints on QuickJS)",
 	},
 	{
 		pkgs:  "pkg/toolsources/toolprovider",
@@ -263,6 +274,12 @@ var layers = []layer{
 // importing the client). So a package added to a family is bounded before anyone writes its rule,
 // and no rule of layers can quietly let a family reach another protocol.
 var families = []layer{
+	{
+		pkgs:         "pkg/jsruntime/...",
+		allow:        []string{std, "pkg/codemode", "pkg/modeltool/...", "pkg/jsruntime/...", "pkg/serdejson", "gen/go/qjswasm", qjs, wazero, tdewolff},
+		allowInTests: []string{"pkg/codemode/codemodetest", "pkg/testenv"},
+		why:          "the QuickJS runtime implements the domain contract; it is no adapter, so it never touches generated wire types (serde_json's parser from pkg/serdejson tells what Codex's host would refuse to carry), and the conformance suite is linked into its tests only",
+	},
 	{
 		pkgs:         "pkg/v1/...",
 		allow:        []string{std, "pkg/codemode", "pkg/v1/...", "pkg/internal/...", "pkg/modeltool", "gen/go/wirev1", websocket, uuid},

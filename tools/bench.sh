@@ -48,7 +48,7 @@ bench_regexp() {
 
 echo "== go test -bench (pkg/jsruntime, pkg/modeltool), benchtime $benchtime" >&2
 go test -run '^$' -bench . -skip 'Sustained100Sessions|IdleAndLiveSessions' -benchmem -benchtime "$benchtime" -count "${COUNT:-1}" \
-  ./pkg/jsruntime/ ./pkg/modeltool/ | tee "$out/ours.txt" >&2
+  ./pkg/jsruntime/ ./pkg/jsruntime/internal/engine/ ./pkg/modeltool/ | tee "$out/ours.txt" >&2
 echo "== sustained (own process: RSS)" >&2
 go test -run '^$' -bench 'Sustained100Sessions' -benchtime 50000x ./pkg/jsruntime/ | tee -a "$out/ours.txt" >&2
 go test -run '^$' -bench 'IdleAndLiveSessions' -benchtime 1x ./pkg/jsruntime/ | tee -a "$out/ours.txt" >&2

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"reflect"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/jsruntime/internal/engine"
 )
 
 // Bridge forgery. The cell controls its wasm instance, so Go trusts no bridge message: a cell
@@ -87,7 +87,7 @@ var forgedMessages = []struct{ msg, reason string }{
 func TestAttackForgedMessagesAreRefused(t *testing.T) {
 	for _, c := range forgedMessages {
 		_, err := decodeHostMessage(c.msg)
-		var f *errForged
+		var f *engine.ForgedError
 		if !errors.As(err, &f) || err.Error() != forgedMessageText+": "+c.reason {
 			t.Errorf("%q: %v, want the forgery %q", c.msg, err, c.reason)
 		}
@@ -116,94 +116,47 @@ func TestAttackGenuineMessagesDecode(t *testing.T) {
 	}
 }
 
-// bridgeRecorder is a hostHandler that records what reaches it: it decodes each message as the
+// bridgeRecorder is an engine.Host that records what reaches it: it decodes each message as the
 // cell's handler does (decodeCall), so served holds the messages a cell would act on.
 type bridgeRecorder struct {
 	served []hostMessage
 	faults []string
 }
 
-func (b *bridgeRecorder) serve(msg string) hostReply {
-	m, reply, ok := decodeCall(msg, b.fault)
+func (b *bridgeRecorder) Serve(msg string) engine.Reply {
+	m, reply, ok := decodeCall(msg, b.Fault)
 	if !ok {
 		return reply
 	}
 	b.served = append(b.served, m)
-	return replyNothing()
+	return engine.Undefined()
 }
 
-func (b *bridgeRecorder) fault(err error) { b.faults = append(b.faults, err.Error()) }
+func (b *bridgeRecorder) Fault(err error) { b.faults = append(b.faults, err.Error()) }
 
-// callBridge calls the engine's bridge function, as JavaScript holding it would, with the JS value
-// arg, and returns what it threw ("" when it returned).
-func callBridge(t *testing.T, e *engine, arg uint64) string {
-	t.Helper()
-	if err := e.w.writeU64(e.argv, arg); err != nil {
-		t.Fatal(err)
-	}
-	v, err := e.w.call(exCall, e.jsctx, e.hostFn, jsUndefined, 1, uint64(e.argv))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if valueTag(v) != tagException {
-		e.free(v)
-		return ""
-	}
-	return e.takeException().Error()
-}
-
-// A cell that reached the raw bridge gets nothing through it: from the bridge function itself,
-// every forged message (an https image, a non-data audio URL, a blank notification, a store that
-// is not JSON, a non-string message…) throws the forgery TypeError in JavaScript, fails the cell
-// through fault, and never reaches serve.
-func TestAttackBridgeRefusesForgeriesFromJavaScript(t *testing.T) {
-	p := sharedProvider()
-	e, err := newEngine(p.pool.cfg, p.pool.img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.dispose()
+// A cell that reached the raw bridge gets nothing through it: every forged message (an https
+// image, a non-data audio URL, a blank notification, a store that is not JSON…) is answered with
+// the forgery TypeError, which the engine throws in JavaScript, fails the cell through Fault, and
+// is never served. (The engine's side, a thrown TypeError for such a reply and a Fault for a
+// non-string message, is internal/engine's TestBridgeThrowsWhatTheHostAnswers; the whole road
+// from JavaScript is TestForgedMessagesFailOnlyTheirCell.)
+func TestAttackBridgeRefusesForgeries(t *testing.T) {
 	rec := &bridgeRecorder{}
-	e.host = rec
-	thrown := "TypeError: " + forgedMessageText
 	for i, c := range forgedMessages {
-		if c.msg == "\x01" || strings.Contains(c.msg, "\xff") || strings.Contains(c.msg, "\xed\xa0\x80") {
-			// QuickJS strings cross as C strings, QuickJS reads invalid UTF-8 as U+FFFD, and a lone
-			// surrogate it writes out becomes U+FFFD as Go reads it (readString): from JavaScript
-			// these arrive valid. Go's own table (decodeHostMessage) covers them.
-			continue
+		reply := rec.Serve(c.msg)
+		if reply != engine.TypeError(forgedMessageText) {
+			t.Errorf("%q: replied %+v, want the forgery TypeError", c.msg, reply)
 		}
-		s, err := e.newString(c.msg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := callBridge(t, e, s)
-		e.free(s)
-		if !strings.HasPrefix(got, thrown+"\n") && got != thrown {
-			t.Errorf("%q: threw %q", c.msg, got)
-		}
-		if len(rec.faults) == 0 || rec.faults[len(rec.faults)-1] != forgedMessageText+": "+c.reason {
+		if len(rec.faults) != i+1 || rec.faults[i] != forgedMessageText+": "+c.reason {
 			t.Errorf("%q: faults %q (message %d)", c.msg, rec.faults, i)
 		}
 	}
-	for _, arg := range []uint64{42, jsUndefined} { // an int and undefined: not strings
-		if got := callBridge(t, e, arg); !strings.HasPrefix(got, thrown) {
-			t.Errorf("%x: threw %q", arg, got)
-		}
-		if rec.faults[len(rec.faults)-1] != forgedMessageText+": bridge called with a non-string message" {
-			t.Errorf("%x: faults %q", arg, rec.faults[len(rec.faults)-1])
-		}
-	}
 	if len(rec.served) != 0 {
-		t.Fatalf("forged messages reached serve: %+v", rec.served)
+		t.Fatalf("forged messages were served: %+v", rec.served)
 	}
-	genuine, err := e.newString("i[\"data:image/png;base64,AA\",\"low\"]")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.free(genuine)
-	if got := callBridge(t, e, genuine); got != "" || !reflect.DeepEqual(rec.served, []hostMessage{{op: opImage, text: "data:image/png;base64,AA", detail: "low"}}) {
-		t.Fatalf("a genuine message: threw %q, served %+v", got, rec.served)
+	if reply := rec.Serve("i[\"data:image/png;base64,AA\",\"low\"]"); !reply.IsUndefined() ||
+		!reflect.DeepEqual(rec.served, []hostMessage{{op: opImage, text: "data:image/png;base64,AA", detail: "low"}}) {
+		t.Fatalf("a genuine message: replied %+v, served %+v", reply, rec.served)
 	}
 }
 

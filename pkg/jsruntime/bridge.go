@@ -2,12 +2,13 @@ package jsruntime
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/codemodehq/codemode/pkg/jsruntime/internal/engine"
 	"github.com/codemodehq/codemode/pkg/jsruntime/internal/jssource"
 )
 
@@ -59,18 +60,23 @@ func operationsJSON() string {
 	return string(b)
 }
 
-// forgedMessageText starts the error text of a cell that sent a message the prelude would never
-// send.
-const forgedMessageText = "exec runtime received a malformed message from the cell's JavaScript environment"
+// preludeSource is the script that installs the cell's globals and talks to Go over the bridge.
+//
+//go:embed prelude.js
+var preludeSource string
 
-// errForged reports a forged message.
-type errForged struct{ reason string }
-
-func (e *errForged) Error() string { return forgedMessageText + ": " + e.reason }
-
-func forged(format string, args ...any) error {
-	return &errForged{reason: fmt.Sprintf(format, args...)}
+// thePrelude is the prelude as every engine installs it: named codemode_prelude.js in stack
+// traces, and called with the table of operations.
+func thePrelude() engine.Prelude {
+	return engine.Prelude{File: "codemode_prelude.js", Source: preludeSource, Argument: operationsJSON()}
 }
+
+// forgedMessageText starts the error text of a cell that sent a message the prelude would never
+// send (the engine throws a TypeError with it, see engine.Forged).
+const forgedMessageText = engine.ForgedMessageText
+
+// forged reports a forged message: an *engine.ForgedError with the formatted reason.
+func forged(format string, args ...any) error { return engine.Forged(format, args...) }
 
 // hostMessage is a decoded, validated bridge message.
 type hostMessage struct {
@@ -242,37 +248,18 @@ func isBlankJS(s string) bool {
 	return true
 }
 
-// hostReply is the answer to a host call: undefined, a string, or an exception to throw.
-type hostReply struct {
-	kind replyKind
-	text string
-}
-
-type replyKind int
-
-const (
-	replyUndefined replyKind = iota
-	replyString
-	replySyntaxError // throw a SyntaxError with text as its message
-	replyTypeError   // throw a TypeError with text as its message
-)
-
-func replyNothing() hostReply          { return hostReply{} }
-func replyText(s string) hostReply     { return hostReply{kind: replyString, text: s} }
-func replySyntax(msg string) hostReply { return hostReply{kind: replySyntaxError, text: msg} }
-
 // decodeCall decodes a bridge message for a handler: a forged one is reported to fault and
 // answered with the TypeError every forged message gets; a message whose payload could not be
 // read otherwise gets undefined.
-func decodeCall(msg string, fault func(error)) (hostMessage, hostReply, bool) {
+func decodeCall(msg string, fault func(error)) (hostMessage, engine.Reply, bool) {
 	m, err := decodeHostMessage(msg)
 	if err == nil {
-		return m, hostReply{}, true
+		return m, engine.Undefined(), true
 	}
-	var f *errForged
+	var f *engine.ForgedError
 	if errors.As(err, &f) {
 		fault(err)
-		return m, hostReply{kind: replyTypeError, text: forgedMessageText}, false
+		return m, engine.TypeError(forgedMessageText), false
 	}
-	return m, replyNothing(), false
+	return m, engine.Undefined(), false
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/jsruntime/internal/engine"
 )
 
 // Everything a cell can accumulate outside its JavaScript heap is bounded: unobserved output,
@@ -258,16 +259,13 @@ type memorySample struct {
 	size, wasmSize, base uint64
 }
 
-// watchMemory records the memory of every engine put back after a cell whose heap limit was
-// heapLimit (a limit no other test uses tells this test's engines apart).
-func watchMemory(t *testing.T, heapLimit uint64) <-chan memorySample {
+// watchMemory records the memory of every engine p's pool takes back after a cell.
+func watchMemory(t *testing.T, p *Provider) <-chan memorySample {
 	t.Helper()
 	seen := make(chan memorySample, 64)
-	setObserveReset(t, func(e *engine, _ bool) {
-		if e.mem.limit == uint64(e.img.size)+heapLimit {
-			seen <- memorySample{size: uint64(len(e.mem.buf)), wasmSize: uint64(e.w.mem.Size()), base: uint64(e.img.size)}
-		}
-	})
+	t.Cleanup(p.pool.ObserveResets(func(r engine.ResetReport) {
+		seen <- memorySample{size: r.MemoryBytes, wasmSize: r.WasmMemoryBytes, base: r.ImageBytes}
+	}))
 	return seen
 }
 
@@ -327,8 +325,8 @@ func settleResident(baseline, slack uint64) {
 // 256 MiB ArrayBuffer made the resident set grow by 256 MiB).
 func TestMemoryStaysWithinTheHeapCap(t *testing.T) {
 	const heapCap = 64 << 20
-	seen := watchMemory(t, heapCap)
 	p := newCappedProvider(t, Options{PoolSize: -1, DefaultMaxHeapSizeBytes: heapCap})
+	seen := watchMemory(t, p)
 	s := newCappedSession(t, p, nil)
 	oom := fmt.Sprintf(outOfMemoryTextFormat, heapCap)
 	runtime.GC()

@@ -271,7 +271,7 @@ func (r *cellRun) conclude(panicked any, finished bool) {
 	if r.e != nil {
 		// Let the observer the response just woke run first: a reset takes tens of microseconds.
 		runtime.Gosched()
-		r.e.detach()
+		r.e.Detach()
 		r.s.p.runtimes().put(r.e)
 	}
 }
@@ -280,24 +280,8 @@ func (r *cellRun) conclude(panicked any, finished bool) {
 // unknown.
 func (r *cellRun) runtimeFailed(reason string) {
 	if r.e != nil {
-		r.e.retire()
+		r.e.Retire()
 	}
 	r.fail(codemode.ErrRuntimeEnded.Error())
 	r.s.report(reason)
-}
-
-// interruptWhenStopped calls interrupt (an engine's) when ctx ends. The returned stop unregisters
-// that; if the interrupt has begun, stop waits until it is done, so an engine is never handed back
-// to the pool (and to another cell) with a late interrupt still on its way to it.
-func interruptWhenStopped(ctx context.Context, interrupt func()) (stop func()) {
-	done := make(chan struct{})
-	unregister := context.AfterFunc(ctx, func() {
-		defer close(done)
-		interrupt()
-	})
-	return func() {
-		if !unregister() {
-			<-done
-		}
-	}
 }

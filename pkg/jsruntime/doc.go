@@ -4,29 +4,30 @@
 //
 // # Layers
 //
-// The package is two layers with one seam. The VM (engine.go, wasm.go, memory.go, snapshot.go,
-// pool.go, values.go, scripts.go, turn.go) runs QuickJS and knows nothing of cells; the cell layer
-// (session.go, cell.go, loop.go, toolcalls.go, timers.go, notifier.go, store.go, and bridge.go,
-// which decodes what the prelude sends) reaches it only through the vm interface of vm.go, and the
-// VM calls back only through hostHandler with the raw bridge message. A test
-// (TestTheCellLayerUsesTheVMOnlyThroughItsInterface) keeps the cell layer off the engine's fields.
-// The provider composes both.
+// The package is two layers with one seam. The VM (internal/engine: engine, wasm, memory, snapshot,
+// pool, values, scripts, turn) runs QuickJS and knows nothing of cells; the cell layer (session.go,
+// cell.go, loop.go, toolcalls.go, timers.go, notifier.go, store.go, and bridge.go, which decodes
+// what the prelude sends) reaches it only through the vm interface of vm.go, and the VM calls back
+// only through engine.Host with the raw bridge message. The package boundary keeps the cell layer
+// off the engine's fields, and the layering test keeps QuickJS and wazero out of the cell layer
+// and cells out of the VM. The provider composes both. The source transform (internal/jssource)
+// is the third part: what QuickJS runs is what it printed.
 //
 // # Engines
 //
-// An engine (engine.go) is one QuickJS runtime, created with qjs.New from codemode's derived
-// module (gen/go/qjswasm: qjs's own qjs.wasm with an 8 MiB stack, an exported stack pointer and a
-// proxy factory cell code cannot intercept) and prepared with the prelude (prelude.js). One
-// goroutine at a time owns an engine and makes every call into it. The engine calls the wasm
-// exports itself, resolved once from the module qjs hands to its proxy function (wasm.go), which
-// makes a crossing cost well under a microsecond.
+// An engine is one QuickJS runtime, created with qjs.New from codemode's derived module
+// (gen/go/qjswasm: qjs's own qjs.wasm with an 8 MiB stack, an exported stack pointer and a proxy
+// factory cell code cannot intercept) and prepared with the prelude (prelude.js). One goroutine at
+// a time owns an engine and makes every call into it. The engine calls the wasm exports itself,
+// resolved once from the module qjs hands to its proxy function, which makes a crossing cost well
+// under a microsecond.
 //
-// After its cell an engine is reset to the memory image taken when it was prepared (snapshot.go)
-// and serves the next cell: everything QuickJS knows lives in the module's linear memory and its
-// stack pointer, and both are restored exactly. Only an engine whose cell interrupted it, or whose
-// memory grew too far, is replaced (pool.go). The linear memory (memory.go) is one mapped
-// reservation where the platform allows: it grows in place up to the cell's heap limit, exactly,
-// and a reset gives untouched pages back to the system.
+// After its cell an engine is reset to the memory image taken when it was prepared and serves the
+// next cell: everything QuickJS knows lives in the module's linear memory and its stack pointer,
+// and both are restored exactly. Only an engine whose cell interrupted it, or whose memory grew
+// too far, is replaced. The linear memory is one mapped reservation where the platform allows: it
+// grows in place up to the cell's heap limit, exactly, and a reset gives untouched pages back to
+// the system.
 //
 // # Cells
 //

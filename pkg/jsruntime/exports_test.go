@@ -7,53 +7,8 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/jsruntime/internal/engine"
 )
-
-// hotExportCount is the most resolved instances an engine keeps between calls.
-func hotExportCount() int {
-	n := 0
-	for _, hot := range hotExports {
-		if hot {
-			n++
-		}
-	}
-	return n
-}
-
-// TestEngineKeepsOneInstancePerHotExport checks what an engine holds between calls: a cold export
-// is resolved for its call and dropped, and a re-entrant call of a hot export leaves one instance
-// kept, not two.
-func TestEngineKeepsOneInstancePerHotExport(t *testing.T) {
-	e := benchEngine(t)
-	e.w.shed()
-	if _, err := e.w.call(exThrowTypeError, e.jsctx, uint64(e.scratch)); err != nil {
-		t.Fatal(err)
-	}
-	exc, err := e.w.call(exGetException, e.jsctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.free(exc)
-	if e.w.fns[exThrowTypeError] != nil || e.w.fns[exGetException] != nil {
-		t.Fatal("a cold export's instance was kept")
-	}
-	if got := e.w.kept(); got != 1 { // QJS_FreeValue's
-		t.Fatalf("%d instances kept, want 1", got)
-	}
-	// An outer call holds free's kept instance while a re-entrant one runs; each puts its own back.
-	outer := e.w.take(exFree)
-	if _, err := e.w.call(exFree, 0); err != nil {
-		t.Fatal(err)
-	}
-	inner := e.w.fns[exFree]
-	if inner == nil || inner == outer {
-		t.Fatal("the re-entrant call did not resolve and keep an instance of its own")
-	}
-	e.w.put(exFree, outer)
-	if e.w.fns[exFree] != inner || e.w.kept() != 2 {
-		t.Fatalf("after the outer call: %d instances kept, want free's and QJS_FreeValue's", e.w.kept())
-	}
-}
 
 // TestReusedEngineKeepsOnlyHotExports runs cells that take every road into wasm (module loading,
 // eval, syntax errors, exceptions, large JSON results) on one engine, and checks after each reset
@@ -64,20 +19,12 @@ func TestReusedEngineKeepsOnlyHotExports(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Close() })
-	type seen struct{ kept, cold int }
-	resets := make(chan seen, 16)
-	setObserveReset(t, func(e *engine, ok bool) {
-		if e.img != p.pool.img || !ok {
-			return
+	resets := make(chan engine.ResetReport, 16)
+	t.Cleanup(p.pool.ObserveResets(func(r engine.ResetReport) {
+		if r.Reusable {
+			resets <- r
 		}
-		s := seen{kept: e.w.kept()}
-		for id, fn := range e.w.fns {
-			if fn != nil && !hotExports[id] {
-				s.cold++
-			}
-		}
-		resets <- s
-	})
+	}))
 	big, _ := json.Marshal(map[string]string{"data": string(make([]byte, 8<<10))})
 	d := newRecorder(func(context.Context, codemode.NestedToolCall) (json.RawMessage, error) { return big, nil })
 	s := newSessionOn(t, p, d, codemode.SessionCellExecutionLimits{})
@@ -90,8 +37,8 @@ func TestReusedEngineKeepsOnlyHotExports(t *testing.T) {
 	} {
 		executeCell(t, s, src, testTool("big"))
 		got := <-resets
-		if got.cold != 0 || got.kept > hotExportCount() {
-			t.Fatalf("after %s: %d instances kept, %d of cold exports (at most %d hot ones allowed)", src, got.kept, got.cold, hotExportCount())
+		if got.ColdExportsKept != 0 || got.ExportsKept > engine.HotExportCount() {
+			t.Fatalf("after %s: %d instances kept, %d of cold exports (at most %d hot ones allowed)", src, got.ExportsKept, got.ColdExportsKept, engine.HotExportCount())
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/jsruntime/internal/engine"
 )
 
 // The cell controls everything inside its wasm instance, the prelude included, so every bridge
@@ -20,11 +21,11 @@ import (
 // forgedReason returns the reason of a forged-message error, or fails the test.
 func forgedReason(t *testing.T, what string, err error) string {
 	t.Helper()
-	var f *errForged
-	if !errors.As(err, &f) || err.Error() != forgedMessageText+": "+f.reason {
+	var f *engine.ForgedError
+	if !errors.As(err, &f) || err.Error() != forgedMessageText+": "+f.Reason {
 		t.Fatalf("%s: %v is not a forged-message error", what, err)
 	}
-	return f.reason
+	return f.Reason
 }
 
 func TestDecodeHostMessageRejectsMalformedPayloads(t *testing.T) {
@@ -197,32 +198,30 @@ func TestDispatchRejectsToolCallsPastTheLimit(t *testing.T) {
 	}
 }
 
-// forgingProvider returns a provider whose only runtime has the bridge within reach of cell code,
-// as the global forge: the cell of the threat model, which controls everything inside its wasm
-// instance. The global is part of the runtime's image, so every reset keeps it.
+// forgingPrelude is the real prelude, after whose installation the bridge is within reach of cell
+// code as the global forge: the cell of the threat model, which controls everything inside its
+// wasm instance. The global is part of the runtime's image, so every reset keeps it.
+func forgingPrelude() engine.Prelude {
+	p := thePrelude()
+	p.Source = "globalThis.realPrelude = " + p.Source + `;
+(function (bridge, operations) {
+  const install = globalThis.realPrelude;
+  delete globalThis.realPrelude;
+  const entries = install(bridge, operations);
+  globalThis.forge = bridge;
+  return entries;
+})`
+	return p
+}
+
+// forgingProvider returns a provider of one runtime that installed forgingPrelude.
 func forgingProvider(t *testing.T) *Provider {
 	t.Helper()
-	p := newCappedProvider(t, Options{PoolSize: -1})
-	e, err := newEngine(p.pool.cfg, nil)
+	p, err := newProvider(Options{PoolSize: -1}, forgingPrelude())
 	if err != nil {
 		t.Fatal(err)
 	}
-	expose, err := e.evalSource("expose.js", `(function (bridge) { globalThis.forge = bridge })`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := e.callValue(expose, e.hostFn, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.free(v)
-	e.free(expose)
-	if e.img, err = takeImage(e); err != nil {
-		t.Fatal(err)
-	}
-	// The pool's only runtime is to be this one: the provider's own first runtime goes.
-	(<-p.pool.idle).dispose()
-	p.pool.idle <- e
+	t.Cleanup(func() { _ = p.Close() })
 	return p
 }
 
@@ -230,7 +229,7 @@ func forgingProvider(t *testing.T) *Provider {
 // just after its result is delivered, and a cell started before that gets another runtime.
 func waitIdle(t testing.TB, p *Provider) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); len(p.pool.idle) == 0; time.Sleep(100 * time.Microsecond) {
+	for deadline := time.Now().Add(30 * time.Second); p.pool.Idle() == 0; time.Sleep(100 * time.Microsecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("no runtime went back to the pool")
 		}
@@ -275,10 +274,7 @@ func TestForgedMessagesFailOnlyTheirCell(t *testing.T) {
 		cells += 2
 	}
 	waitIdle(t, p)
-	p.pool.statsMu.Lock()
-	defer p.pool.statsMu.Unlock()
-	// created counts the provider's own first runtime, which forgingProvider replaced.
-	if got := p.pool.stats; got != (poolStats{created: 1, reused: cells}) {
+	if got := p.pool.Stats(); got != (engine.PoolStats{Created: 1, Reused: cells}) {
 		t.Fatalf("pool %+v, want %d cells on the one runtime", got, cells)
 	}
 }

@@ -4,7 +4,6 @@ package jsruntime
 
 import (
 	"fmt"
-	"github.com/codemodehq/codemode/pkg/testenv"
 	"os"
 	"runtime"
 	"strconv"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/jsruntime/internal/engine"
+	"github.com/codemodehq/codemode/pkg/testenv"
 )
 
 // These tests run many cells or many host calls and compare Go heap samples. The race detector
@@ -91,15 +92,13 @@ type heapSample struct {
 	heap       uint64 // live Go heap after collection
 	goroutines int
 	rss        uint64
-	pool       poolStats
+	pool       engine.PoolStats
 }
 
 func sampleHeap(t *testing.T, p *Provider, cells int) heapSample {
 	waitIdle(t, p)
 	h := heapSample{cells: cells, heap: goHeap(), goroutines: runtime.NumGoroutine(), rss: residentBytes()}
-	p.pool.statsMu.Lock()
-	h.pool = p.pool.stats
-	p.pool.statsMu.Unlock()
+	h.pool = p.pool.Stats()
 	return h
 }
 
@@ -143,7 +142,7 @@ func TestManyCellsKeepTheHeapFlat(t *testing.T) {
 	if n := settledGoroutines(early.goroutines); n > early.goroutines {
 		t.Errorf("goroutines grew from %d to %d", early.goroutines, n)
 	}
-	if late.pool.replaced != 0 || late.pool.created > early.pool.created+2 {
+	if late.pool.Replaced != 0 || late.pool.Created > early.pool.Created+2 {
 		t.Errorf("engines were created or replaced along the way: %+v -> %+v", early.pool, late.pool)
 	}
 }
@@ -178,10 +177,10 @@ func TestHostCallsDoNotGrowMemory(t *testing.T) {
 	if soak() {
 		calls = 50_000
 	}
-	const heapCap = 64<<20 + 4096 // a cap no other test uses
-	seen := watchMemory(t, heapCap)
+	const heapCap = 64<<20 + 4096
 	// One runtime; output past 1 MiB is refused (text() then throws, after its argument crossed).
 	p := newCappedProvider(t, Options{PoolSize: -1, DefaultMaxHeapSizeBytes: heapCap, MaxOutputBytes: 1 << 20})
+	seen := watchMemory(t, p)
 	s := newCappedSession(t, p, echoDelegate)
 	var body strings.Builder
 	for i, v := range hostCallVariants {
@@ -218,9 +217,7 @@ for (let i = 0; i < ` + strconv.Itoa(n) + `; i++) { switch (i % ` + strconv.Itoa
 	if heap2 > heap1+4<<20 {
 		t.Errorf("%d calls grew the Go heap from %d to %d bytes", calls, heap1, heap2)
 	}
-	p.pool.statsMu.Lock()
-	defer p.pool.statsMu.Unlock()
-	if p.pool.stats.created != 1 || p.pool.stats.replaced != 0 {
-		t.Errorf("the runtime was not reused: %+v", p.pool.stats)
+	if stats := p.pool.Stats(); stats.Created != 1 || stats.Replaced != 0 {
+		t.Errorf("the runtime was not reused: %+v", stats)
 	}
 }

@@ -386,38 +386,6 @@ func setAttachedHook(s codemode.Session, hook func(codemode.CellID)) {
 	sess.mu.Unlock()
 }
 
-// An interrupt that began when the cell was stopped holds up the release of its engine until it is
-// done: otherwise it could land on the engine's next cell.
-func TestStopWaitsForAnInterruptThatBegan(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		release := make(chan struct{})
-		interrupted := false
-		stop := interruptWhenStopped(ctx, func() {
-			<-release
-			interrupted = true
-		})
-		cancel()
-		synctest.Wait() // the interrupt has begun and is held
-		stopped := make(chan struct{})
-		go func() {
-			stop()
-			close(stopped)
-		}()
-		synctest.Wait()
-		select {
-		case <-stopped:
-			t.Fatal("stop returned while the interrupt was still running")
-		default:
-		}
-		close(release)
-		<-stopped
-		if !interrupted {
-			t.Fatal("stop returned before the interrupt finished")
-		}
-	})
-}
-
 // The initial yield deadline counts from the runtime's start, like Codex's Started event: a cell
 // whose start takes five seconds still gets its full second once it runs.
 func TestYieldDeadlineCountsFromTheRuntimeStart(t *testing.T) {

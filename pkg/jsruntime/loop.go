@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/jsruntime/internal/engine"
 	"github.com/codemodehq/codemode/pkg/jsruntime/internal/jssource"
 	"github.com/codemodehq/codemode/pkg/modeltool"
 	"github.com/codemodehq/codemode/pkg/serdejson"
@@ -98,8 +99,8 @@ func (r *cellRun) run() {
 	r.e = e
 	r.s.runtimeStarted(r.c)
 	// The script is interrupted when the cell is stopped, or at once when its heap is full.
-	e.attach(r, r.heapLimit)
-	stop := e.interruptOn(r.c.ctx)
+	e.Attach(r, r.heapLimit)
+	stop := e.InterruptOn(r.c.ctx)
 	defer func() {
 		stop()
 		r.timers.stop()
@@ -112,11 +113,11 @@ func (r *cellRun) run() {
 		r.fail(sourceRefusal(err))
 		return
 	}
-	if err := e.loadModule(prog.Code + "\n"); err != nil {
+	if err := e.LoadModule(prog.Code + "\n"); err != nil {
 		r.engineFailure(err)
 		return
 	}
-	if err := r.turn(e.begin, r.beginSpec()); err != nil {
+	if err := r.turn(e.Begin, r.beginSpec()); err != nil {
 		r.engineFailure(err)
 		return
 	}
@@ -134,7 +135,7 @@ func (r *cellRun) loop() {
 		default:
 			if id, ok := r.timers.due(); ok {
 				r.stats.timerFires++
-				err = r.turn(r.e.deliver, "[["+strconv.FormatInt(id, 10)+",2]]")
+				err = r.turn(r.e.Deliver, "[["+strconv.FormatInt(id, 10)+",2]]")
 				break
 			}
 			r.wait()
@@ -193,7 +194,7 @@ const idleShedAfter = 10 * time.Millisecond
 // idleAlarm arms the loop's idle timer for idleShedAfter and returns its channel; it is nil (never
 // ready) when nothing is left to shed.
 func (r *cellRun) idleAlarm() <-chan time.Time {
-	if r.e.exportsKept() == 0 {
+	if r.e.ExportsKept() == 0 {
 		return nil
 	}
 	if r.idle == nil {
@@ -213,7 +214,7 @@ func (r *cellRun) stopIdleAlarm() {
 
 // shedIdle drops the engine's resolved exports while the cell waits (no call is running).
 func (r *cellRun) shedIdle() {
-	r.e.shedExports()
+	r.e.ShedExports()
 	r.stats.sheds++
 	r.s.stage(r.c, stageShed)
 }
@@ -224,7 +225,7 @@ func (r *cellRun) turn(run func(input string) (string, error), input string) err
 	r.stats.turns++
 	queued, err := run(input)
 	if err != nil {
-		err = r.e.classify(err)
+		err = r.e.Classify(err)
 	}
 	if r.outOfMemory() {
 		return nil
@@ -273,7 +274,7 @@ func (r *cellRun) deliverReady() error {
 	runtime.Gosched()
 	r.tools.collect(maxBatch)
 	r.stats.deliveries++
-	return r.turn(r.e.deliver, r.tools.takeBatch(maxBatch))
+	return r.turn(r.e.Deliver, r.tools.takeBatch(maxBatch))
 }
 
 // beginSpec is the argument of the prelude's begin: the tools and a fresh seed for Math.random.
@@ -297,14 +298,15 @@ func (r *cellRun) beginSpec() string {
 		Seed      [4]int32    `json:"seed"`
 		MaxTimers int         `json:"maxTimers"`
 		MaxCalls  int         `json:"maxCalls"`
-		Main      string      `json:"main"` // the module begin imports (engine.loadModule)
-	}{tools, words, limits.maxPendingTimers, limits.maxPendingToolCalls, r.e.mainName()})
+		Main      string      `json:"main"` // the module begin imports (engine.LoadModule)
+	}{tools, words, limits.maxPendingTimers, limits.maxPendingToolCalls, r.e.MainName()})
 	return string(b)
 }
 
-// serve answers one bridge message of the cell (engine.go calls it inside a wasm call).
-func (r *cellRun) serve(msg string) hostReply {
-	m, reply, ok := decodeCall(msg, r.fault)
+// Serve answers one bridge message of the cell (engine.Host; the engine calls it inside a wasm
+// call).
+func (r *cellRun) Serve(msg string) engine.Reply {
+	m, reply, ok := decodeCall(msg, r.Fault)
 	if !ok {
 		return reply
 	}
@@ -323,11 +325,11 @@ func (r *cellRun) serve(msg string) hostReply {
 		r.s.yieldControl(r.c)
 	case opStore:
 		if msg := r.store.put(m.key, m.value); msg != "" {
-			return replyText(msg)
+			return engine.String(msg)
 		}
 	case opLoad:
 		if v, ok := r.store.get(m.text); ok {
-			return replyText(string(v))
+			return engine.String(string(v))
 		}
 	case opEval:
 		return compiled(jssource.Script(m.text))
@@ -339,16 +341,16 @@ func (r *cellRun) serve(msg string) hostReply {
 		r.fail(m.text)
 	case opRecords:
 		if err := r.dispatch(m.text); err != nil {
-			r.fault(err)
+			r.Fault(err)
 		}
 	case opCheck:
 		if _, err := serdejson.Parse([]byte(m.text)); err != nil {
-			return replyText(err.Error())
+			return engine.String(err.Error())
 		}
 	case opExit:
 		r.exit()
 	}
-	return replyNothing()
+	return engine.Undefined()
 }
 
 // errCellExited unwinds the engine from the bridge call of exit(): a Go panic in a host function
@@ -366,18 +368,18 @@ func (r *cellRun) exit() {
 
 // output appends an item to the cell's unobserved output; a string reply is the error the helper
 // throws when the output limit would be exceeded.
-func (r *cellRun) output(item codemode.ContentItem) hostReply {
+func (r *cellRun) output(item codemode.ContentItem) engine.Reply {
 	if r.settled {
-		return replyNothing()
+		return engine.Undefined()
 	}
 	if err := r.s.appendOutput(r.c, item); err != nil {
-		return replyText(err.Error())
+		return engine.String(err.Error())
 	}
-	return replyNothing()
+	return engine.Undefined()
 }
 
-// fault fails the cell for a forged bridge message.
-func (r *cellRun) fault(err error) { r.fail(err.Error()) }
+// Fault fails the cell for a forged bridge message (engine.Host).
+func (r *cellRun) Fault(err error) { r.fail(err.Error()) }
 
 // sourceRefusal is the error text of a cell whose source cannot run: Codex's import error, a
 // syntax error that reads like QuickJS's own, or the transform's internal refusal.
@@ -392,15 +394,15 @@ func sourceRefusal(err error) string {
 
 // compiled answers eval and the function constructors: the printed code to evaluate, or the
 // SyntaxError to throw.
-func compiled(p jssource.Program, err error) hostReply {
+func compiled(p jssource.Program, err error) engine.Reply {
 	var syn *jssource.SyntaxError
 	switch {
 	case err == nil:
-		return replyText(p.Code)
+		return engine.String(p.Code)
 	case errors.As(err, &syn):
-		return replySyntax(syn.ThrowMessage())
+		return engine.SyntaxError(syn.ThrowMessage())
 	default:
-		return replySyntax(err.Error())
+		return engine.SyntaxError(err.Error())
 	}
 }
 
@@ -416,7 +418,7 @@ func (r *cellRun) fail(text string) { r.settle(&text) }
 // outOfMemory ends the cell if its heap ran full during the turn, whatever the script did with
 // the error (it may have caught it), and reports whether it did.
 func (r *cellRun) outOfMemory() bool {
-	if !r.e.heapRefused() {
+	if !r.e.HeapRefused() {
 		return false
 	}
 	text := fmt.Sprintf(outOfMemoryTextFormat, r.heapLimit)
@@ -430,15 +432,15 @@ func (r *cellRun) engineFailure(err error) {
 	if r.exited {
 		return
 	}
-	err = r.e.classify(err)
+	err = r.e.Classify(err)
 	if r.outOfMemory() {
 		return
 	}
-	if r.c.ctx.Err() != nil || errors.Is(err, errInterrupted) {
+	if r.c.ctx.Err() != nil || errors.Is(err, engine.ErrInterrupted) {
 		r.settle(nil)
 		return
 	}
-	var trap *errTrap
+	var trap *engine.Trap
 	switch {
 	case errors.As(err, &trap):
 		r.fail(trapText(trap))
@@ -449,7 +451,7 @@ func (r *cellRun) engineFailure(err error) {
 
 // trapText is the error text of a cell whose runtime trapped: a stack overflow, or Codex's text for
 // a runtime that ended unexpectedly.
-func trapText(t *errTrap) string {
+func trapText(t *engine.Trap) string {
 	msg := t.Error()
 	if strings.Contains(msg, "stack overflow") || strings.Contains(msg, "out of bounds memory access") {
 		return stackOverflowText

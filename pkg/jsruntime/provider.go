@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/jsruntime/internal/engine"
 )
 
 // Options configures a Provider. Every zero value means the documented default.
@@ -87,7 +88,7 @@ type cellLimits struct {
 // (fastschema/qjs, pure Go through wazero) that are reset to a clean image after every cell. It
 // implements codemode.SessionProvider and honours both resource limits.
 type Provider struct {
-	pool               *pool
+	pool               *engine.Pool
 	defaultHeapLimit   uint64
 	maxToolResultBytes int
 	limits             cellLimits
@@ -106,8 +107,12 @@ func (p *Provider) runtimes() runtimes { return poolRuntimes{p.pool} }
 // NewProvider starts a provider and its pool of runtimes. It prepares the first runtime itself,
 // whose memory image every later one adopts, and proves on a second one that a running script can
 // be interrupted, so that a broken engine fails here instead of in a cell.
-func NewProvider(opts Options) (*Provider, error) {
-	cfg, err := engineConfigFor(opts)
+func NewProvider(opts Options) (*Provider, error) { return newProvider(opts, thePrelude()) }
+
+// newProvider is NewProvider with the prelude every runtime installs: the tests' forging prelude
+// hands the bridge to cell code, as the threat model allows.
+func newProvider(opts Options, prelude engine.Prelude) (*Provider, error) {
+	cfg, err := engineConfigFor(opts, prelude)
 	if err != nil {
 		return nil, err
 	}
@@ -125,8 +130,12 @@ func NewProvider(opts Options) (*Provider, error) {
 		},
 		sessions: map[*session]struct{}{},
 	}
-	first, err := newEngine(cfg, nil)
-	if err != nil {
+	warm := opts.PoolSize
+	if warm == 0 {
+		warm = DefaultPoolSize
+	}
+	warm = max(warm, 0)
+	if p.pool, err = engine.Start(cfg, warm, max(warm, 64), maxHoleBytes); err != nil {
 		if strings.Contains(err.Error(), "signature mismatch") {
 			// wazero v1.12 checks imports by store-local type IDs, which breaks qjs v0.0.6's
 			// compile-once, instantiate-per-runtime pattern; v1.9 (qjs's own requirement) works.
@@ -134,35 +143,20 @@ func NewProvider(opts Options) (*Provider, error) {
 		}
 		return nil, fmt.Errorf("jsruntime: %w", err)
 	}
-	probe, err := newEngine(cfg, first.img)
-	if err != nil {
-		first.dispose()
-		return nil, fmt.Errorf("jsruntime: %w", err)
-	}
-	if err := probe.checkInterruptible(); err != nil {
-		first.dispose()
-		return nil, fmt.Errorf("jsruntime: %w", err)
-	}
-	warm := opts.PoolSize
-	if warm == 0 {
-		warm = DefaultPoolSize
-	}
-	warm = max(warm, 0)
-	p.pool = newPool(cfg, first, warm, max(warm, 64), maxHoleBytes)
 	return p, nil
 }
 
 // engineConfigFor prepares the directories every runtime of a provider uses.
-func engineConfigFor(opts Options) (engineConfig, error) {
+func engineConfigFor(opts Options, prelude engine.Prelude) (engine.Config, error) {
 	cacheDir, err := compileCacheDir(opts.CacheDir)
 	if err != nil {
-		return engineConfig{}, err
+		return engine.Config{}, err
 	}
 	root, err := voidRoot()
 	if err != nil {
-		return engineConfig{}, err
+		return engine.Config{}, err
 	}
-	return engineConfig{cacheDir: cacheDir, rootDir: root, reserve: wasm32Bytes}, nil
+	return engine.Config{CacheDir: cacheDir, RootDir: root, Reserve: wasm32Bytes, Prelude: prelude}, nil
 }
 
 // compileCacheDir returns the directory of wazero's compilation cache, created: the one given,
@@ -188,48 +182,6 @@ func compileCacheDir(given string) (string, error) {
 	}
 	return dir, nil
 }
-
-// errNotInterruptible reports that qjs compiled its module without CloseOnContextDone, because
-// some other code of the process created the first qjs runtime without it.
-var errNotInterruptible = errors.New("qjs runtimes of this process cannot be interrupted: the first qjs.New of the process did not set CloseOnContextDone")
-
-// checkInterruptible proves that interrupting an engine stops a running script. It consumes the
-// engine.
-//
-// The script asks the bridge to interrupt it and then loops for about a second. The interrupt comes
-// from the script itself rather than from a timer, so the check needs no clock: it behaves the same
-// under load and inside a testing/synctest bubble, whose clock stands still while a goroutine runs.
-func (e *engine) checkInterruptible() error {
-	defer e.dispose()
-	e.host = interruptProbe{e}
-	defer func() { e.host = nil }()
-	fn, err := e.evalSource("codemode_interrupt_check.js",
-		"(function (host) { host(\"y\"); for (let i = 0; i < 1e7; i++) {} return 0; })")
-	if err != nil {
-		return fmt.Errorf("interrupt check: %w", err)
-	}
-	v, err := e.callValue(fn, e.hostFn, "")
-	if err == nil {
-		e.free(v)
-	}
-	if e.classify(err) != errInterrupted {
-		return errNotInterruptible
-	}
-	return nil
-}
-
-// interruptProbe is the bridge handler of checkInterruptible: a yield message interrupts the
-// engine whose script sent it.
-type interruptProbe struct{ e *engine }
-
-func (p interruptProbe) serve(msg string) hostReply {
-	if m, _, ok := decodeCall(msg, p.fault); ok && m.op == opYield {
-		p.e.interrupt()
-	}
-	return replyNothing()
-}
-
-func (interruptProbe) fault(error) {}
 
 // Availability reports whether the provider can create sessions.
 func (p *Provider) Availability() error {
@@ -283,7 +235,7 @@ func (p *Provider) Close() error {
 	for _, s := range sessions {
 		_ = s.Shutdown(context.Background())
 	}
-	p.pool.close()
+	p.pool.Close()
 	return nil
 }
 

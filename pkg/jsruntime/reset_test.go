@@ -6,37 +6,14 @@ import (
 	"testing"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/jsruntime/internal/engine"
 )
 
-// resetVerdict is what observeReset saw of one engine.
-type resetVerdict struct {
-	reusable bool
-	err      error // the image comparison of a reusable engine
-	hole     uint64
-}
-
-// setObserveReset installs f as the pool's reset hook until the test ends.
-func setObserveReset(t *testing.T, f func(e *engine, reusable bool)) {
+// watchResets reports the reset of every engine p's pool takes back while the test runs.
+func watchResets(t *testing.T, p *Provider) <-chan engine.ResetReport {
 	t.Helper()
-	observeReset.Store(&f)
-	t.Cleanup(func() { observeReset.Store(nil) })
-}
-
-// watchResets records the reset of every engine of p put back while the test runs (engines of
-// other providers, such as late cells of earlier tests, are ignored).
-func watchResets(t *testing.T, p *Provider) <-chan resetVerdict {
-	t.Helper()
-	seen := make(chan resetVerdict, 64)
-	setObserveReset(t, func(e *engine, ok bool) {
-		if e.img != p.pool.img {
-			return
-		}
-		v := resetVerdict{reusable: ok, hole: e.mem.hole}
-		if ok {
-			v.err = e.img.matches(e.mem, e.sp)
-		}
-		seen <- v
-	})
+	seen := make(chan engine.ResetReport, 64)
+	t.Cleanup(p.pool.ObserveResets(func(r engine.ResetReport) { seen <- r }))
 	return seen
 }
 
@@ -69,8 +46,8 @@ func TestResetRestoresTheImage(t *testing.T) {
 			t.Fatalf("%s: %+v", src, r)
 		}
 		v := <-seen
-		if !v.reusable || v.err != nil {
-			t.Fatalf("after %.40q (%s %q): reusable=%v image: %v", src, errorTextOf(r), textsOf(r.ContentItems), v.reusable, v.err)
+		if !v.Reusable || v.ImageDiff != nil {
+			t.Fatalf("after %.40q (%s %q): reusable=%v image: %v", src, errorTextOf(r), textsOf(r.ContentItems), v.Reusable, v.ImageDiff)
 		}
 	}
 	r := executeCell(t, s, `text([typeof leak, ({}).polluted, [].push(1), JSON.parse("1"), typeof Math.random()].join())`)
@@ -104,11 +81,11 @@ func TestDeepRecursionDropsGrownCallStacks(t *testing.T) {
 	}
 	t.Cleanup(func() { p.Close() })
 	kept := make(chan int, 4)
-	setObserveReset(t, func(e *engine, ok bool) {
-		if e.img == p.pool.img && ok {
-			kept <- e.w.kept()
+	t.Cleanup(p.pool.ObserveResets(func(r engine.ResetReport) {
+		if r.Reusable {
+			kept <- r.ExportsKept
 		}
-	})
+	}))
 	s, err := p.CreateSession(context.Background(), nil, codemode.SessionCellExecutionLimits{})
 	if err != nil {
 		t.Fatal(err)

@@ -1,8 +1,7 @@
-package jsruntime
+package engine
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -14,9 +13,6 @@ import (
 
 	"github.com/codemodehq/codemode/gen/go/qjswasm"
 )
-
-//go:embed prelude.js
-var preludeSource string
 
 // moduleName is the name under which a cell's source is registered.
 const moduleName = "exec_main.mjs"
@@ -34,9 +30,6 @@ const mainModuleName = "codemode_main.mjs"
 // mainModuleSource is the source of mainModuleName.
 const mainModuleSource = `import "` + moduleName + `";`
 
-// preludeFile names the prelude in stack traces.
-const preludeFile = "codemode_prelude.js"
-
 // QuickJS eval flags (quickjs.h).
 const (
 	evalTypeGlobal  = 0
@@ -45,36 +38,42 @@ const (
 	evalCompileOnly = 1 << 5
 )
 
-// errInterrupted reports a runtime whose call was interrupted: cancelling the call's context closed
-// the wasm module (qjs's CloseOnContextDone), so the runtime can never be called again.
-var errInterrupted = errors.New("javascript runtime was interrupted")
+// ErrInterrupted reports a runtime whose call was interrupted: Interrupt closed the wasm module
+// (qjs's CloseOnContextDone), so the runtime can never be called again.
+var ErrInterrupted = errors.New("javascript runtime was interrupted")
 
-// hostHandler serves the bridge calls of the cell an engine is running. The engine hands over
-// the message as JavaScript sent it and returns the reply; what a message means is the
-// handler's business (bridge.go decodes it).
-type hostHandler interface {
-	serve(msg string) hostReply
-	// fault records a malformed bridge call; the cell fails with err.
-	fault(err error)
-}
-
-// engineConfig is what every runtime of a provider shares.
-type engineConfig struct {
-	cacheDir string
-	// rootDir is a path that does not exist: qjs mounts it as "/", so QuickJS's std/os modules,
+// Config is what every runtime of a pool shares.
+type Config struct {
+	// CacheDir is wazero's compilation cache directory ("" keeps it in memory).
+	CacheDir string
+	// RootDir is a path that does not exist: qjs mounts it as "/", so QuickJS's std/os modules,
 	// should code ever reach them, see no file system at all.
-	rootDir string
-	// reserve is the address space of each runtime's linear memory.
-	reserve uint64
-	// headroom is the free heap a runtime starts every cell with (see newEngine).
-	headroom uint32
+	RootDir string
+	// Reserve is the address space of each runtime's linear memory.
+	Reserve uint64
+	// Headroom is the free heap a runtime starts every cell with (see newEngine).
+	Headroom uint32
+	// Prelude is the script every runtime is prepared with.
+	Prelude Prelude
 }
 
-// engine is one QuickJS runtime prepared with the prelude. One goroutine at a time owns it (the
+// Prelude is the script that turns a bare QuickJS runtime into one that runs cells. Source is a
+// global script whose value is a function; the engine calls it with the bridge function and
+// Argument, and it returns an object with the entry points the engine calls: begin(input) and
+// deliver(input) start a turn, take() returns (and clears) the records queued for Go as one
+// string, and describe(exception) renders an exception as a JSON string. What the bridge's
+// messages mean is the Host's business, not the engine's.
+type Prelude struct {
+	File     string // the name in stack traces
+	Source   string
+	Argument string
+}
+
+// Engine is one QuickJS runtime prepared with the prelude. One goroutine at a time owns it (the
 // pool's, then one cell's) and makes every call into it. After a cell it is reset to the memory
 // image taken when it was prepared (snapshot.go) and serves the next cell, unless that cell broke
 // it (interrupted it, or grew its memory too far).
-type engine struct {
+type Engine struct {
 	rt   *qjs.Runtime
 	w    wasm
 	mem  *linearMemory
@@ -83,7 +82,7 @@ type engine struct {
 
 	img  *image            // the memory image every cell starts from, shared by a provider's engines
 	sp   api.MutableGlobal // the module's stack pointer
-	host hostHandler
+	host Host
 	dead bool
 	// main is the module the cell's begin imports: moduleName, or mainModuleName when the cell
 	// exports anything (see loadModule).
@@ -112,7 +111,7 @@ const scratchSize = 64 << 10
 // proxySlot connects qjs's proxy function, which qjs calls for every JavaScript call of the bridge,
 // to the engine that owns the runtime. The function outlives the engine (qjs never closes the wazero
 // runtime that holds it), so it reaches the engine only through this slot, which dispose empties.
-type proxySlot struct{ e atomic.Pointer[engine] }
+type proxySlot struct{ e atomic.Pointer[Engine] }
 
 // proxy has the signature qjs requires of Option.ProxyFunction (qjs.JsFunctionProxy).
 func (s *proxySlot) proxy(_ context.Context, m api.Module, _ uint32, _ uint64, argc, argv uint32) uint64 {
@@ -133,11 +132,11 @@ func (s *proxySlot) proxy(_ context.Context, m api.Module, _ uint32, _ uint64, a
 // newEngine creates a runtime. With an image (taken from another engine of the provider), it
 // adopts that image instead of installing the prelude: qjs.New lays out a fresh runtime at the same
 // addresses every time, so the image, with its prelude, fits, and the engines share one copy of it.
-// Without one, it installs the prelude, grows the heap by cfg.headroom and takes the image. The
+// Without one, it installs the prelude, grows the heap by cfg.Headroom and takes the image. The
 // headroom is allocated and freed once, so QuickJS's allocator keeps it as free space: a cell that
 // allocates less never grows the memory.
-func newEngine(cfg engineConfig, img *image) (e *engine, err error) {
-	e = &engine{mem: newLinearMemory(cfg.reserve), slot: &proxySlot{}}
+func newEngine(cfg Config, img *image) (e *Engine, err error) {
+	e = &Engine{mem: newLinearMemory(cfg.Reserve), slot: &proxySlot{}}
 	e.slot.e.Store(e)
 	defer func() {
 		if r := recover(); r != nil {
@@ -154,8 +153,8 @@ func newEngine(cfg engineConfig, img *image) (e *engine, err error) {
 	e.rt, err = qjs.New(qjs.Option{
 		Context:            ctx,
 		CloseOnContextDone: true,
-		CWD:                cfg.rootDir,
-		CacheDir:           cfg.cacheDir,
+		CWD:                cfg.RootDir,
+		CacheDir:           cfg.CacheDir,
 		QuickJSWasmBytes:   qjswasm.Module,
 		ProxyFunction:      e.slot.proxy,
 		Stdout:             io.Discard,
@@ -175,10 +174,10 @@ func newEngine(cfg engineConfig, img *image) (e *engine, err error) {
 		e.adopt(img)
 		return e, nil
 	}
-	if err := e.install(); err != nil {
+	if err := e.install(cfg.Prelude); err != nil {
 		return nil, err
 	}
-	if err := e.growHeap(cfg.headroom); err != nil {
+	if err := e.growHeap(cfg.Headroom); err != nil {
 		return nil, err
 	}
 	e.img, err = takeImage(e)
@@ -187,7 +186,7 @@ func newEngine(cfg engineConfig, img *image) (e *engine, err error) {
 
 // bind creates the bridge function with qjs's own calls and calls it once: qjs's proxy function
 // then receives the wasm module, whose exports the engine resolves (see wasm.go).
-func (e *engine) bind() error {
+func (e *Engine) bind() error {
 	c := e.rt.Context()
 	e.jsctx = c.Raw()
 	e.hostFn = c.Call("QJS_CreateFunctionProxy", e.jsctx, 1, 1, 0).Raw()
@@ -208,7 +207,7 @@ func stackPointer(mod api.Module) (api.MutableGlobal, error) {
 }
 
 // install allocates the reusable buffers and runs the prelude.
-func (e *engine) install() error {
+func (e *Engine) install(p Prelude) error {
 	var err error
 	if e.scratch, err = e.malloc(scratchSize); err != nil {
 		return err
@@ -236,12 +235,12 @@ func (e *engine) install() error {
 	if e.mainOpts, err = e.w.call(exCreateEvalOption, mainSource, 0, 0, mainFile, evalTypeModule|evalFlagStrict); err != nil {
 		return err
 	}
-	prelude, err := e.evalBytecode(preludeFile, preludeSource)
+	prelude, err := e.evalBytecode(p.File, p.Source)
 	if err != nil {
 		return fmt.Errorf("evaluate prelude: %w", err)
 	}
 	defer e.free(prelude)
-	internals, err := e.callValue(prelude, e.hostFn, operationsJSON())
+	internals, err := e.callValue(prelude, e.hostFn, p.Argument)
 	if err != nil {
 		return fmt.Errorf("run prelude: %w", err)
 	}
@@ -251,7 +250,7 @@ func (e *engine) install() error {
 
 // resolveEntries reads the prelude's entry points (kept for the runtime's life: never freed, so
 // the snapshot holds them).
-func (e *engine) resolveEntries(internals uint64) error {
+func (e *Engine) resolveEntries(internals uint64) error {
 	for _, ep := range []struct {
 		name string
 		dst  *uint64
@@ -266,7 +265,7 @@ func (e *engine) resolveEntries(internals uint64) error {
 }
 
 // growHeap allocates and frees n bytes in JavaScript (see newEngine).
-func (e *engine) growHeap(n uint32) error {
+func (e *Engine) growHeap(n uint32) error {
 	if n == 0 {
 		return nil
 	}
@@ -277,44 +276,8 @@ func (e *engine) growHeap(n uint32) error {
 	return err
 }
 
-// interruptExitCode is the exit code of a module closed by interrupt.
-const interruptExitCode = 0xC0DE
-
-// interrupt stops a running script from any goroutine: it closes the wasm module, and wazero's
-// CloseOnContextDone instrumentation makes the running code return at its next loop header or call
-// (about a millisecond later). The engine is dead afterwards. Closing the module directly lets any
-// goroutine stop the engine without a cancellable context threaded through every call. (It does
-// not save wazero's watcher: v1.9 starts a goroutine on every call of a module compiled with
-// CloseOnContextDone, whatever the call's context, about a microsecond of each crossing.)
-func (e *engine) interrupt() {
-	if mod := e.w.mod; mod != nil {
-		_ = mod.CloseWithExitCode(context.Background(), interruptExitCode)
-	}
-}
-
-// interruptOn interrupts the engine when ctx ends, until the returned stop is called; stop waits
-// for an interrupt that has already begun (interruptWhenStopped), so the engine never goes back to
-// the pool with a late interrupt on its way to it.
-func (e *engine) interruptOn(ctx context.Context) (stop func()) {
-	return interruptWhenStopped(ctx, e.interrupt)
-}
-
-// classify turns a crossing's error into what it means for the engine: an interrupt (dead), a
-// trap (QuickJS's memory may be corrupt; a reset repairs it), or a JavaScript error.
-func (e *engine) classify(err error) error {
-	var trap *errTrap
-	if !errors.As(err, &trap) {
-		return err
-	}
-	if e.w.mod.IsClosed() {
-		e.dead = true
-		return errInterrupted
-	}
-	return err
-}
-
 // dispose releases the runtime. A closed module is only dropped: qjs's Close would call into it.
-func (e *engine) dispose() {
+func (e *Engine) dispose() {
 	e.slot.e.Store(nil)
 	e.host = nil
 	if e.rt != nil && e.w.mod != nil && !e.w.mod.IsClosed() {

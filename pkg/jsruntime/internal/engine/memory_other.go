@@ -1,6 +1,6 @@
 //go:build !linux
 
-package jsruntime
+package engine
 
 import "errors"
 

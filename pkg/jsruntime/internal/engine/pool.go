@@ -1,17 +1,17 @@
-package jsruntime
+package engine
 
 import (
 	"sync"
 	"sync/atomic"
 )
 
-// pool holds the engines not serving a cell. An engine comes back after each cell and is reset
+// Pool holds the engines not serving a cell. An engine comes back after each cell and is reset
 // (snapshot.go); only one that its cell broke, or whose memory grew past maxHole, is replaced, by
 // a background goroutine that keeps warm engines ready.
-type pool struct {
-	cfg     engineConfig
+type Pool struct {
+	cfg     Config
 	img     *image
-	idle    chan *engine
+	idle    chan *Engine
 	warm    int
 	maxHole uint64
 	refill  chan struct{}
@@ -24,22 +24,25 @@ type pool struct {
 	// (and replaced) each time one is.
 	returning atomic.Int64
 	returned  chan struct{}
-	stats     poolStats
+	stats     PoolStats
 	statsMu   sync.Mutex
+	// observer, when set (ObserveResets), sees every engine right after Put reset it.
+	observer atomic.Pointer[func(ResetReport)]
 }
 
-// poolStats counts what became of engines after their cells.
-type poolStats struct {
-	created, reused, replaced int
+// PoolStats counts the engines a pool created, and what became of them after their cells: reset
+// and reused, or replaced.
+type PoolStats struct {
+	Created, Reused, Replaced int
 }
 
 // newPool starts a pool whose engines adopt img; first, already made from it, is its first idle
 // engine.
-func newPool(cfg engineConfig, first *engine, warm, capacity int, maxHole uint64) *pool {
-	p := &pool{
+func newPool(cfg Config, first *Engine, warm, capacity int, maxHole uint64) *Pool {
+	p := &Pool{
 		cfg:      cfg,
 		img:      first.img,
-		idle:     make(chan *engine, max(capacity, warm, 1)),
+		idle:     make(chan *Engine, max(capacity, warm, 1)),
 		warm:     warm,
 		maxHole:  maxHole,
 		refill:   make(chan struct{}, 1),
@@ -48,18 +51,18 @@ func newPool(cfg engineConfig, first *engine, warm, capacity int, maxHole uint64
 		done:     make(chan struct{}),
 	}
 	p.idle <- first
-	p.stats.created = 1
+	p.stats.Created = 1
 	go p.fill()
 	p.signalRefill()
 	return p
 }
 
-// willReturn records that a cell has ended and will put its engine back shortly: get waits for
+// WillReturn records that a cell has ended and will put its engine back shortly: Get waits for
 // that engine rather than creating one.
-func (p *pool) willReturn() { p.returning.Add(1) }
+func (p *Pool) WillReturn() { p.returning.Add(1) }
 
-// get returns an idle engine, waits for one that a finished cell is putting back, or creates one.
-func (p *pool) get() (*engine, error) {
+// Get returns an idle engine, waits for one that a finished cell is putting back, or creates one.
+func (p *Pool) Get() (*Engine, error) {
 	for p.returning.Load() > 0 {
 		p.mu.Lock()
 		returned := p.returned
@@ -79,30 +82,25 @@ func (p *pool) get() (*engine, error) {
 		return e, nil
 	default:
 	}
-	p.count(func(s *poolStats) { s.created++ })
+	p.count(func(s *PoolStats) { s.Created++ })
 	return newEngine(p.cfg, p.img)
 }
 
-// observeReset, when set (by tests), sees every engine right after put reset it, with the
-// verdict, before it is handed to another cell. It is atomic: a cell of an earlier test may still
-// be putting its engine back while the next test sets or clears the hook.
-var observeReset atomic.Pointer[func(e *engine, reusable bool)]
-
-// put takes an engine back after its cell: reset and kept if it is still sound, disposed
+// Put takes an engine back after its cell: reset and kept if it is still sound, disposed
 // otherwise. It runs on the goroutine that owned the engine.
-func (p *pool) put(e *engine) {
+func (p *Pool) Put(e *Engine) {
 	defer p.announceReturn()
 	ok := p.reset(e)
-	if observe := observeReset.Load(); observe != nil {
-		(*observe)(e, ok)
+	if observe := p.observer.Load(); observe != nil {
+		(*observe)(e.report(ok))
 	}
 	if !ok {
 		e.dispose()
-		p.count(func(s *poolStats) { s.replaced++ })
+		p.count(func(s *PoolStats) { s.Replaced++ })
 		p.signalRefill()
 		return
 	}
-	p.count(func(s *poolStats) { s.reused++ })
+	p.count(func(s *PoolStats) { s.Reused++ })
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.closed {
@@ -115,8 +113,8 @@ func (p *pool) put(e *engine) {
 	e.dispose()
 }
 
-// announceReturn ends a willReturn and wakes the gets waiting for it.
-func (p *pool) announceReturn() {
+// announceReturn ends a WillReturn and wakes the gets waiting for it.
+func (p *Pool) announceReturn() {
 	p.returning.Add(-1)
 	p.mu.Lock()
 	close(p.returned)
@@ -125,7 +123,7 @@ func (p *pool) announceReturn() {
 }
 
 // reset restores e's memory image, reporting whether e can serve another cell.
-func (p *pool) reset(e *engine) (ok bool) {
+func (p *Pool) reset(e *Engine) (ok bool) {
 	if e.dead || e.w.mod.IsClosed() {
 		return false
 	}
@@ -145,7 +143,7 @@ func (p *pool) reset(e *engine) (ok bool) {
 	return true
 }
 
-func (p *pool) signalRefill() {
+func (p *Pool) signalRefill() {
 	select {
 	case p.refill <- struct{}{}:
 	default:
@@ -153,7 +151,7 @@ func (p *pool) signalRefill() {
 }
 
 // fill creates engines while fewer than warm are idle.
-func (p *pool) fill() {
+func (p *Pool) fill() {
 	defer close(p.done)
 	for {
 		select {
@@ -167,7 +165,7 @@ func (p *pool) fill() {
 				// Creation failures surface on the cell that needs an engine; do not spin.
 				break
 			}
-			p.count(func(s *poolStats) { s.created++ })
+			p.count(func(s *PoolStats) { s.Created++ })
 			select {
 			case p.idle <- e:
 			case <-p.stop:
@@ -178,14 +176,14 @@ func (p *pool) fill() {
 	}
 }
 
-func (p *pool) count(f func(*poolStats)) {
+func (p *Pool) count(f func(*PoolStats)) {
 	p.statsMu.Lock()
 	f(&p.stats)
 	p.statsMu.Unlock()
 }
 
-// close stops refilling and disposes the idle engines.
-func (p *pool) close() {
+// Close stops refilling and disposes the idle engines.
+func (p *Pool) Close() {
 	p.once.Do(func() {
 		// A cell that ends after this puts its engine back to a closed pool, which disposes it.
 		p.mu.Lock()
@@ -203,3 +201,13 @@ func (p *pool) close() {
 		}
 	})
 }
+
+// Stats returns what the pool has counted so far.
+func (p *Pool) Stats() PoolStats {
+	p.statsMu.Lock()
+	defer p.statsMu.Unlock()
+	return p.stats
+}
+
+// Idle is the number of engines ready for a cell now.
+func (p *Pool) Idle() int { return len(p.idle) }

@@ -1,4 +1,4 @@
-package jsruntime
+package engine
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ var compiledScripts sync.Map // source -> []byte
 
 // bytecodeOptions returns eval options that run src, compiled once per process. The options, the
 // bytecode and the file name stay allocated for the runtime's life.
-func (e *engine) bytecodeOptions(file, src string) (uint64, error) {
+func (e *Engine) bytecodeOptions(file, src string) (uint64, error) {
 	code, name, err := e.placeBytecode(file, src)
 	if err != nil {
 		return 0, err
@@ -29,7 +29,7 @@ type block struct{ addr, n uint32 }
 
 // placeBytecode copies the bytecode of src, compiled once per process, and the file name into new
 // allocations.
-func (e *engine) placeBytecode(file, src string) (code, name block, err error) {
+func (e *Engine) placeBytecode(file, src string) (code, name block, err error) {
 	bc, err := e.compile(file, src)
 	if err != nil {
 		return code, name, err
@@ -50,7 +50,7 @@ func (e *engine) placeBytecode(file, src string) (code, name block, err error) {
 // discard zeroes an allocation and frees it. Before the image is taken, this keeps the pages it
 // spanned out of the image (restore skips all-zero pages), which every engine would otherwise
 // copy and keep resident: the prelude's bytecode is about 45 KB.
-func (e *engine) discard(b block) {
+func (e *Engine) discard(b block) {
 	if v, err := e.w.view(b.addr, b.n); err == nil {
 		clear(v)
 	}
@@ -58,7 +58,7 @@ func (e *engine) discard(b block) {
 }
 
 // compile returns the bytecode of the global script src.
-func (e *engine) compile(file, src string) ([]byte, error) {
+func (e *Engine) compile(file, src string) ([]byte, error) {
 	if code, ok := compiledScripts.Load(src); ok {
 		return code.([]byte), nil
 	}
@@ -73,7 +73,7 @@ func (e *engine) compile(file, src string) ([]byte, error) {
 
 // evalBytecode evaluates the global script src from its cached bytecode and returns its value.
 // QuickJS copies what it reads from bytecode, so the copy in wasm memory is discarded afterwards.
-func (e *engine) evalBytecode(file, src string) (uint64, error) {
+func (e *Engine) evalBytecode(file, src string) (uint64, error) {
 	code, name, err := e.placeBytecode(file, src)
 	if err != nil {
 		return 0, err
@@ -89,7 +89,7 @@ func (e *engine) evalBytecode(file, src string) (uint64, error) {
 }
 
 // evalSource evaluates a short global script from source.
-func (e *engine) evalSource(file, src string) (uint64, error) {
+func (e *Engine) evalSource(file, src string) (uint64, error) {
 	name, err := e.cString(file)
 	if err != nil {
 		return 0, err
@@ -106,7 +106,7 @@ func (e *engine) evalSource(file, src string) (uint64, error) {
 	return e.evalWith(opts)
 }
 
-func (e *engine) evalWith(opts uint64) (uint64, error) {
+func (e *Engine) evalWith(opts uint64) (uint64, error) {
 	v, err := e.w.call(exEval, e.jsctx, opts)
 	if err != nil {
 		return 0, err
@@ -118,7 +118,7 @@ func (e *engine) evalWith(opts uint64) (uint64, error) {
 }
 
 // property reads obj[name].
-func (e *engine) property(obj uint64, name string) (uint64, error) {
+func (e *Engine) property(obj uint64, name string) (uint64, error) {
 	if err := e.w.writeCString(e.scratch, name); err != nil {
 		return 0, err
 	}
@@ -131,7 +131,7 @@ func (e *engine) property(obj uint64, name string) (uint64, error) {
 }
 
 // callValue calls fn(arg0, text) during setup.
-func (e *engine) callValue(fn, arg0 uint64, text string) (uint64, error) {
+func (e *Engine) callValue(fn, arg0 uint64, text string) (uint64, error) {
 	s, err := e.newString(text)
 	if err != nil {
 		return 0, err
@@ -158,11 +158,11 @@ func (e *engine) callValue(fn, arg0 uint64, text string) (uint64, error) {
 	return v, nil
 }
 
-// loadModule registers and links the cell's module, whose source has no NUL, without running it,
+// LoadModule registers and links the cell's module, whose source has no NUL, without running it,
 // and sets e.main. A module has exports only if its source holds the keyword export, which no
 // escape can spell: then the module that imports it (mainModuleName) is registered too, and is
 // the one begin imports.
-func (e *engine) loadModule(src string) error {
+func (e *Engine) LoadModule(src string) error {
 	e.main = moduleName
 	load := []uint64{0}
 	if strings.Contains(src, "export") {

@@ -1,4 +1,4 @@
-package jsruntime
+package engine
 
 import (
 	"fmt"
@@ -44,7 +44,7 @@ type span struct{ from, to uint32 }
 var stackSpan = span{from: qjswasm.StackLow, to: qjswasm.InitialMemoryBytes}
 
 // takeImage records e's memory and layout. It runs while no call is in progress.
-func takeImage(e *engine) (*image, error) {
+func takeImage(e *Engine) (*image, error) {
 	if sp := e.sp.Get(); sp != qjswasm.StackTop {
 		return nil, fmt.Errorf("javascript runtime: stack pointer %d is not at its top %d between calls", sp, qjswasm.StackTop)
 	}
@@ -89,13 +89,13 @@ func allZero(b []byte) bool {
 
 // fits reports whether e, freshly created and bound, can adopt the image: qjs.New placed its
 // runtime and context where the image's are.
-func (s *image) fits(e *engine) bool {
+func (s *image) fits(e *Engine) bool {
 	return e.jsctx == s.layout.jsctx && uint32(len(e.mem.buf)) <= s.size
 }
 
 // adopt makes a fresh engine the image's: its memory becomes the image, and its Go side the
 // image's layout.
-func (e *engine) adopt(s *image) {
+func (e *Engine) adopt(s *image) {
 	if extra := s.size - uint32(len(e.mem.buf)); extra > 0 {
 		e.w.mem.Grow(extra / 65536)
 	}

@@ -1,4 +1,4 @@
-package jsruntime
+package engine
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 // input (see jsonArgument), runs the pending jobs, and returns the records JavaScript queued for Go
 // ("" when none). A large input is parsed by QuickJS straight from the UTF-8 bytes: one pass over a
 // large tool result instead of decoding it into a string and parsing that again.
-func (e *engine) turn(entry uint64, input string) (string, error) {
+func (e *Engine) turn(entry uint64, input string) (string, error) {
 	arg, err := e.jsonArgument(input)
 	if err != nil {
 		return "", err
@@ -37,7 +37,7 @@ func (e *engine) turn(entry uint64, input string) (string, error) {
 }
 
 // take calls the prelude's take and returns the queued records.
-func (e *engine) take() (string, error) {
+func (e *Engine) take() (string, error) {
 	v, err := e.w.call(exCall, e.jsctx, e.entry.take, jsUndefined, 0, 0)
 	if err != nil || v == jsUndefined {
 		return "", err
@@ -47,48 +47,48 @@ func (e *engine) take() (string, error) {
 		if valueTag(v) == tagException {
 			return "", e.takeException()
 		}
-		return "", forged("take returned a non-string")
+		return "", Forged("take returned a non-string")
 	}
 	return e.readString(v)
 }
 
 // serveHost answers one call of the bridge: argv holds qjs's four leading arguments and the
 // message (see the proxy factory in generators/qjswasm).
-func (e *engine) serveHost(argc, argv uint32) uint64 {
+func (e *Engine) serveHost(argc, argv uint32) uint64 {
 	h := e.host
 	if h == nil {
 		return jsUndefined
 	}
 	msg, err := e.hostArgument(argc, argv)
 	if err == nil {
-		return e.answer(h.serve(msg))
+		return e.answer(h.Serve(msg))
 	}
-	var f *errForged
+	var f *ForgedError
 	if errors.As(err, &f) {
-		h.fault(err)
-		return e.throw(exThrowTypeError, forgedMessageText)
+		h.Fault(err)
+		return e.throw(exThrowTypeError, ForgedMessageText)
 	}
 	// A crossing failed: the module is closing or broken; the outer call reports it.
 	return jsUndefined
 }
 
 // hostArgument reads the message argument of a bridge call.
-func (e *engine) hostArgument(argc, argv uint32) (string, error) {
+func (e *Engine) hostArgument(argc, argv uint32) (string, error) {
 	if argc != 5 {
-		return "", forged("bridge called with %d arguments", argc)
+		return "", Forged("bridge called with %d arguments", argc)
 	}
 	v, err := e.w.readU64(argv + 4*8)
 	if err != nil {
-		return "", forged("bridge arguments out of range")
+		return "", Forged("bridge arguments out of range")
 	}
 	if valueTag(v) != tagString {
-		return "", forged("bridge called with a non-string message")
+		return "", Forged("bridge called with a non-string message")
 	}
 	return e.readString(v)
 }
 
 // answer turns a reply into the bridge call's return value.
-func (e *engine) answer(r hostReply) uint64 {
+func (e *Engine) answer(r Reply) uint64 {
 	switch r.kind {
 	case replyString:
 		v, err := e.newString(r.text)
@@ -107,7 +107,7 @@ func (e *engine) answer(r hostReply) uint64 {
 
 // throw raises an error of the export's kind with message text in JavaScript and returns the
 // exception marker for the bridge call to return.
-func (e *engine) throw(kind export, text string) uint64 {
+func (e *Engine) throw(kind export, text string) uint64 {
 	text = strings.ReplaceAll(text, "\x00", "\uFFFD")
 	if len(text)+1 > scratchSize {
 		text = text[:scratchSize-4]

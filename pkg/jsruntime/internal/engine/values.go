@@ -1,4 +1,4 @@
-package jsruntime
+package engine
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 // and exceptions out.
 
 // malloc allocates n bytes of wasm memory.
-func (e *engine) malloc(n uint32) (uint32, error) {
+func (e *Engine) malloc(n uint32) (uint32, error) {
 	p, err := e.w.call(exMalloc, uint64(n))
 	if err != nil {
 		return 0, err
@@ -23,7 +23,7 @@ func (e *engine) malloc(n uint32) (uint32, error) {
 }
 
 // cString copies s into a new NUL-terminated allocation.
-func (e *engine) cString(s string) (uint64, error) {
+func (e *Engine) cString(s string) (uint64, error) {
 	p, err := e.malloc(uint32(len(s) + 1))
 	if err != nil {
 		return 0, err
@@ -32,7 +32,7 @@ func (e *engine) cString(s string) (uint64, error) {
 }
 
 // free releases a JS value; undefined needs no release.
-func (e *engine) free(v uint64) {
+func (e *Engine) free(v uint64) {
 	if v != jsUndefined && v != 0 {
 		_, _ = e.w.call(exFreeValue, e.jsctx, v)
 	}
@@ -41,7 +41,7 @@ func (e *engine) free(v uint64) {
 // newString makes a JS string of s. QuickJS's string constructors exported to wasm read C strings,
 // which end at the first NUL, so a string holding NUL (code that eval builds at run time, say) is
 // made by parsing it as a JSON string instead, whose escapes carry NUL intact.
-func (e *engine) newString(s string) (uint64, error) {
+func (e *Engine) newString(s string) (uint64, error) {
 	if strings.IndexByte(s, 0) >= 0 {
 		return e.fromCString(exParseJSON, jsonQuote(s))
 	}
@@ -55,7 +55,7 @@ const smallJSON = 4 << 10
 
 // jsonArgument makes the argument of an entry point from the JSON text s: the text itself when
 // it is small, else its parsed value.
-func (e *engine) jsonArgument(s string) (uint64, error) {
+func (e *Engine) jsonArgument(s string) (uint64, error) {
 	if len(s) < smallJSON {
 		return e.newString(s)
 	}
@@ -63,7 +63,7 @@ func (e *engine) jsonArgument(s string) (uint64, error) {
 }
 
 // parseJSON makes the JS value of the JSON text s, which has no NUL (Go's encoders escape it).
-func (e *engine) parseJSON(s string) (uint64, error) {
+func (e *Engine) parseJSON(s string) (uint64, error) {
 	if strings.IndexByte(s, 0) >= 0 {
 		return 0, errors.New("javascript runtime: JSON with NUL crosses into QuickJS")
 	}
@@ -72,7 +72,7 @@ func (e *engine) parseJSON(s string) (uint64, error) {
 
 // fromCString calls maker(ctx, s as a C string) and returns the value it makes: s is written to
 // the scratch buffer, or to an allocation of its own when it does not fit.
-func (e *engine) fromCString(maker export, s string) (uint64, error) {
+func (e *Engine) fromCString(maker export, s string) (uint64, error) {
 	ptr := e.scratch
 	if len(s)+1 > scratchSize {
 		p, err := e.malloc(uint32(len(s) + 1))
@@ -107,7 +107,7 @@ func jsonQuote(s string) string {
 // only JSON, whose strings escape NUL. A lone surrogate, which the copy encodes as the three bytes
 // of its code point (WTF-8, as a forged message could hold one), becomes U+FFFD, so that the text
 // is valid UTF-8 for whatever carries it on (protobuf refuses anything else).
-func (e *engine) readString(v uint64) (string, error) {
+func (e *Engine) readString(v uint64) (string, error) {
 	packed, err := e.w.call(exToCString, e.jsctx, v)
 	if err != nil {
 		return "", err
@@ -158,7 +158,7 @@ func wellFormed(b []byte) string {
 
 // takeException takes the pending exception and renders it with the prelude's errorText, which
 // arrives quoted as JSON so that NUL survives.
-func (e *engine) takeException() error {
+func (e *Engine) takeException() error {
 	exc, err := e.w.call(exGetException, e.jsctx)
 	if err != nil {
 		return err
@@ -182,8 +182,9 @@ func (e *engine) takeException() error {
 	if err != nil {
 		return err
 	}
-	if t, err := decodeJSONString(s); err == nil {
-		s = t
+	var unquoted string
+	if json.Unmarshal([]byte(s), &unquoted) == nil {
+		s = unquoted
 	}
 	return &jsError{text: s}
 }

@@ -1,4 +1,4 @@
-package jsruntime
+package engine
 
 import (
 	"context"
@@ -97,11 +97,11 @@ const (
 
 func valueTag(v uint64) uint32 { return uint32(v >> 32) }
 
-// errTrap wraps the error of a wasm call that trapped or was interrupted.
-type errTrap struct{ err error }
+// Trap wraps the error of a wasm call that trapped or was interrupted.
+type Trap struct{ err error }
 
-func (e *errTrap) Error() string { return e.err.Error() }
-func (e *errTrap) Unwrap() error { return e.err }
+func (e *Trap) Error() string { return e.err.Error() }
+func (e *Trap) Unwrap() error { return e.err }
 
 // wasm is one runtime's resolved exports and memory. Every method runs on the goroutine that owns
 // the engine.
@@ -128,7 +128,7 @@ func (w *wasm) bind(mod api.Module) error {
 }
 
 // call invokes export id with args and returns its first result. A trap, or a call interrupted by
-// cancelling w.ctx, returns an *errTrap.
+// cancelling w.ctx, returns an *Trap.
 func (w *wasm) call(id export, args ...uint64) (uint64, error) {
 	fn := w.take(id)
 	stack := w.stack(len(args))
@@ -138,7 +138,7 @@ func (w *wasm) call(id export, args ...uint64) (uint64, error) {
 	w.depth--
 	w.put(id, fn)
 	if err != nil {
-		return 0, &errTrap{err: err}
+		return 0, &Trap{err: err}
 	}
 	return stack[0], nil
 }
@@ -176,6 +176,17 @@ func (w *wasm) kept() int {
 	n := 0
 	for _, fn := range w.fns {
 		if fn != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// coldKept counts the resolved instances it holds of exports that are not hot.
+func (w *wasm) coldKept() int {
+	n := 0
+	for id, fn := range w.fns {
+		if fn != nil && !hotExports[id] {
 			n++
 		}
 	}

@@ -1,7 +1,0 @@
-//go:build !race
-
-package jsruntime
-
-// attackRaceDetector reports a build with the race detector (see
-// TestQuickJSSleepOutlastsAnInterruptSoTheImportBanMustHold).
-const attackRaceDetector = false

@@ -1,0 +1,22 @@
+package engine
+
+// Start prepares the first runtime, whose memory image every later one adopts, proves on a second
+// one that a running script can be interrupted (so that a broken engine fails here instead of in a
+// cell), and starts a pool that keeps warm runtimes ready and holds at most capacity idle ones. A
+// reused runtime whose memory leaves more than maxHole bytes unusable is replaced.
+func Start(cfg Config, warm, capacity int, maxHole uint64) (*Pool, error) {
+	first, err := newEngine(cfg, nil)
+	if err != nil {
+		return nil, err
+	}
+	probe, err := newEngine(cfg, first.img)
+	if err != nil {
+		first.dispose()
+		return nil, err
+	}
+	if err := probe.checkInterruptible(); err != nil {
+		first.dispose()
+		return nil, err
+	}
+	return newPool(cfg, first, warm, capacity, maxHole), nil
+}
