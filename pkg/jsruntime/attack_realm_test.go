@@ -1,4 +1,4 @@
-package jsruntime
+package jsruntime_test
 
 import (
 	"reflect"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/jsruntime"
 )
 
 // What a cell can reach: standard ECMAScript and Codex's helpers, nothing of QuickJS's libc
@@ -77,14 +78,14 @@ text(String(seen.size >= 500));
 
 // Nothing of QuickJS's libc, of qjs or of the prelude's internals is reachable, by any path.
 func TestAttackRealmHoldsOnlyECMAScriptAndTheHelpers(t *testing.T) {
-	s := newTestSession(t, newRecorder(echoTool), codemode.SessionCellExecutionLimits{})
-	expectTexts(t, s, realmWalk, []string{"[]", "true"}, testTool("echo"))
+	s := jsruntime.NewTestSession(t, jsruntime.NewRecorder(jsruntime.EchoTool), codemode.SessionCellExecutionLimits{})
+	jsruntime.ExpectTexts(t, s, realmWalk, []string{"[]", "true"}, jsruntime.TestTool("echo"))
 }
 
 // The helpers keep Codex's names: no function a cell can reach carries a prelude-internal one.
 func TestAttackGlobalFunctionsKeepTheirNames(t *testing.T) {
-	s := newTestSession(t, newRecorder(echoTool), codemode.SessionCellExecutionLimits{})
-	expectTexts(t, s, `
+	s := jsruntime.NewTestSession(t, jsruntime.NewRecorder(jsruntime.EchoTool), codemode.SessionCellExecutionLimits{})
+	jsruntime.ExpectTexts(t, s, `
 const names = ["eval", "text", "image", "audio", "generatedImage", "notify", "store", "load", "setTimeout", "clearTimeout",
   "yield_control", "exit", "Function"].map((n) => n + ":" + globalThis[n].name + "/" + globalThis[n].length);
 text(names.join(" "));
@@ -94,15 +95,15 @@ text([Math.random.name, tools.echo.name, (async () => {}).constructor.name].join
 		"eval:eval/1 text:/0 image:/0 audio:/0 generatedImage:/0 notify:/0 store:/0 " +
 			"load:/0 setTimeout:/0 clearTimeout:/0 yield_control:/0 exit:/0 Function:Function/1",
 		"random  AsyncFunction",
-	}, testTool("echo"))
+	}, jsruntime.TestTool("echo"))
 }
 
 // The clock and the random generator work: Date.now is the host's wall clock and moves with
 // time, and Math.random is seeded per cell.
 func TestAttackClockAndRandomWork(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
 	before := time.Now().UnixMilli()
-	items, errText := runEveryOutput(t, s, `
+	items, errText := jsruntime.RunEveryOutput(t, s, `
 const t0 = Date.now();
 await new Promise((resolve) => setTimeout(resolve, 20));
 const t1 = Date.now();
@@ -112,15 +113,15 @@ text(String(t1 - t0 >= 19 && new Date().getTime() >= t1));
 text(String(draws.every((x) => typeof x === "number" && x >= 0 && x < 1) && new Set(draws).size >= 990));
 text(String(draws[0]));`)
 	after := time.Now().UnixMilli()
-	got := textsOf(items)
+	got := jsruntime.TextsOf(items)
 	if errText != "<nil>" || len(got) != 4 || got[1] != "true" || got[2] != "true" {
 		t.Fatalf("%s %q", errText, got)
 	}
 	if t0, err := strconv.ParseInt(got[0], 10, 64); err != nil || t0 < before || t0 > after {
 		t.Errorf("Date.now() = %s, not within [%d, %d]", got[0], before, after)
 	}
-	items, _ = runEveryOutput(t, s, `text(String(Math.random()))`)
-	if again := textsOf(items); len(again) != 1 || again[0] == got[3] {
+	items, _ = jsruntime.RunEveryOutput(t, s, `text(String(Math.random()))`)
+	if again := jsruntime.TextsOf(items); len(again) != 1 || again[0] == got[3] {
 		t.Errorf("two cells drew the same first random number: %q %q", got[3], again)
 	}
 }
@@ -129,21 +130,21 @@ text(String(draws[0]));`)
 // with each module name, plus a specifier built at run time, ends in Codex's rejection; and the
 // globals qjs's own startup defines for them are gone.
 func TestAttackNoRoadLeadsToQuickJSModules(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
 	var b strings.Builder
 	b.WriteString("const got = [];\n")
-	for _, spec := range append(importSpecifiers, "qjs:os\u0000", "./qjs:os", "/qjs:os", "QJS:OS", "qjs:os.json") {
-		b.WriteString("try { await import(" + jsonText(t, spec) + "); got.push(\"loaded\") } catch (e) { got.push(String(e)) }\n")
+	for _, spec := range append(jsruntime.ImportSpecifiers, "qjs:os\u0000", "./qjs:os", "/qjs:os", "QJS:OS", "qjs:os.json") {
+		b.WriteString("try { await import(" + jsruntime.JSONText(t, spec) + "); got.push(\"loaded\") } catch (e) { got.push(String(e)) }\n")
 	}
 	b.WriteString(`try { await import(["q", "j", "s", ":", "o", "s"].join("")); got.push("loaded") } catch (e) { got.push(String(e)) }
 text(JSON.stringify(got));
 text(JSON.stringify(["std", "os", "bjson", "setTimeout", "setInterval"].map((n) => n + ":" + Function("return typeof " + n)())));`)
-	items, errText := runEveryOutput(t, s, b.String())
+	items, errText := jsruntime.RunEveryOutput(t, s, b.String())
 	var want []string
-	for range append(importSpecifiers, "qjs:os\u0000", "./qjs:os", "/qjs:os", "QJS:OS", "qjs:os.json", "qjs:os") {
+	for range append(jsruntime.ImportSpecifiers, "qjs:os\u0000", "./qjs:os", "/qjs:os", "QJS:OS", "qjs:os.json", "qjs:os") {
 		want = append(want, "unsupported import in exec")
 	}
-	if got := textsOf(items); errText != "<nil>" || !reflect.DeepEqual(got, []string{jsonText(t, want),
+	if got := jsruntime.TextsOf(items); errText != "<nil>" || !reflect.DeepEqual(got, []string{jsruntime.JSONText(t, want),
 		`["std:undefined","os:undefined","bjson:undefined","setTimeout:function","setInterval:undefined"]`}) {
 		t.Errorf("%s %q", errText, got)
 	}

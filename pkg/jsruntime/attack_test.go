@@ -1,4 +1,4 @@
-package jsruntime
+package jsruntime_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/jsruntime"
 )
 
 // The attack suite's second half: a cell that tampers with everything the prelude might use, that
@@ -194,22 +195,22 @@ func TestAttackTamperingWithIntrinsicsBeforeEachHelper(t *testing.T) {
 	})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d := newRecorder(echoTool)
-			s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+			d := jsruntime.NewRecorder(jsruntime.EchoTool)
+			s := jsruntime.NewTestSession(t, d, codemode.SessionCellExecutionLimits{})
 			src := spyHarness + c.install + ";\n" + helperTour
-			r := executeCell(t, s, src, testTool("echo"))
+			r := jsruntime.ExecuteCell(t, s, src, jsruntime.TestTool("echo"))
 			if r.Kind != codemode.Yielded || !reflect.DeepEqual(r.ContentItems, tourItems) {
-				t.Fatalf("before yield_control: %v %s %#v", r.Kind, errorTextOf(r), r.ContentItems)
+				t.Fatalf("before yield_control: %v %s %#v", r.Kind, jsruntime.ErrorTextOf(r), r.ContentItems)
 			}
 			out, err := s.Wait(context.Background(), codemode.WaitRequest{CellID: r.CellID, YieldTimeMs: 30_000})
 			if err != nil {
 				t.Fatal(err)
 			}
 			r = out.Response
-			if got, want := textsOf(r.ContentItems), []string{tourReport, c.seen}; r.Kind != codemode.Result || r.ErrorText != nil || !reflect.DeepEqual(got, want) {
-				t.Errorf("%v %s\ngot  %q\nwant %q", r.Kind, errorTextOf(r), got, want)
+			if got, want := jsruntime.TextsOf(r.ContentItems), []string{tourReport, c.seen}; r.Kind != codemode.Result || r.ErrorText != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("%v %s\ngot  %q\nwant %q", r.Kind, jsruntime.ErrorTextOf(r), got, want)
 			}
-			calls, notes, _ := d.snapshot()
+			calls, notes, _ := d.Snapshot()
 			if len(calls) != 1 || calls[0].RuntimeToolCallID != "tool-1" || string(calls[0].Input) != `{"tag":"input","b":2}` {
 				t.Errorf("tool calls %+v", calls)
 			}
@@ -227,8 +228,8 @@ func TestAttackTamperingWithIntrinsicsBeforeEachHelper(t *testing.T) {
 // written for V8 do) and read it back, but no hook ever runs, whatever sets it and whatever error
 // a helper throws or passes through; the property cannot be redefined.
 func TestAttackPrepareStackTraceNeverRuns(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
-	expectFailure(t, s, `
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	jsruntime.ExpectFailure(t, s, `
 const hook = (e, frames) => { text("a prepareStackTrace hook ran"); return frames };
 const got = [];
 const attempt = (f) => { try { got.push(String(f())) } catch (e) { got.push(String(e)) } };
@@ -262,8 +263,8 @@ throw new SyntaxError("last");`, "SyntaxError: last\n    at <anonymous> (exec_ma
 // Errors thrown while a helper runs carry a stack that is text only: no property of theirs holds
 // a function, and Error.captureStackTrace, even told to start above a helper, defines a string.
 func TestAttackErrorsFromInsideHelpersHoldOnlyText(t *testing.T) {
-	s := newTestSession(t, newRecorder(echoTool), codemode.SessionCellExecutionLimits{})
-	expectTexts(t, s, `
+	s := jsruntime.NewTestSession(t, jsruntime.NewRecorder(jsruntime.EchoTool), codemode.SessionCellExecutionLimits{})
+	jsruntime.ExpectTexts(t, s, `
 const describe = (o) => Reflect.ownKeys(o).map((k) => String(k) + ":" + typeof Object.getOwnPropertyDescriptor(o, k).value).join(",");
 const frames = (stack) => stack.split("\n").length - 1 + (stack.includes("codemode_prelude.js") ? " with a prelude frame" : "");
 const errors = [];
@@ -306,15 +307,15 @@ text(captured.join("\n"));
 			"stack:string 1\nstack:string 1\n" +
 			`define stack ["value","writable","enumerable","configurable"] string` + "\n" +
 			`define stack ["value","writable","enumerable","configurable"] string`,
-	}, testTool("echo"))
+	}, jsruntime.TestTool("echo"))
 }
 
 // Error.stackTraceLimit is the cell's to set. QuickJS reads it whenever an error is made, also
 // while a helper runs (JSON.stringify's TypeError for a cyclic value, inside text()): a valueOf
 // there is called on the cell's own object with no arguments, and errors still carry text stacks.
 func TestAttackStackTraceLimit(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
-	expectFailure(t, s, `
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	jsruntime.ExpectFailure(t, s, `
 const got = [];
 for (const limit of [0, -1, NaN, Infinity, "x", 2 ** 53]) {
   Error.stackTraceLimit = limit;
@@ -340,14 +341,14 @@ throw new Error("no frames");`, "Error: no frames", []string{
 // valueOf and toString hooks, a then getter hit while a tool promise is resolved, and
 // Symbol.hasInstance and the stack getter that the uncaught-error path consults.
 func TestAttackCallerAndArgumentsOfSloppyFunctionsCalledByThePrelude(t *testing.T) {
-	s := newTestSession(t, newRecorder(echoTool), codemode.SessionCellExecutionLimits{})
+	s := jsruntime.NewTestSession(t, jsruntime.NewRecorder(jsruntime.EchoTool), codemode.SessionCellExecutionLimits{})
 	probe := `const probe = Function("log", "name", "result", "return function () { const f = arguments.callee; let c, a;" +
   " try { c = f.caller; c = c === null ? 'null' : typeof c } catch (e) { c = String(e) }" +
   " try { a = f.arguments; a = a === null ? 'null' : typeof a } catch (e) { a = String(e) }" +
   " log.push(name + ':' + c + '/' + a); return result }");
 const log = [];
 `
-	expectTexts(t, s, probe+`
+	jsruntime.ExpectTexts(t, s, probe+`
 const url = "data:image/png;base64,AA";
 await new Promise((resolve) => { setTimeout(probe(log, "timer"), 0); setTimeout(resolve, 1) });
 image(Object.defineProperty({}, "image_url", { get: probe(log, "image getter", url) }));
@@ -369,8 +370,8 @@ text(log.join(","));`, []string{
 		"h", "1", log12("timer", "image getter", "image getter", "mcp getter", "audio getter", "audio getter", "hint getter", "text toJSON", "notify toJSON",
 			"store key toString", "store value toJSON", "load key toString", "clearTimeout valueOf", "delay valueOf",
 			"tool input toJSON", "then getter"),
-	}, testTool("echo"))
-	expectFailure(t, s, probe+`
+	}, jsruntime.TestTool("echo"))
+	jsruntime.ExpectFailure(t, s, probe+`
 const e = new Error("thrown");
 Object.defineProperty(e, "stack", { get: probe(log, "stack getter", e.stack) });
 const instance = probe(log, "hasInstance", true);
@@ -395,7 +396,7 @@ func log12(names ...string) string {
 // decided its own outcome after its code had run (rejecting with any value, or never completing),
 // which Codex, evaluating the module itself, never lets exports do.
 func TestAttackExportedThenDoesNotDecideTheOutcome(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
 	for _, c := range []struct{ src, errText string }{
 		{`text("start"); export function then(resolve, reject) { text("then was called"); reject("the cell decided") }`, "<nil>"},
 		{`text("start"); export function then() { text("then was called") }`, "<nil>"},
@@ -414,8 +415,8 @@ func TestAttackExportedThenDoesNotDecideTheOutcome(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := textsOf(r.ContentItems); r.Kind != codemode.Result || errorTextOf(r) != c.errText || !reflect.DeepEqual(got, []string{"start"}) {
-			t.Errorf("%s: %v %q %q", c.src, r.Kind, errorTextOf(r), got)
+		if got := jsruntime.TextsOf(r.ContentItems); r.Kind != codemode.Result || jsruntime.ErrorTextOf(r) != c.errText || !reflect.DeepEqual(got, []string{"start"}) {
+			t.Errorf("%s: %v %q %q", c.src, r.Kind, jsruntime.ErrorTextOf(r), got)
 		}
 		if r.Kind == codemode.Yielded {
 			if _, err := s.Terminate(context.Background(), r.CellID); err != nil {
@@ -428,6 +429,6 @@ func TestAttackExportedThenDoesNotDecideTheOutcome(t *testing.T) {
 		`text("start"); \u0065xport function then(resolve) { text("then was called") }`:          "SyntaxError: unexpected function in expression\n    at exec_main.mjs:1:28",
 		`text("start"); function f(r) { text("then was called") }; export { f as "th\u0065n" };`: "SyntaxError: identifier expected\n    at exec_main.mjs:1:24",
 	} {
-		expectFailure(t, s, src, errText, []string{})
+		jsruntime.ExpectFailure(t, s, src, errText, []string{})
 	}
 }

@@ -1,6 +1,9 @@
 package jsruntime
 
-import "github.com/codemodehq/codemode/pkg/codemode"
+import (
+	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/jsruntime/internal/engine"
+)
 
 // Test hooks: the helpers the white-box tests share, under exported names, for the black-box
 // tests (package jsruntime_test), which need nothing else of the package's internals. They exist
@@ -21,6 +24,15 @@ var (
 	ExpectTexts         = expectTexts
 	ExpectFailure       = expectFailure
 	AwaitCellGoroutines = awaitCellGoroutines
+	StartCell           = startCell
+	InitialResponse     = initialResponse
+	PtrU64              = ptrU64
+)
+
+// The error texts the runtime builds itself.
+const (
+	OutOfMemoryTextFormat = outOfMemoryTextFormat
+	StackOverflowText     = stackOverflowText
 )
 
 // RecordingDelegate records the calls, notifications and closures that reach it.
@@ -39,4 +51,12 @@ type FuncDelegate = funcDelegate
 // Snapshot is the recorder's calls, notifications and closed cells so far.
 func (d *recordingDelegate) Snapshot() (calls []codemode.NestedToolCall, notes []string, closed []codemode.CellID) {
 	return d.snapshot()
+}
+
+// Closed delivers the IDs of the cells the recorder was told are closed, in order.
+func (d *recordingDelegate) Closed() <-chan codemode.CellID { return d.closedC }
+
+// ObserveResets has f see every engine p's pool takes back after a cell, until stop is called.
+func (p *Provider) ObserveResets(f func(engine.ResetReport)) (stop func()) {
+	return p.pool.ObserveResets(f)
 }

@@ -1,4 +1,4 @@
-package jsruntime
+package jsruntime_test
 
 import (
 	"context"
@@ -6,11 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"testing"
-	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/jsruntime"
 )
 
 func TestImportsFailWithCodexMessages(t *testing.T) {
@@ -25,16 +24,16 @@ func TestImportsFailWithCodexMessages(t *testing.T) {
 		"const m = 'qjs:' + 'std'; await import(m)": "unsupported import in exec",
 	}
 	for src, want := range cases {
-		if r := runCellToEnd(t, src); errorTextOf(r) != want {
-			t.Errorf("%s: %q, want %q", src, errorTextOf(r), want)
+		if r := jsruntime.RunCellToEnd(t, src); jsruntime.ErrorTextOf(r) != want {
+			t.Errorf("%s: %q, want %q", src, jsruntime.ErrorTextOf(r), want)
 		}
 	}
-	r := runCellToEnd(t, `try { await import("x") } catch (e) { text(typeof e + ":" + e) }
+	r := jsruntime.RunCellToEnd(t, `try { await import("x") } catch (e) { text(typeof e + ":" + e) }
 const s = "import('x')"; // import in a string
 // import "commented";
 const o = {import: 1}; text(o.import + typeof import.meta);`)
-	if got := textsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, []string{"string:unsupported import in exec", "1object"}) {
-		t.Fatalf("%s %q", errorTextOf(r), got)
+	if got := jsruntime.TextsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, []string{"string:unsupported import in exec", "1object"}) {
+		t.Fatalf("%s %q", jsruntime.ErrorTextOf(r), got)
 	}
 }
 
@@ -49,7 +48,7 @@ func TestScriptsReachNoFileSystemOrEnvironment(t *testing.T) {
 	defer os.Remove(marker)
 	os.Setenv("CODEMODE_ESCAPE_TEST", "leaked")
 	defer os.Unsetenv("CODEMODE_ESCAPE_TEST")
-	r := runCellToEnd(t, `
+	r := jsruntime.RunCellToEnd(t, `
 const std = await eval('import("qjs:std")').catch(() => null);
 const os = await eval('import("qjs:os")').catch(() => null);
 const found = [];
@@ -69,111 +68,76 @@ if (os) {
 text(JSON.stringify(found) + (std === null) + (os === null));
 text(typeof Function('return this')().std + typeof globalThis.os + typeof console + typeof print);`)
 	want := []string{"[]truetrue", "undefinedundefinedundefinedundefined"}
-	if got := textsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, want) {
-		t.Fatalf("%s %q", errorTextOf(r), got)
+	if got := jsruntime.TextsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s %q", jsruntime.ErrorTextOf(r), got)
 	}
 }
 
 func TestGlobalChangesDoNotLeakBetweenCellsOrSessions(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
 	pollute := `Object.prototype.polluted = "yes"; Array.prototype.push = () => 0; globalThis.leak = 1; JSON.parse = () => "hijacked"; text = () => {};`
-	if r := executeCell(t, s, pollute); r.Kind != codemode.Result || r.ErrorText != nil {
+	if r := jsruntime.ExecuteCell(t, s, pollute); r.Kind != codemode.Result || r.ErrorText != nil {
 		t.Fatalf("%+v", r)
 	}
 	check := `text(JSON.stringify([({}).polluted, [].push(1), typeof leak, JSON.parse("1")]))`
-	for _, sess := range []codemode.Session{s, newTestSession(t, nil, codemode.SessionCellExecutionLimits{})} {
-		r := executeCell(t, sess, check)
-		if got := textsOf(r.ContentItems); len(got) != 1 || got[0] != `[null,1,"undefined",1]` {
-			t.Fatalf("%s %q", errorTextOf(r), got)
+	for _, sess := range []codemode.Session{s, jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})} {
+		r := jsruntime.ExecuteCell(t, sess, check)
+		if got := jsruntime.TextsOf(r.ContentItems); len(got) != 1 || got[0] != `[null,1,"undefined",1]` {
+			t.Fatalf("%s %q", jsruntime.ErrorTextOf(r), got)
 		}
 	}
 }
 
 func TestWhileTrueIsTerminatedAndTheSessionStaysUsable(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
 	// yield_control, not a deadline, answers: a deadline could pass before the script wrote anything.
-	c := startCell(t, s, `text("spin"); yield_control(); while (true) {}`, 30_000)
-	if r := initialResponse(t, c); r.Kind != codemode.Yielded || !reflect.DeepEqual(textsOf(r.ContentItems), []string{"spin"}) {
+	c := jsruntime.StartCell(t, s, `text("spin"); yield_control(); while (true) {}`, 30_000)
+	if r := jsruntime.InitialResponse(t, c); r.Kind != codemode.Yielded || !reflect.DeepEqual(jsruntime.TextsOf(r.ContentItems), []string{"spin"}) {
 		t.Fatalf("%+v", r)
 	}
 	out, err := s.Terminate(context.Background(), c.CellID)
 	if err != nil || out.Response.Kind != codemode.Terminated {
 		t.Fatalf("%+v %v", out, err)
 	}
-	if r := executeCell(t, s, `text("alive")`); !reflect.DeepEqual(textsOf(r.ContentItems), []string{"alive"}) {
+	if r := jsruntime.ExecuteCell(t, s, `text("alive")`); !reflect.DeepEqual(jsruntime.TextsOf(r.ContentItems), []string{"alive"}) {
 		t.Fatalf("%+v", r)
 	}
 }
 
 func TestMemoryBombFailsOnlyItsCell(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{MaxHeapSizeBytes: ptrU64(16 << 20)})
-	r := executeCell(t, s, `text("start"); const a = []; const s = "x".repeat(1 << 20); while (true) a.push(s + a.length);`)
-	if r.Kind != codemode.Result || errorTextOf(r) != fmt.Sprintf(outOfMemoryTextFormat, 16<<20) || textsOf(r.ContentItems)[0] != "start" {
-		t.Fatalf("%s %+v", errorTextOf(r), r)
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{MaxHeapSizeBytes: jsruntime.PtrU64(16 << 20)})
+	r := jsruntime.ExecuteCell(t, s, `text("start"); const a = []; const s = "x".repeat(1 << 20); while (true) a.push(s + a.length);`)
+	if r.Kind != codemode.Result || jsruntime.ErrorTextOf(r) != fmt.Sprintf(jsruntime.OutOfMemoryTextFormat, 16<<20) || jsruntime.TextsOf(r.ContentItems)[0] != "start" {
+		t.Fatalf("%s %+v", jsruntime.ErrorTextOf(r), r)
 	}
-	r = executeCell(t, s, `const b = new ArrayBuffer(64 << 20); text(b.byteLength)`)
-	if errorTextOf(r) != fmt.Sprintf(outOfMemoryTextFormat, 16<<20) {
-		t.Fatalf("big buffer: %s %v", errorTextOf(r), textsOf(r.ContentItems))
+	r = jsruntime.ExecuteCell(t, s, `const b = new ArrayBuffer(64 << 20); text(b.byteLength)`)
+	if jsruntime.ErrorTextOf(r) != fmt.Sprintf(jsruntime.OutOfMemoryTextFormat, 16<<20) {
+		t.Fatalf("big buffer: %s %v", jsruntime.ErrorTextOf(r), jsruntime.TextsOf(r.ContentItems))
 	}
 	// Out of memory ends the cell even when the script catches the error: its heap is full.
-	r = executeCell(t, s, `const a = []; try { while (true) a.push(new Float64Array(100000)) } catch (e) { text(String(e)) }`)
-	if got := textsOf(r.ContentItems); errorTextOf(r) != fmt.Sprintf(outOfMemoryTextFormat, 16<<20) || len(got) != 0 {
-		t.Fatalf("caught OOM: %s %q", errorTextOf(r), got)
+	r = jsruntime.ExecuteCell(t, s, `const a = []; try { while (true) a.push(new Float64Array(100000)) } catch (e) { text(String(e)) }`)
+	if got := jsruntime.TextsOf(r.ContentItems); jsruntime.ErrorTextOf(r) != fmt.Sprintf(jsruntime.OutOfMemoryTextFormat, 16<<20) || len(got) != 0 {
+		t.Fatalf("caught OOM: %s %q", jsruntime.ErrorTextOf(r), got)
 	}
-	if r := executeCell(t, s, `text("alive")`); r.ErrorText != nil || textsOf(r.ContentItems)[0] != "alive" {
+	if r := jsruntime.ExecuteCell(t, s, `text("alive")`); r.ErrorText != nil || jsruntime.TextsOf(r.ContentItems)[0] != "alive" {
 		t.Fatalf("%+v", r)
 	}
 }
 
 func TestDeepRecursionFailsOnlyItsCell(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
 	for _, src := range []string{
 		`function f(n) { return n === 0 ? 0 : 1 + f(n - 1) } text("before"); text(f(100000));`,
 		`function g() { return g() } try { g() } catch (e) { text("caught " + e) } text("after");`,
 		`JSON.parse("[".repeat(1e6) + "]".repeat(1e6))`,
 	} {
-		r := executeCell(t, s, src)
-		if r.Kind != codemode.Result || errorTextOf(r) != stackOverflowText {
-			t.Errorf("%s: %s %v", src, errorTextOf(r), textsOf(r.ContentItems))
+		r := jsruntime.ExecuteCell(t, s, src)
+		if r.Kind != codemode.Result || jsruntime.ErrorTextOf(r) != jsruntime.StackOverflowText {
+			t.Errorf("%s: %s %v", src, jsruntime.ErrorTextOf(r), jsruntime.TextsOf(r.ContentItems))
 		}
-		if r := executeCell(t, s, `text("alive")`); r.ErrorText != nil || textsOf(r.ContentItems)[0] != "alive" {
+		if r := jsruntime.ExecuteCell(t, s, `text("alive")`); r.ErrorText != nil || jsruntime.TextsOf(r.ContentItems)[0] != "alive" {
 			t.Fatalf("after %s: %+v", src, r)
 		}
-	}
-}
-
-func TestSequentialCellsLeaveNothingBehind(t *testing.T) {
-	n := 1000
-	if testing.Short() {
-		n = 100
-	}
-	d := newRecorder(echoTool)
-	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
-	run1 := func() {
-		r := executeCell(t, s, `text(await tools.echo(1)); setTimeout(() => {}, 100000); tools.echo(2);`, testTool("echo"))
-		if r.Kind != codemode.Result || r.ErrorText != nil {
-			t.Fatalf("%+v", r)
-		}
-		<-d.closedC
-	}
-	run1()
-	time.Sleep(50 * time.Millisecond)
-	before := runtime.NumGoroutine()
-	for range n {
-		run1()
-	}
-	sess := s.(*session)
-	var left int
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		sess.mu.Lock()
-		left = len(sess.cells)
-		sess.mu.Unlock()
-		if left == 0 && runtime.NumGoroutine() <= before {
-			break
-		}
-	}
-	if left != 0 || runtime.NumGoroutine() > before {
-		t.Fatalf("after %d cells: %d cells kept, goroutines %d -> %d", n, left, before, runtime.NumGoroutine())
 	}
 }
 
@@ -190,15 +154,15 @@ func TestGeneratedCodeCannotImport(t *testing.T) {
 		`Reflect.construct(Function, ['return import("qjs:bjson")'])()`,
 	}
 	for _, a := range attempts {
-		r := runCellToEnd(t, `try { await (`+a+`); text("imported") } catch (e) { text(String(e)) }`)
-		if got := textsOf(r.ContentItems); r.ErrorText != nil || len(got) != 1 || got[0] != "unsupported import in exec" {
-			t.Errorf("%s: %s %q", a, errorTextOf(r), got)
+		r := jsruntime.RunCellToEnd(t, `try { await (`+a+`); text("imported") } catch (e) { text(String(e)) }`)
+		if got := jsruntime.TextsOf(r.ContentItems); r.ErrorText != nil || len(got) != 1 || got[0] != "unsupported import in exec" {
+			t.Errorf("%s: %s %q", a, jsruntime.ErrorTextOf(r), got)
 		}
 	}
 }
 
 func TestCodeConstructorsStillWork(t *testing.T) {
-	r := runCellToEnd(t, `
+	r := jsruntime.RunCellToEnd(t, `
 const add = new Function("a", "b", "return a + b");
 const asyncTwice = Object.getPrototypeOf(async function () {}).constructor("x", "return await x * 2");
 const gen = Object.getPrototypeOf(function* () {}).constructor("yield 1; yield 2");
@@ -207,21 +171,21 @@ text(JSON.stringify([
   (function () {}).constructor === Function, add instanceof Function, typeof Function.prototype.call,
   Function("return this")() === globalThis,
 ]));`)
-	if got := textsOf(r.ContentItems); r.ErrorText != nil || got[0] != `[3,42,[1,2],2,5,true,true,"function",true]` {
-		t.Fatalf("%s %q", errorTextOf(r), got)
+	if got := jsruntime.TextsOf(r.ContentItems); r.ErrorText != nil || got[0] != `[3,42,[1,2],2,5,true,true,"function",true]` {
+		t.Fatalf("%s %q", jsruntime.ErrorTextOf(r), got)
 	}
 }
 
-// Without any configured limit a cell still has DefaultHeapLimitBytes: asking for more fails that
+// Without any configured limit a cell still has jsruntime.DefaultHeapLimitBytes: asking for more fails that
 // cell alone instead of growing the host by gigabytes.
 func TestDefaultHeapCapAppliesWithoutLimits(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
-	r := executeCell(t, s, `const b = new ArrayBuffer(600 * 1024 * 1024); text(b.byteLength)`)
-	if errorTextOf(r) != fmt.Sprintf(outOfMemoryTextFormat, DefaultHeapLimitBytes) {
-		t.Fatalf("600 MiB buffer under the default cap: %s %v", errorTextOf(r), textsOf(r.ContentItems))
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	r := jsruntime.ExecuteCell(t, s, `const b = new ArrayBuffer(600 * 1024 * 1024); text(b.byteLength)`)
+	if jsruntime.ErrorTextOf(r) != fmt.Sprintf(jsruntime.OutOfMemoryTextFormat, jsruntime.DefaultHeapLimitBytes) {
+		t.Fatalf("600 MiB buffer under the default cap: %s %v", jsruntime.ErrorTextOf(r), jsruntime.TextsOf(r.ContentItems))
 	}
-	r = executeCell(t, s, `const b = new ArrayBuffer(64 * 1024 * 1024); text(b.byteLength)`)
-	if r.ErrorText != nil || textsOf(r.ContentItems)[0] != "67108864" {
-		t.Fatalf("64 MiB buffer under the default cap: %s %v", errorTextOf(r), textsOf(r.ContentItems))
+	r = jsruntime.ExecuteCell(t, s, `const b = new ArrayBuffer(64 * 1024 * 1024); text(b.byteLength)`)
+	if r.ErrorText != nil || jsruntime.TextsOf(r.ContentItems)[0] != "67108864" {
+		t.Fatalf("64 MiB buffer under the default cap: %s %v", jsruntime.ErrorTextOf(r), jsruntime.TextsOf(r.ContentItems))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"runtime"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -403,4 +404,39 @@ func TestYieldDeadlineCountsFromTheRuntimeStart(t *testing.T) {
 			t.Fatalf("yielded %v after Execute, want the 5s start plus the 1s yield", waited)
 		}
 	})
+}
+
+func TestSequentialCellsLeaveNothingBehind(t *testing.T) {
+	n := 1000
+	if testing.Short() {
+		n = 100
+	}
+	d := newRecorder(echoTool)
+	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	run1 := func() {
+		r := executeCell(t, s, `text(await tools.echo(1)); setTimeout(() => {}, 100000); tools.echo(2);`, testTool("echo"))
+		if r.Kind != codemode.Result || r.ErrorText != nil {
+			t.Fatalf("%+v", r)
+		}
+		<-d.closedC
+	}
+	run1()
+	time.Sleep(50 * time.Millisecond)
+	before := runtime.NumGoroutine()
+	for range n {
+		run1()
+	}
+	sess := s.(*session)
+	var left int
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		sess.mu.Lock()
+		left = len(sess.cells)
+		sess.mu.Unlock()
+		if left == 0 && runtime.NumGoroutine() <= before {
+			break
+		}
+	}
+	if left != 0 || runtime.NumGoroutine() > before {
+		t.Fatalf("after %d cells: %d cells kept, goroutines %d -> %d", n, left, before, runtime.NumGoroutine())
+	}
 }

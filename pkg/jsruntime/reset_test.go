@@ -1,4 +1,4 @@
-package jsruntime
+package jsruntime_test
 
 import (
 	"context"
@@ -6,14 +6,15 @@ import (
 	"testing"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/jsruntime"
 	"github.com/codemodehq/codemode/pkg/jsruntime/internal/engine"
 )
 
 // watchResets reports the reset of every engine p's pool takes back while the test runs.
-func watchResets(t *testing.T, p *Provider) <-chan engine.ResetReport {
+func watchResets(t *testing.T, p *jsruntime.Provider) <-chan engine.ResetReport {
 	t.Helper()
 	seen := make(chan engine.ResetReport, 64)
-	t.Cleanup(p.pool.ObserveResets(func(r engine.ResetReport) { seen <- r }))
+	t.Cleanup(p.ObserveResets(func(r engine.ResetReport) { seen <- r }))
 	return seen
 }
 
@@ -23,13 +24,13 @@ func watchResets(t *testing.T, p *Provider) <-chan engine.ResetReport {
 // when it was prepared, byte for byte, and its stack pointer is back at the top. The next cell on
 // it sees none of the changes.
 func TestResetRestoresTheImage(t *testing.T) {
-	p, err := NewProvider(Options{PoolSize: 1})
+	p, err := jsruntime.NewProvider(jsruntime.Options{PoolSize: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Close() })
 	seen := watchResets(t, p)
-	s, err := p.CreateSession(context.Background(), newRecorder(nil), codemode.SessionCellExecutionLimits{})
+	s, err := p.CreateSession(context.Background(), jsruntime.NewRecorder(nil), codemode.SessionCellExecutionLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,18 +42,18 @@ func TestResetRestoresTheImage(t *testing.T) {
 		 setTimeout(() => {}, 1e9); tools.slow(); text(big.length);`,
 		`function g() { return g() } g()`, // a trap: the stack pointer is left deep
 	} {
-		r := executeCell(t, s, src, testTool("slow"))
+		r := jsruntime.ExecuteCell(t, s, src, jsruntime.TestTool("slow"))
 		if r.Kind != codemode.Result {
 			t.Fatalf("%s: %+v", src, r)
 		}
 		v := <-seen
 		if !v.Reusable || v.ImageDiff != nil {
-			t.Fatalf("after %.40q (%s %q): reusable=%v image: %v", src, errorTextOf(r), textsOf(r.ContentItems), v.Reusable, v.ImageDiff)
+			t.Fatalf("after %.40q (%s %q): reusable=%v image: %v", src, jsruntime.ErrorTextOf(r), jsruntime.TextsOf(r.ContentItems), v.Reusable, v.ImageDiff)
 		}
 	}
-	r := executeCell(t, s, `text([typeof leak, ({}).polluted, [].push(1), JSON.parse("1"), typeof Math.random()].join())`)
-	if got := strings.Join(textsOf(r.ContentItems), ""); r.ErrorText != nil || got != "undefined,,1,1,number" {
-		t.Fatalf("the next cell saw the changes: %s %q", errorTextOf(r), got)
+	r := jsruntime.ExecuteCell(t, s, `text([typeof leak, ({}).polluted, [].push(1), JSON.parse("1"), typeof Math.random()].join())`)
+	if got := strings.Join(jsruntime.TextsOf(r.ContentItems), ""); r.ErrorText != nil || got != "undefined,,1,1,number" {
+		t.Fatalf("the next cell saw the changes: %s %q", jsruntime.ErrorTextOf(r), got)
 	}
 	<-seen
 }
@@ -60,13 +61,13 @@ func TestResetRestoresTheImage(t *testing.T) {
 // TestMathRandomDiffersBetweenCells checks that Math.random is seeded for each cell: every cell
 // starts from the same memory image, QuickJS's own generator state included.
 func TestMathRandomDiffersBetweenCells(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
 	seen := map[string]bool{}
 	for range 5 {
-		r := executeCell(t, s, `text(Math.random() + "," + Math.random())`)
-		got := strings.Join(textsOf(r.ContentItems), "")
+		r := jsruntime.ExecuteCell(t, s, `text(Math.random() + "," + Math.random())`)
+		got := strings.Join(jsruntime.TextsOf(r.ContentItems), "")
 		if r.ErrorText != nil || seen[got] {
-			t.Fatalf("repeated or failed: %s %q", errorTextOf(r), got)
+			t.Fatalf("repeated or failed: %s %q", jsruntime.ErrorTextOf(r), got)
 		}
 		seen[got] = true
 	}
@@ -75,13 +76,13 @@ func TestMathRandomDiffersBetweenCells(t *testing.T) {
 // TestDeepRecursionDropsGrownCallStacks checks that a reused engine does not keep the call stacks
 // wazero grew for a deep recursion: the functions that ran cell code are resolved afresh.
 func TestDeepRecursionDropsGrownCallStacks(t *testing.T) {
-	p, err := NewProvider(Options{PoolSize: 1})
+	p, err := jsruntime.NewProvider(jsruntime.Options{PoolSize: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Close() })
 	kept := make(chan int, 4)
-	t.Cleanup(p.pool.ObserveResets(func(r engine.ResetReport) {
+	t.Cleanup(p.ObserveResets(func(r engine.ResetReport) {
 		if r.Reusable {
 			kept <- r.ExportsKept
 		}
