@@ -18,6 +18,9 @@
 // Reflect.apply when the wrapper is created, before any cell code runs, and passes one argument
 // through an array literal, so no property a cell can change is consulted.
 //
+// It makes a running script stoppable without wazero's CloseOnContextDone: every loop header counts
+// down and calls the host every PollInterval turns (poll.go).
+//
 // Finally it drops the DWARF custom sections (".debug_*"). When a module has DWARF line
 // information, wazero's compiler records a source offset for every instruction it emits (some
 // 77,000 entries for QuickJS) and its compilation cache stores and reloads them with two read
@@ -55,6 +58,8 @@ type Layout struct {
 	StackLow, StackTop uint32
 	// InitialPages is the derived module's initial memory size in 64 KiB pages.
 	InitialPages uint32
+	// Loops is the number of loop headers that count towards the interrupt poll (poll.go).
+	Loops int
 }
 
 // StackBytes is the size of the added stack region.
@@ -119,6 +124,9 @@ func Transform(module []byte, stackBytes uint32) ([]byte, Layout, error) {
 	}
 	sections, err = withoutDWARF(sections)
 	if err != nil {
+		return nil, Layout{}, err
+	}
+	if sections, layout.Loops, err = withPoll(sections); err != nil {
 		return nil, Layout{}, err
 	}
 	out := encodeModule(sections)

@@ -64,10 +64,12 @@
 //     fails with a RangeError text (QuickJS cannot raise a catchable one in this build) and its
 //     engine is reset.
 //
-// Interrupting a script (terminate, shutdown, abandon, out of memory) closes its wasm module;
-// wazero's CloseOnContextDone instrumentation makes the running code stop within about a
-// millisecond. NewProvider checks that interruption works (it does not when other code of the
-// process created the first qjs runtime without CloseOnContextDone).
+// Interrupting a script (terminate, shutdown, abandon, out of memory) raises its engine's stop flag;
+// codemode's QuickJS module polls for it every few thousand loop turns (generators/qjswasm), in
+// the interpreter and in C loops alike (JSON, regular expressions), and the poll unwinds the wasm
+// call stack. The engine is then reset and reused, like after any other cell. The polls are also
+// what lets Go's garbage collector stop a spinning script's goroutine. NewProvider checks that
+// interruption works.
 //
 // qjs v0.0.6 needs github.com/tetratelabs/wazero v1.9.x: v1.12.0 rejects its host import
 // ("signature mismatch"), and NewProvider then fails saying so.

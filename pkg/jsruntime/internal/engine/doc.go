@@ -9,7 +9,7 @@
 // memory (memory.go) is one mapped reservation where the platform allows, grown in place up to the
 // heap limit a cell attached with; Put restores it to the image taken when the first runtime was
 // prepared (snapshot.go), byte for byte, and keeps the runtime unless its cell interrupted it or
-// grew its memory too far (pool.go). InterruptOn (interrupt.go) closes the wasm module from another
-// goroutine when a context ends, and wazero's CloseOnContextDone instrumentation stops the running
-// code.
+// grew its memory too far (pool.go). InterruptOn (interrupt.go) stops a running script from another
+// goroutine when a context ends: the module polls for it at its loop headers (generators/qjswasm),
+// and the poll unwinds the wasm call stack.
 package engine

@@ -38,8 +38,8 @@ const (
 	evalCompileOnly = 1 << 5
 )
 
-// ErrInterrupted reports a runtime whose call was interrupted: Interrupt closed the wasm module
-// (qjs's CloseOnContextDone), so the runtime can never be called again.
+// ErrInterrupted reports a call that was interrupted: the script was unwound at an interrupt poll
+// (interrupt.go). The runtime serves another cell after the pool's reset.
 var ErrInterrupted = errors.New("javascript runtime was interrupted")
 
 // Config is what every runtime of a pool shares.
@@ -84,6 +84,8 @@ type Engine struct {
 	sp   api.MutableGlobal // the module's stack pointer
 	host Host
 	dead bool
+	// stop is raised by interrupt, from any goroutine, and read by the module's polls.
+	stop atomic.Bool
 	// main is the module the cell's begin imports: moduleName, or mainModuleName when the cell
 	// exports anything (see loadModule).
 	main string
@@ -119,6 +121,9 @@ func (s *proxySlot) proxy(_ context.Context, m api.Module, _ uint32, _ uint64, a
 	if e == nil {
 		return jsUndefined
 	}
+	if argc == qjswasm.PollArgc {
+		return e.poll()
+	}
 	if e.w.mod == nil {
 		// The first call, made by newEngine, hands over the module.
 		if err := e.w.bind(m); err != nil {
@@ -148,11 +153,12 @@ func newEngine(cfg Config, img *image) (e *Engine, err error) {
 		}
 	}()
 	ctx := experimental.WithMemoryAllocator(context.Background(), e.mem.allocator())
-	// CloseOnContextDone: qjs compiles its module once per process with the setting of the first
-	// qjs.New, and only with it can a running script be stopped.
+	// Without CloseOnContextDone, which would leave the wasm code at every loop header: the module
+	// polls for interrupts itself (interrupt.go). qjs compiles its module once per process with the
+	// setting of the first qjs.New; with it set by other code the engine works, only slower.
 	e.rt, err = qjs.New(qjs.Option{
 		Context:            ctx,
-		CloseOnContextDone: true,
+		CloseOnContextDone: false,
 		CWD:                cfg.RootDir,
 		CacheDir:           cfg.CacheDir,
 		QuickJSWasmBytes:   qjswasm.Module,

@@ -6,19 +6,25 @@ import (
 	"fmt"
 )
 
-// interruptExitCode is the exit code of a module closed by Interrupt.
-const interruptExitCode = 0xC0DE
+// interrupt stops a running script from any goroutine: it raises the engine's stop flag, and the
+// module's next interrupt poll (generators/qjswasm: every loop header counts, and every
+// qjswasm.PollInterval turns the module calls the host) unwinds the whole wasm call stack (poll).
+// The flag stays up until the pool resets the engine, so a script whose poll was answered inside a
+// nested call (the bridge calling back into wasm) is stopped again at its next poll.
+func (e *Engine) interrupt() { e.stop.Store(true) }
 
-// interrupt stops a running script from any goroutine: it closes the wasm module, and wazero's
-// CloseOnContextDone instrumentation makes the running code return at its next loop header or call
-// (about a millisecond later). The engine is dead afterwards. Closing the module directly lets any
-// goroutine stop the engine without a cancellable context threaded through every call. (It does
-// not save wazero's watcher: v1.9 starts a goroutine on every call of a module compiled with
-// CloseOnContextDone, whatever the call's context, about a microsecond of each crossing.)
-func (e *Engine) interrupt() {
-	if mod := e.w.mod; mod != nil {
-		_ = mod.CloseWithExitCode(context.Background(), interruptExitCode)
+// errPollStopped is the panic with which poll unwinds a stopped script: a Go panic in a host
+// function ends the wasm call that is running, with no wasm code run on the way out, and the
+// engine's memory is then as a trap leaves it (the pool's reset restores it).
+var errPollStopped = errors.New("javascript runtime: the script was interrupted")
+
+// poll answers the module's interrupt poll: it unwinds a stopped script. Returning to Go here is
+// also what lets the garbage collector stop the world while a script spins.
+func (e *Engine) poll() uint64 {
+	if e.stop.Load() {
+		panic(errPollStopped)
 	}
+	return jsUndefined
 }
 
 // interruptWhenStopped calls interrupt (an engine's) when ctx ends. The returned stop unregisters
@@ -37,9 +43,9 @@ func interruptWhenStopped(ctx context.Context, interrupt func()) (stop func()) {
 	}
 }
 
-// ErrNotInterruptible reports that qjs compiled its module without CloseOnContextDone, because
-// some other code of the process created the first qjs runtime without it.
-var ErrNotInterruptible = errors.New("qjs runtimes of this process cannot be interrupted: the first qjs.New of the process did not set CloseOnContextDone")
+// ErrNotInterruptible reports that a running script did not stop when interrupted: the module does
+// not poll (it is not gen/go/qjswasm's), or the poll does not reach the engine.
+var ErrNotInterruptible = errors.New("javascript runtime: a running script cannot be interrupted: the QuickJS module does not poll for interrupts")
 
 // checkInterruptible proves that interrupting an engine stops a running script. It consumes the
 // engine.

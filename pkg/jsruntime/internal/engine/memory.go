@@ -57,13 +57,14 @@ func (m *linearMemory) allocator() experimental.MemoryAllocator {
 // Reallocate implements experimental.LinearMemory: it grows the memory to size bytes, or refuses
 // beyond the limit.
 //
-// During a cell (onRefuse set) a refusal interrupts the script, which closes the module, and then
-// panics instead of returning nil. wazero runs memory.grow in Go inside the wasm call and turns the
-// panic into that call's error, so the code that asked runs no further. Returning nil would let it
-// ask again (QuickJS's malloc does, at once), and a closed module has detached this allocator:
-// wazero then grows the memory itself, by appending to the buffer last returned, whose capacity is
-// the whole reservation. A refused 1 GiB ArrayBuffer under a 64 MiB cap so made the process
-// resident set grow by 1 GiB. Outside a cell (setup) a refusal returns nil: malloc fails.
+// During a cell (onRefuse set) a refusal interrupts the script and then panics instead of returning
+// nil. wazero runs memory.grow in Go inside the wasm call and turns the panic into that call's
+// error, so the code that asked runs no further; a caller that was inside a nested call is stopped
+// at its next interrupt poll. Returning nil would let it ask again (QuickJS's malloc does, at
+// once). (When the interrupt closed the module, wazero then grew a closed module's memory itself,
+// by appending to the buffer last returned, whose capacity is the whole reservation: a refused
+// 1 GiB ArrayBuffer under a 64 MiB cap made the process resident set grow by 1 GiB.) Outside a cell
+// (setup) a refusal returns nil: malloc fails.
 func (m *linearMemory) Reallocate(size uint64) []byte {
 	if size < m.hole || size-m.hole > m.limit || (m.region != nil && size > uint64(len(m.region))) {
 		if m.onRefuse == nil {
@@ -90,9 +91,10 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 	return m.buf
 }
 
-// Free implements experimental.LinearMemory. wazero calls it when the module closes, which an
-// interrupt does from another goroutine while wasm may still be running on the engine's: so it
-// releases nothing. The engine calls release once no wasm code of the runtime can run any more.
+// Free implements experimental.LinearMemory. wazero calls it when the module closes, which may
+// happen while wasm is still running on the engine's goroutine (a process that gave the first qjs
+// runtime CloseOnContextDone closes modules on context ends): so it releases nothing. The engine
+// calls release once no wasm code of the runtime can run any more.
 func (m *linearMemory) Free() {}
 
 // release returns the reservation to the system.

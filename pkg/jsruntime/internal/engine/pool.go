@@ -127,6 +127,8 @@ func (p *Pool) reset(e *Engine) (ok bool) {
 	if e.dead || e.w.mod.IsClosed() {
 		return false
 	}
+	// InterruptOn's stop has waited for any interrupt on its way, so none comes after this.
+	e.stop.Store(false)
 	defer func() {
 		if recover() != nil {
 			ok = false

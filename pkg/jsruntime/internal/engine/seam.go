@@ -38,15 +38,14 @@ func (e *Engine) Deliver(input string) (queued string, err error) {
 	return e.turn(e.entry.deliver, input)
 }
 
-// Classify turns a crossing's error into what it means for the engine: an interrupt (dead), a
-// trap (QuickJS's memory may be corrupt; a reset repairs it), or a JavaScript error.
+// Classify turns a crossing's error into what it means for the engine: an interrupt, a trap
+// (QuickJS's memory may be corrupt; a reset repairs it), or a JavaScript error.
 func (e *Engine) Classify(err error) error {
 	var trap *Trap
 	if !errors.As(err, &trap) {
 		return err
 	}
-	if e.w.mod.IsClosed() {
-		e.dead = true
+	if e.stop.Load() {
 		return ErrInterrupted
 	}
 	return err
