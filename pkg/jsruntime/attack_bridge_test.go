@@ -100,6 +100,7 @@ func TestAttackGenuineMessagesDecode(t *testing.T) {
 		"y":                                  {op: opYield},
 		"d":                                  {op: opDone},
 		"t\"a\\u0000\\ud800b\"":              {op: opText, text: "a\x00\uFFFDb"},
+		"u\"a\"\n\\":                         {op: opRawText, text: "\"a\"\n\\"},
 		"n\"\\u180e\"":                       {op: opNotify, text: "\u180e"},
 		"a\"DATA:audio/wav;base64,\"":        {op: opAudio, text: "DATA:audio/wav;base64,"},
 		"i[\"dAtA:x\",\"original\"]":         {op: opImage, text: "dAtA:x", detail: "original"},

@@ -76,6 +76,31 @@ func BenchmarkLoop1e6(b *testing.B) {
 	}
 }
 
+// BenchmarkJSON20kObjects is JSON.parse(JSON.stringify(…)) of 20,000 small objects: the C side of
+// QuickJS (JSON, allocation) rather than its interpreter.
+func BenchmarkJSON20kObjects(b *testing.B) {
+	s := newTestSession(b, nil, codemode.SessionCellExecutionLimits{})
+	for b.Loop() {
+		r := executeCell(b, s, `const a = Array.from({length: 20000}, (_, i) => ({id: i, name: "item" + i, tags: ["a", "b"], nested: {ok: true}}));
+text(JSON.parse(JSON.stringify(a)).length)`)
+		if textsOf(r.ContentItems)[0] != "20000" {
+			b.Fatal(r)
+		}
+	}
+}
+
+// BenchmarkTextOutput1MiB is one text() of 1 MiB: the string out of wasm and into a content item.
+func BenchmarkTextOutput1MiB(b *testing.B) {
+	s := newTestSession(b, nil, codemode.SessionCellExecutionLimits{})
+	b.SetBytes(1 << 20)
+	for b.Loop() {
+		r := executeCell(b, s, `text("x".repeat(1 << 20))`)
+		if len(textsOf(r.ContentItems)[0]) != 1<<20 {
+			b.Fatal(errorTextOf(r))
+		}
+	}
+}
+
 // BenchmarkToolResult1MiB delivers a 1 MiB JSON result into JavaScript.
 func BenchmarkToolResult1MiB(b *testing.B) {
 	big, _ := json.Marshal(map[string]string{"data": strings.Repeat("x", 1<<20)})

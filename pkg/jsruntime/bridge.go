@@ -28,6 +28,7 @@ type hostOp byte
 // two sides share one definition.
 const (
 	opText     hostOp = 't' // append input_text: a JSON string
+	opRawText  hostOp = 'u' // append input_text: the text itself (one without NUL; see emitText)
 	opImage    hostOp = 'i' // append input_image: JSON [url, detail]
 	opAudio    hostOp = 'a' // append input_audio: a JSON string (the URL)
 	opNotify   hostOp = 'n' // deliver a notification: a JSON string
@@ -45,7 +46,7 @@ const (
 
 // hostOperations names every operation for the prelude.
 var hostOperations = map[string]hostOp{
-	"text": opText, "image": opImage, "audio": opAudio, "notify": opNotify, "yield": opYield,
+	"text": opText, "rawText": opRawText, "image": opImage, "audio": opAudio, "notify": opNotify, "yield": opYield,
 	"store": opStore, "load": opLoad, "eval": opEval, "function": opFunction, "done": opDone,
 	"fail": opFail, "records": opRecords, "check": opCheck, "exit": opExit,
 }
@@ -104,7 +105,7 @@ func decodeHostMessage(msg string) (hostMessage, error) {
 	payload := msg[1:]
 	var err error
 	switch m.op {
-	case opRecords, opCheck:
+	case opRecords, opCheck, opRawText:
 		m.text = payload
 	case opYield, opDone, opExit:
 		if payload != "" {

@@ -311,7 +311,7 @@ func (r *cellRun) Serve(msg string) engine.Reply {
 		return reply
 	}
 	switch m.op {
-	case opText:
+	case opText, opRawText:
 		return r.output(codemode.InputText{Text: m.text})
 	case opImage:
 		return r.output(codemode.InputImage{ImageURL: m.text, Detail: codemode.ImageDetail(m.detail)})

@@ -288,8 +288,11 @@
     return schemeOf(url) === "data";
   }
 
+  // emitText sends a text as it is: Go reads bridge messages whole, NUL included, and turns each
+  // lone surrogate into U+FFFD as JSON would have. Quoting a large text as JSON cost more than the
+  // rest of its way out.
   function emitText(text) {
-    send(OP.text + q(text));
+    send(OP.rawText + text);
   }
 
   function emitImage(url, detail) {

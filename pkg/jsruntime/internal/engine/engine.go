@@ -104,6 +104,9 @@ type layout struct {
 	modOpts  uint64 // QJSEvalOptions of a module whose source sits in scratch
 	modFile  uint64 // moduleName as a C string
 	mainOpts uint64 // QJSEvalOptions of the module mainModuleName
+	quoteFn  uint64 // the original JSON.stringify (strings.go)
+	// directStrings reports that install verified QuickJS's string layout (strings.go).
+	directStrings bool
 }
 
 // scratchSize is the per-runtime buffer that carries strings into QuickJS without a malloc and a
@@ -241,6 +244,10 @@ func (e *Engine) install(p Prelude) error {
 	if e.mainOpts, err = e.w.call(exCreateEvalOption, mainSource, 0, 0, mainFile, evalTypeModule|evalFlagStrict); err != nil {
 		return err
 	}
+	if e.quoteFn, err = e.evalSource("codemode_quote.js", "JSON.stringify"); err != nil {
+		return err
+	}
+	e.directStrings = e.verifyStringLayout()
 	prelude, err := e.evalBytecode(p.File, p.Source)
 	if err != nil {
 		return fmt.Errorf("evaluate prelude: %w", err)

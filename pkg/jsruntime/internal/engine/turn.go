@@ -49,7 +49,7 @@ func (e *Engine) take() (string, error) {
 		}
 		return "", Forged("take returned a non-string")
 	}
-	return e.readString(v)
+	return e.readText(v)
 }
 
 // serveHost answers one call of the bridge: argv holds qjs's four leading arguments and the
@@ -84,7 +84,7 @@ func (e *Engine) hostArgument(argc, argv uint32) (string, error) {
 	if valueTag(v) != tagString {
 		return "", Forged("bridge called with a non-string message")
 	}
-	return e.readString(v)
+	return e.readText(v)
 }
 
 // answer turns a reply into the bridge call's return value.

@@ -178,7 +178,7 @@ func (e *Engine) takeException() error {
 	if valueTag(text) != tagString {
 		return errors.New("uncaught exception")
 	}
-	s, err := e.readString(text)
+	s, err := e.readText(text)
 	if err != nil {
 		return err
 	}
