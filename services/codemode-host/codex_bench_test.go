@@ -184,7 +184,7 @@ func (benchDelegate) InvokeTool(ctx context.Context, call codemode.NestedToolCal
 }
 
 func (benchDelegate) Notify(context.Context, string, codemode.CellID, string) error { return nil }
-func (benchDelegate) CellClosed(codemode.CellID)                                   {}
+func (benchDelegate) CellClosed(codemode.CellID)                                    {}
 
 // liveCellRSS reports the host's resident memory per live cell: 50 cells blocked on a tool call,
 // against the same host before they started.

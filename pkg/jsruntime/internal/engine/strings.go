@@ -29,7 +29,7 @@ const (
 // each with a NUL, and a lone surrogate.
 var stringProbes = map[string]string{
 	`"a\0\u00e9" + "z".repeat(3)`:           "a\x00\u00e9zzz",
-	`"\u20ac\0\ud800" + "\ud83d\ude00"`:      "\u20ac\x00\uFFFD\U0001F600",
+	`"\u20ac\0\ud800" + "\ud83d\ude00"`:     "\u20ac\x00\uFFFD\U0001F600",
 	`"".padEnd(5000, "\u00ff\u0041\u0000")`: strings.Repeat("\u00ffA\x00", 1666) + "\u00ffA",
 }
 
