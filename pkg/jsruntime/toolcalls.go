@@ -40,6 +40,14 @@ func checkToolResult(v json.RawMessage, maxBytes int) string {
 	if len(v) > maxBytes {
 		return fmt.Sprintf("tool result of %d bytes exceeds the limit of %d bytes", len(v), maxBytes)
 	}
+	if _, ok := scanJSON(v, MaxToolResultDepth); ok {
+		return ""
+	}
+	return refusalOf(v)
+}
+
+// refusalOf says why a result scanJSON refused is refused: too deep anywhere, or else not JSON.
+func refusalOf(v json.RawMessage) string {
 	depth, maxDepth := 0, 0
 	inString, escaped := false, false
 	for _, b := range v {
