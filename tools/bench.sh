@@ -8,7 +8,7 @@
 #   BEFORE=<commit> ./tools/bench.sh    # also runs the table's benchmarks at <commit> (a temporary
 #                                       # worktree) and adds "before" and "now / before" columns
 #
-# Then the V1 transports (tools/bench-v1.sh), the gRPC transport (tools/bench-grpc.sh), the MCP
+# Then codemode-host against Codex's own host (tools/bench-codex.sh), the V1 transports (tools/bench-v1.sh), the gRPC transport (tools/bench-grpc.sh), the MCP
 # server (tools/bench-mcp-server.sh) and the MCP tool sources (tools/bench-mcp-tools.sh) tables.
 #
 # The sustained benchmarks (100 concurrent sessions; 1,000 idle sessions and 100 live cells)
@@ -72,6 +72,10 @@ echo
 echo "Command: \`make bench\` (BENCHTIME=$benchtime${BEFORE:+, BEFORE=$BEFORE}), $(date -u +%Y-%m-%d), $(nproc) cores, $(go version | cut -d' ' -f3), node $(node --version)"
 echo
 go run ./tools/bench/report -ours "$out/ours.txt" -base "$out/node.txt" "${before_flag[@]}" "${pairs[@]}"
+
+echo
+echo "== codemode-host against Codex's own host (V8), both process hosts on V1 stdio" >&2
+./tools/bench-codex.sh
 
 echo
 echo "== V1 transports (pkg/v1/v1client ⇄ a pkg/v1/v1host process) vs in process and the machine's floor" >&2

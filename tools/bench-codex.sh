@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# codemode-host against Codex's own host (the pinned codex-code-mode-host, V8): issue 26's workloads
+# through one Go client (pkg/v1/v1client) driving both as process hosts on V1 stdio, the way Codex
+# spawns a host, in one run (BenchmarkAgainstCodexHost in services/codemode-host), printed as a
+# Markdown table of medians and ratios codemode / Codex. tools/bench.sh runs it; alone:
+#
+#   COUNT=5 ./tools/bench-codex.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=.cache/bench
+mkdir -p "$out"
+count=${COUNT:-3}
+
+# REPORT_ONLY=1 prints the table of the last run's results again.
+if [ -z "${REPORT_ONLY:-}" ]; then
+  echo "== go test -bench AgainstCodexHost (services/codemode-host), count $count" >&2
+  go test -c -o "$out/codemode-host.test" ./services/codemode-host
+  : >"$out/codex.txt"
+  for i in $(seq "$count"); do
+    (cd services/codemode-host && "../../$out/codemode-host.test" -test.run '^$' -test.bench 'BenchmarkAgainstCodexHost' -test.benchtime 1s) |
+      grep '^Benchmark' | tee -a "$out/codex.txt" >&2
+  done
+fi
+
+codex_version=$(node -p 'require("./node_modules/@openai/codex/package.json").version' 2>/dev/null || echo "?")
+echo
+echo "Command: \`./tools/bench-codex.sh\` (COUNT=$count, medians), $(date -u +%Y-%m-%d), $(nproc) cores, $(go version | cut -d' ' -f3), Codex $codex_version, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+awk '
+  function median(list,   n, a, i, j, t) {
+    n = split(list, a, " ")
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+    return a[int((n + 1) / 2)]
+  }
+  function show(v, unit) {
+    if (unit == "B/live-cell") return sprintf("%.0f KiB", v / 1024)
+    if (v >= 1e6) return sprintf("%.1f ms", v / 1e6)
+    return sprintf("%.0f µs", v / 1e3)
+  }
+  /^BenchmarkAgainstCodexHost\// {
+    split($1, p, "/"); w = p[2]; h = p[3]; sub(/^host=/, "", h); sub(/-[0-9]+$/, "", h)
+    unit = "ns/op"; v = $3
+    for (i = 5; i < NF; i += 2) if ($(i + 1) == "ns/call" || $(i + 1) == "B/live-cell") { v = $i; unit = $(i + 1) }
+    vals[w, h] = vals[w, h] " " v; units[w] = unit
+    if (!(w in seen)) { seen[w] = 1; order[++n] = w }
+  }
+  END {
+    print "| workload | Codex | codemode | codemode / Codex |"
+    print "|---|---|---|---|"
+    for (k = 1; k <= n; k++) {
+      w = order[k]; c = median(vals[w, "codex"]); m = median(vals[w, "codemode"])
+      printf "| %s | %s | %s | %.2f× |\n", w, show(c, units[w]), show(m, units[w]), (c > 0 ? m / c : 0)
+    }
+  }
+' "$out/codex.txt"
