@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/grpc/grpcclient"
 	"github.com/codemodehq/codemode/pkg/testenv"
 	"github.com/codemodehq/codemode/pkg/v1/v1client"
 )
@@ -18,21 +19,24 @@ import (
 // BenchmarkAgainstCodexHost runs the same workloads on Codex's own host (the pinned
 // codex-code-mode-host, V8) and on codemode-host, both spawned as process hosts speaking V1 on
 // stdio (the way Codex spawns a host) and driven by the same Go client (pkg/v1/v1client) and
-// delegate, in one run: every workload runs as host=codex, then host=codemode. tools/bench-codex.sh
-// pairs the two and prints the ratios codemode / Codex; ratios, not absolute numbers, compare
-// across these noisy machines.
+// delegate, in one run: every workload runs as host=codex, then host=codemode. The bridge-bound
+// rows also run over gRPC on the child's stdio (Codex 0.169's default spawn; pkg/grpc/grpcclient),
+// as "<workload>@grpc-stdio". tools/bench-codex.sh pairs the hosts and prints the ratios
+// codemode / Codex; ratios, not absolute numbers, compare across these noisy machines.
 func BenchmarkAgainstCodexHost(b *testing.B) {
 	codex := testenv.FindCodex(b)
 	hosts := []comparedHost{
-		{name: "codex", cmd: v1client.Command{Path: codex.Host}},
-		{name: "codemode", cmd: v1client.Command{Path: bin, Args: []string{"--listen", "stdio", "--log-level", "warn"}}},
+		{name: "codex", path: codex.Host},
+		{name: "codemode", path: bin, args: []string{"--log-level", "warn"}},
 	}
 	for _, w := range codexWorkloads {
 		for _, h := range hosts {
-			b.Run(w.name+"/host="+h.name, func(b *testing.B) {
-				s := h.session(b)
-				w.run(b, s)
-			})
+			b.Run(w.name+"/host="+h.name, func(b *testing.B) { w.run(b, h.session(b, v1Stdio)) })
+		}
+	}
+	for _, w := range codexWorkloads[:3] { // cell start, tool round trip, Promise.all
+		for _, h := range hosts {
+			b.Run(w.name+"@grpc-stdio/host="+h.name, func(b *testing.B) { w.run(b, h.session(b, grpcStdio)) })
 		}
 	}
 	for _, h := range hosts {
@@ -43,14 +47,38 @@ func BenchmarkAgainstCodexHost(b *testing.B) {
 // comparedHost is a host program to compare.
 type comparedHost struct {
 	name string
-	cmd  v1client.Command
+	path string
+	args []string // before the --listen the transport adds
 }
 
-// session opens a session on a fresh process of h, closed when the benchmark ends; one warm-up
-// cell has run on it.
-func (h comparedHost) session(b *testing.B) codemode.Session {
+// closingProvider is a session provider that owns a host process.
+type closingProvider interface {
+	codemode.SessionProvider
+	Close() error
+}
+
+// transport spawns a host program as a session provider.
+type transport func(h comparedHost) closingProvider
+
+// v1Stdio speaks V1 on the child's stdio; grpcStdio speaks gRPC there.
+var (
+	v1Stdio transport = func(h comparedHost) closingProvider {
+		args := append(append([]string(nil), h.args...), "--listen", "stdio")
+		if h.name == "codex" {
+			args = h.args // Codex's host speaks V1 on stdio by default
+		}
+		return v1client.NewProcessProvider(v1client.Command{Path: h.path, Args: args}, v1client.Options{})
+	}
+	grpcStdio transport = func(h comparedHost) closingProvider {
+		return grpcclient.NewProcess(grpcclient.Command{Path: h.path, Args: h.args}, grpcclient.Options{})
+	}
+)
+
+// session opens a session on a fresh process of h over t, closed when the benchmark ends; one
+// warm-up cell has run on it.
+func (h comparedHost) session(b *testing.B, t transport) codemode.Session {
 	b.Helper()
-	p := v1client.NewProcessProvider(h.cmd, v1client.Options{})
+	p := t(h)
 	b.Cleanup(func() { _ = p.Close() })
 	s, err := p.CreateSession(context.Background(), benchDelegate{}, codemode.SessionCellExecutionLimits{})
 	if err != nil {
@@ -190,8 +218,8 @@ func (benchDelegate) CellClosed(codemode.CellID)                                
 // against the same host before they started.
 func liveCellRSS(b *testing.B, h comparedHost) {
 	const cells = 50
-	s := h.session(b)
-	pid := hostPID(b, h.cmd.Path)
+	s := h.session(b, v1Stdio)
+	pid := hostPID(b, h.path)
 	before := rssBytes(b, pid)
 	yield := uint64(1)
 	var live []codemode.CellID
