@@ -26,12 +26,7 @@ codex_version=$(node -p 'require("./node_modules/@openai/codex/package.json").ve
 echo
 echo "Command: \`./tools/bench-codex.sh\` (COUNT=$count, medians), $(date -u +%Y-%m-%d), $(nproc) cores, $(go version | cut -d' ' -f3), Codex $codex_version, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-awk '
-  function median(list,   n, a, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-    return a[int((n + 1) / 2)]
-  }
+awk "$(cat tools/bench/median.awk)"'
   function show(v, unit) {
     if (unit == "B/live-cell") return sprintf("%.0f KiB", v / 1024)
     if (v >= 1e6) return sprintf("%.1f ms", v / 1e6)

@@ -22,12 +22,7 @@ go test -run '^$' -bench 'ToolRoundTrip|CellStart|ToolStorm100Sessions' -benchti
 echo
 echo "Command: \`./tools/bench-grpc.sh\` (BENCHTIME=$benchtime, COUNT=$count, medians), $(date -u +%Y-%m-%d), $(nproc) cores, $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-awk '
-  function median(list,   n, a, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-    return a[int((n + 1) / 2)]
-  }
+awk "$(cat tools/bench/median.awk)"'
   function us(ns) { return sprintf("%.1f µs", ns / 1000) }
   /^Benchmark/ {
     split($1, name, "/"); sub(/^Benchmark/, "", name[1]); sub(/-[0-9]+$/, "", name[2])

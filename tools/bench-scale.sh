@@ -26,12 +26,7 @@ echo "== go test -bench (services/codemode-host): round trip $rtt, throughput $s
 echo
 echo "Command: \`./tools/bench-scale.sh\` (RTT=$rtt, STORM=$storm, COUNT=$count, medians), $(date -u +%Y-%m-%d), $(nproc) cores, $(go version | cut -d' ' -f3), $(haproxy -v | head -n 1 | cut -d' ' -f1-3), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-awk '
-  function median(list,   n, a, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-    return a[int((n + 1) / 2)]
-  }
+awk "$(cat tools/bench/median.awk)"'
   /^BenchmarkScaleToolRoundTrip\// { split($1, n, "/"); sub(/-[0-9]+$/, "", n[2]); rtt[n[2]] = rtt[n[2]] " " $3 }
   /^BenchmarkScaleToolThroughput\// { split($1, n, "/"); sub(/-[0-9]+$/, "", n[2]); for (i = 4; i < NF; i++) if ($(i + 1) == "calls/s") cps[n[2]] = cps[n[2]] " " $i }
   /^BenchmarkHostMemory/ { for (i = 4; i < NF; i++) mem[$(i + 1)] = mem[$(i + 1)] " " $i }

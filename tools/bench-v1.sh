@@ -27,12 +27,7 @@ done
 echo
 echo "Command: \`./tools/bench-v1.sh\` (COUNT=$count, medians), $(date -u +%Y-%m-%d), $(nproc) cores, $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-awk '
-  function median(list,   n, a, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-    return a[int((n + 1) / 2)]
-  }
+awk "$(cat tools/bench/median.awk)"'
   function flush() {
     if (!run) return
     for (w in seen) {
