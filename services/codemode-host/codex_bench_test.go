@@ -3,7 +3,6 @@ package main_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -220,7 +219,7 @@ func liveCellRSS(b *testing.B, h comparedHost) {
 	const cells = 50
 	s := h.session(b, v1Stdio)
 	pid := hostPID(b, h.path)
-	before := rssBytes(b, pid)
+	before := rss(b, pid)
 	yield := uint64(1)
 	var live []codemode.CellID
 	for range cells {
@@ -234,7 +233,7 @@ func liveCellRSS(b *testing.B, h comparedHost) {
 		}
 		live = append(live, started.CellID)
 	}
-	after := rssBytes(b, pid)
+	after := rss(b, pid)
 	for _, id := range live {
 		if _, err := s.Terminate(context.Background(), id); err != nil {
 			b.Fatal(err)
@@ -274,21 +273,4 @@ func hostPID(b *testing.B, path string) int {
 		b.Fatalf("no child process runs %s", path)
 	}
 	return found
-}
-
-// rssBytes reads a process's resident set size.
-func rssBytes(b *testing.B, pid int) int64 {
-	b.Helper()
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	b.Fatal("no VmRSS")
-	return 0
 }
