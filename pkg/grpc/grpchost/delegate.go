@@ -31,12 +31,17 @@ var errTooManyDelegateCalls = errors.New("code-mode host has too many pending de
 // InvokeTool dispatches the call to a subscription and waits for its completion. If the runtime
 // gives up on it first (ctx), the client is told with ToolCallCancelled.
 func (d delegate) InvokeTool(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
-	s := d.s
-	release, err := s.acquireDelegate()
+	release, err := d.s.acquireDelegate()
 	if err != nil {
 		return nil, err
 	}
 	defer release()
+	return d.invokeHeld(ctx, call)
+}
+
+// invokeHeld is InvokeTool for a caller that holds the call's delegate permit already.
+func (d delegate) invokeHeld(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
+	s := d.s
 	e, err := s.awaitExecution(ctx, call.CellID)
 	if err != nil {
 		return nil, err
@@ -81,16 +86,22 @@ func (s *session) toolCallMessage(e execution, call codemode.NestedToolCall) (uu
 // runtime's goroutine, and done runs on whichever goroutine settles it (the CompleteToolCall
 // handler, the cancellation of ctx, the session closing). A call whose execution is not announced
 // yet, or whose subscriptions are all full, waits on a goroutine of its own, as InvokeTool does.
+// The permit is taken here, in the cell's call order, in every case: a call that waits for its
+// execution must not find the permit its earlier siblings were refused freed by then.
 func (d delegate) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
 	s := d.s
-	e, known := s.knownExecution(call.CellID)
-	if !known {
-		go func() { done(d.InvokeTool(ctx, call)) }()
-		return
-	}
 	release, err := s.acquireDelegate()
 	if err != nil {
 		done(nil, err)
+		return
+	}
+	e, known := s.knownExecution(call.CellID)
+	if !known {
+		go func() {
+			out, err := d.invokeHeld(ctx, call)
+			release()
+			done(out, err)
+		}()
 		return
 	}
 	id, msg := s.toolCallMessage(e, call)

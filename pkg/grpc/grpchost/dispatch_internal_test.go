@@ -2,6 +2,8 @@ package grpchost
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"testing"
 	"testing/synctest"
 
@@ -207,4 +209,53 @@ func TestDroppingExecutionBeforeAdmissionReleasesItsReservation(t *testing.T) {
 	if err := s.reserveExecution("abandoned"); err == nil || err.Error() != "already_exists: code-mode execution ID `abandoned` was reused" {
 		t.Fatalf("the abandoned execution ID must stay spent: %v", err)
 	}
+}
+
+// A cell can call tools before Execute has admitted it. The session's bound is still applied in
+// the cell's call order: with room for two, the third to fifth calls fail at once, and do not
+// take the permits of the first two once those are answered (the race seen once under -race).
+func TestSessionDelegateBoundHoldsBeforeTheExecutionIsAdmitted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSession(New(nil, Options{}), uuid.New())
+		defer s.cancel()
+		s.delegates = newPermits(2)
+		if err := s.reserveExecution("execution"); err != nil {
+			t.Fatal(err)
+		}
+		sub := subscribe(t, s)
+		results := make(chan error, 5)
+		for range 5 {
+			delegate{s}.StartToolCall(context.Background(), codemode.NestedToolCall{CellID: "1", RuntimeToolCallID: "c",
+				ToolName: codemode.ToolName{Name: "t"}, ToolKind: codemode.ToolKindFunction},
+				func(_ json.RawMessage, err error) { results <- err })
+		}
+		for range 3 {
+			select {
+			case err := <-results:
+				if !errors.Is(err, errTooManySessionDelegates) {
+					t.Fatalf("refused call: %v", err)
+				}
+			default:
+				t.Fatal("a call past the session's bound was not refused when the cell made it")
+			}
+		}
+		if err := s.admitExecution("execution", "1", "", func() {}); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			c := take(s, sub)
+			if err := s.completeInvocation(uuid.MustParse(c.GetInvocationId()), grpcconv.ToolResult{Output: json.RawMessage(`1`)}); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-results; err != nil {
+				t.Fatalf("admitted call: %v", err)
+			}
+		}
+		synctest.Wait()
+		select {
+		case c := <-sub.queue:
+			t.Fatalf("a refused call reached the client: %v", c)
+		default:
+		}
+	})
 }
