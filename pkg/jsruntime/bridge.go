@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -29,6 +30,7 @@ type hostOp byte
 const (
 	opText     hostOp = 't' // append input_text: a JSON string
 	opRawText  hostOp = 'u' // append input_text: the text itself (one without NUL; see emitText)
+	opLongText hostOp = 'o' // a text longer than the output limit: its length in UTF-16 units
 	opImage    hostOp = 'i' // append input_image: JSON [url, detail]
 	opAudio    hostOp = 'a' // append input_audio: a JSON string (the URL)
 	opNotify   hostOp = 'n' // deliver a notification: a JSON string
@@ -46,7 +48,7 @@ const (
 
 // hostOperations names every operation for the prelude.
 var hostOperations = map[string]hostOp{
-	"text": opText, "rawText": opRawText, "image": opImage, "audio": opAudio, "notify": opNotify, "yield": opYield,
+	"text": opText, "rawText": opRawText, "longText": opLongText, "image": opImage, "audio": opAudio, "notify": opNotify, "yield": opYield,
 	"store": opStore, "load": opLoad, "eval": opEval, "function": opFunction, "done": opDone,
 	"fail": opFail, "records": opRecords, "check": opCheck, "exit": opExit,
 }
@@ -87,6 +89,8 @@ type hostMessage struct {
 	text string
 	// detail is the image detail of opImage.
 	detail string
+	// length is the length of opLongText's text, past the output limit.
+	length int
 	// key and value are the stored value of opStore; value is valid JSON.
 	key   string
 	value json.RawMessage
@@ -107,6 +111,8 @@ func decodeHostMessage(msg string) (hostMessage, error) {
 	switch m.op {
 	case opRecords, opCheck, opRawText:
 		m.text = payload
+	case opLongText:
+		m.length, err = decodeLength(payload)
 	case opYield, opDone, opExit:
 		if payload != "" {
 			err = forged("operation %q takes no payload", m.op)
@@ -127,6 +133,15 @@ func decodeHostMessage(msg string) (hostMessage, error) {
 		err = forged("unknown operation %q", m.op)
 	}
 	return m, err
+}
+
+// decodeLength reads a payload that must be a length in decimal, without sign or leading zero.
+func decodeLength(payload string) (int, error) {
+	n, err := strconv.Atoi(payload)
+	if err != nil || n <= 0 || strconv.Itoa(n) != payload {
+		return 0, forged("expected a length, got %.20q", payload)
+	}
+	return n, nil
 }
 
 // decodeJSONString reads a payload that must be exactly one JSON string. Lone surrogates become

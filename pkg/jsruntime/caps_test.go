@@ -86,6 +86,11 @@ func TestUnobservedOutputIsBounded(t *testing.T) {
 		t.Fatalf("notes %q", notes)
 	}
 
+	// A text longer than the limit in UTF-16 units is refused by its length alone (it is not
+	// copied out of QuickJS): the same error, caught or not, and nothing of it in the output.
+	r = executeCell(t, s, `text("small"); try { text("é".repeat(1001)) } catch (e) { text(e === `+"`"+limitText+"`"+`) } text("\u{1F600}".repeat(501))`)
+	checkResult(t, "longer than the limit", r, limitText, "small", "true")
+
 	// URLs count: a 1,001-byte image URL does not fit, nor does an audio URL past what is left.
 	r = executeCell(t, s, `try { image("data:image/png;base64," + "A".repeat(979)) } catch (e) { text(e === `+"`"+limitText+"`"+`) }
 		audio("data:audio/wav;base64," + "A".repeat(975))`)

@@ -40,6 +40,14 @@ func TestDecodeHostMessageRejectsMalformedPayloads(t *testing.T) {
 		// Operations without payload.
 		{"y1", "operation 'y' takes no payload"},
 		{"d ", "operation 'd' takes no payload"},
+		// A length: a text past the output limit.
+		{"o", `expected a length, got ""`},
+		{"o0", `expected a length, got "0"`},
+		{"o-5", `expected a length, got "-5"`},
+		{"o+5", `expected a length, got "+5"`},
+		{"o05", `expected a length, got "05"`},
+		{"o5.0", `expected a length, got "5.0"`},
+		{"o99999999999999999999999", `expected a length, got "99999999999999999999"…`},
 		// One JSON string: text, fail, load, eval (and notify, audio below).
 		{"t", "expected a JSON string"},
 		{"t\"", "expected a JSON string"},
@@ -250,6 +258,7 @@ func TestForgedMessagesFailOnlyTheirCell(t *testing.T) {
 		`forge('s["k"]')`:             "expected 2 elements, got 1",
 		`forge('i["data:x","huge"]')`: `image detail "huge"`,
 		`forge('n"  "')`:              "notify with blank text",
+		`forge("o5")`:                 "a text of 5 units reported past the 67108864-byte output limit",
 		`forge(5)`:                    "bridge called with a non-string message",
 		`forge()`:                     "bridge called with a non-string message",
 		`forge(new String("y"))`:      "bridge called with a non-string message",

@@ -298,8 +298,9 @@ func (r *cellRun) beginSpec() string {
 		Seed      [4]int32    `json:"seed"`
 		MaxTimers int         `json:"maxTimers"`
 		MaxCalls  int         `json:"maxCalls"`
+		MaxOutput int         `json:"maxOutput"`
 		Main      string      `json:"main"` // the module begin imports (engine.LoadModule)
-	}{tools, words, limits.maxPendingTimers, limits.maxPendingToolCalls, r.e.MainName()})
+	}{tools, words, limits.maxPendingTimers, limits.maxPendingToolCalls, limits.maxOutputBytes, r.e.MainName()})
 	return string(b)
 }
 
@@ -313,6 +314,8 @@ func (r *cellRun) Serve(msg string) engine.Reply {
 	switch m.op {
 	case opText, opRawText:
 		return r.output(codemode.InputText{Text: m.text})
+	case opLongText:
+		return r.longText(m.length)
 	case opImage:
 		return r.output(codemode.InputImage{ImageURL: m.text, Detail: codemode.ImageDetail(m.detail)})
 	case opAudio:
@@ -376,6 +379,21 @@ func (r *cellRun) output(item codemode.ContentItem) engine.Reply {
 		return engine.String(err.Error())
 	}
 	return engine.Undefined()
+}
+
+// longText answers a text() whose text the prelude did not send because its length alone exceeds
+// the output limit: its UTF-8 form has at least as many bytes as it has UTF-16 units. The answer
+// is output's for that text, without copying it out of QuickJS.
+func (r *cellRun) longText(length int) engine.Reply {
+	limit := r.s.p.limits.maxOutputBytes
+	switch {
+	case length <= limit:
+		r.Fault(forged("a text of %d units reported past the %d-byte output limit", length, limit))
+		return engine.TypeError(forgedMessageText)
+	case r.settled:
+		return engine.Undefined()
+	}
+	return engine.String(fmt.Sprintf(outputLimitText, limit))
 }
 
 // Fault fails the cell for a forged bridge message (engine.Host).

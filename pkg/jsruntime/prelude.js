@@ -291,8 +291,13 @@
   // emitText sends a text as it is: Go reads bridge messages whole, NUL included, and turns each
   // lone surrogate into U+FFFD as JSON would have. Quoting a large text as JSON cost more than the
   // rest of its way out.
+  let maxOutputBytes = Infinity; // set by begin
+
+  // A text longer than the output limit (in UTF-16 units, which are never more than its UTF-8
+  // bytes) is refused by its length, not copied out of QuickJS to be refused there.
   function emitText(text) {
-    send(OP.rawText + text);
+    if (text.length > maxOutputBytes) send(OP.longText + text.length);
+    else send(OP.rawText + text);
   }
 
   function emitImage(url, detail) {
@@ -700,6 +705,33 @@
     return ((next32() >>> 5) * 67108864 + (next32() >>> 6)) / 9007199254740992;
   });
 
+  // QuickJS's String.prototype.repeat appends one copy per repetition, about 5 ns a character for
+  // a one-character string ("x".repeat(1e8) takes half a second), while its padEnd copies a long
+  // filler in blocks and allocates the result once. A long repeat of a primitive string by a
+  // primitive integer count is therefore built by padEnd from a chunk of about REPEAT_CHUNK
+  // characters that native repeat makes: the same string, no more memory, 10 times faster.
+  // Everything else (short results, conversions, errors) is native repeat itself, so no
+  // conversion runs twice and every error text stays QuickJS's. It is a method, as the native
+  // one: named "repeat", of length 1, not a constructor (ADR 53).
+  const REPEAT_CHUNK = 4096;
+  const REPEAT_MAX = 1073741823; // QuickJS's JS_STRING_LEN_MAX: past it, native repeat throws
+  const stringRepeat = uncurry(String.prototype.repeat);
+  const stringPadEnd = uncurry(String.prototype.padEnd);
+  const repeatMethod = {
+    repeat(count) {
+      // (count | 0) === count: an integer below 2^31 (NaN and fractions fail it).
+      if (typeof this === "string" && typeof count === "number" && (count | 0) === count) {
+        const len = this.length;
+        const total = len * count;
+        if (total > 2 * REPEAT_CHUNK && total <= REPEAT_MAX) {
+          return stringPadEnd("", total, stringRepeat(this, mathTrunc((REPEAT_CHUNK + len - 1) / len)));
+        }
+      }
+      return stringRepeat(this, count);
+    },
+  }.repeat;
+  defineHidden(String.prototype, "repeat", repeatMethod);
+
   // The helpers, in Codex's order (tools and ALL_TOOLS, which setup fills in, first); its native
   // ones have no name and no declared parameters.
   define(G, "tools", {});
@@ -721,7 +753,7 @@
 
   // setup installs the cell's tools, its limits and seeds Math.random, and returns the module to
   // import. Go passes spec as a value it parsed from JSON: {"tools": [[name, description], ...],
-  // "seed": [a, b, c, d], "maxTimers": n, "maxCalls": n, "main": moduleName}.
+  // "seed": [a, b, c, d], "maxTimers": n, "maxCalls": n, "maxOutput": n, "main": moduleName}.
   function setup(spec) {
     const parsed = spec;
     const specTools = parsed.tools;
@@ -736,6 +768,7 @@
     define(G, "ALL_TOOLS", all);
     maxPendingTimers = parsed.maxTimers;
     maxPendingCalls = parsed.maxCalls;
+    maxOutputBytes = parsed.maxOutput;
     s0 = parsed.seed[0] | 0;
     s1 = parsed.seed[1] | 0;
     s2 = parsed.seed[2] | 0;
