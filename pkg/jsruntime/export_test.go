@@ -60,3 +60,8 @@ func (d *recordingDelegate) Closed() <-chan codemode.CellID { return d.closedC }
 func (p *Provider) ObserveResets(f func(engine.ResetReport)) (stop func()) {
 	return p.pool.ObserveResets(f)
 }
+
+// SplitLongStrings exposes the split of tool results (longstrings.go) with a batch's whole room.
+func SplitLongStrings(b []byte) (skeleton []byte, places string, values []string, ok bool) {
+	return splitLongStrings(b, 0, maxLongStrings)
+}

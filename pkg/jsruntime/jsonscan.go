@@ -20,6 +20,8 @@ type jsonScan struct {
 	i        int
 	maxDepth int // the deepest nesting seen
 	limit    int // the nesting at which the scan gives up
+	// longBytes counts the bytes of string tokens of at least longStringMin bytes (longstrings.go).
+	longBytes int
 }
 
 // scanJSON reports whether b is one JSON value (with white space around it) nested at most limit
@@ -28,6 +30,14 @@ func scanJSON(b []byte, limit int) (depth int, ok bool) {
 	s := jsonScan{b: b, limit: limit}
 	ok = s.value(0) && s.end()
 	return s.maxDepth, ok
+}
+
+// scanToolResult is scanJSON at MaxToolResultDepth that also counts the bytes of b's long string
+// tokens.
+func scanToolResult(b []byte) (longBytes int, ok bool) {
+	s := jsonScan{b: b, limit: MaxToolResultDepth}
+	ok = s.value(0) && s.end()
+	return s.longBytes, ok
 }
 
 func (s *jsonScan) end() bool {
@@ -124,6 +134,7 @@ func (s *jsonScan) member(depth int) bool {
 
 // str scans a string starting at its opening quote.
 func (s *jsonScan) str() bool {
+	start := s.i
 	s.i++
 	for s.i < len(s.b) {
 		switch stringByte[s.b[s.i]] {
@@ -131,6 +142,9 @@ func (s *jsonScan) str() bool {
 			s.i++
 		case 1:
 			s.i++
+			if s.i-start >= longStringMin {
+				s.longBytes += s.i - start
+			}
 			return true
 		case 2:
 			if !s.escape() {

@@ -25,10 +25,10 @@ func TestScanJSONAgreesWithEncodingJSON(t *testing.T) {
 	if _, ok := scanJSON([]byte(deep), MaxToolResultDepth); ok {
 		t.Error("300 levels passed a limit of 256")
 	}
-	if got := checkToolResult([]byte(deep), 1<<20); got != "tool result is nested deeper than 256 levels" {
+	if got, _ := checkToolResult([]byte(deep), 1<<20); got != "tool result is nested deeper than 256 levels" {
 		t.Errorf("deep: %q", got)
 	}
-	if got := checkToolResult([]byte(`{"a":`), 1<<20); got != "tool result is not valid JSON" {
+	if got, _ := checkToolResult([]byte(`{"a":`), 1<<20); got != "tool result is not valid JSON" {
 		t.Errorf("invalid: %q", got)
 	}
 }

@@ -117,7 +117,7 @@ func (r *cellRun) run() {
 		r.engineFailure(err)
 		return
 	}
-	if err := r.turn(e.Begin, r.beginSpec()); err != nil {
+	if err := r.turn(func() (string, error) { return e.Begin(r.beginSpec()) }); err != nil {
 		r.engineFailure(err)
 		return
 	}
@@ -135,7 +135,7 @@ func (r *cellRun) loop() {
 		default:
 			if id, ok := r.timers.due(); ok {
 				r.stats.timerFires++
-				err = r.turn(r.e.Deliver, "[["+strconv.FormatInt(id, 10)+",2]]")
+				err = r.turn(func() (string, error) { return r.e.Deliver("[["+strconv.FormatInt(id, 10)+",2]]", nil) })
 				break
 			}
 			r.wait()
@@ -221,9 +221,9 @@ func (r *cellRun) shedIdle() {
 
 // turn runs one turn in the engine, checks what the turn did to memory and dispatches what
 // JavaScript queued.
-func (r *cellRun) turn(run func(input string) (string, error), input string) error {
+func (r *cellRun) turn(run func() (string, error)) error {
 	r.stats.turns++
-	queued, err := run(input)
+	queued, err := run()
 	if err != nil {
 		err = r.e.Classify(err)
 	}
@@ -274,7 +274,8 @@ func (r *cellRun) deliverReady() error {
 	runtime.Gosched()
 	r.tools.collect(maxBatch)
 	r.stats.deliveries++
-	return r.turn(r.e.Deliver, r.tools.takeBatch(maxBatch))
+	batch, longs := r.tools.takeBatch(maxBatch)
+	return r.turn(func() (string, error) { return r.e.Deliver(batch, longs) })
 }
 
 // beginSpec is the argument of the prelude's begin: the tools and a fresh seed for Math.random.

@@ -776,6 +776,22 @@
     return parsed.main;
   }
 
+  // placeLongStrings puts the long strings of a tool result where Go took them from: places are
+  // [[k, step...], ...], k the index of the string in longs and the steps the keys and indices
+  // from the root. Every holder is an object or array JSON.parse just made, and the place holds
+  // its own writable "" there, so assigning meets no setter and keeps the member's position.
+  function placeLongStrings(value, places, longs) {
+    for (let i = 0; i < places.length; i++) {
+      const p = places[i];
+      const last = p.length - 1;
+      if (last === 0) return longs[p[0]];
+      let holder = value;
+      for (let j = 1; j < last; j++) holder = holder[p[j]];
+      holder[p[last]] = longs[p[0]];
+    }
+    return value;
+  }
+
   // fire runs the timer callback id, if it was not cleared. A throwing callback fails the cell.
   function fire(id) {
     const callback = mapGet(timers, id);
@@ -809,9 +825,11 @@
       return records;
     },
     // deliver settles tool promises and fires timers: batch is [[id, 1, value], [id, 0,
-    // errorString], [timerId, 2], ...], as JSON text when it is small (JSON.parse in JavaScript is
-    // cheaper than QuickJS's C entry point for a few bytes) or already parsed by Go.
-    deliver(batch) {
+    // errorString], [id, 3, skeleton, places], [timerId, 2], ...], as JSON text when it is small
+    // (JSON.parse in JavaScript is cheaper than QuickJS's C entry point for a few bytes) or
+    // already parsed by Go. The further arguments are the long strings of results of kind 3
+    // (longstrings.go), which placeLongStrings puts in their skeletons.
+    deliver(batch, ...longs) {
       const items = typeof batch === "string" ? jsonParse(batch) : batch;
       for (let i = 0; i < items.length; i++) {
         const r = items[i];
@@ -824,6 +842,7 @@
         mapDelete(calls, r[0]);
         pendingCalls--;
         if (r[1] === 1) settle[0](r[2]);
+        else if (r[1] === 3) settle[0](placeLongStrings(r[2], r[3], longs));
         else settle[1](r[2]);
       }
     },

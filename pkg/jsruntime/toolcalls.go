@@ -31,19 +31,22 @@ type toolResult struct {
 	value  json.RawMessage // set when ok
 	errMsg string          // the rejection string otherwise
 	ok     bool
+	// longBytes counts the bytes of value's long string tokens (longstrings.go).
+	longBytes int
 	// fromDelegate is set on results of calls that occupied a slot.
 	fromDelegate bool
 }
 
-// checkToolResult applies the size and depth bounds; it returns the reason a result is refused.
-func checkToolResult(v json.RawMessage, maxBytes int) string {
+// checkToolResult applies the size and depth bounds; it returns the reason a result is refused,
+// and the bytes of its long string tokens.
+func checkToolResult(v json.RawMessage, maxBytes int) (refusal string, longBytes int) {
 	if len(v) > maxBytes {
-		return fmt.Sprintf("tool result of %d bytes exceeds the limit of %d bytes", len(v), maxBytes)
+		return fmt.Sprintf("tool result of %d bytes exceeds the limit of %d bytes", len(v), maxBytes), 0
 	}
-	if _, ok := scanJSON(v, MaxToolResultDepth); ok {
-		return ""
+	if longBytes, ok := scanToolResult(v); ok {
+		return "", longBytes
 	}
-	return refusalOf(v)
+	return refusalOf(v), 0
 }
 
 // refusalOf says why a result scanJSON refused is refused: too deep anywhere, or else not JSON.
@@ -324,10 +327,10 @@ func (t *toolCalls) outcome(id int64, out json.RawMessage, err error) toolResult
 	case len(out) == 0:
 		res.ok, res.value = true, json.RawMessage("null")
 	default:
-		if reason := checkToolResult(out, t.r.s.p.maxToolResultBytes); reason != "" {
+		if reason, long := checkToolResult(out, t.r.s.p.maxToolResultBytes); reason != "" {
 			res.errMsg = reason
 		} else {
-			res.ok, res.value = true, out
+			res.ok, res.value, res.longBytes = true, out, long
 		}
 	}
 	return res
@@ -368,13 +371,13 @@ func (t *toolCalls) accept(res toolResult) {
 }
 
 // takeBatch removes up to n ready results and renders them for the prelude's deliver.
-func (t *toolCalls) takeBatch(n int) string {
+func (t *toolCalls) takeBatch(n int) (batch string, longs []string) {
 	k := min(n, len(t.ready))
-	batch := encodeBatch(t.ready[:k])
+	batch, longs = encodeBatch(t.ready[:k])
 	t.r.c.calls.delivered(t.ready[:k])
 	t.pending -= k
 	t.ready = append(t.ready[:0], t.ready[k:]...)
-	return batch
+	return batch, longs
 }
 
 // startWaiting launches queued calls while slots are free.
@@ -396,8 +399,10 @@ func (t *toolCalls) cancelAndWait() {
 	t.wg.Wait()
 }
 
-// encodeBatch renders results as the JSON the prelude's deliver expects.
-func encodeBatch(results []toolResult) string {
+// encodeBatch renders results as the JSON the prelude's deliver expects, with the long strings
+// of results that have them split off (longstrings.go): [id, 3, skeleton, places].
+func encodeBatch(results []toolResult) (string, []string) {
+	var longs []string
 	var b strings.Builder
 	b.WriteByte('[')
 	for i, r := range results {
@@ -406,7 +411,13 @@ func encodeBatch(results []toolResult) string {
 		}
 		b.WriteByte('[')
 		b.WriteString(strconv.FormatInt(r.id, 10))
-		if r.ok {
+		if skeleton, places, values, ok := splitResult(r, len(longs)); ok {
+			b.WriteString(",3,")
+			b.Write(skeleton)
+			b.WriteByte(',')
+			b.WriteString(places)
+			longs = append(longs, values...)
+		} else if r.ok {
 			b.WriteString(",1,")
 			b.Write(r.value)
 		} else {
@@ -417,5 +428,14 @@ func encodeBatch(results []toolResult) string {
 		b.WriteByte(']')
 	}
 	b.WriteByte(']')
-	return b.String()
+	return b.String(), longs
+}
+
+// splitResult splits the long strings off an ok result when they are at least half of it (below
+// that, finding their paths costs about what making them from Go saves).
+func splitResult(r toolResult, first int) (skeleton []byte, places string, values []string, ok bool) {
+	if !r.ok || 2*r.longBytes < len(r.value) {
+		return nil, "", nil, false
+	}
+	return splitLongStrings(r.value, first, maxLongStrings-first)
 }

@@ -23,7 +23,7 @@ type vm interface {
 	// Begin and Deliver run one turn: the module's evaluation, or ready results and timers. Each
 	// returns what the script queued meanwhile.
 	Begin(input string) (queued string, err error)
-	Deliver(input string) (queued string, err error)
+	Deliver(input string, strs []string) (queued string, err error)
 	// Classify says what a turn's error means: an interrupt, a trap, a JavaScript error.
 	Classify(err error) error
 	// HeapRefused reports (once) whether a heap growth was refused since the last call.

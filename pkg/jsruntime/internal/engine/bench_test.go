@@ -28,7 +28,7 @@ func BenchmarkQJSCrossing(b *testing.B) {
 func BenchmarkEngineTurn(b *testing.B) {
 	e := newTestEngine(b)
 	for b.Loop() {
-		if _, err := e.turn(e.entry.deliver, "[[1,1,null]]"); err != nil {
+		if _, err := e.turn(e.entry.deliver, "[[1,1,null]]", nil); err != nil {
 			b.Fatal(err)
 		}
 	}

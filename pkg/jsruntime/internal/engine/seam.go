@@ -31,11 +31,16 @@ func (e *Engine) InterruptOn(ctx context.Context) (stop func()) {
 
 // Begin runs the first turn of a cell: the prelude's begin with the JSON text input. It returns
 // what the script queued meanwhile.
-func (e *Engine) Begin(input string) (queued string, err error) { return e.turn(e.entry.begin, input) }
+func (e *Engine) Begin(input string) (queued string, err error) {
+	return e.turn(e.entry.begin, input, nil)
+}
 
-// Deliver runs a later turn: the prelude's deliver with ready results and timers as JSON text.
-func (e *Engine) Deliver(input string) (queued string, err error) {
-	return e.turn(e.entry.deliver, input)
+// Deliver runs a later turn: the prelude's deliver with ready results and timers as JSON text,
+// and strs as further arguments, strings made from Go rather than parsed by QuickJS (long
+// strings of tool results: QuickJS makes an ASCII string from UTF-8 at memory speed, and parses
+// a JSON string at several nanoseconds a character).
+func (e *Engine) Deliver(input string, strs []string) (queued string, err error) {
+	return e.turn(e.entry.deliver, input, strs)
 }
 
 // Classify turns a crossing's error into what it means for the engine: an interrupt, a trap

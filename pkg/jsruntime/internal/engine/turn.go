@@ -11,16 +11,13 @@ import (
 // input (see jsonArgument), runs the pending jobs, and returns the records JavaScript queued for Go
 // ("" when none). A large input is parsed by QuickJS straight from the UTF-8 bytes: one pass over a
 // large tool result instead of decoding it into a string and parsing that again.
-func (e *Engine) turn(entry uint64, input string) (string, error) {
-	arg, err := e.jsonArgument(input)
+func (e *Engine) turn(entry uint64, input string, strs []string) (string, error) {
+	args, err := e.arguments(input, strs)
 	if err != nil {
 		return "", err
 	}
-	if err := e.w.writeU64(e.argv, arg); err != nil {
-		return "", err
-	}
-	res, err := e.w.call(exCall, e.jsctx, entry, jsUndefined, 1, uint64(e.argv))
-	e.free(arg)
+	res, err := e.w.call(exCall, e.jsctx, entry, jsUndefined, uint64(len(args.values)), uint64(args.argv))
+	e.release(args)
 	if err != nil {
 		return "", err
 	}
@@ -120,4 +117,53 @@ func (e *Engine) throw(kind export, text string) uint64 {
 		return jsUndefined
 	}
 	return v
+}
+
+// callArguments are the JS values of an entry point call and the argv array that holds them.
+type callArguments struct {
+	values []uint64
+	argv   uint32
+	owned  bool // argv was allocated for this call (more than one argument)
+}
+
+// arguments makes the values of an entry point call: input's (jsonArgument) and a string for
+// each of strs, in an argv array (the engine's own for one argument).
+func (e *Engine) arguments(input string, strs []string) (callArguments, error) {
+	arg, err := e.jsonArgument(input)
+	if err != nil {
+		return callArguments{}, err
+	}
+	a := callArguments{values: append(make([]uint64, 0, 1+len(strs)), arg), argv: e.argv}
+	for _, s := range strs {
+		v, err := e.newString(s)
+		if err != nil {
+			e.release(a)
+			return callArguments{}, err
+		}
+		a.values = append(a.values, v)
+	}
+	if len(a.values) > 1 {
+		if a.argv, err = e.malloc(uint32(8 * len(a.values))); err != nil {
+			e.release(a)
+			return callArguments{}, err
+		}
+		a.owned = true
+	}
+	for i, v := range a.values {
+		if err := e.w.writeU64(a.argv+uint32(8*i), v); err != nil {
+			e.release(a)
+			return callArguments{}, err
+		}
+	}
+	return a, nil
+}
+
+// release frees the values of a call and the argv it allocated.
+func (e *Engine) release(a callArguments) {
+	for _, v := range a.values {
+		e.free(v)
+	}
+	if a.owned {
+		_, _ = e.w.call(exFree, uint64(a.argv))
+	}
 }
