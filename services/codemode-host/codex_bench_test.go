@@ -39,6 +39,9 @@ func BenchmarkAgainstCodexHost(b *testing.B) {
 		}
 	}
 	for _, h := range hosts {
+		b.Run("UnaryRPC@grpc-stdio/host="+h.name, func(b *testing.B) { unaryFloor(b, h) })
+	}
+	for _, h := range hosts {
 		b.Run("LiveCellRSS/host="+h.name, func(b *testing.B) { liveCellRSS(b, h) })
 	}
 }
