@@ -7,7 +7,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/grpc/grpcclient"
@@ -40,6 +43,9 @@ func BenchmarkAgainstCodexHost(b *testing.B) {
 	}
 	for _, h := range hosts {
 		b.Run("UnaryRPC@grpc-stdio/host="+h.name, func(b *testing.B) { unaryFloor(b, h) })
+	}
+	for _, h := range hosts {
+		b.Run("Sustained100Sessions/host="+h.name, func(b *testing.B) { sustained100Sessions(b, h) })
 	}
 	for _, h := range hosts {
 		b.Run("LiveCellRSS/host="+h.name, func(b *testing.B) { liveCellRSS(b, h) })
@@ -276,4 +282,56 @@ func hostPID(b *testing.B, path string) int {
 		b.Fatalf("no child process runs %s", path)
 	}
 	return found
+}
+
+// sustained100Sessions runs 100 sessions on one process of h over V1 stdio, each executing cells
+// of 100 awaited tool calls back to back, until b.N calls were made in all; it reports the time
+// per call across the sessions (ns/call: the inverse of the throughput) and calls/s.
+func sustained100Sessions(b *testing.B, h comparedHost) {
+	const sessions = 100
+	p := v1Stdio(h)
+	b.Cleanup(func() { _ = p.Close() })
+	var calls atomic.Int64
+	d := countingDelegate{calls: &calls}
+	ss := make([]codemode.Session, sessions)
+	for i := range ss {
+		s, err := p.CreateSession(context.Background(), d, codemode.SessionCellExecutionLimits{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+		runCell(b, s, `text("warm")`)
+		ss[i] = s
+	}
+	calls.Store(0)
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for _, s := range ss {
+		wg.Go(func() {
+			for calls.Load() < int64(b.N) {
+				if r, err := cellOutcome(s, `for (let i = 0; i < 100; i++) await tools.echo({i}); text("done")`); err != nil || r.ErrorText != nil {
+					b.Errorf("%v %v", err, errText(r))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	n := calls.Load()
+	b.ReportMetric(float64(elapsed.Nanoseconds())/float64(n), "ns/call")
+	b.ReportMetric(float64(n)/elapsed.Seconds(), "calls/s")
+}
+
+// countingDelegate is benchDelegate counting the tool calls it answers.
+type countingDelegate struct {
+	benchDelegate
+	calls *atomic.Int64
+}
+
+func (d countingDelegate) InvokeTool(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
+	d.calls.Add(1)
+	return d.benchDelegate.InvokeTool(ctx, call)
 }
