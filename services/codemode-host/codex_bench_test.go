@@ -36,7 +36,7 @@ func BenchmarkAgainstCodexHost(b *testing.B) {
 			b.Run(w.name+"/host="+h.name, func(b *testing.B) { w.run(b, h.session(b, v1Stdio)) })
 		}
 	}
-	for _, w := range codexWorkloads[:3] { // cell start, tool round trip, Promise.all
+	for _, w := range append(codexWorkloads[:3:3], codexWorkloads[len(codexWorkloads)-1]) { // cell start, tool round trip, Promise.all, the floor
 		for _, h := range hosts {
 			b.Run(w.name+"@grpc-stdio/host="+h.name, func(b *testing.B) { w.run(b, h.session(b, grpcStdio)) })
 		}
@@ -114,6 +114,18 @@ var codexWorkloads = []codexWorkload{
 text(JSON.parse(JSON.stringify(a)).length)`, "20000")},
 	{"TextOutput1MiB", cellsOf(`text("x".repeat(1 << 20)); text("done")`, "")},
 	{"TextOutput100MB", hugeText},
+	{"RequestFloor", unknownCellTerminate},
+}
+
+// unknownCellTerminate is one request that both hosts answer at once: a terminate of a cell that
+// never existed (answered as missing). It is the share of every round trip that belongs to the client
+// and the transport rather than to either host's work.
+func unknownCellTerminate(b *testing.B, s codemode.Session) {
+	for b.Loop() {
+		if out, err := s.Terminate(context.Background(), "987654321"); err != nil || !out.Missing {
+			b.Fatalf("terminate of an unknown cell: %+v %v", out, err)
+		}
+	}
 }
 
 // cellsOf runs src as one cell per iteration; its first text must be want ("": any).
