@@ -142,3 +142,20 @@ func place(v any, path []any, s string) any {
 	}
 	return v
 }
+
+// TestLongStringsPastTheHeapCapFailTheCell sends a tool result whose long string does not fit the
+// cell's heap: making the string from Go fails as parsing it did, with the heap cap's text, and
+// the session's next cell runs.
+func TestLongStringsPastTheHeapCapFailTheCell(t *testing.T) {
+	const heapCap = 16 << 20
+	big, _ := json.Marshal(map[string]string{"s": strings.Repeat("x", 20<<20)})
+	d := jsruntime.NewRecorder(func(context.Context, codemode.NestedToolCall) (json.RawMessage, error) { return big, nil })
+	s := jsruntime.NewTestSession(t, d, codemode.SessionCellExecutionLimits{MaxHeapSizeBytes: jsruntime.PtrU64(heapCap)})
+	r := jsruntime.ExecuteCell(t, s, `text("before"); const r = await tools.big({}); text(r.s.length)`, jsruntime.TestTool("big"))
+	if got := jsruntime.ErrorTextOf(r); got != fmt.Sprintf(jsruntime.OutOfMemoryTextFormat, heapCap) || !reflect.DeepEqual(jsruntime.TextsOf(r.ContentItems), []string{"before"}) {
+		t.Fatalf("%s %q", got, jsruntime.TextsOf(r.ContentItems))
+	}
+	if r := jsruntime.ExecuteCell(t, s, `text("alive")`); r.ErrorText != nil || !reflect.DeepEqual(jsruntime.TextsOf(r.ContentItems), []string{"alive"}) {
+		t.Fatalf("next cell: %s %q", jsruntime.ErrorTextOf(r), jsruntime.TextsOf(r.ContentItems))
+	}
+}
