@@ -50,7 +50,10 @@ func TestOpenSessionChecksCodexFields(t *testing.T) {
 }
 
 // With max_pending_delegate_calls 2, five calls at once: two reach the client, three fail in the
-// cell with Codex's per-session text.
+// cell with Codex's per-session text. The two are answered only once the cell has made all five
+// (it yields from a timer, a later turn than the one that started the calls; a notification would
+// itself need a place): an answer before that frees a place for a later call, as it would in
+// Codex, which on loaded cores (the race detector in CI) happened between two calls of one turn.
 func TestPerSessionPendingDelegateLimit(t *testing.T) {
 	srv := startServer(t, newJSProvider(t), grpchost.Options{})
 	two := uint64(2)
@@ -59,18 +62,33 @@ func TestPerSessionPendingDelegateLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	sub := srv.subscribe(t, l)
-	req := request(l.id, "e1", `const r = await Promise.all(Array.from({ length: 5 }, () => tools.t({}).then(() => "ok", (e) => String(e)))); text(r.sort().join("|"));`)
+	req := request(l.id, "e1", `const calls = Array.from({ length: 5 }, () => tools.t({}).then(() => "ok", (e) => String(e)));
+		setTimeout(() => yield_control(), 0);
+		text((await Promise.all(calls)).sort().join("|"));`)
 	req.EnabledTools = []*pb.ToolDefinition{tool("t")}
 	e := srv.execute(t, req)
-	for range 2 {
+	calls := make([]*pb.ToolCall, 2)
+	for i := range calls {
 		call, err := sub.Receive()
 		if err != nil {
 			t.Fatal(err)
 		}
+		calls[i] = call
+	}
+	if o := e.outcome(t); o.GetYielded() == nil {
+		t.Fatalf("outcome before the answers: %v", o)
+	}
+	for _, call := range calls {
 		srv.complete(t, l, call, `1`)
 	}
+	// A call past the bound that reached the client unanswered would keep the cell running: the
+	// wait then yields after a minute with no output.
+	resp, err := srv.client.Wait(context.Background(), &pb.WaitRequest{SessionId: l.id, CellId: e.cell, WaitId: "w", YieldTimeMs: 60_000})
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := "code-mode session has too many pending delegate calls|code-mode session has too many pending delegate calls|code-mode session has too many pending delegate calls|ok|ok"
-	if got := texts(e.outcome(t)); len(got) != 1 || got[0] != want {
+	if got := texts(resp.GetLiveCell()); len(got) != 1 || got[0] != want {
 		t.Fatalf("outcome %q, want %q", got, want)
 	}
 }
