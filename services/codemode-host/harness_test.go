@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 
 // hostProcess is a running codemode-host.
 type hostProcess struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout *bufio.Reader
@@ -65,7 +65,7 @@ func startHost(t *testing.T, env []string, args ...string) *hostProcess {
 }
 
 // startProcess starts the host at path (codemode-host or Codex's) as startHost does.
-func startProcess(t *testing.T, path string, env []string, args ...string) *hostProcess {
+func startProcess(t testing.TB, path string, env []string, args ...string) *hostProcess {
 	t.Helper()
 	cmd := exec.Command(path, args...)
 	cmd.Env = append(os.Environ(), env...)
@@ -73,7 +73,7 @@ func startProcess(t *testing.T, path string, env []string, args ...string) *host
 }
 
 // startCmd starts cmd (not started yet) with its standard streams as pipes, as startHost does.
-func startCmd(t *testing.T, cmd *exec.Cmd) *hostProcess {
+func startCmd(t testing.TB, cmd *exec.Cmd) *hostProcess {
 	t.Helper()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

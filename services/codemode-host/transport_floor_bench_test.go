@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"os/exec"
 	"testing"
 
 	"connectrpc.com/connect/v2"
@@ -36,23 +35,12 @@ func unaryFloor(b *testing.B, h comparedHost) {
 // the HTTP/2 connection made with prior knowledge as Codex's own client makes it.
 func rawGRPCStdio(b *testing.B, h comparedHost) code_modev1connect.CodeModeHostClient {
 	b.Helper()
-	cmd := exec.Command(h.path, append(append([]string(nil), h.args...), "--listen", grpcclient.GRPCStdioListen)...)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = stdin.Close(); _ = cmd.Wait() })
+	p := startProcess(b, h.path, nil, append(append([]string(nil), h.args...), "--listen", grpcclient.GRPCStdioListen)...)
+	b.Cleanup(func() { _ = p.stdin.Close() })
 	protocols := new(http.Protocols)
 	protocols.SetUnencryptedHTTP2(true)
 	tr := &http.Transport{Protocols: protocols, DialContext: func(context.Context, string, string) (net.Conn, error) {
-		return &pipeConn{ReadCloser: stdout, WriteCloser: stdin}, nil
+		return &pipeConn{ReadCloser: p.rawStdout, WriteCloser: p.stdin}, nil
 	}}
 	b.Cleanup(tr.CloseIdleConnections)
 	hc := &http.Client{Transport: tr}
