@@ -199,8 +199,8 @@ func (w *longWalk) array() {
 	}
 }
 
-// member is one member of an object being walked: its key token and the strings found under it.
-type member struct {
+// walkedMember is one member of an object being walked: its key token and the strings found under it.
+type walkedMember struct {
 	key        []byte
 	foundStart int
 	foundEnd   int
@@ -208,7 +208,7 @@ type member struct {
 
 func (w *longWalk) object() {
 	w.i++
-	var members []member
+	var members []walkedMember
 	for {
 		w.space()
 		if w.b[w.i] == '}' {
@@ -225,7 +225,7 @@ func (w *longWalk) object() {
 		key := w.b[start:w.i]
 		w.space()
 		w.i++ // the colon
-		m := member{key: key, foundStart: len(w.found)}
+		m := walkedMember{key: key, foundStart: len(w.found)}
 		w.path = append(w.path, step{key: key})
 		w.value()
 		w.path = w.path[:len(w.path)-1]
@@ -238,7 +238,7 @@ func (w *longWalk) object() {
 // keeps only the last member of a key, and a path names a member by its key. Keys are compared as
 // Go decodes them, which maps every lone surrogate to U+FFFD: keys JavaScript tells apart may
 // compare equal, which only drops more.
-func (w *longWalk) dropRepeatedKeys(members []member) {
+func (w *longWalk) dropRepeatedKeys(members []walkedMember) {
 	found := false
 	for _, m := range members {
 		found = found || m.foundEnd > m.foundStart
