@@ -202,6 +202,37 @@ func (s *server) await(t *testing.T, tr *transcript, done func(message, string) 
 	}
 }
 
+// awaitEarlierSeqs reads until process id's notifications include every seq below that of the
+// notification that is accepts (false if the server ends first).
+func (s *server) awaitEarlierSeqs(t *testing.T, tr *transcript, id string, is func(message, string) bool) bool {
+	t.Helper()
+	complete := func() bool {
+		var last uint64
+		seen := map[uint64]bool{}
+		for _, l := range tr.notifications {
+			var m message
+			_ = json.Unmarshal([]byte(l), &m)
+			if m.Params.ProcessID != id {
+				continue
+			}
+			seen[m.Params.Seq] = true
+			if is(m, l) {
+				last = m.Params.Seq
+			}
+		}
+		for seq := uint64(1); seq < last; seq++ {
+			if !seen[seq] {
+				return false
+			}
+		}
+		return true
+	}
+	if complete() {
+		return true
+	}
+	return s.await(t, tr, func(message, string) bool { return complete() })
+}
+
 // run plays steps: a JSON request waits for its answer; "@malformed LINE" sends LINE and waits
 // for the id -1 answer; "@output ID", "@exited ID" and "@closed ID" wait for that notification of process ID; "@kill-pidfile F" kills the pid written in the fixture's file F; "@nowait LINE" sends LINE
 // without waiting; "@eof" closes the input and records what is written until the server exits;
@@ -217,6 +248,11 @@ func (s *server) run(t *testing.T, steps []string, dir string) transcript {
 			is := func(m message, _ string) bool { return m.Method == "process/"+event && m.Params.ProcessID == id }
 			// The notification may have come already, while an answer was awaited.
 			if !tr.has(is) && !s.await(t, &tr, is) {
+				return tr
+			}
+			// Seqs are contiguous per process, but a server may write them out of order (Codex
+			// has written closed, seq 3, before exited, seq 2): take every earlier one too.
+			if !s.awaitEarlierSeqs(t, &tr, id, is) {
 				return tr
 			}
 		case strings.HasPrefix(step, "@kill-pidfile "):
