@@ -46,7 +46,7 @@ type cellRoute struct {
 	// holds counts the wait and terminate responses being written: cell/closed waits for them.
 	holds    int
 	released chan struct{} // closed and replaced when holds drops
-	// finished is set, under c.mu, once the route's goroutine decided to send cell/closed: from
+	// finished is set, under the table's lock, once the route's goroutine decided to send cell/closed: from
 	// then on the route takes no hold and no response (enqueueIfRouted, hold), which go out at
 	// once instead, since nothing would drain them.
 	finished bool

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
-	"github.com/codemodehq/codemode/pkg/internal/recent"
 	"github.com/codemodehq/codemode/pkg/v1/v1transport"
 )
 
@@ -27,12 +26,8 @@ type conn struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	mu       sync.Mutex
-	closing  bool
-	failure  error // the first fatal error
-	requests requestRegistry
-	sessions map[wirev1.SessionId]*hostSession
-	seen     recent.Set[wirev1.SessionId]
+	// state is the connection's requests and sessions, under its own lock.
+	state *connState
 
 	// routes is the cells' route bookkeeping, under its own lock.
 	routes *routeTable
@@ -83,14 +78,14 @@ func (h *Host) run(parent context.Context, c v1transport.Conn, hs handshake) err
 	}
 	defer h.untrack(cn)
 	readErr := cn.readLoop()
-	if readErr != nil || cn.fatal() != nil {
+	if readErr != nil || cn.state.firstFailure() != nil {
 		// A peer that broke the protocol gets no more messages. It may also have stopped
 		// reading, and a cell's write blocked on it would hold up the teardown, which waits for
 		// the cells: closing the transport first fails such writes at once.
 		cn.link.Close(io.EOF)
 	}
 	cn.disconnect()
-	if err := cn.fatal(); err != nil {
+	if err := cn.state.firstFailure(); err != nil {
 		return err
 	}
 	return readErr
@@ -105,9 +100,7 @@ func (h *Host) newConn(parent context.Context, c v1transport.Conn, hs handshake)
 		limits:    hs.limits,
 		ctx:       ctx,
 		cancel:    cancel,
-		requests:  newRequestRegistry(),
-		sessions:  map[wirev1.SessionId]*hostSession{},
-		seen:      recent.New[wirev1.SessionId](RecentIDs),
+		state:     newConnState(),
 		routes:    newRouteTable(ctx.Done()),
 		delegates: newDelegateCalls(hs.maxDelegates),
 		ended:     make(chan struct{}),
@@ -140,13 +133,9 @@ func (c *conn) dispatch(msg wirev1.ClientToHost) error {
 	case wirev1.OperationRequest:
 		return c.startRequest(m.Id, m.Request)
 	case wirev1.OperationCancel:
-		c.mu.Lock()
-		c.requests.cancel(m.Id)
-		c.mu.Unlock()
+		c.state.cancelRequest(m.Id)
 	case wirev1.OperationYield:
-		c.mu.Lock()
-		c.requests.yield(m.Id)
-		c.mu.Unlock()
+		c.state.yieldRequest(m.Id)
 	case wirev1.DelegateResponseMessage:
 		c.delegates.complete(m.Id, m.Result)
 	}
@@ -155,29 +144,16 @@ func (c *conn) dispatch(msg wirev1.ClientToHost) error {
 
 // fail records the first fatal error and ends the connection.
 func (c *conn) fail(err error) {
-	c.mu.Lock()
-	if c.failure == nil {
-		c.failure = err
-	}
-	c.mu.Unlock()
+	c.state.recordFailure(err)
 	c.host.log.Error("code-mode connection failed", "error", err)
 	c.cancel()
-}
-
-func (c *conn) fatal() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.failure
 }
 
 // disconnect tears the connection down (spec §2.8): no new requests, every request cancelled,
 // pending delegate calls failed with "code-mode client connection closed", every session shut
 // down (at most ShutdownTimeout), then the transport closed.
 func (c *conn) disconnect() {
-	c.mu.Lock()
-	c.closing = true
-	c.requests.cancelAll()
-	c.mu.Unlock()
+	c.state.stopRequests()
 	c.cancel()
 	c.delegates.disconnect()
 	c.tasks.Wait()
@@ -188,13 +164,7 @@ func (c *conn) disconnect() {
 }
 
 func (c *conn) shutdownSessions() {
-	c.mu.Lock()
-	sessions := make([]*hostSession, 0, len(c.sessions))
-	for id, s := range c.sessions {
-		sessions = append(sessions, s)
-		delete(c.sessions, id)
-	}
-	c.mu.Unlock()
+	sessions := c.state.takeSessions()
 	ctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
 	defer cancel()
 	var wg sync.WaitGroup

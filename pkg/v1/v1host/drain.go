@@ -67,14 +67,7 @@ func (h *Host) open() int {
 // drain shuts the connection's sessions down, waits (at most until ctx ends) until every cell
 // sent its cell/closed and the frames were written, then ends the connection.
 func (c *conn) drain(ctx context.Context) {
-	c.mu.Lock()
-	c.closing = true
-	sessions := make([]*hostSession, 0, len(c.sessions))
-	for id, s := range c.sessions {
-		sessions = append(sessions, s)
-		delete(c.sessions, id)
-	}
-	c.mu.Unlock()
+	sessions := c.state.takeSessions()
 	var wg sync.WaitGroup
 	for _, s := range sessions {
 		wg.Go(func() {

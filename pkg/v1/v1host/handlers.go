@@ -24,15 +24,13 @@ const (
 // limit the request is refused at once (its ID then counts as finished).
 func (c *conn) startRequest(id wirev1.RequestId, req wirev1.HostRequest) error {
 	receivedAt := time.Now()
-	c.mu.Lock()
-	ctx, err := c.requests.start(c.ctx, id, req)
-	c.mu.Unlock()
+	ctx, err := c.state.startRequest(c.ctx, id, req)
 	if err != nil {
 		return err
 	}
 	release := c.host.requests.tryAcquire()
 	if release == nil {
-		c.finish(id)
+		c.state.finishRequest(id)
 		// The read loop must not wait for the writer: TrySend fails the connection if even
 		// this reply does not fit, as Codex's bounded outgoing queue does.
 		_ = c.link.TrySend(wirev1.OperationResponse{Id: id, Result: wirev1.HostResponseError{Message: errTooManyRequests}})
@@ -42,7 +40,7 @@ func (c *conn) startRequest(id wirev1.RequestId, req wirev1.HostRequest) error {
 	go func() {
 		defer c.tasks.Done()
 		defer release()
-		defer c.finish(id)
+		defer c.state.finishRequest(id)
 		defer c.supervise("request")
 		c.handle(ctx, id, req, receivedAt)
 	}()
@@ -58,21 +56,9 @@ func (c *conn) supervise(task string) {
 	}
 }
 
-func (c *conn) finish(id wirev1.RequestId) {
-	c.mu.Lock()
-	c.requests.finish(id)
-	c.mu.Unlock()
-}
-
-func (c *conn) isClosing() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.closing
-}
-
 // handle runs one operation and answers it.
 func (c *conn) handle(ctx context.Context, id wirev1.RequestId, req wirev1.HostRequest, receivedAt time.Time) {
-	if c.isClosing() {
+	if c.state.isClosing() {
 		c.respondError(id, errHostClosing)
 		return
 	}
@@ -115,7 +101,7 @@ func (c *conn) execute(ctx context.Context, id wirev1.RequestId, r wirev1.Execut
 		c.respondError(id, "invalid code-mode execute request: "+err.Error())
 		return
 	}
-	s, err := c.session(r.SessionId)
+	s, err := c.state.session(r.SessionId)
 	if err != nil {
 		c.respond(id, failure(err))
 		return
@@ -125,7 +111,7 @@ func (c *conn) execute(ctx context.Context, id wirev1.RequestId, r wirev1.Execut
 		c.respondError(id, errTooManyCells)
 		return
 	}
-	req.YieldNow = c.yieldChannel(id)
+	req.YieldNow = c.state.yieldChannel(id)
 	req.Observe = func(resp codemode.RuntimeResponse) { c.routes.observeInitial(s.id, resp) }
 	started, err := s.session.Execute(ctx, req)
 	if err != nil {
@@ -149,14 +135,14 @@ func (c *conn) execute(ctx context.Context, id wirev1.RequestId, r wirev1.Execut
 // (codemode.WaitRequest.Observe) goes out on the cell's route, in that order; the wait returns
 // once it was written.
 func (c *conn) wait(ctx context.Context, id wirev1.RequestId, r wirev1.Wait, receivedAt time.Time) {
-	s, err := c.session(r.SessionId)
+	s, err := c.state.session(r.SessionId)
 	if err != nil {
 		c.respond(id, failure(err))
 		return
 	}
 	budget := s.budget(tokenBudget(r.MaxOutputTokens))
 	req := v1convert.WaitRequestFromWire(r.Request)
-	req.YieldNow = c.yieldChannel(id)
+	req.YieldNow = c.state.yieldChannel(id)
 	routed := make(chan struct{})
 	var onRoute atomic.Bool
 	req.Observe = func(resp codemode.RuntimeResponse) {
@@ -185,17 +171,10 @@ func (c *conn) wait(ctx context.Context, id wirev1.RequestId, r wirev1.Wait, rec
 	}
 }
 
-// yieldChannel is the channel operation/yield closes for the active request id.
-func (c *conn) yieldChannel(id wirev1.RequestId) <-chan struct{} {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.requests.yieldChannel(id)
-}
-
 // terminate answers a session/terminate on the cell's route, after the cancellations of the calls
 // it abandoned; the cell's cell/closed waits until the answer was written (hold), as in Codex.
 func (c *conn) terminate(ctx context.Context, id wirev1.RequestId, r wirev1.Terminate, receivedAt time.Time) {
-	s, err := c.session(r.SessionId)
+	s, err := c.state.session(r.SessionId)
 	if err != nil {
 		c.respond(id, failure(err))
 		return

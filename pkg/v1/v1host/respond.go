@@ -11,7 +11,7 @@ import (
 // first, so that a client that sees the answer may rely on it. A response too large for a frame
 // is replaced by an error response saying so (spec §2.8); the connection survives.
 func (c *conn) respond(id wirev1.RequestId, r result) {
-	c.finish(id)
+	c.state.finishRequest(id)
 	c.respondKeepingID(id, r)
 }
 
@@ -37,7 +37,7 @@ func (c *conn) respondError(id wirev1.RequestId, text string) {
 // sendInitialResult sends an execute's initial response, replaced by an error response when
 // it does not fit a frame. It is the execute's final answer: the ID is retired first.
 func (c *conn) sendInitialResult(id wirev1.RequestId, r wirev1.RuntimeResponseResult) {
-	c.finish(id)
+	c.state.finishRequest(id)
 	err := c.link.Send(c.ctx, wirev1.InitialResponse{Id: id, Result: r})
 	if errors.Is(err, v1frame.ErrInvalidData) {
 		c.send(wirev1.InitialResponse{Id: id, Result: wirev1.RuntimeResponseError{

@@ -2,7 +2,6 @@ package v1host
 
 import (
 	"context"
-	"fmt"
 	"math"
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
@@ -52,57 +51,29 @@ func tokenBudget(b *wirev1.OutputTokenBudget) *int {
 	return &n
 }
 
-// session looks an open session up.
-func (c *conn) session(id wirev1.SessionId) (*hostSession, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s, ok := c.sessions[id]
-	if !ok {
-		return nil, fmt.Errorf("unknown code-mode session %s", id)
-	}
-	return s, nil
-}
-
 // openSession creates a session on the provider. A session ID may not be open twice, nor reused
 // within the last RecentIDs opened on this connection (also after shutdown); other connections
 // may use the same IDs.
 func (c *conn) openSession(ctx context.Context, r wirev1.OpenSession) result {
-	c.mu.Lock()
-	switch {
-	case c.sessions[r.SessionId] != nil:
-		c.mu.Unlock()
-		return failed("code-mode session ID `%s` is already open", r.SessionId)
-	case c.closing:
-		c.mu.Unlock()
-		return failed(errHostClosing)
-	case !c.seen.Remember(r.SessionId):
-		c.mu.Unlock()
-		return failed("code-mode session ID `%s` was reused", r.SessionId)
+	if err := c.state.reserveSession(r.SessionId); err != nil {
+		return failure(err)
 	}
-	c.mu.Unlock()
 	delegate := &remoteDelegate{conn: c, session: r.SessionId}
 	sess, err := c.host.provider.CreateSession(ctx, delegate, v1convert.SessionLimitsFromWire(r.CellExecutionLimits))
 	if err != nil {
 		return failure(err)
 	}
-	c.mu.Lock()
-	if c.closing {
-		c.mu.Unlock()
+	server := r.OutputTruncation != nil && *r.OutputTruncation == wirev1.WireOutputTruncationServer
+	if !c.state.addSession(&hostSession{id: r.SessionId, session: sess, serverTruncation: server}) {
 		_ = sess.Shutdown(context.Background())
 		return failed(errHostClosing)
 	}
-	server := r.OutputTruncation != nil && *r.OutputTruncation == wirev1.WireOutputTruncationServer
-	c.sessions[r.SessionId] = &hostSession{id: r.SessionId, session: sess, serverTruncation: server}
-	c.mu.Unlock()
 	return ok(wirev1.SessionReady{SessionId: r.SessionId})
 }
 
 // shutdownSession shuts a session down and answers once every cell of it has sent cell/closed.
 func (c *conn) shutdownSession(ctx context.Context, r wirev1.ShutdownSession) result {
-	c.mu.Lock()
-	s, found := c.sessions[r.SessionId]
-	delete(c.sessions, r.SessionId)
-	c.mu.Unlock()
+	s, found := c.state.removeSession(r.SessionId)
 	if !found {
 		return failed("unknown code-mode session %s", r.SessionId)
 	}
