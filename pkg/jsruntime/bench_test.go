@@ -1,4 +1,4 @@
-package jsruntime
+package jsruntime_test
 
 import (
 	"context"
@@ -10,24 +10,17 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/jsruntime"
 )
-
-// waitWarm waits until the shared provider's pool has its warm engines idle again.
-func waitWarm() {
-	p := sharedProvider().pool
-	for p.Idle() < 2 { // sharedProvider's PoolSize
-		time.Sleep(time.Millisecond)
-	}
-}
 
 // BenchmarkCellStartWarm measures execute → Result of text("hi") with a full pool.
 func BenchmarkCellStartWarm(b *testing.B) {
-	s := newTestSession(b, nil, codemode.SessionCellExecutionLimits{})
+	s := jsruntime.NewTestSession(b, nil, codemode.SessionCellExecutionLimits{})
 	for b.Loop() {
 		b.StopTimer()
-		waitWarm()
+		jsruntime.WaitWarm()
 		b.StartTimer()
-		if r := executeCell(b, s, `text("hi")`); r.Kind != codemode.Result {
+		if r := jsruntime.ExecuteCell(b, s, `text("hi")`); r.Kind != codemode.Result {
 			b.Fatal(r)
 		}
 	}
@@ -35,9 +28,9 @@ func BenchmarkCellStartWarm(b *testing.B) {
 
 // BenchmarkCellStartSustained measures back-to-back cells, where the pool cannot keep up.
 func BenchmarkCellStartSustained(b *testing.B) {
-	s := newTestSession(b, nil, codemode.SessionCellExecutionLimits{})
+	s := jsruntime.NewTestSession(b, nil, codemode.SessionCellExecutionLimits{})
 	for b.Loop() {
-		if r := executeCell(b, s, `text("hi")`); r.Kind != codemode.Result {
+		if r := jsruntime.ExecuteCell(b, s, `text("hi")`); r.Kind != codemode.Result {
 			b.Fatal(r)
 		}
 	}
@@ -45,32 +38,32 @@ func BenchmarkCellStartSustained(b *testing.B) {
 
 // runLoopCell runs one cell whose body repeats stmt b.N times and reports ns per repetition.
 func runLoopCell(b *testing.B, d codemode.Delegate, stmt string, tools ...codemode.ToolDefinition) {
-	s := newTestSession(b, d, codemode.SessionCellExecutionLimits{})
+	s := jsruntime.NewTestSession(b, d, codemode.SessionCellExecutionLimits{})
 	src := fmt.Sprintf("for (let i = 0; i < %d; i++) { %s }", b.N, stmt)
 	b.ResetTimer()
-	r := executeCell(b, s, src, tools...)
+	r := jsruntime.ExecuteCell(b, s, src, tools...)
 	b.StopTimer()
 	if r.Kind != codemode.Result || r.ErrorText != nil {
-		b.Fatalf("%s %+v", errorTextOf(r), r)
+		b.Fatalf("%s %+v", jsruntime.ErrorTextOf(r), r)
 	}
 }
 
 // BenchmarkToolRoundTrip is one awaited tool call, JS → delegate → JS.
 func BenchmarkToolRoundTrip(b *testing.B) {
-	runLoopCell(b, newRecorderNoLog(echoTool), `await tools.echo(i);`, testTool("echo"))
+	runLoopCell(b, newRecorderNoLog(jsruntime.EchoTool), `await tools.echo(i);`, jsruntime.TestTool("echo"))
 }
 
 // BenchmarkPromiseAll100 is Promise.all over 100 tool calls.
 func BenchmarkPromiseAll100(b *testing.B) {
-	runLoopCell(b, newRecorderNoLog(echoTool), `await Promise.all(Array.from({length: 100}, (_, j) => tools.echo(j)));`, testTool("echo"))
+	runLoopCell(b, newRecorderNoLog(jsruntime.EchoTool), `await Promise.all(Array.from({length: 100}, (_, j) => tools.echo(j)));`, jsruntime.TestTool("echo"))
 }
 
 // BenchmarkLoop1e6 is a cell running a 1e6-iteration loop.
 func BenchmarkLoop1e6(b *testing.B) {
-	s := newTestSession(b, nil, codemode.SessionCellExecutionLimits{})
+	s := jsruntime.NewTestSession(b, nil, codemode.SessionCellExecutionLimits{})
 	for b.Loop() {
-		r := executeCell(b, s, `let s = 0; for (let i = 0; i < 1e6; i++) s += i; text(s)`)
-		if textsOf(r.ContentItems)[0] != "499999500000" {
+		r := jsruntime.ExecuteCell(b, s, `let s = 0; for (let i = 0; i < 1e6; i++) s += i; text(s)`)
+		if jsruntime.TextsOf(r.ContentItems)[0] != "499999500000" {
 			b.Fatal(r)
 		}
 	}
@@ -79,11 +72,11 @@ func BenchmarkLoop1e6(b *testing.B) {
 // BenchmarkJSON20kObjects is JSON.parse(JSON.stringify(…)) of 20,000 small objects: the C side of
 // QuickJS (JSON, allocation) rather than its interpreter.
 func BenchmarkJSON20kObjects(b *testing.B) {
-	s := newTestSession(b, nil, codemode.SessionCellExecutionLimits{})
+	s := jsruntime.NewTestSession(b, nil, codemode.SessionCellExecutionLimits{})
 	for b.Loop() {
-		r := executeCell(b, s, `const a = Array.from({length: 20000}, (_, i) => ({id: i, name: "item" + i, tags: ["a", "b"], nested: {ok: true}}));
+		r := jsruntime.ExecuteCell(b, s, `const a = Array.from({length: 20000}, (_, i) => ({id: i, name: "item" + i, tags: ["a", "b"], nested: {ok: true}}));
 text(JSON.parse(JSON.stringify(a)).length)`)
-		if textsOf(r.ContentItems)[0] != "20000" {
+		if jsruntime.TextsOf(r.ContentItems)[0] != "20000" {
 			b.Fatal(r)
 		}
 	}
@@ -91,12 +84,12 @@ text(JSON.parse(JSON.stringify(a)).length)`)
 
 // BenchmarkTextOutput1MiB is one text() of 1 MiB: the string out of wasm and into a content item.
 func BenchmarkTextOutput1MiB(b *testing.B) {
-	s := newTestSession(b, nil, codemode.SessionCellExecutionLimits{})
+	s := jsruntime.NewTestSession(b, nil, codemode.SessionCellExecutionLimits{})
 	b.SetBytes(1 << 20)
 	for b.Loop() {
-		r := executeCell(b, s, `text("x".repeat(1 << 20))`)
-		if len(textsOf(r.ContentItems)[0]) != 1<<20 {
-			b.Fatal(errorTextOf(r))
+		r := jsruntime.ExecuteCell(b, s, `text("x".repeat(1 << 20))`)
+		if len(jsruntime.TextsOf(r.ContentItems)[0]) != 1<<20 {
+			b.Fatal(jsruntime.ErrorTextOf(r))
 		}
 	}
 }
@@ -106,7 +99,7 @@ func BenchmarkToolResult1MiB(b *testing.B) {
 	big, _ := json.Marshal(map[string]string{"data": strings.Repeat("x", 1<<20)})
 	d := newRecorderNoLog(func(context.Context, codemode.NestedToolCall) (json.RawMessage, error) { return big, nil })
 	b.SetBytes(int64(len(big)))
-	runLoopCell(b, d, `if ((await tools.big()).data.length !== 1048576) throw "short";`, testTool("big"))
+	runLoopCell(b, d, `if ((await tools.big()).data.length !== 1048576) throw "short";`, jsruntime.TestTool("big"))
 }
 
 // BenchmarkMemory reports what an idle session and a live cell (blocked on a tool call) cost: the
@@ -128,7 +121,7 @@ func BenchmarkMemory(b *testing.B) {
 		return r
 	}
 	for b.Loop() {
-		p, err := NewProvider(Options{PoolSize: -1})
+		p, err := jsruntime.NewProvider(jsruntime.Options{PoolSize: -1})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -142,7 +135,7 @@ func BenchmarkMemory(b *testing.B) {
 		baseRSS := rss()
 		baseHeap := heap()
 		for _, s := range sessions {
-			if _, err := s.Execute(context.Background(), codemode.ExecuteRequest{Source: `text("x"); await tools.wait()`, EnabledTools: []codemode.ToolDefinition{testTool("wait")}}); err != nil {
+			if _, err := s.Execute(context.Background(), codemode.ExecuteRequest{Source: `text("x"); await tools.wait()`, EnabledTools: []codemode.ToolDefinition{jsruntime.TestTool("wait")}}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -161,24 +154,16 @@ func BenchmarkMemory(b *testing.B) {
 
 // newRecorderNoLog is a delegate that only answers.
 func newRecorderNoLog(f func(context.Context, codemode.NestedToolCall) (json.RawMessage, error)) codemode.Delegate {
-	return funcDelegate(f)
+	return jsruntime.FuncDelegate(f)
 }
-
-type funcDelegate func(context.Context, codemode.NestedToolCall) (json.RawMessage, error)
-
-func (f funcDelegate) InvokeTool(ctx context.Context, c codemode.NestedToolCall) (json.RawMessage, error) {
-	return f(ctx, c)
-}
-func (funcDelegate) Notify(context.Context, string, codemode.CellID, string) error { return nil }
-func (funcDelegate) CellClosed(codemode.CellID)                                    {}
 
 // BenchmarkTerminateWhileTrue measures Terminate of a cell spinning in while(true){} until its
 // Terminated response (the runtime is interrupted and discarded).
 func BenchmarkTerminateWhileTrue(b *testing.B) {
-	s := newTestSession(b, nil, codemode.SessionCellExecutionLimits{})
+	s := jsruntime.NewTestSession(b, nil, codemode.SessionCellExecutionLimits{})
 	for b.Loop() {
 		b.StopTimer()
-		c, err := s.Execute(context.Background(), codemode.ExecuteRequest{Source: `yield_control(); while (true) {}`, YieldTimeMs: ptrU64(30_000)})
+		c, err := s.Execute(context.Background(), codemode.ExecuteRequest{Source: `yield_control(); while (true) {}`, YieldTimeMs: jsruntime.PtrU64(30_000)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -201,12 +186,12 @@ func BenchmarkTerminateWhileTrue(b *testing.B) {
 func BenchmarkRecursionDepth(b *testing.B) {
 	for _, depth := range []int{10, 1000, 5000} {
 		b.Run(fmt.Sprintf("frames=%d", depth), func(b *testing.B) {
-			s := newTestSession(b, nil, codemode.SessionCellExecutionLimits{})
+			s := jsruntime.NewTestSession(b, nil, codemode.SessionCellExecutionLimits{})
 			src := fmt.Sprintf(`function f(n) { return n === 0 ? 0 : 1 + f(n - 1) } text(f(%d))`, depth)
 			want := fmt.Sprint(depth)
 			for b.Loop() {
-				if r := executeCell(b, s, src); r.Kind != codemode.Result || textsOf(r.ContentItems)[0] != want {
-					b.Fatal(errorTextOf(r), r)
+				if r := jsruntime.ExecuteCell(b, s, src); r.Kind != codemode.Result || jsruntime.TextsOf(r.ContentItems)[0] != want {
+					b.Fatal(jsruntime.ErrorTextOf(r), r)
 				}
 			}
 		})

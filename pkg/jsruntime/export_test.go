@@ -27,6 +27,9 @@ var (
 	StartCell           = startCell
 	InitialResponse     = initialResponse
 	PtrU64              = ptrU64
+	WaitCell            = waitCell
+	WaitWarm            = waitWarm
+	Recurse             = recurse
 )
 
 // The error texts the runtime builds itself.

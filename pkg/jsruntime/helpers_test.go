@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -206,3 +207,25 @@ func testTool(name string) codemode.ToolDefinition {
 var echoDelegate = funcDelegate(func(_ context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
 	return call.Input, nil
 })
+
+// funcDelegate is a Delegate whose tool calls run a function; it records nothing.
+type funcDelegate func(context.Context, codemode.NestedToolCall) (json.RawMessage, error)
+
+func (f funcDelegate) InvokeTool(ctx context.Context, c codemode.NestedToolCall) (json.RawMessage, error) {
+	return f(ctx, c)
+}
+func (funcDelegate) Notify(context.Context, string, codemode.CellID, string) error { return nil }
+func (funcDelegate) CellClosed(codemode.CellID)                                    {}
+
+// waitWarm waits until the shared provider's pool has its warm engines idle again.
+func waitWarm() {
+	p := sharedProvider().pool
+	for p.Idle() < 2 { // sharedProvider's PoolSize
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// recurse is a cell that recurses depth frames deep and outputs the depth.
+func recurse(depth int) string {
+	return `function f(n) { return n === 0 ? 0 : 1 + f(n - 1) } text(f(` + strconv.Itoa(depth) + `))`
+}

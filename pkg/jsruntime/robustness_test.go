@@ -1,4 +1,4 @@
-package jsruntime
+package jsruntime_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/jsruntime"
 )
 
 // TestTerminatedCellsNeverCloseAReusedEngine terminates cell after cell while each awaits a tool
@@ -22,22 +23,22 @@ func TestTerminatedCellsNeverCloseAReusedEngine(t *testing.T) {
 		n = 50
 	}
 	started := make(chan struct{}, 1)
-	d := newRecorder(func(ctx context.Context, _ codemode.NestedToolCall) (json.RawMessage, error) {
+	d := jsruntime.NewRecorder(func(ctx context.Context, _ codemode.NestedToolCall) (json.RawMessage, error) {
 		started <- struct{}{}
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})
-	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	s := jsruntime.NewTestSession(t, d, codemode.SessionCellExecutionLimits{})
 	for i := range n {
-		c := startCell(t, s, `await tools.block()`, 0, testTool("block"))
-		if r := initialResponse(t, c); r.Kind != codemode.Yielded {
-			t.Fatalf("cell %d: %+v %s", i, r, errorTextOf(r))
+		c := jsruntime.StartCell(t, s, `await tools.block()`, 0, jsruntime.TestTool("block"))
+		if r := jsruntime.InitialResponse(t, c); r.Kind != codemode.Yielded {
+			t.Fatalf("cell %d: %+v %s", i, r, jsruntime.ErrorTextOf(r))
 		}
 		select {
 		case <-started:
 		case <-time.After(30 * time.Second):
-			out := waitCell(t, s, c.CellID, 1000)
-			t.Fatalf("cell %d never called its tool; it ended with %+v %s", i, out.Response, errorTextOf(out.Response))
+			out := jsruntime.WaitCell(t, s, c.CellID, 1000)
+			t.Fatalf("cell %d never called its tool; it ended with %+v %s", i, out.Response, jsruntime.ErrorTextOf(out.Response))
 		}
 		out, err := s.Terminate(context.Background(), c.CellID)
 		if err != nil || out.Response.Kind != codemode.Terminated {
@@ -54,14 +55,14 @@ func TestTerminatedCellsNeverCloseAReusedEngine(t *testing.T) {
 func TestOutOfMemoryIsAnErrorNeverAHang(t *testing.T) {
 	const limit = 16 << 20
 	big, _ := json.Marshal(strings.Repeat("x", 20<<20))
-	d := newRecorder(func(_ context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
+	d := jsruntime.NewRecorder(func(_ context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
 		if call.ToolName.Name == "big" {
 			return big, nil
 		}
 		return json.RawMessage("1"), nil
 	})
-	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{MaxHeapSizeBytes: ptrU64(limit)})
-	oom := fmt.Sprintf(outOfMemoryTextFormat, limit)
+	s := jsruntime.NewTestSession(t, d, codemode.SessionCellExecutionLimits{MaxHeapSizeBytes: jsruntime.PtrU64(limit)})
+	oom := fmt.Sprintf(jsruntime.OutOfMemoryTextFormat, limit)
 	grow := `const a = []; while (true) a.push("x".repeat(1000) + a.length);`
 	for name, src := range map[string]string{
 		"module body":   grow,
@@ -74,36 +75,31 @@ func TestOutOfMemoryIsAnErrorNeverAHang(t *testing.T) {
 		"caught":        `try { ` + grow + ` } catch (e) { text("caught") } text("after")`,
 		"large result":  `await tools.big(); text("fit")`,
 	} {
-		r := executeCell(t, s, src, testTool("echo"), testTool("big"))
-		if r.Kind != codemode.Result || errorTextOf(r) != oom || len(textsOf(r.ContentItems)) != 0 {
-			t.Errorf("%s: %v %q %q", name, r.Kind, errorTextOf(r), textsOf(r.ContentItems))
+		r := jsruntime.ExecuteCell(t, s, src, jsruntime.TestTool("echo"), jsruntime.TestTool("big"))
+		if r.Kind != codemode.Result || jsruntime.ErrorTextOf(r) != oom || len(jsruntime.TextsOf(r.ContentItems)) != 0 {
+			t.Errorf("%s: %v %q %q", name, r.Kind, jsruntime.ErrorTextOf(r), jsruntime.TextsOf(r.ContentItems))
 		}
-		r = executeCell(t, s, `text(await tools.echo("alive"))`, testTool("echo"))
-		if r.ErrorText != nil || !reflect.DeepEqual(textsOf(r.ContentItems), []string{"1"}) {
-			t.Fatalf("after %s: %s %q", name, errorTextOf(r), textsOf(r.ContentItems))
+		r = jsruntime.ExecuteCell(t, s, `text(await tools.echo("alive"))`, jsruntime.TestTool("echo"))
+		if r.ErrorText != nil || !reflect.DeepEqual(jsruntime.TextsOf(r.ContentItems), []string{"1"}) {
+			t.Fatalf("after %s: %s %q", name, jsruntime.ErrorTextOf(r), jsruntime.TextsOf(r.ContentItems))
 		}
 	}
 }
 
-// recurse is a cell that recurses depth frames deep and outputs the depth.
-func recurse(depth int) string {
-	return `function f(n) { return n === 0 ? 0 : 1 + f(n - 1) } text(f(` + strconv.Itoa(depth) + `))`
-}
-
 // TestDeepRecursion checks that plain recursion 2,000 and 5,000 frames deep succeeds (before the
 // rewrite it stopped at about 235), measures the deepest that does (a binary search across
-// cells), and checks that one frame deeper fails only its cell, with stackOverflowText.
+// cells), and checks that one frame deeper fails only its cell, with jsruntime.StackOverflowText.
 func TestDeepRecursion(t *testing.T) {
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
 	ok := func(depth int) bool {
-		r := executeCell(t, s, recurse(depth))
+		r := jsruntime.ExecuteCell(t, s, jsruntime.Recurse(depth))
 		switch {
-		case r.ErrorText == nil && reflect.DeepEqual(textsOf(r.ContentItems), []string{strconv.Itoa(depth)}):
+		case r.ErrorText == nil && reflect.DeepEqual(jsruntime.TextsOf(r.ContentItems), []string{strconv.Itoa(depth)}):
 			return true
-		case errorTextOf(r) == stackOverflowText && len(r.ContentItems) == 0:
+		case jsruntime.ErrorTextOf(r) == jsruntime.StackOverflowText && len(r.ContentItems) == 0:
 			return false
 		}
-		t.Fatalf("depth %d: %s %q", depth, errorTextOf(r), textsOf(r.ContentItems))
+		t.Fatalf("depth %d: %s %q", depth, jsruntime.ErrorTextOf(r), jsruntime.TextsOf(r.ContentItems))
 		return false
 	}
 	for _, depth := range []int{2000, 5000} {

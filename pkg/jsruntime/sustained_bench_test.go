@@ -1,4 +1,4 @@
-package jsruntime
+package jsruntime_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/jsruntime"
 )
 
 // The sustained benchmarks answer what users of a long-running host ask: how many tool calls per
@@ -95,7 +96,7 @@ func residentAndPeak() (rss, peak uint64) {
 // the process's peak RSS are reported.
 func BenchmarkSustained100Sessions(b *testing.B) {
 	const sessions, callsPerCell = 100, 100
-	p, err := NewProvider(Options{})
+	p, err := jsruntime.NewProvider(jsruntime.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func (d *blockingDelegate) CellClosed(codemode.CellID)                          
 func BenchmarkIdleAndLiveSessions(b *testing.B) {
 	const idle, live = 1000, 100
 	for b.Loop() {
-		p, err := NewProvider(Options{})
+		p, err := jsruntime.NewProvider(jsruntime.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
