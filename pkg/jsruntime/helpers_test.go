@@ -218,6 +218,8 @@ func (funcDelegate) Notify(context.Context, string, codemode.CellID, string) err
 func (funcDelegate) CellClosed(codemode.CellID)                                    {}
 
 // waitWarm waits until the shared provider's pool has its warm engines idle again.
+// It polls a condition, with no deadline (the pool announces no refills), and only benchmarks
+// use it, between timed runs.
 func waitWarm() {
 	p := sharedProvider().pool
 	for p.Idle() < 2 { // sharedProvider's PoolSize
