@@ -121,7 +121,7 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/execserver/execserver",
-		allow:        []string{std, "pkg/execserver/execrpc", "gen/go/execserverwire", websocket, uuid, xsys},
+		allow:        []string{std, "pkg/execserver/execrpc", "pkg/internal/httpguard", "gen/go/execserverwire", websocket, uuid, xsys},
 		allowInTests: []string{"pkg/testenv", goleak},
 		why:          "the exec-server adapter serves the generated method types over execrpc; it knows nothing of cells",
 	},
@@ -139,7 +139,7 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/v1/v1host",
-		allow:        []string{std, "pkg/codemode", "pkg/v1/v1convert", "pkg/v1/v1transport", "pkg/v1/v1frame", "pkg/internal/recent", "pkg/internal/stdio", "pkg/modeltool", "gen/go/wirev1", websocket, uuid},
+		allow:        []string{std, "pkg/codemode", "pkg/v1/v1convert", "pkg/v1/v1transport", "pkg/v1/v1frame", "pkg/internal/recent", "pkg/internal/stdio", "pkg/internal/httpguard", "pkg/modeltool", "gen/go/wirev1", websocket, uuid},
 		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", goleak},
 		why:          "the V1 host driver serves any SessionProvider through the contract; it never imports a runtime (tests serve the in-process one) nor the client driver",
 	},
@@ -168,7 +168,7 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/hostprogram",
-		allow:        []string{std, "pkg/codemode", "pkg/v1/v1host", "pkg/grpc/grpchost", "pkg/grpc/grpcconv", "pkg/jsruntime", "pkg/toolsources/toolprovider", "pkg/toolsources", "pkg/playground", "pkg/internal/stdio", connect, oklogRun},
+		allow:        []string{std, "pkg/codemode", "pkg/v1/v1host", "pkg/grpc/grpchost", "pkg/grpc/grpcconv", "pkg/jsruntime", "pkg/toolsources/toolprovider", "pkg/toolsources", "pkg/playground", "pkg/internal/stdio", "pkg/internal/httpguard", connect, oklogRun},
 		allowInTests: []string{"pkg/codemode/codemodetest", "pkg/testenv"},
 		why:          "the host program composes the runtime, the tool provider and both host adapters; it never touches generated wire types (flags name a V1 generation through v1host) nor a client, and nothing in pkg imports it but the binaries above",
 	},
@@ -294,9 +294,9 @@ var families = []layer{
 	},
 	{
 		pkgs:         "pkg/execserver/...",
-		allow:        []string{std, "pkg/execserver/...", "pkg/serdejson/serdeimpl", "gen/go/execserverwire", websocket, uuid, xsys},
+		allow:        []string{std, "pkg/execserver/...", "pkg/internal/httpguard", "pkg/serdejson/serdeimpl", "gen/go/execserverwire", websocket, uuid, xsys},
 		allowInTests: []string{"pkg/testenv", goleak},
-		why:          "the exec-server family is a process and file server: it knows nothing of cells (not even the domain contract), of Code Mode's wires or of the tool sources that use it",
+		why:          "the exec-server family is a process and file server (behind the module's one HTTP guard): it knows nothing of cells (not even the domain contract), of Code Mode's wires or of the tool sources that use it",
 	},
 	{
 		pkgs:         "pkg/toolsources/...",

@@ -11,12 +11,55 @@ import (
 
 	"github.com/codemodehq/codemode/pkg/grpc/grpcconv"
 	"github.com/codemodehq/codemode/pkg/grpc/grpchost"
+	"github.com/codemodehq/codemode/pkg/internal/httpguard"
 	"github.com/codemodehq/codemode/pkg/playground"
 )
 
 // Paths that answer without a token: readiness and health probes reveal nothing and run
 // nothing.
 const readyPath = "/readyz"
+
+// probe reports whether r is a health or readiness probe: answered without a token and under
+// any Host name, since it reveals nothing and runs nothing.
+func probe(r *http.Request) bool {
+	return r.Method == http.MethodGet && (r.URL.Path == grpchost.HealthPath || r.URL.Path == readyPath)
+}
+
+// guardRPC refuses what httpguard refuses on the gRPC/Connect listener and its page: without a
+// token, a Host that does not name loopback (DNS rebinding); always, an Origin neither the page's
+// own nor allowed. The refusal is PERMISSION_DENIED in the request's protocol (HTTP 403 for
+// Connect and plain requests, grpc-status 7 for gRPC and gRPC-Web), and logged.
+func (p *Program) guardRPC(next http.Handler) http.Handler {
+	g := httpguard.New(httpguard.Policy{LoopbackHosts: p.cfg.Token == "", Origins: p.cfg.AllowOrigins, Exempt: probe})
+	errs := connecthttp.NewErrorWriter()
+	return g.Handler(next, func(w http.ResponseWriter, r *http.Request, refusal *httpguard.Refusal) {
+		p.logRefusal(r, refusal)
+		// A GET is the page (or a probe) for a browser or curl: plain text reads best there,
+		// and Connect's GET form serves no method of the host.
+		if r.Method != http.MethodGet && errs.IsSupported(r) {
+			_ = errs.Write(w, r, connect.NewError(connect.CodePermissionDenied, refusal.Error()))
+			return
+		}
+		httpguard.WritePlain(w, r, refusal)
+	})
+}
+
+// guardWS refuses, on a V1 WebSocket listener without a token, a Host that does not name
+// loopback, and every browser Origin (as v1host does itself), with 403.
+func (p *Program) guardWS(next http.Handler) http.Handler {
+	g := httpguard.New(httpguard.Policy{LoopbackHosts: p.cfg.Token == "", NoBrowsers: true, Exempt: probe})
+	return g.Handler(next, func(w http.ResponseWriter, r *http.Request, refusal *httpguard.Refusal) {
+		p.logRefusal(r, refusal)
+		httpguard.WritePlain(w, r, refusal)
+	})
+}
+
+// logRefusal logs a request the guard refused: the header refused, its value, the peer and the
+// path (never a token or a body).
+func (p *Program) logRefusal(r *http.Request, refusal *httpguard.Refusal) {
+	p.log.Warn("code-mode request refused", "reason", "forbidden "+strings.ToLower(refusal.Header),
+		"value", refusal.Value, "remote", r.RemoteAddr, "method", r.Method, "path", r.URL.Path)
+}
 
 // authorized reports whether r carries "Authorization: Bearer TOKEN". The comparison takes the
 // same time whatever the header holds (only its length can show).

@@ -123,10 +123,14 @@ Flags:
         require "Authorization: Bearer TOKEN" on every network request (WebSocket: 401,
         gRPC/Connect: UNAUTHENTICATED); /readyz and /healthz stay open. Prefer $TOKENENV,
         which is read when --token is not given and is not visible in the process list.
+        Without a token a listener must be loopback, and it answers only requests whose Host
+        is localhost, 127.0.0.1 or [::1] (others get 403: a web page cannot reach it through
+        a name it made resolve to 127.0.0.1).
           NAME --listen grpc://0.0.0.0:8766 --token "$(cat token.txt)"
   --allow-origin ORIGIN
         answer CORS requests from this browser origin (or *) on the gRPC/Connect listeners;
-        repeatable. The V1 WebSocket refuses every Origin regardless.
+        repeatable. Requests from other origins than the host's own page are refused (403
+        PERMISSION_DENIED); the V1 WebSocket refuses every Origin regardless.
           NAME --listen grpc://127.0.0.1:8080 --allow-origin http://localhost:5173
   --max-yield-ms MS
         cap every session's yield time (exec and wait) at MS milliseconds (default: no cap).

@@ -239,14 +239,14 @@ func (p *Program) addListener(g *run.Group, b boundListener) {
 	case GRPCStdio:
 		p.addGRPCStdio(g)
 	case WebSocket:
-		srv := &http.Server{Handler: requireTokenWS(p.cfg.Token, p.v1.WebSocketHandler(p.cutCtx)), ReadHeaderTimeout: 10 * time.Second}
+		srv := &http.Server{Handler: p.guardWS(requireTokenWS(p.cfg.Token, p.v1.WebSocketHandler(p.cutCtx))), ReadHeaderTimeout: 10 * time.Second}
 		stopped := make(chan struct{})
 		g.Add(p.listenerActor(serveUntilStopped(srv, b.ln, stopped)), func(error) {
 			p.beginDrain()
 			go func() { defer close(stopped); p.stopWebSocket(srv) }()
 		})
 	case GRPC:
-		srv := grpchost.NewHTTPServer(cors(p.cfg.AllowOrigins, requireTokenRPC(p.cfg.Token, withPlayground(p.grpc.Handler()))))
+		srv := grpchost.NewHTTPServer(p.guardRPC(cors(p.cfg.AllowOrigins, requireTokenRPC(p.cfg.Token, withPlayground(p.grpc.Handler())))))
 		stopped := make(chan struct{})
 		g.Add(p.listenerActor(serveUntilStopped(srv, b.ln, stopped)), func(error) {
 			p.beginDrain()

@@ -22,6 +22,7 @@ import (
 
 	wire "github.com/codemodehq/codemode/gen/go/execserverwire"
 	"github.com/codemodehq/codemode/pkg/execserver/execrpc"
+	"github.com/codemodehq/codemode/pkg/internal/httpguard"
 )
 
 // Options configure a Server.
@@ -81,14 +82,12 @@ func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Writer
 	return s.serveConn(ctx, execrpc.NewStreamConn(in, out, in), "failed to parse JSON-RPC message from exec-server stdio")
 }
 
-// WebSocketHandler serves a connection per WebSocket on "/" and answers "GET /readyz"; any
-// request with an Origin header is refused with 403 (no browser page may drive it).
+// WebSocketHandler serves a connection per WebSocket on "/" and answers "GET /readyz". A request
+// with an Origin header is refused with 403 (no browser page may drive it), and so is one whose
+// Host does not name loopback (a page served under another name that resolves to 127.0.0.1: DNS
+// rebinding), the probe excepted: the server runs commands and asks for no token.
 func (s *Server) WebSocketHandler(ctx context.Context) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Origin") != "" {
-			http.Error(w, "browser origins are not allowed", http.StatusForbidden)
-			return
-		}
+	return programsOnLoopback.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == "/readyz" && r.Method == http.MethodGet:
 			w.WriteHeader(http.StatusOK)
@@ -104,8 +103,15 @@ func (s *Server) WebSocketHandler(ctx context.Context) http.Handler {
 		default:
 			http.NotFound(w, r)
 		}
-	})
+	}), nil)
 }
+
+// programsOnLoopback is the guard of the WebSocket listener: loopback Host names, no browser.
+var programsOnLoopback = httpguard.New(httpguard.Policy{
+	LoopbackHosts: true,
+	NoBrowsers:    true,
+	Exempt:        func(r *http.Request) bool { return r.Method == http.MethodGet && r.URL.Path == "/readyz" },
+})
 
 // ServeWebSocket serves WebSocket connections on ln until ctx is done.
 func (s *Server) ServeWebSocket(ctx context.Context, ln net.Listener) error {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/codemodehq/codemode/pkg/internal/httpguard"
+
 	"github.com/codemodehq/codemode/pkg/v1/v1transport"
 )
 
@@ -17,13 +19,10 @@ import (
 // control (or single) connection, "/bulk/{token}" pairs the bulk socket of a dual connection
 // (an unknown or used token is 404), and "GET /readyz" answers 200. Any request with an Origin
 // header is refused with 403: the host is for programs, never for a browser page that could be
-// steered into it. Connections are served until ctx ends.
+// steered into it. A program without a token wraps it in httpguard's Host check as well
+// (hostprogram does). Connections are served until ctx ends.
 func (h *Host) WebSocketHandler(ctx context.Context) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Origin") != "" {
-			http.Error(w, "browser origins are not allowed", http.StatusForbidden)
-			return
-		}
+	return noBrowsers.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == "/readyz" && r.Method == http.MethodGet:
 			w.WriteHeader(http.StatusOK)
@@ -34,8 +33,11 @@ func (h *Host) WebSocketHandler(ctx context.Context) http.Handler {
 		default:
 			http.NotFound(w, r)
 		}
-	})
+	}), nil)
 }
+
+// noBrowsers refuses every request from a browser page.
+var noBrowsers = httpguard.New(httpguard.Policy{NoBrowsers: true})
 
 var acceptOptions = &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled}
 
