@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net/url"
 	"time"
+
+	"github.com/codemodehq/codemode/pkg/internal/httpguard"
 )
 
 // TokenEnv is the environment variable that holds the bearer token when --token is not given
@@ -15,6 +17,17 @@ const TokenEnv = "CODEMODE_HOST_TOKEN"
 
 // DefaultDrainTimeout bounds a graceful shutdown unless --drain-timeout says otherwise.
 const DefaultDrainTimeout = 10 * time.Second
+
+// DefaultIdleTimeout closes idle network connections unless --idle-timeout says otherwise: long
+// enough for a client between two requests, short enough that connections nobody uses (or that
+// only sent a preface) do not pile up.
+const DefaultIdleTimeout = 2 * time.Minute
+
+// DefaultMaxConnections bounds each network listener's connections unless --max-connections says
+// otherwise: far above what clients need (a Codex or Go client holds one connection; a proxy a
+// few), far below the descriptors the process may open, so that a flood of connections cannot
+// take the descriptors the host needs for its tools and its other listeners.
+const DefaultMaxConnections = 4096
 
 // Config is one host program: what it listens on and what its sessions get.
 type Config struct {
@@ -45,6 +58,15 @@ type Config struct {
 	MaxSessions int
 	// DrainTimeout bounds a graceful shutdown; zero means DefaultDrainTimeout.
 	DrainTimeout time.Duration
+	// IdleTimeout closes a network connection that has had no request or stream in progress
+	// for this long (an HTTP/2 connection whose streams all ended, a keep-alive HTTP/1.1
+	// connection); zero means DefaultIdleTimeout. Connections with a stream open (a session's
+	// lease, a WebSocket) are not idle.
+	IdleTimeout time.Duration
+	// MaxConnections bounds the connections each network listener holds at once; beyond it
+	// new connections wait in the kernel's backlog until one closes. Zero means
+	// DefaultMaxConnections.
+	MaxConnections int
 	// Logger receives the program's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -70,6 +92,12 @@ func (c Config) withDefaults() Config {
 	if c.DrainTimeout <= 0 {
 		c.DrainTimeout = DefaultDrainTimeout
 	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = DefaultIdleTimeout
+	}
+	if c.MaxConnections <= 0 {
+		c.MaxConnections = DefaultMaxConnections
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -78,13 +106,21 @@ func (c Config) withDefaults() Config {
 
 // check refuses what the program must not start with, as *UsageError.
 func (c Config) check() error {
-	stdio := 0
+	stdio, offLoopback := 0, false
 	for _, l := range c.Listens {
 		if l.stdio() {
 			stdio++
 		}
-		if l.network() && !l.loopback() && c.Token == "" {
-			return usageErrorf("--listen %s is not a loopback address: a host reachable from the network needs a bearer token (--token or $%s)", l, TokenEnv)
+		if l.network() && !l.loopback() {
+			if c.Token == "" {
+				return usageErrorf("--listen %s is not a loopback address: a host reachable from the network needs a bearer token (--token or $%s)", l, TokenEnv)
+			}
+			offLoopback = true
+		}
+	}
+	if c.Token != "" {
+		if err := httpguard.CheckToken(c.Token, offLoopback); err != nil {
+			return usageErrorf("--token (or $%s): %v", TokenEnv, err)
 		}
 	}
 	if stdio > 1 {

@@ -2,6 +2,7 @@ package hostprogram
 
 import (
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -51,7 +52,10 @@ func TestCheckRefusesWhatMustNotStart(t *testing.T) {
 		{"loopback without a token", Config{Listens: []Listen{listen("ws://127.0.0.1:0"), listen("grpc://[::1]:0")}}, ""},
 		{"IPv4-mapped loopback", Config{Listens: []Listen{listen("grpc://[::ffff:127.0.0.1]:0")}}, ""},
 		{"any address without a token", Config{Listens: []Listen{listen("grpc://0.0.0.0:0")}}, "is not a loopback address"},
-		{"any address with a token", Config{Listens: []Listen{listen("grpc://0.0.0.0:0")}, Token: "t"}, ""},
+		{"any address with a token", Config{Listens: []Listen{listen("grpc://0.0.0.0:0")}, Token: "0123456789abcdef"}, ""},
+		{"any address with a short token", Config{Listens: []Listen{listen("grpc://0.0.0.0:0")}, Token: "t"}, "at least 16 characters"},
+		{"any address with a blank token", Config{Listens: []Listen{listen("ws://0.0.0.0:0")}, Token: "                "}, "must not contain spaces"},
+		{"loopback with a short token", Config{Listens: []Listen{listen("grpc://127.0.0.1:0")}, Token: "t"}, ""},
 		{"stdio twice", Config{Listens: []Listen{listen("stdio"), listen("stdio://")}}, "given 2 times"},
 		{"V1 and gRPC on stdio", Config{Listens: []Listen{listen("stdio"), listen("grpc+stdio://")}}, "--listen stdio or grpc+stdio:// given 2 times"},
 		{"gRPC on stdio without a token", Config{Listens: []Listen{listen("grpc+stdio://"), listen("grpc://127.0.0.1:0")}}, ""},
@@ -89,8 +93,10 @@ func TestCapLimits(t *testing.T) {
 
 func TestAuthAndCORSMiddleware(t *testing.T) {
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) })
-	ws := requireTokenWS("tok", ok)
-	for header, want := range map[string]int{"": 401, "Bearer tok": 418, "Bearer tok2": 401, "bearer tok": 401, "tok": 401} {
+	p := &Program{cfg: Config{Token: "tok"}, log: slog.New(slog.DiscardHandler)}
+	ws := p.requireTokenWS(ok)
+	// The scheme is case-insensitive (RFC 9110 §11.1); the token is not.
+	for header, want := range map[string]int{"": 401, "Bearer tok": 418, "Bearer tok2": 401, "bearer tok": 418, "BEARER tok": 418, "Bearer TOK": 401, "tok": 401, "Basic tok": 401} {
 		r := httptest.NewRequest(http.MethodGet, "/", nil)
 		if header != "" {
 			r.Header.Set("Authorization", header)
@@ -101,7 +107,7 @@ func TestAuthAndCORSMiddleware(t *testing.T) {
 			t.Errorf("WebSocket with Authorization %q: %d, want %d", header, w.Code, want)
 		}
 	}
-	handler := cors([]string{"http://a.example"}, requireTokenRPC("tok", ok))
+	handler := cors([]string{"http://a.example"}, p.requireTokenRPC(ok))
 	r := httptest.NewRequest(http.MethodOptions, "/x", nil)
 	r.Header.Set("Origin", "http://a.example")
 	r.Header.Set("Access-Control-Request-Method", "POST")

@@ -54,6 +54,8 @@ func (f *Flags) FlagSet(name string) *flag.FlagSet {
 	fs.StringVar(&f.RouteID, "route-id", "", "")
 	fs.IntVar(&f.MaxSessions, "max-sessions", 0, "")
 	fs.DurationVar(&f.DrainTimeout, "drain-timeout", DefaultDrainTimeout, "")
+	fs.DurationVar(&f.IdleTimeout, "idle-timeout", DefaultIdleTimeout, "")
+	fs.IntVar(&f.MaxConnections, "max-connections", DefaultMaxConnections, "")
 	fs.StringVar(&f.LogLevel, "log-level", "info", "")
 	fs.StringVar(&f.LogFormat, "log-format", "text", "")
 	return fs
@@ -78,6 +80,12 @@ func (f *Flags) Finish(getenv func(string) string, stderr io.Writer) error {
 	}
 	if f.DrainTimeout <= 0 {
 		return &UsageError{Err: fmt.Errorf("--drain-timeout must be positive, not %s", f.DrainTimeout)}
+	}
+	if f.IdleTimeout <= 0 {
+		return &UsageError{Err: fmt.Errorf("--idle-timeout must be positive, not %s", f.IdleTimeout)}
+	}
+	if f.MaxConnections <= 0 {
+		return &UsageError{Err: fmt.Errorf("--max-connections must be positive, not %d", f.MaxConnections)}
 	}
 	log, err := NewLogger(stderr, f.LogLevel, f.LogFormat)
 	if err != nil {

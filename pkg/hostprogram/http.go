@@ -1,7 +1,6 @@
 package hostprogram
 
 import (
-	"crypto/subtle"
 	"net/http"
 	"slices"
 	"strings"
@@ -61,21 +60,15 @@ func (p *Program) logRefusal(r *http.Request, refusal *httpguard.Refusal) {
 		"value", refusal.Value, "remote", r.RemoteAddr, "method", r.Method, "path", r.URL.Path)
 }
 
-// authorized reports whether r carries "Authorization: Bearer TOKEN". The comparison takes the
-// same time whatever the header holds (only its length can show).
-func authorized(r *http.Request, token string) bool {
-	got := []byte(r.Header.Get("Authorization"))
-	want := []byte("Bearer " + token)
-	return subtle.ConstantTimeCompare(got, want) == 1
-}
-
 // requireTokenWS refuses a V1 WebSocket request without the token with 401.
-func requireTokenWS(token string, next http.Handler) http.Handler {
+func (p *Program) requireTokenWS(next http.Handler) http.Handler {
+	token := p.cfg.Token
 	if token == "" {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != readyPath && !authorized(r, token) {
+		if !probe(r) && !httpguard.Authorized(r, token) {
+			p.logUnauthenticated(r)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="codemode"`)
 			http.Error(w, "a bearer token is required", http.StatusUnauthorized)
 			return
@@ -87,16 +80,18 @@ func requireTokenWS(token string, next http.Handler) http.Handler {
 // requireTokenRPC refuses a gRPC, gRPC-Web or Connect request without the token with
 // UNAUTHENTICATED, in the request's own protocol (HTTP 401 for Connect, grpc-status 16 for gRPC
 // and gRPC-Web). Anything else without a token gets a plain 401.
-func requireTokenRPC(token string, next http.Handler) http.Handler {
+func (p *Program) requireTokenRPC(next http.Handler) http.Handler {
+	token := p.cfg.Token
 	if token == "" {
 		return next
 	}
 	errs := connecthttp.NewErrorWriter()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == grpchost.HealthPath || authorized(r, token) {
+		if probe(r) || httpguard.Authorized(r, token) {
 			next.ServeHTTP(w, r)
 			return
 		}
+		p.logUnauthenticated(r)
 		w.Header().Set("WWW-Authenticate", `Bearer realm="codemode"`)
 		if errs.IsSupported(r) {
 			_ = errs.Write(w, r, connect.NewError(connect.CodeUnauthenticated, "a bearer token is required"))
@@ -104,6 +99,13 @@ func requireTokenRPC(token string, next http.Handler) http.Handler {
 		}
 		http.Error(w, "a bearer token is required", http.StatusUnauthorized)
 	})
+}
+
+// logUnauthenticated logs a request refused for a missing or wrong token: whether it carried
+// one, never what it carried.
+func (p *Program) logUnauthenticated(r *http.Request) {
+	p.log.Warn("code-mode request refused", "reason", "unauthenticated", "credentials", r.Header.Get("Authorization") != "",
+		"remote", r.RemoteAddr, "method", r.Method, "path", r.URL.Path)
 }
 
 // withPlayground serves the browser playground (pkg/playground) next to the RPC routes: GET and

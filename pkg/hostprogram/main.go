@@ -123,6 +123,8 @@ Flags:
         require "Authorization: Bearer TOKEN" on every network request (WebSocket: 401,
         gRPC/Connect: UNAUTHENTICATED); /readyz and /healthz stay open. Prefer $TOKENENV,
         which is read when --token is not given and is not visible in the process list.
+        A token for a listener off loopback has at least 16 characters (openssl rand -hex 32);
+        the scheme is matched without case. Failed attempts are logged (never the token).
         Without a token a listener must be loopback, and it answers only requests whose Host
         is localhost, 127.0.0.1 or [::1] (others get 403: a web page cannot reach it through
         a name it made resolve to 127.0.0.1).
@@ -158,6 +160,14 @@ Flags:
   --drain-timeout DURATION
         how long a shutdown may take before connections are cut (default 10s).
           NAME --drain-timeout 30s
+  --idle-timeout DURATION
+        close a network connection that has no request or stream in progress for this long
+        (default 2m0s); a session's open lease or a WebSocket is never idle.
+          NAME --idle-timeout 30s
+  --max-connections N
+        connections each network listener holds at once (default 4096); further ones wait
+        until one closes.
+          NAME --max-connections 1024
   --log-level debug|info|warn|error
         the log's level (default info).
           NAME --log-level debug

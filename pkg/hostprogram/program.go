@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/oklog/run"
+	"golang.org/x/net/netutil"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/grpc/grpchost"
@@ -175,15 +176,22 @@ func (p *Program) bind(ctx context.Context, l Listen) (boundListener, error) {
 		if err != nil {
 			return boundListener{}, fmt.Errorf("--listen %s: %w", l, err)
 		}
-		return boundListener{Bound: Bound{Listen: l, URL: "ws://" + ln.Addr().String()}, ln: v1host.NoDelayListener(ln)}, nil
+		return boundListener{Bound: Bound{Listen: l, URL: "ws://" + ln.Addr().String()}, ln: p.limit(v1host.NoDelayListener(ln))}, nil
 	case GRPC:
 		ln, err := grpchost.Listen(ctx, l.Addr.String())
 		if err != nil {
 			return boundListener{}, fmt.Errorf("--listen %s: %w", l, err)
 		}
-		return boundListener{Bound: Bound{Listen: l, URL: "http://" + ln.Addr().String()}, ln: ln}, nil
+		return boundListener{Bound: Bound{Listen: l, URL: "http://" + ln.Addr().String()}, ln: p.limit(ln)}, nil
 	}
 	return boundListener{Bound: Bound{Listen: l}}, nil
+}
+
+// limit bounds the connections ln holds at once to --max-connections: an accept beyond it waits
+// until a connection closes (idle ones close after --idle-timeout), so a flood of connections
+// leaves the process the descriptors it needs.
+func (p *Program) limit(ln net.Listener) net.Listener {
+	return netutil.LimitListener(ln, p.cfg.MaxConnections)
 }
 
 func (p *Program) closeListeners() {
@@ -239,14 +247,15 @@ func (p *Program) addListener(g *run.Group, b boundListener) {
 	case GRPCStdio:
 		p.addGRPCStdio(g)
 	case WebSocket:
-		srv := &http.Server{Handler: p.guardWS(requireTokenWS(p.cfg.Token, p.v1.WebSocketHandler(p.cutCtx))), ReadHeaderTimeout: 10 * time.Second}
+		srv := &http.Server{Handler: p.guardWS(p.requireTokenWS(p.v1.WebSocketHandler(p.cutCtx))), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: p.cfg.IdleTimeout}
 		stopped := make(chan struct{})
 		g.Add(p.listenerActor(serveUntilStopped(srv, b.ln, stopped)), func(error) {
 			p.beginDrain()
 			go func() { defer close(stopped); p.stopWebSocket(srv) }()
 		})
 	case GRPC:
-		srv := grpchost.NewHTTPServer(p.guardRPC(cors(p.cfg.AllowOrigins, requireTokenRPC(p.cfg.Token, withPlayground(p.grpc.Handler())))))
+		srv := grpchost.NewHTTPServer(p.guardRPC(cors(p.cfg.AllowOrigins, p.requireTokenRPC(withPlayground(p.grpc.Handler())))))
+		srv.IdleTimeout = p.cfg.IdleTimeout
 		stopped := make(chan struct{})
 		g.Add(p.listenerActor(serveUntilStopped(srv, b.ln, stopped)), func(error) {
 			p.beginDrain()

@@ -214,6 +214,13 @@ func markerManifest(t *testing.T) (manifest, marker string) {
 // runs a cell that calls the manifest's whoami tool; it returns the first error on the way.
 func runHostTool(ctx context.Context, client *http.Client, baseURL string) error {
 	host := code_modev1connect.NewCodeModeHostClient(connect.NewClient(connecthttp.NewTransport(client, baseURL)))
+	return runSource(ctx, host, `text(JSON.stringify(await tools.whoami({})))`)
+}
+
+// runSource opens a session on host, runs src as one cell, follows it to its end and returns the
+// first error on the way (the RPC's, or the cell's error text); the session closes with ctx's
+// cancellation on return.
+func runSource(ctx context.Context, host code_modev1connect.CodeModeHostClient, src string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	lease, err := host.OpenSession(ctx, &pb.OpenSessionRequest{})
@@ -226,8 +233,7 @@ func runHostTool(ctx context.Context, client *http.Client, baseURL string) error
 		return err
 	}
 	exec, err := host.Execute(ctx, &pb.ExecuteRequest{
-		SessionId: opened.GetOpened().GetSessionId(), ExecutionId: "attack-1", ToolCallId: "call-1",
-		Source: `text(JSON.stringify(await tools.whoami({})))`,
+		SessionId: opened.GetOpened().GetSessionId(), ExecutionId: "run-1", ToolCallId: "call-1", Source: src,
 	})
 	if err != nil {
 		return err

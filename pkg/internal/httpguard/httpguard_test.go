@@ -143,3 +143,54 @@ func TestHandlerAnswers403(t *testing.T) {
 		t.Fatalf("a loopback request was not served: %d", w.Code)
 	}
 }
+
+func TestAuthorized(t *testing.T) {
+	const token = "0123456789abcdef"
+	for header, want := range map[string]bool{
+		"Bearer " + token:          true,
+		"bearer " + token:          true,
+		"BEARER " + token:          true,
+		"Bearer  " + token:         true,
+		"Bearer " + token + "x":    false,
+		"Bearer " + token[:15]:     false,
+		"Basic " + token:           false,
+		"Bearer":                   false,
+		"":                         false,
+		token:                      false,
+		"Bearer " + token + " ":    false,
+		"Bearer" + token:           false,
+		"Bearer\t" + token:         false,
+		"Token " + token:           false,
+		"Bearer " + "\x00" + token: false,
+	} {
+		r := httptest.NewRequest("POST", "http://127.0.0.1/", nil)
+		if header != "" {
+			r.Header.Set("Authorization", header)
+		}
+		if got := httpguard.Authorized(r, token); got != want {
+			t.Errorf("Authorized(%q) = %v, want %v", header, got, want)
+		}
+	}
+}
+
+func TestCheckToken(t *testing.T) {
+	for _, c := range []struct {
+		token   string
+		network bool
+		ok      bool
+	}{
+		{"s3cret", false, true},
+		{"x", false, true},
+		{"x", true, false},
+		{" ", true, false},
+		{" ", false, false},
+		{"0123456789abcde", true, false},
+		{"0123456789abcdef", true, true},
+		{"0123456789 abcdef", true, false},
+		{"0123456789abcdef\n", true, false},
+	} {
+		if err := httpguard.CheckToken(c.token, c.network); (err == nil) != c.ok {
+			t.Errorf("CheckToken(%q, network %v) = %v, want ok %v", c.token, c.network, err, c.ok)
+		}
+	}
+}
