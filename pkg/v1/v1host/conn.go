@@ -33,8 +33,11 @@ type conn struct {
 	routes *routeTable
 
 	delegates delegateCalls
-	tasks     sync.WaitGroup // request goroutines
-	cellTasks sync.WaitGroup // cell route goroutines
+	// refusals carries the read loop's own replies to sendRefusals, made on the first one.
+	refusals      chan wirev1.Message
+	startRefusing sync.Once
+	tasks         sync.WaitGroup // request goroutines and sendRefusals
+	cellTasks     sync.WaitGroup // cell route goroutines
 	// ended is closed when the connection has been torn down (Host.Drain waits for it).
 	ended chan struct{}
 }
@@ -108,7 +111,8 @@ func (h *Host) newConn(parent context.Context, c v1transport.Conn, hs handshake)
 }
 
 // readLoop dispatches incoming messages until the input ends or the connection fails. It never
-// blocks on the outgoing queue: its own replies use TrySend.
+// fails for the outgoing queue: its own replies go through refuse, which waits (and so stops
+// reading) only once refusalBacklog of them are waiting.
 func (c *conn) readLoop() error {
 	var dispatchErr error
 	err := c.link.Serve(c.ctx, func(msg wirev1.ClientToHost) error {
@@ -178,4 +182,40 @@ func (c *conn) shutdownSessions() {
 		}()
 	}
 	wg.Wait()
+}
+
+// refusalBacklog is how many of the read loop's replies may wait for the writer before the read
+// loop waits too: enough for a burst of requests refused at admission (a client that writes a
+// thousand requests before it reads an answer is served), and a bound on what a client that
+// writes without ever reading can make the host hold.
+const refusalBacklog = 1024
+
+// refuse sends the read loop's reply to request id, a refusal with text, without writing on the
+// read loop: sendRefusals writes it. Past refusalBacklog waiting replies it waits for room —
+// back-pressure on reading, never a failed connection (ADR 5).
+func (c *conn) refuse(id wirev1.RequestId, text string) {
+	c.startRefusing.Do(func() {
+		c.refusals = make(chan wirev1.Message, refusalBacklog)
+		c.tasks.Add(1)
+		go c.sendRefusals()
+	})
+	select {
+	case c.refusals <- wirev1.OperationResponse{Id: id, Result: wirev1.HostResponseError{Message: text}}:
+	case <-c.ctx.Done():
+	}
+}
+
+// sendRefusals writes the read loop's replies in order until the connection ends.
+func (c *conn) sendRefusals() {
+	defer c.tasks.Done()
+	for {
+		select {
+		case m := <-c.refusals:
+			if err := c.link.Send(c.ctx, m); err != nil {
+				return
+			}
+		case <-c.ctx.Done():
+			return
+		}
+	}
 }

@@ -346,3 +346,41 @@ func checkPendingDelegateLimit(t *testing.T, c *rawClient, limit int, calls ...i
 	c.send(open(99, "still-up"))
 	c.expect(ready(99, "still-up"))
 }
+
+// TestABurstOfRefusedRequestsKeepsTheConnection: with every in-flight place taken, a client that
+// writes 1,000 more requests before it reads anything gets 1,000 refusals, and the connection
+// lives on: the read loop's replies wait for the writer instead of failing the connection when
+// the outgoing queue (128 frames) is full. Before, the 129th refusal ended the connection with
+// "outgoing queue is full".
+func TestABurstOfRefusedRequestsKeepsTheConnection(t *testing.T) {
+	p := &blockingProvider{SessionProvider: newProvider(t), release: make(chan struct{}), entered: make(chan struct{}, MaxInFlightRequests)}
+	c := serveRaw(t, New(p)).ready()
+	for i := range MaxInFlightRequests {
+		c.send(open(i+1, fmt.Sprintf("s%d", i+1)))
+	}
+	for range MaxInFlightRequests {
+		<-p.entered
+	}
+	// The client reads nothing while it writes: its reader stops once 16 frames wait for it.
+	const burst = 1000
+	for i := range burst {
+		c.send(open(MaxInFlightRequests+1+i, fmt.Sprintf("burst%d", i))) // each write returns once the host has read it
+	}
+	refused := map[string]bool{}
+	for range burst {
+		got := c.recv()
+		if !strings.Contains(got, "code-mode host has too many in-flight requests") || refused[got] {
+			t.Fatalf("refusal %d: %s", len(refused)+1, got)
+		}
+		refused[got] = true
+	}
+	close(p.release)
+	for range MaxInFlightRequests {
+		if got := c.recv(); !strings.Contains(got, `"type":"session/ready"`) {
+			t.Fatalf("after release: %s", got)
+		}
+	}
+	c.send(open(5000, "after"))
+	<-p.entered
+	c.expect(ready(5000, "after"))
+}

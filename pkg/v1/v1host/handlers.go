@@ -31,9 +31,7 @@ func (c *conn) startRequest(id wirev1.RequestId, req wirev1.HostRequest) error {
 	release := c.host.requests.tryAcquire()
 	if release == nil {
 		c.state.finishRequest(id)
-		// The read loop must not wait for the writer: TrySend fails the connection if even
-		// this reply does not fit, as Codex's bounded outgoing queue does.
-		_ = c.link.TrySend(wirev1.OperationResponse{Id: id, Result: wirev1.HostResponseError{Message: errTooManyRequests}})
+		c.refuse(id, errTooManyRequests)
 		return nil
 	}
 	c.tasks.Add(1)
