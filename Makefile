@@ -13,7 +13,7 @@ export GOFLAGS := -buildvcs=false
 START := $(shell date +%s)
 PHASE := ./tools/phase.sh
 
-.PHONY: help setup setup-system tools run generate check test test-short test-go test-race test-ts test-browser lint drift compat fuzz bench clean codex-next diff-codex-exec diff-codex
+.PHONY: help setup setup-system tools run generate check test test-short test-go test-race test-ts test-packages test-browser lint cross drift compat fuzz bench dist clean codex-next diff-codex-exec diff-codex
 
 ## help: list the targets (what a bare `make` does).
 help:
@@ -40,8 +40,8 @@ run: setup
 generate: setup tools
 	@$(PHASE) generate "gen/ and fixtures/ from schemas/ (buf, grpcfixtures, wiregen, tsgen, qjswasm) and the playground page (esbuild)" ./tools/generate.sh
 
-## check: the whole gate CI runs: lint, drift, compat, Go (also -race), TS and browser tests, brief fuzzing.
-check: setup setup-system tools lint drift compat test test-browser test-race fuzz
+## check: the whole gate CI runs: lint, the six platform builds, drift, compat, Go (also -race), TS and browser tests, brief fuzzing.
+check: setup setup-system tools lint cross drift compat test test-packages test-browser test-race fuzz
 	@took=$$(( $$(date +%s) - $(START) )); printf '==> check: every phase passed in %dm%02ds\n' $$((took / 60)) $$((took % 60))
 
 ## test: the Go and TypeScript tests.
@@ -63,6 +63,10 @@ test-race:
 test-ts: setup
 	@$(PHASE) test-ts "tsc, node --test compat/ts and the TypeScript SDK against a Go host (TAP printed only on failure)" ./tools/test-ts.sh
 
+## test-packages: the npm packages (host, TypeScript SDK) installed from their npm pack tarballs outside the repository, each running its README example.
+test-packages: setup
+	@$(PHASE) test-packages "npm pack the host (tools/npm-pack.sh) and the SDK, install both in a temporary directory, run their README examples" ./tools/test-packages.sh
+
 ## test-browser: the playground in headless Chromium (make setup-system installs it) against the host binary.
 test-browser: setup
 	@$(PHASE) test-browser "the playground page served by codemode-host, driven in headless Chromium (playwright-core)" ./tools/test-browser.sh
@@ -70,6 +74,14 @@ test-browser: setup
 ## lint: gofmt, go vet, staticcheck, buf lint, buf format.
 lint: setup tools
 	@$(PHASE) lint "gofmt, go vet, staticcheck, buf lint, buf format" ./tools/lint.sh
+
+## cross: build codemode-host and codemode for linux, darwin and windows on amd64 and arm64 (into a temporary directory).
+cross:
+	@$(PHASE) cross "codemode-host and codemode for {linux,darwin,windows}/{amd64,arm64}, CGO_ENABLED=0 (tools/dist.sh --cross)" ./tools/dist.sh --cross
+
+## dist: release binaries of both programs for the six platforms in .cache/dist/, with SHA256SUMS (docs/install.md).
+dist:
+	./tools/dist.sh
 
 ## drift: regenerate, then fail if gen/ or fixtures/ changed.
 drift: generate

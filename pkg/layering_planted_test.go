@@ -323,6 +323,39 @@ var planted = []plantedCase{
 		},
 	},
 	{
+		name: "pkg/telemetry/metrics: the metrics decorator imports a transport, a tool source or a runtime outside its tests",
+		edges: []edge{
+			own("pkg/telemetry/metrics", "pkg/codemode"),
+			ext("pkg/telemetry/metrics", "github.com/prometheus/client_golang/prometheus", prometheus),
+			inTest(own("pkg/telemetry/metrics", "pkg/jsruntime")),
+			inTest(ext("pkg/telemetry/metrics", "github.com/prometheus/common/expfmt", promCommon)),
+			own("pkg/telemetry/metrics", "pkg/grpc/grpchost"),
+			own("pkg/telemetry/metrics", "pkg/toolsources/toolprovider"),
+			own("pkg/telemetry/metrics", "pkg/jsruntime"),
+		},
+		want: []string{
+			"pkg/telemetry/metrics → pkg/grpc/grpchost [pkg/telemetry/metrics]",
+			"pkg/telemetry/metrics → pkg/toolsources/toolprovider [pkg/telemetry/metrics]",
+			"pkg/telemetry/metrics → pkg/jsruntime [pkg/telemetry/metrics]",
+		},
+	},
+	{
+		name: "pkg/telemetry/tracing: the tracing decorator imports a transport, wire types or a runtime outside its tests",
+		edges: []edge{
+			own("pkg/telemetry/tracing", "pkg/codemode"),
+			ext("pkg/telemetry/tracing", "go.opentelemetry.io/otel/sdk/trace", otelSDK),
+			inTest(own("pkg/telemetry/tracing", "pkg/jsruntime")),
+			own("pkg/telemetry/tracing", "pkg/grpc/grpchost"),
+			own("pkg/telemetry/tracing", "gen/go/wirev1"),
+			own("pkg/telemetry/tracing", "pkg/jsruntime"),
+		},
+		want: []string{
+			"pkg/telemetry/tracing → pkg/grpc/grpchost [pkg/telemetry/tracing]",
+			"pkg/telemetry/tracing → gen/go/wirev1 [pkg/telemetry/tracing]",
+			"pkg/telemetry/tracing → pkg/jsruntime [pkg/telemetry/tracing]",
+		},
+	},
+	{
 		name: "pkg/mcpserver: the MCP server imports wire types, a host adapter or a client; the goleak outside tests",
 		edges: []edge{
 			own("pkg/mcpserver", "pkg/modeltool"),
@@ -406,6 +439,14 @@ var planted = []plantedCase{
 			own("pkg/internal/zstd", "pkg/grpc/grpcconv"),
 		},
 		want: []string{"pkg/internal/zstd → pkg/grpc/grpcconv [pkg/internal/zstd]"},
+	},
+	{
+		name: "pkg/internal/procgroup: the process-tree helper imports the module",
+		edges: []edge{
+			ext("pkg/internal/procgroup", "golang.org/x/sys/windows", xsys),
+			own("pkg/internal/procgroup", "pkg/internal/stdio"),
+		},
+		want: []string{"pkg/internal/procgroup → pkg/internal/stdio [pkg/internal/procgroup]"},
 	},
 	{
 		name: "pkg/internal/...: a shared helper imports an adapter, or a library outside tests",

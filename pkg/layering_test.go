@@ -30,12 +30,26 @@ const (
 	// that is not a socket (a spawned host's standard streams), which net/http cannot.
 	xnet = "golang.org/x/net"
 	// xsys is golang.org/x/sys: the exec-server reads a file's birth time (statx) and a pipe's
-	// unread bytes (FIONREAD), which the standard library does not expose.
+	// unread bytes (FIONREAD), which the standard library does not expose; pkg/internal/procgroup
+	// kills a process tree with a Windows job object.
 	xsys = "golang.org/x/sys"
 	// zstd is klauspost/compress, whose zstd codec is the compression Codex's gRPC peers offer.
 	zstd = "github.com/klauspost/compress"
 	// mcpSDK is the official MCP Go SDK: pkg/toolsources/mcptools speaks MCP only through it.
 	mcpSDK = "github.com/modelcontextprotocol/go-sdk"
+	// grpcreflect serves gRPC server reflection on the host's TCP gRPC listener (pkg/hostprogram).
+	grpcreflect = "connectrpc.com/grpcreflect/v2"
+	// prometheus is client_golang, the metrics of pkg/telemetry/metrics; promCommon its exposition
+	// format and promModel its data model, parsed by the tests that scrape a host.
+	prometheus = "github.com/prometheus/client_golang"
+	promCommon = "github.com/prometheus/common"
+	promModel  = "github.com/prometheus/client_model"
+	// otel, otelTrace and otelSDK are OpenTelemetry's API and SDK, the traces of
+	// pkg/telemetry/tracing; otlpProto the OTLP messages it exports.
+	otel      = "go.opentelemetry.io/otel"
+	otelTrace = "go.opentelemetry.io/otel/trace"
+	otelSDK   = "go.opentelemetry.io/otel/sdk"
+	otlpProto = "go.opentelemetry.io/proto/otlp"
 )
 
 // layers is the architecture. A package is governed by the most specific rule whose pkgs pattern
@@ -88,12 +102,12 @@ var layers = []layer{
 	},
 	{
 		pkgs:  "pkg/toolsources/toolprovider",
-		allow: []string{std, "pkg/codemode", "schemas/manifest", jsonschema, xtext},
+		allow: []string{std, "pkg/codemode", "pkg/internal/procgroup", "schemas/manifest", jsonschema, xtext},
 		why:   "the tool provider serves the domain contract's Delegate from a manifest validated against schemas/manifest; it runs commands and knows no transport, runtime or generated code, so every program can use it",
 	},
 	{
 		pkgs:         "pkg/toolsources/mcptools",
-		allow:        []string{std, "pkg/codemode", "pkg/toolsources/toolprovider", mcpSDK},
+		allow:        []string{std, "pkg/codemode", "pkg/internal/procgroup", "pkg/toolsources/toolprovider", mcpSDK},
 		allowInTests: []string{"pkg/jsruntime", "pkg/modeltool", goleak},
 		why:          "MCP servers as tool sources: a manifest's mcp_servers (checked by pkg/toolsources/toolprovider) served as a ToolSet through the MCP SDK; like the tool provider it knows no transport or runtime (its tests run cells on jsruntime and render the exec description)",
 	},
@@ -121,7 +135,7 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/execserver/execserver",
-		allow:        []string{std, "pkg/execserver/execrpc", "pkg/internal/httpguard", "gen/go/execserverwire", websocket, uuid, xsys},
+		allow:        []string{std, "pkg/execserver/execrpc", "pkg/internal/httpguard", "pkg/internal/procgroup", "gen/go/execserverwire", websocket, uuid, xsys},
 		allowInTests: []string{"pkg/testenv", goleak},
 		why:          "the exec-server adapter serves the generated method types over execrpc; it knows nothing of cells",
 	},
@@ -133,15 +147,15 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/toolsources/exectools",
-		allow:        []string{std, "pkg/codemode", "pkg/execserver/execrpc", "gen/go/execserverwire", websocket},
+		allow:        []string{std, "pkg/codemode", "pkg/execserver/execrpc", "pkg/internal/procgroup", "gen/go/execserverwire", websocket},
 		allowInTests: []string{"pkg/jsruntime", "pkg/toolsources/toolprovider", "pkg/testenv", "pkg/testenv/fakemodel", goleak},
 		why:          "an exec-server client as a ToolSet for cells: the domain contract on one side, the generated exec-server types on the other; its tests run cells on the in-process runtime against a real exec-server process",
 	},
 	{
 		pkgs:         "pkg/v1/v1host",
-		allow:        []string{std, "pkg/codemode", "pkg/v1/v1convert", "pkg/v1/v1transport", "pkg/v1/v1frame", "pkg/internal/recent", "pkg/internal/stdio", "pkg/internal/httpguard", "pkg/modeltool", "gen/go/wirev1", websocket, uuid},
-		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", goleak},
-		why:          "the V1 host driver serves any SessionProvider through the contract; it never imports a runtime (tests serve the in-process one) nor the client driver",
+		allow:        []string{std, "pkg/codemode", "pkg/v1/v1convert", "pkg/v1/v1transport", "pkg/v1/v1frame", "pkg/internal/recent", "pkg/internal/stdio", "pkg/internal/httpguard", "pkg/modeltool", "gen/go/wirev1", websocket, uuid, otel, otelTrace},
+		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/serdejson", goleak},
+		why:          "the V1 host driver serves any SessionProvider through the contract; it never imports a runtime (tests serve the in-process one, and measure the frames' escaping with serde_json's) nor the client driver",
 	},
 	{
 		pkgs:         "pkg/v1/v1client",
@@ -156,25 +170,37 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/grpc/grpchost",
-		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/internal/recent", "pkg/modeltool", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid, xnet},
+		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/internal/recent", "pkg/modeltool", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid, xnet, otel, otelTrace},
 		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/grpc/grpcclient", "pkg/testenv", goleak},
 		why:          "the gRPC host adapter serves any SessionProvider: it never names a runtime outside its tests, which run it on jsruntime and drive it with the Go client",
 	},
 	{
 		pkgs:         "pkg/grpc/grpcclient",
-		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/internal/recent", "pkg/serdejson", "pkg/internal/stdio", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid},
+		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/internal/recent", "pkg/serdejson", "pkg/internal/stdio", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid, otel, otelTrace},
 		allowInTests: []string{"pkg/grpc/grpchost", "pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv", goleak},
 		why:          "the gRPC client adapter speaks to any CodeModeHost: it never imports the host or a runtime outside its tests, which run the conformance suite against the host on jsruntime",
 	},
 	{
 		pkgs:         "pkg/hostprogram",
-		allow:        []string{std, "pkg/codemode", "pkg/v1/v1host", "pkg/grpc/grpchost", "pkg/grpc/grpcconv", "pkg/jsruntime", "pkg/toolsources/toolprovider", "pkg/toolsources", "pkg/playground", "pkg/internal/stdio", "pkg/internal/httpguard", connect, oklogRun, xnet},
+		allow:        []string{std, "pkg/codemode", "pkg/v1/v1host", "pkg/grpc/grpchost", "pkg/grpc/grpcconv", "pkg/jsruntime", "pkg/toolsources/toolprovider", "pkg/toolsources", "pkg/playground", "pkg/internal/stdio", "pkg/internal/httpguard", "pkg/internal/buildinfo", "pkg/telemetry/metrics", "pkg/telemetry/tracing", otel, otelTrace, otelSDK, connect, grpcreflect, oklogRun, xnet},
 		allowInTests: []string{"pkg/codemode/codemodetest", "pkg/testenv"},
 		why:          "the host program composes the runtime, the tool provider and both host adapters; it never touches generated wire types (flags name a V1 generation through v1host) nor a client, and nothing in pkg imports it but the binaries above",
 	},
 	{
+		pkgs:         "pkg/telemetry/metrics",
+		allow:        []string{std, "pkg/codemode", prometheus},
+		allowInTests: []string{"pkg/codemode/codemodetest", "pkg/jsruntime", promCommon},
+		why:          "the metrics decorator sees only the domain contract (any provider, any transport) and exports through client_golang; its tests run the conformance suite through it on the in-process runtime",
+	},
+	{
+		pkgs:         "pkg/telemetry/tracing",
+		allow:        []string{std, "pkg/codemode", otel, otelTrace, otelSDK, otlpProto, protobuf, websocket},
+		allowInTests: []string{"pkg/codemode/codemodetest", "pkg/jsruntime"},
+		why:          "the tracing decorator sees only the domain contract (any provider, any transport) and exports OTLP JSON through OpenTelemetry's SDK; its tests run the conformance suite through it on the in-process runtime",
+	},
+	{
 		pkgs:         "pkg/mcpserver",
-		allow:        []string{std, "pkg/codemode", "pkg/modeltool", "pkg/jsruntime", "pkg/toolsources/toolprovider", mcpSDK},
+		allow:        []string{std, "pkg/codemode", "pkg/modeltool", "pkg/jsruntime", "pkg/toolsources/toolprovider", "pkg/internal/recent", mcpSDK},
 		allowInTests: []string{goleak},
 		why:          "the MCP server adapter serves exec and wait over the official MCP SDK from the domain contract, the model-facing texts of modeltool and the runtime (its program creates the in-process provider); it knows no V1 or gRPC wire type, host adapter or client",
 	},
@@ -201,8 +227,13 @@ var layers = []layer{
 		why:   "the zstd compressor the gRPC host and client share: connect's Compressor interface over klauspost/compress, and nothing of the module",
 	},
 	{
+		pkgs:  "pkg/internal/procgroup",
+		allow: []string{std, xsys},
+		why:   "a command's process tree killed as one: a process group on Unix, a job object on Windows (through golang.org/x/sys/windows)",
+	},
+	{
 		pkgs:         "pkg/internal/...",
-		allow:        []string{std},
+		allow:        []string{std, "pkg/internal/procgroup"},
 		allowInTests: []string{goleak},
 		why:          "helpers shared by several adapters (the standard streams as a connection) need the standard library only",
 	},
@@ -251,8 +282,8 @@ var layers = []layer{
 	{
 		pkgs:         "services/...",
 		allow:        []string{std, "pkg/hostprogram"},
-		allowInTests: []string{"pkg/...", "gen/go/pb/...", connect, protobuf, websocket, xnet},
-		why:          "a service is a thin main around its program in pkg (which the CLI shares); its tests drive the built binary as a client would: the Go clients, the generated gRPC types, raw WebSockets",
+		allowInTests: []string{"pkg/...", "gen/go/pb/...", connect, protobuf, websocket, xnet, promCommon, promModel},
+		why:          "a service is a thin main around its program in pkg (which the CLI shares); its tests drive the built binary as a client would: the Go clients, the generated gRPC types, raw WebSockets, a Prometheus scrape",
 	},
 	{
 		pkgs:  "tools/...",
@@ -282,25 +313,25 @@ var families = []layer{
 	},
 	{
 		pkgs:         "pkg/v1/...",
-		allow:        []string{std, "pkg/codemode", "pkg/v1/...", "pkg/internal/...", "pkg/modeltool", "gen/go/wirev1", websocket, uuid},
-		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv", goleak},
+		allow:        []string{std, "pkg/codemode", "pkg/v1/...", "pkg/internal/...", "pkg/modeltool", "gen/go/wirev1", websocket, uuid, otel, otelTrace},
+		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv", "pkg/serdejson", goleak},
 		why:          "the V1 family speaks the domain contract and the V1 wire: it never touches gRPC, the exec-server, the tool sources or a runtime (outside tests, which serve the in-process one)",
 	},
 	{
 		pkgs:         "pkg/grpc/...",
-		allow:        []string{std, "pkg/codemode", "pkg/grpc/...", "pkg/internal/...", "pkg/modeltool", "pkg/serdejson", "gen/go/pb/...", connect, protobuf, uuid, xnet},
+		allow:        []string{std, "pkg/codemode", "pkg/grpc/...", "pkg/internal/...", "pkg/modeltool", "pkg/serdejson", "gen/go/pb/...", connect, protobuf, uuid, xnet, otel, otelTrace},
 		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv", goleak},
 		why:          "the gRPC family speaks the domain contract and the protobuf messages: it never touches the V1 wire, the exec-server, the tool sources or a runtime (outside tests)",
 	},
 	{
 		pkgs:         "pkg/execserver/...",
-		allow:        []string{std, "pkg/execserver/...", "pkg/internal/httpguard", "pkg/serdejson/serdeimpl", "gen/go/execserverwire", websocket, uuid, xsys},
+		allow:        []string{std, "pkg/execserver/...", "pkg/internal/httpguard", "pkg/internal/procgroup", "pkg/serdejson/serdeimpl", "gen/go/execserverwire", websocket, uuid, xsys},
 		allowInTests: []string{"pkg/testenv", goleak},
 		why:          "the exec-server family is a process and file server (behind the module's one HTTP guard): it knows nothing of cells (not even the domain contract), of Code Mode's wires or of the tool sources that use it",
 	},
 	{
 		pkgs:         "pkg/toolsources/...",
-		allow:        []string{std, "pkg/codemode", "pkg/toolsources/...", "pkg/execserver/execrpc", "gen/go/execserverwire", "schemas/manifest", jsonschema, xtext, mcpSDK, websocket},
+		allow:        []string{std, "pkg/codemode", "pkg/toolsources/...", "pkg/execserver/execrpc", "pkg/internal/procgroup", "gen/go/execserverwire", "schemas/manifest", jsonschema, xtext, mcpSDK, websocket},
 		allowInTests: []string{"pkg/jsruntime", "pkg/modeltool", "pkg/testenv/...", goleak},
 		why:          "the tool-source family serves the domain contract's Delegate from commands, MCP servers and an exec-server (through its client codec only): it never imports a host adapter, a Code Mode wire or a runtime outside tests",
 	},

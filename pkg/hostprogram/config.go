@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"net/url"
 	"time"
 
@@ -58,6 +59,9 @@ type Config struct {
 	MaxSessions int
 	// DrainTimeout bounds a graceful shutdown; zero means DefaultDrainTimeout.
 	DrainTimeout time.Duration
+	// MaxCellsPerSession is one session's share of the host's active cells (0: the hosts'
+	// default, 32), so that one session cannot take every slot.
+	MaxCellsPerSession int
 	// IdleTimeout closes a network connection that has had no request or stream in progress
 	// for this long (an HTTP/2 connection whose streams all ended, a keep-alive HTTP/1.1
 	// connection); zero means DefaultIdleTimeout. Connections with a stream open (a session's
@@ -67,6 +71,22 @@ type Config struct {
 	// new connections wait in the kernel's backlog until one closes. Zero means
 	// DefaultMaxConnections.
 	MaxConnections int
+	// AdminListen, when valid, is the admin listener's address (--admin-listen http://IP:PORT):
+	// /metrics, /healthz, /readyz, /debug/sessions and pprof. Off loopback it needs the token.
+	AdminListen netip.AddrPort
+	// MaxActiveCells bounds the cells the gRPC host admits at once, and /readyz reports the host
+	// busy at it; zero means grpchost.DefaultMaxActiveCells.
+	MaxActiveCells int
+	// MaxInFlightRequests bounds the gRPC host's long requests at once; zero means
+	// grpchost.DefaultMaxInFlightRequests.
+	MaxInFlightRequests int
+	// OTelTraceExporter, when set, is the OTLP/HTTP JSON endpoint the host's spans are posted to
+	// (--otel-trace-exporter, a collector's /v1/traces).
+	OTelTraceExporter string
+	// OTelTraceListen, when valid, is the address of a WebSocket listener that streams the host's
+	// spans as raw OTLP JSON batches (--otel-trace-listen ws://IP:PORT). Off loopback it needs
+	// the token.
+	OTelTraceListen netip.AddrPort
 	// Logger receives the program's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -118,10 +138,19 @@ func (c Config) check() error {
 			offLoopback = true
 		}
 	}
+	if a := c.AdminListen; a.IsValid() && !a.Addr().Unmap().IsLoopback() {
+		if c.Token == "" {
+			return usageErrorf("--admin-listen %s%s is not a loopback address: an admin listener reachable from the network needs a bearer token (--token or $%s)", adminScheme, a, TokenEnv)
+		}
+		offLoopback = true
+	}
 	if c.Token != "" {
 		if err := httpguard.CheckToken(c.Token, offLoopback); err != nil {
 			return usageErrorf("--token (or $%s): %v", TokenEnv, err)
 		}
+	}
+	if err := c.checkTracing(); err != nil {
+		return err
 	}
 	if stdio > 1 {
 		return usageErrorf("--listen stdio or grpc+stdio:// given %d times; the standard streams carry one connection", stdio)

@@ -20,6 +20,7 @@ type drainState struct {
 	forced   atomic.Bool   // the bound passed before everything drained
 	watchdog *time.Timer
 	mu       sync.Mutex
+	at       time.Time // when the drain began
 }
 
 func (d *drainState) started() bool { return d.begun.Load() }
@@ -43,6 +44,7 @@ func (p *Program) beginDrain() {
 		d := &p.drain
 		d.mu.Lock()
 		d.ctx, d.cancel = context.WithTimeout(context.Background(), p.cfg.DrainTimeout)
+		d.at = time.Now()
 		d.watchdog = time.AfterFunc(p.cfg.DrainTimeout+cutGrace, func() {
 			p.log.Error("code-mode host did not stop after its drain bound; exiting", "drain_timeout", p.cfg.DrainTimeout)
 			p.Exit(1)
@@ -92,7 +94,7 @@ func (p *Program) stopGRPC(srv *http.Server) {
 // shutDownGRPC closes the gRPC sessions, then lets the server of a listener (where: how the log
 // names it) end its streams, each within the drain's bound; overrunning either forces the drain.
 func (p *Program) shutDownGRPC(where string, shutdown func(context.Context) error) {
-	if err := p.grpc.Close(p.drain.ctx); err != nil {
+	if err := p.grpc.Drain(p.drain.ctx); err != nil {
 		p.drain.forced.Store(true)
 		p.log.Error("code-mode gRPC sessions did not close in time", "error", err)
 	}
@@ -100,4 +102,16 @@ func (p *Program) shutDownGRPC(where string, shutdown func(context.Context) erro
 		p.drain.forced.Store(true)
 		p.log.Error("code-mode gRPC streams did not end in time; cutting them", "listener", where, "error", err)
 	}
+}
+
+// logDrained writes the drain's last line once every actor has returned: how long it took and
+// whether it finished within its bound.
+func (p *Program) logDrained() {
+	if !p.drain.started() {
+		return
+	}
+	p.drain.mu.Lock()
+	took := time.Since(p.drain.at)
+	p.drain.mu.Unlock()
+	p.log.Info("code-mode host drained", "duration_ms", took.Milliseconds(), "forced", p.drain.forced.Load())
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/codemodehq/codemode/pkg/grpc/grpchost"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
 	"github.com/codemodehq/codemode/pkg/v1/v1host"
 )
@@ -17,6 +18,8 @@ type Flags struct {
 	Config
 	// LogLevel and LogFormat configure the log on stderr.
 	LogLevel, LogFormat string
+	// Version asks for the version line instead of a host (--version).
+	Version bool
 	// poolSize is --pool-size as given (0 keeps no runtime ready).
 	poolSize int
 }
@@ -55,9 +58,16 @@ func (f *Flags) FlagSet(name string) *flag.FlagSet {
 	fs.IntVar(&f.MaxSessions, "max-sessions", 0, "")
 	fs.DurationVar(&f.DrainTimeout, "drain-timeout", DefaultDrainTimeout, "")
 	fs.DurationVar(&f.IdleTimeout, "idle-timeout", DefaultIdleTimeout, "")
+	fs.IntVar(&f.MaxCellsPerSession, "max-cells-per-session", grpchost.DefaultMaxActiveCellsPerSession, "")
 	fs.IntVar(&f.MaxConnections, "max-connections", DefaultMaxConnections, "")
+	fs.Var(adminFlag{&f.AdminListen}, "admin-listen", "")
+	fs.Var(traceExporterFlag{&f.OTelTraceExporter}, "otel-trace-exporter", "")
+	fs.Var(traceListenFlag{&f.OTelTraceListen}, "otel-trace-listen", "")
+	fs.IntVar(&f.MaxActiveCells, "max-active-cells", grpchost.DefaultMaxActiveCells, "")
+	fs.IntVar(&f.MaxInFlightRequests, "max-in-flight-requests", grpchost.DefaultMaxInFlightRequests, "")
 	fs.StringVar(&f.LogLevel, "log-level", "info", "")
 	fs.StringVar(&f.LogFormat, "log-format", "text", "")
+	fs.BoolVar(&f.Version, "version", false, "")
 	return fs
 }
 
@@ -84,8 +94,14 @@ func (f *Flags) Finish(getenv func(string) string, stderr io.Writer) error {
 	if f.IdleTimeout <= 0 {
 		return &UsageError{Err: fmt.Errorf("--idle-timeout must be positive, not %s", f.IdleTimeout)}
 	}
+	if f.MaxCellsPerSession <= 0 {
+		return &UsageError{Err: fmt.Errorf("--max-cells-per-session must be positive, not %d", f.MaxCellsPerSession)}
+	}
 	if f.MaxConnections <= 0 {
 		return &UsageError{Err: fmt.Errorf("--max-connections must be positive, not %d", f.MaxConnections)}
+	}
+	if f.MaxActiveCells <= 0 || f.MaxInFlightRequests <= 0 {
+		return &UsageError{Err: fmt.Errorf("--max-active-cells and --max-in-flight-requests must be positive, not %d and %d", f.MaxActiveCells, f.MaxInFlightRequests)}
 	}
 	log, err := NewLogger(stderr, f.LogLevel, f.LogFormat)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 )
 
@@ -36,7 +37,11 @@ func Main(name string, args []string, s Streams, getenv func(string) string, sig
 			fmt.Fprint(s.Stdout, Help(name))
 			return ExitOK
 		}
-		return wrong(s.Stderr, name, err)
+		return wrong(s.Stderr, name, FlagError(err))
+	}
+	if f.Version {
+		fmt.Fprintln(s.Stdout, VersionLine(programName(name)))
+		return ExitOK
 	}
 	if fs.NArg() > 0 {
 		return wrong(s.Stderr, name, fmt.Errorf("unexpected argument %q (every setting is a flag)", fs.Arg(0)))
@@ -48,6 +53,7 @@ func Main(name string, args []string, s Streams, getenv func(string) string, sig
 	if err != nil {
 		return failed(s.Stderr, name, err)
 	}
+	p.Name = programName(name)
 	bound, err := p.Bind(context.Background())
 	if err != nil {
 		_ = p.Close()
@@ -62,10 +68,39 @@ func Main(name string, args []string, s Streams, getenv func(string) string, sig
 			fmt.Fprintln(announce, b.URL)
 		}
 	}
+	if u := p.AdminURL(); u != "" {
+		fmt.Fprintln(announce, u) // last, after the --listen addresses
+	}
 	if err := p.Run(signals); err != nil {
 		return failed(s.Stderr, name, err)
 	}
 	return ExitOK
+}
+
+// programName is the program a host named name runs in, as its version line and its "started"
+// log line name it: "codemode-host", or "codemode" for the CLI's "codemode host".
+func programName(name string) string {
+	if program, _, found := strings.Cut(name, " "); found {
+		return program
+	}
+	return name
+}
+
+// flagNameAfter matches the texts of the flag package's errors up to the dash it writes before
+// a flag's name: "flag provided but not defined: -", "flag needs an argument: -",
+// `invalid value "V" for flag -` and `invalid boolean value "V" for -`.
+var flagNameAfter = regexp.MustCompile(`^(?:flag provided but not defined: |flag needs an argument: |invalid (?:boolean )?value "(?:[^"\\]|\\.)*" for (?:flag )?)-`)
+
+// FlagError is err, an error of the flag package's Parse, with the flag spelt as its help spells
+// it: the flag package writes one dash before a flag's name whatever the user typed, so
+// `--wiat` would come back as -wiat while every help text says --NAME.
+func FlagError(err error) error {
+	msg := err.Error()
+	loc := flagNameAfter.FindStringIndex(msg)
+	if loc == nil {
+		return err
+	}
+	return errors.New(msg[:loc[1]] + "-" + msg[loc[1]:])
 }
 
 // wrong reports a wrong invocation: what was wrong, then the synopsis. It returns ExitUsage.
@@ -89,12 +124,13 @@ func Synopsis(name string) string {
 	return name + " [--listen stdio|grpc+stdio://|ws://IP:PORT|grpc://IP:PORT]... [--tools FILE] [--token TOKEN] [--allow-origin ORIGIN]... [flags]"
 }
 
-// Help is the --help text of the host named name.
+// Help is the --help text of the host named name. Its placeholders are braced so that no word
+// of the text can be one: a bare NAME once rewrote "$HOSTNAME" and "--generation NAME".
 func Help(name string) string {
-	return strings.NewReplacer("NAME", name, "TOKENENV", TokenEnv).Replace(helpText)
+	return strings.NewReplacer("{program}", name, "{token_env}", TokenEnv).Replace(helpText)
 }
 
-const helpText = `usage: NAME [flags]
+const helpText = `usage: {program} [flags]
 
 Serves the in-process JavaScript runtime to Codex, as Codex's code-mode host does: gRPC
 codex.code_mode.v1.CodeModeHost on the standard streams (how Codex 0.169 spawns its host,
@@ -113,67 +149,105 @@ Flags:
         grpc+stdio:// is gRPC over HTTP/2 with prior knowledge, both on stdin/stdout (one of
         them at most; the host exits 0 when stdin ends). An IP address, not a host name; port 0
         picks a free one. Addresses other than loopback need a token.
-          NAME --listen grpc+stdio://
-          NAME --listen ws://127.0.0.1:0 --listen grpc://127.0.0.1:0
+          {program} --listen grpc+stdio://
+          {program} --listen ws://127.0.0.1:0 --listen grpc://127.0.0.1:0
   --tools FILE
         a tool manifest (see codemode run --help): its tools are offered to every cell of every
         session and run on this machine; a manifest with an error is refused (exit status 2).
-          NAME --tools examples/tools.json
+          {program} --tools examples/tools.json
   --token TOKEN
         require "Authorization: Bearer TOKEN" on every network request (WebSocket: 401,
-        gRPC/Connect: UNAUTHENTICATED); /readyz and /healthz stay open. Prefer $TOKENENV,
+        gRPC/Connect: UNAUTHENTICATED); /readyz and /healthz stay open. Prefer ${token_env},
         which is read when --token is not given and is not visible in the process list.
         A token for a listener off loopback has at least 16 characters (openssl rand -hex 32);
         the scheme is matched without case. Failed attempts are logged (never the token).
         Without a token a listener must be loopback, and it answers only requests whose Host
         is localhost, 127.0.0.1 or [::1] (others get 403: a web page cannot reach it through
         a name it made resolve to 127.0.0.1).
-          NAME --listen grpc://0.0.0.0:8766 --token "$(cat token.txt)"
+          {program} --listen grpc://0.0.0.0:8766 --token "$(cat token.txt)"
   --allow-origin ORIGIN
         answer CORS requests from this browser origin (or *) on the gRPC/Connect listeners;
         repeatable. Requests from other origins than the host's own page are refused (403
         PERMISSION_DENIED); the V1 WebSocket refuses every Origin regardless.
-          NAME --listen grpc://127.0.0.1:8080 --allow-origin http://localhost:5173
+          {program} --listen grpc://127.0.0.1:8080 --allow-origin http://localhost:5173
   --max-yield-ms MS
         cap every session's yield time (exec and wait) at MS milliseconds (default: no cap).
-          NAME --max-yield-ms 30000
+          {program} --max-yield-ms 30000
   --max-heap-bytes N
         cap every cell's JavaScript heap at N bytes (default: the runtime's cap).
-          NAME --max-heap-bytes 67108864
+          {program} --max-heap-bytes 67108864
   --pool-size N
         JavaScript runtimes kept ready for new cells (default 2; 0 keeps none).
-          NAME --pool-size 8
+          {program} --pool-size 8
   --route-id ROUTE
         this process's route identity on gRPC listeners, returned as x-code-mode-route on
         OpenSession so that a proxy keeps each session on its host (default: random, unique to
         the process). Must not be reused by a later process: a request that carries another
         host's route for an unknown session is answered x-code-mode-route-lost: true.
-          NAME --listen grpc://0.0.0.0:8766 --route-id "$HOSTNAME-$(date +%s)"
+          {program} --listen grpc://0.0.0.0:8766 --route-id "$HOSTNAME-$(date +%s)"
   --max-sessions N
         refuse OpenSession with RESOURCE_EXHAUSTED beyond N open gRPC sessions (default 0: no
         limit); clients retry, and a proxy sends the retry to another host.
-          NAME --listen grpc://127.0.0.1:8766 --max-sessions 500
+          {program} --listen grpc://127.0.0.1:8766 --max-sessions 500
   --generation NAME
         the V1 wire generation: bounded-output (Codex ≥ 0.169, the default), host-duration
         (Codex 0.152 to 0.168) or baseline (Codex ≤ 0.151).
-          NAME --generation host-duration
+          {program} --generation host-duration
   --drain-timeout DURATION
         how long a shutdown may take before connections are cut (default 10s).
-          NAME --drain-timeout 30s
+          {program} --drain-timeout 30s
+  --max-cells-per-session N
+        one session's share of the host's active cells (default 32): beyond it the session's
+        executes are refused with "code-mode session has too many active cells", so that one
+        session cannot hold every cell slot.
+          {program} --max-cells-per-session 8
   --idle-timeout DURATION
         close a network connection that has no request or stream in progress for this long
         (default 2m0s); a session's open lease or a WebSocket is never idle.
-          NAME --idle-timeout 30s
+          {program} --idle-timeout 30s
   --max-connections N
         connections each network listener holds at once (default 4096); further ones wait
         until one closes.
-          NAME --max-connections 1024
+          {program} --max-connections 1024
+  --admin-listen http://IP:PORT
+        serve the operator's endpoints on their own listener (default: none): /metrics
+        (Prometheus), /healthz (alive), /readyz (503 while draining, full or busy),
+        /debug/sessions (live sessions and cells) and pprof under /debug/pprof/. Its URL is
+        printed after the --listen addresses. Off loopback it needs the token, which then
+        guards everything but /healthz and /readyz. docs/operations.md lists every metric and
+        log line.
+          {program} --listen grpc://127.0.0.1:8766 --admin-listen http://127.0.0.1:9464
+  --max-active-cells N
+        cells the gRPC listeners run at once; beyond it Execute is refused with
+        RESOURCE_EXHAUSTED and /readyz answers 503 (default 128).
+          {program} --max-active-cells 512
+  --max-in-flight-requests N
+        long gRPC requests (OpenSession, Execute, Wait, Terminate, subscriptions) served at
+        once; beyond it they are refused with RESOURCE_EXHAUSTED (default 256).
+          {program} --max-in-flight-requests 1024
+  --otel-trace-exporter URL
+        post the host's OpenTelemetry spans as OTLP/HTTP JSON to URL, a collector's traces
+        endpoint (default: none), as Codex's host does: a span per gRPC and V1 request
+        (code_mode_host.grpc.execute, …, a child of the caller's W3C traceparent), per cell
+        (code_mode.cell), per tool call (execute_tool NAME, OpenTelemetry's GenAI conventions)
+        and per notification; a ToolCall then carries its tool call's span as traceparent.
+        Batches go out every 5s and at exit. Not with --otel-trace-listen.
+          {program} --listen grpc://127.0.0.1:8766 --otel-trace-exporter http://127.0.0.1:4318/v1/traces
+  --otel-trace-listen ws://IP:PORT
+        stream the same spans to WebSocket clients instead: each batch is one binary message
+        holding an OTLP JSON export request; a client that falls 1024 batches behind is
+        dropped. Its URL is logged. Off loopback it needs the token.
+          {program} --listen grpc://127.0.0.1:8766 --otel-trace-listen ws://127.0.0.1:4319
   --log-level debug|info|warn|error
         the log's level (default info).
-          NAME --log-level debug
+          {program} --log-level debug
   --log-format text|json
         the log's format on stderr (default text).
-          NAME --log-format json
+          {program} --log-format json
+  --version
+        print one line: the program, its module version, VCS revision and time, Go version and
+        platform (as the "code-mode host started" log line names them), then exit.
+          {program} --version
   -h, --help
         print this help.
 
@@ -182,7 +256,7 @@ or the runtime failed, or the drain overran its bound; 2 wrong invocation, a ref
 a non-loopback address without a token; 128+N a second signal N during the drain.
 
 Examples:
-  NAME
-  NAME --listen ws://127.0.0.1:8765 --listen grpc://127.0.0.1:8766 --tools tools.json
-  TOKENENV=secret NAME --listen grpc://0.0.0.0:8766
+  {program}
+  {program} --listen ws://127.0.0.1:8765 --listen grpc://127.0.0.1:8766 --tools tools.json
+  {token_env}=secret {program} --listen grpc://0.0.0.0:8766
 `

@@ -19,6 +19,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/grpc/grpchost"
 	"github.com/codemodehq/codemode/pkg/internal/stdio"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
+	"github.com/codemodehq/codemode/pkg/telemetry/metrics"
 	"github.com/codemodehq/codemode/pkg/toolsources"
 	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
 	"github.com/codemodehq/codemode/pkg/v1/v1host"
@@ -35,6 +36,9 @@ type Program struct {
 	// Exit ends the process at a second signal, or when a drain overran its bound by
 	// cutGrace; os.Exit unless a test replaces it.
 	Exit func(code int)
+	// Name is the program named in the started log line (program=, started.go): codemode-host
+	// unless the caller sets it before Run (the CLI sets codemode).
+	Name string
 
 	runtime  *runtimeActor
 	provider *hostedProvider
@@ -51,6 +55,13 @@ type Program struct {
 	cutCtx context.Context
 	cut    context.CancelFunc
 	drain  drainState
+
+	// metrics counts and logs sessions, cells and tool calls (telemetry.go); adminLn is the
+	// admin listener (admin.go), nil without --admin-listen.
+	metrics *metrics.Recorder
+	adminLn net.Listener
+	// tracing exports spans (tracing.go); empty without --otel-trace-*.
+	tracing tracingState
 }
 
 // Bound is a listener after Bind: URL is what Codex's host prints for it (ws://ADDR for a
@@ -84,6 +95,7 @@ func New(cfg Config, stdin io.ReadCloser, stdout io.WriteCloser) (*Program, erro
 	if err := p.buildProvider(); err != nil {
 		return nil, err
 	}
+	p.setUpTracing()
 	if err := p.buildHosts(); err != nil {
 		_ = p.Close()
 		return nil, err
@@ -94,7 +106,8 @@ func New(cfg Config, stdin io.ReadCloser, stdout io.WriteCloser) (*Program, erro
 // buildProvider prepares the runtime actor and the provider the listeners serve.
 func (p *Program) buildProvider() error {
 	p.runtime = newRuntimeActor(jsruntime.Options{PoolSize: p.cfg.PoolSize}, p.listenersDone)
-	p.provider = &hostedProvider{runtime: p.runtime, caps: p.caps()}
+	p.metrics = p.newRecorder()
+	p.provider = &hostedProvider{runtime: p.runtime, caps: p.caps(), metrics: p.metrics}
 	p.closeTools = func() error { return nil }
 	if p.cfg.Tools != "" {
 		// Started now, before the listeners: a server that does not start stops the program
@@ -132,7 +145,7 @@ func (p *Program) caps() codemode.SessionCellExecutionLimits {
 // WebSocket listener (its limits are per host, as in Codex's host process), one gRPC host.
 func (p *Program) buildHosts() error {
 	if p.cfg.has(Stdio) || p.cfg.has(WebSocket) {
-		opts := []v1host.Option{v1host.WithLogger(p.log)}
+		opts := append([]v1host.Option{v1host.WithLogger(p.log), v1host.WithMaxActiveCellsPerSession(p.cfg.MaxCellsPerSession)}, p.v1Options()...)
 		if p.cfg.Generation != "" {
 			g, err := v1host.WithGenerationName(p.cfg.Generation)
 			if err != nil {
@@ -144,9 +157,10 @@ func (p *Program) buildHosts() error {
 	}
 	if p.cfg.has(GRPC) || p.cfg.has(GRPCStdio) {
 		p.grpc = grpchost.New(p.provider, grpchost.Options{
-			Logger: p.log,
-			Route:  p.cfg.RouteID,
-			Limits: grpchost.Limits{MaxSessions: p.cfg.MaxSessions},
+			Logger:       p.log,
+			Route:        p.cfg.RouteID,
+			Limits:       grpchost.Limits{MaxSessions: p.cfg.MaxSessions, MaxActiveCells: p.cfg.MaxActiveCells, MaxInFlightRequests: p.cfg.MaxInFlightRequests, MaxActiveCellsPerSession: p.cfg.MaxCellsPerSession},
+			Interceptors: append(p.grpcInterceptors(), p.countRefusals),
 		})
 	}
 	return nil
@@ -164,6 +178,14 @@ func (p *Program) Bind(ctx context.Context) ([]Bound, error) {
 		p.bound = append(p.bound, b)
 		out = append(out, b.Bound)
 		p.log.Info("code-mode host listening", "listen", l.String(), "url", b.URL)
+	}
+	if err := p.bindAdmin(ctx); err != nil {
+		p.closeListeners()
+		return nil, err
+	}
+	if err := p.bindTraceStream(ctx); err != nil {
+		p.closeListeners()
+		return nil, err
 	}
 	return out, nil
 }
@@ -218,6 +240,7 @@ func (p *Program) Run(signals <-chan os.Signal) error {
 	sig := newSignalActor(signals, p)
 	g.Add(sig.execute, sig.interrupt)
 	g.Add(p.runtime.execute, p.runtime.interrupt)
+	p.addAdmin(&g)
 	for _, b := range p.bound {
 		p.addListener(&g, b)
 	}
@@ -225,9 +248,12 @@ func (p *Program) Run(signals <-chan os.Signal) error {
 		p.listenersLeft.Wait()
 		close(p.listenersDone)
 	}()
+	p.logStarted()
 	err := g.Run()
 	sig.finished()
 	p.drain.stopWatchdog()
+	p.logDrained()
+	p.shutDownTracing()
 	var sigErr run.SignalError
 	switch {
 	case p.drain.forced.Load():
@@ -247,14 +273,14 @@ func (p *Program) addListener(g *run.Group, b boundListener) {
 	case GRPCStdio:
 		p.addGRPCStdio(g)
 	case WebSocket:
-		srv := &http.Server{Handler: p.guardWS(p.requireTokenWS(p.v1.WebSocketHandler(p.cutCtx))), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: p.cfg.IdleTimeout}
+		srv := &http.Server{Handler: p.withHealth(p.guardWS(p.requireTokenWS(p.v1.WebSocketHandler(p.cutCtx)))), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: p.cfg.IdleTimeout}
 		stopped := make(chan struct{})
 		g.Add(p.listenerActor(serveUntilStopped(srv, b.ln, stopped)), func(error) {
 			p.beginDrain()
 			go func() { defer close(stopped); p.stopWebSocket(srv) }()
 		})
 	case GRPC:
-		srv := grpchost.NewHTTPServer(p.guardRPC(cors(p.cfg.AllowOrigins, p.requireTokenRPC(withPlayground(p.grpc.Handler())))))
+		srv := grpchost.NewHTTPServer(p.withHealth(p.guardRPC(cors(p.cfg.AllowOrigins, p.requireTokenRPC(withPlayground(p.withReflection(p.grpc.Handler())))))))
 		srv.IdleTimeout = p.cfg.IdleTimeout
 		stopped := make(chan struct{})
 		g.Add(p.listenerActor(serveUntilStopped(srv, b.ln, stopped)), func(error) {
@@ -297,6 +323,12 @@ func (p *Program) addGRPCStdio(g *run.Group) {
 	stop := sync.OnceFunc(func() { defer close(stopped); p.stopGRPCStdio(srv) })
 	serve := func() error {
 		srv.Serve(p.cutCtx)
+		if err := srv.Err(); err != nil {
+			p.beginDrain()
+			stop()
+			<-stopped
+			return fmt.Errorf("serving grpc+stdio://: %w", err)
+		}
 		ended := !p.drain.started()
 		if ended {
 			p.beginDrain()

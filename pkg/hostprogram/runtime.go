@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"sync"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
+	"github.com/codemodehq/codemode/pkg/telemetry/metrics"
+	"github.com/codemodehq/codemode/pkg/telemetry/tracing"
 	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
 )
 
@@ -66,6 +70,12 @@ type hostedProvider struct {
 	runtime *runtimeActor
 	caps    codemode.SessionCellExecutionLimits
 	tools   toolprovider.ToolSet // the manifest's command and MCP tools; nil without a manifest
+	// metrics decorates the runtime's sessions, inside the tool router so that it sees every
+	// tool call, the manifest's too; nil leaves them bare.
+	metrics *metrics.Recorder
+	// tracer traces the runtime's sessions (cells, tool calls, notifications), inside the tool
+	// router as metrics does; nil: no spans.
+	tracer trace.Tracer
 }
 
 var _ codemode.SessionProvider = (*hostedProvider)(nil)
@@ -93,7 +103,14 @@ func (h *hostedProvider) CreateSession(ctx context.Context, d codemode.Delegate,
 	if h.tools != nil {
 		d = &toolRouter{client: d, tools: h.tools}
 	}
-	s, err := p.CreateSession(ctx, d, capLimits(l, h.caps))
+	var runtime codemode.SessionProvider = p
+	if h.metrics != nil {
+		runtime = h.metrics.Provider(p)
+	}
+	if h.tracer != nil {
+		runtime = tracing.WrapProvider(runtime, h.tracer)
+	}
+	s, err := runtime.CreateSession(ctx, d, capLimits(l, h.caps))
 	if err != nil || h.tools == nil {
 		return s, err
 	}

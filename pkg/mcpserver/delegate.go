@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/internal/recent"
 	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
 )
 
@@ -27,6 +28,9 @@ type sessionDelegate struct {
 	mu sync.Mutex
 	// known are the cells Execute returned and that are not closed yet.
 	known map[codemode.CellID]bool
+	// started are the cells Execute returned, closed or not (the last recent.Limit): a wait for
+	// a missing cell says whether it ended or was never this session's.
+	started recent.Set[codemode.CellID]
 	// byCell is the observer of each observed cell.
 	byCell map[codemode.CellID]*observer
 	// pending is the observer of the exec being admitted (nil: none, or no progress token).
@@ -102,11 +106,20 @@ func (d *sessionDelegate) admit(o *observer, execute func() (*codemode.StartedCe
 	d.pending = nil
 	if err == nil {
 		d.known[cell.CellID] = true
+		d.started.Remember(cell.CellID)
 		if o != nil {
 			d.byCell[cell.CellID] = o
 		}
 	}
 	return cell, err
+}
+
+// startedHere reports whether an exec of this session started the cell id (one of the last
+// recent.Limit cells).
+func (d *sessionDelegate) startedHere(id codemode.CellID) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.started.Contains(id)
 }
 
 // watchCell makes o the observer of the cell id until unwatchCell.

@@ -1,8 +1,9 @@
 // Package mcpserver serves Code Mode to MCP clients: an MCP server (built on the official Go
-// SDK, github.com/modelcontextprotocol/go-sdk) whose two tools are the model-facing `exec` and
-// `wait` of Codex, with Codex's descriptions (pkg/modeltool renders them, the enabled tools'
-// TypeScript declarations included) and Codex's output text (spec §4.5), images and audio as
-// MCP image and audio content.
+// SDK, github.com/modelcontextprotocol/go-sdk) whose two tools are Codex's model-facing `exec`
+// and `wait`, with Codex's output text (spec §4.5), images and audio as MCP image and audio
+// content. Their descriptions are written for MCP clients (description.go): the QuickJS sandbox
+// they run, the globals it has, notify() as progress, cells per MCP session; the enabled tools
+// are presented as Codex presents them, TypeScript declarations included (pkg/modeltool).
 //
 // Each MCP client session gets one code-mode session of a codemode.SessionProvider (the
 // in-process QuickJS runtime in `codemode mcp`), created on its first exec or wait; its cells

@@ -22,7 +22,7 @@ const instructions = "Code Mode: write JavaScript for the `exec` tool; the cell 
 	"declared in exec's description as `await tools.name(input)` (several at once with " +
 	"Promise.all) and shows results with text(). A cell still running after its yield time " +
 	"answers \"Script running with cell ID N\": call `wait` with that cell_id for more output, " +
-	"or with terminate: true to stop it."
+	"or with terminate: true to stop it. Cells and stored values belong to this MCP session."
 
 // Options configure a Server.
 type Options struct {

@@ -100,15 +100,7 @@ func start(t *testing.T) *fixture {
 	}
 	serverSide, clientSide := mcp.NewInMemoryTransports()
 	go func() { f.served <- f.srv.ServeTransport(context.Background(), serverSide) }()
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
-			f.progress <- r.Params
-		},
-	})
-	f.client, err = client.Connect(context.Background(), clientSide, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f.client = f.dial(t, clientSide)
 	t.Cleanup(func() {
 		f.tools.open()
 		_ = f.client.Close()
@@ -121,6 +113,40 @@ func start(t *testing.T) *fixture {
 		provider.Close()
 	})
 	return f
+}
+
+// dial connects a client to transport, its progress notifications going to f.progress.
+func (f *fixture) dial(t *testing.T, transport mcp.Transport) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			f.progress <- r.Params
+		},
+	})
+	cs, err := client.Connect(context.Background(), transport, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// connect opens another client session on f's server: a fixture sharing its server and tools,
+// closed at cleanup.
+func (f *fixture) connect(t *testing.T) *fixture {
+	t.Helper()
+	serverSide, clientSide := mcp.NewInMemoryTransports()
+	other := &fixture{tools: f.tools, srv: f.srv, served: make(chan error, 1), progress: f.progress}
+	go func() { other.served <- f.srv.ServeTransport(context.Background(), serverSide) }()
+	other.client = other.dial(t, clientSide)
+	t.Cleanup(func() {
+		_ = other.client.Close()
+		select {
+		case <-other.served:
+		case <-time.After(waitLimit):
+			t.Error("ServeTransport did not return after the second client closed")
+		}
+	})
+	return other
 }
 
 // call calls a tool and returns its result's text (texts joined) and error flag.
@@ -147,7 +173,11 @@ func exec(code string) *mcp.CallToolParams {
 	return &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{"code": code}}
 }
 
-func TestListsExecAndWaitWithCodexDescriptions(t *testing.T) {
+// exec and wait are described for MCP clients, not as Codex describes them to its model: the
+// engine is QuickJS, notify() is progress, cells belong to the MCP session. The tools are shown
+// as Codex shows them (modeltool.NestedToolsReference, TypeScript declarations included), and
+// wait's parameters are Codex's.
+func TestListsExecAndWaitWithMCPDescriptions(t *testing.T) {
 	f := start(t)
 	res, err := f.client.ListTools(context.Background(), nil)
 	if err != nil {
@@ -156,14 +186,34 @@ func TestListsExecAndWaitWithCodexDescriptions(t *testing.T) {
 	if len(res.Tools) != 2 || res.Tools[0].Name != "exec" || res.Tools[1].Name != "wait" {
 		t.Fatalf("tools %+v", res.Tools)
 	}
-	if want := modeltool.ExecToolDescription(f.tools.Definitions()); res.Tools[0].Description != want {
-		t.Errorf("exec description:\n%s\nwant:\n%s", res.Tools[0].Description, want)
+	exec, wait := res.Tools[0].Description, res.Tools[1].Description
+	if want := "\n\nTools:\n\n" + modeltool.NestedToolsReference(f.tools.Definitions()); !strings.HasSuffix(exec, want) {
+		t.Errorf("exec description does not end with the tools' reference:\n%s\nwant the suffix:\n%s", exec, want)
 	}
-	if !strings.Contains(res.Tools[0].Description, "declare const tools: { add(args: { a: number; b: number; }): Promise<unknown>; };") {
-		t.Errorf("exec description lacks add's declaration:\n%s", res.Tools[0].Description)
+	for _, want := range []string{
+		"declare const tools: { add(args: { a: number; b: number; }): Promise<unknown>; };",
+		"QuickJS-ng engine compiled to WebAssembly",
+		"MCP progress notification (`notifications/progress` with the text as its `message`)",
+		"Each MCP session has its own stored values and its own cells.",
+		"`yield_time_ms` (default 10000 ms)",
+	} {
+		if !strings.Contains(exec, want) {
+			t.Errorf("exec description lacks %q:\n%s", want, exec)
+		}
 	}
-	if res.Tools[1].Description != modeltool.WaitToolDescription() {
-		t.Errorf("wait description %q", res.Tools[1].Description)
+	// What Codex tells its own model and an MCP client must not be told.
+	for _, codexOnly := range []string{"V8", "isolate", "exec_command", "custom_tool_call_output"} {
+		if strings.Contains(exec, codexOnly) || strings.Contains(wait, codexOnly) {
+			t.Errorf("a description mentions Codex's %q", codexOnly)
+		}
+	}
+	if exec == modeltool.ExecToolDescription(f.tools.Definitions()) || wait == modeltool.WaitToolDescription() {
+		t.Error("a description is Codex's")
+	}
+	for _, want := range []string{"Cells belong to the MCP session whose `exec` started them", "`progressToken`", "(default 10000 ms)"} {
+		if !strings.Contains(wait, want) {
+			t.Errorf("wait description lacks %q:\n%s", want, wait)
+		}
 	}
 	schema, _ := json.Marshal(res.Tools[1].InputSchema)
 	var got, want any
@@ -173,6 +223,43 @@ func TestListsExecAndWaitWithCodexDescriptions(t *testing.T) {
 		t.Errorf("wait schema %s, want %s", gotJSON, wantJSON)
 	}
 }
+
+// Every global exec's description names is a global of the cell, and the APIs it says are
+// missing are missing: the description is checked against the engine it describes.
+func TestExecDescriptionTellsTheTruth(t *testing.T) {
+	f := start(t)
+	res, err := f.client.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	description := res.Tools[0].Description
+	globalsStart, toolsStart := strings.Index(description, "\nGlobals:\n"), strings.Index(description, "\nTools:\n")
+	if globalsStart < 0 || toolsStart < globalsStart {
+		t.Fatalf("no Globals section before the Tools section:\n%s", description)
+	}
+	var named []string
+	for _, m := range globalName.FindAllStringSubmatch(description[globalsStart:toolsStart], -1) {
+		named = append(named, m[1])
+	}
+	if len(named) < 15 { // the 16 globals but `tools`, which the introduction presents
+		t.Fatalf("the Globals section names %d globals: %q", len(named), named)
+	}
+	absent := []string{"console", "fetch", "Intl", "setInterval"}
+	for _, name := range absent {
+		if !strings.Contains(description, "`"+name+"`") {
+			t.Errorf("the description does not say %s is missing", name)
+		}
+	}
+	code := "const named = " + mustJSON(named) + ", absent = " + mustJSON(absent) + ";\n" +
+		`text(named.filter((n) => typeof globalThis[n] === "undefined").join(",") + "|" + absent.filter((n) => typeof globalThis[n] !== "undefined").join(","));`
+	if text, _, _ := f.call(t, exec(code)); text != "Script completed\nWall time X seconds\nOutput:\n||" {
+		t.Errorf("globals named but missing | said missing but present: %q", text)
+	}
+}
+
+// globalName matches a global the Globals section introduces: "- `name(", "and `name(",
+// "; `name(" or "- `name`:".
+var globalName = regexp.MustCompile("(?m)(?:^- |and |; )`([A-Za-z_]+)(?:\\(|`:)")
 
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
@@ -200,8 +287,36 @@ func TestExecThatYieldsThenWait(t *testing.T) {
 		t.Errorf("wait: %q (isError %v), want %q", text, isError, want)
 	}
 	text, isError, _ = f.call(t, &mcp.CallToolParams{Name: "wait", Arguments: map[string]any{"cell_id": "1"}})
-	if !strings.HasPrefix(text, "Script failed\n") || !strings.Contains(text, "Script error:\nexec cell 1 not found") || !isError {
+	if !strings.HasPrefix(text, "Script failed\n") || !strings.Contains(text, "Script error:\nexec cell 1 not found in this MCP session: it has ended") || !isError {
 		t.Errorf("wait on a finished cell: %q (isError %v)", text, isError)
+	}
+}
+
+// Cells belong to the MCP session that started them: a second client session's wait for the
+// first one's running cell is told so (and does not touch it), the first session's wait still
+// finishes the cell, and a wait for a cell no session started says the same.
+func TestWaitFromAnotherSessionSaysCellsArePerSession(t *testing.T) {
+	f := start(t)
+	text, isError, _ := f.call(t, exec(`text("before"); yield_control(); text(await tools.gate({}));`))
+	if !strings.HasPrefix(text, "Script running with cell ID 1\n") || isError {
+		t.Fatalf("exec: %q (isError %v)", text, isError)
+	}
+	other := f.connect(t)
+	for _, args := range []map[string]any{{"cell_id": "1"}, {"cell_id": "1", "terminate": true}, {"cell_id": "7"}} {
+		id := args["cell_id"].(string)
+		text, isError, _ = other.call(t, &mcp.CallToolParams{Name: "wait", Arguments: args})
+		want := "Script failed\nWall time X seconds\nOutput:\n|Script error:\nexec cell " + id + " not found in this MCP session: " +
+			"cells belong to the MCP session whose exec started them, and no exec of this session started cell " + id +
+			" (a new connection, or another client, is a new MCP session with cells of its own). " +
+			"Pass the cell_id of a `Script running with cell ID N` answer of this session."
+		if text != want || !isError {
+			t.Errorf("another session's wait %v: %q (isError %v), want %q", args, text, isError, want)
+		}
+	}
+	f.tools.open()
+	text, isError, _ = f.call(t, &mcp.CallToolParams{Name: "wait", Arguments: map[string]any{"cell_id": "1", "yield_time_ms": 600000}})
+	if want := "Script completed\nWall time X seconds\nOutput:\n|open"; text != want || isError {
+		t.Errorf("the first session's wait: %q (isError %v), want %q", text, isError, want)
 	}
 }
 

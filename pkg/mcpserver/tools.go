@@ -19,25 +19,27 @@ import (
 // (its input is the source itself); MCP tools take a JSON object, so the source is its `code`
 // member, and the pragma's two fields may also be given as members (docs/decisions.md).
 const execInputSchema = `{"type":"object","properties":{` +
-	`"code":{"type":"string","description":"The cell: raw JavaScript source, exactly what Codex's freeform exec tool takes (optionally starting with a // @exec: pragma line)."},` +
+	`"code":{"type":"string","description":"The cell: raw JavaScript source text, optionally starting with a // @exec: pragma line."},` +
 	`"yield_time_ms":{"type":"integer","minimum":0,"description":"How long to wait before returning the output of a cell that is still running, in milliseconds; it then keeps running and wait observes it. Overrides the pragma's. Defaults to 10000 ms."},` +
 	`"max_output_tokens":{"type":"integer","minimum":0,"description":"Output token budget of this call. Overrides the pragma's. Defaults to 10000 tokens."}` +
 	`},"required":["code"],"additionalProperties":false}`
 
-// execTool is the MCP exec tool: Codex's name and description (with the declarations of defs).
+// execTool is the MCP exec tool: Codex's name, and a description for MCP clients with the
+// sections and TypeScript declarations of defs as Codex renders them (description.go).
 func execTool(defs []codemode.ToolDefinition) *mcp.Tool {
 	return &mcp.Tool{
 		Name:        codemode.PublicToolName,
-		Description: modeltool.ExecToolDescription(defs),
+		Description: execDescription(defs),
 		InputSchema: json.RawMessage(execInputSchema),
 	}
 }
 
-// waitTool is the MCP wait tool: Codex's name, description and parameters.
+// waitTool is the MCP wait tool: Codex's name and parameters, and a description for MCP clients
+// (description.go).
 func waitTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:        codemode.WaitToolName,
-		Description: modeltool.WaitToolDescription(),
+		Description: waitDescription(),
 		InputSchema: modeltool.WaitToolParameters(),
 	}
 }
@@ -153,7 +155,18 @@ func (s *Server) handleWait(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 	if err != nil {
 		return nil, err
 	}
+	if outcome.Missing {
+		outcome.Response = explainMissing(outcome.Response, delegate.startedHere(id))
+	}
 	return toolResult(outcome.Response, time.Since(start), maxTokens), nil
+}
+
+// explainMissing replaces the error text of a missing cell's response (Codex's "exec cell N not
+// found") with one that says why an MCP client finds no such cell (missingCellText).
+func explainMissing(resp codemode.RuntimeResponse, startedHere bool) codemode.RuntimeResponse {
+	text := missingCellText(resp.CellID, startedHere)
+	resp.ErrorText = &text
+	return resp
 }
 
 // cmpOr returns the first non-nil value, or def.

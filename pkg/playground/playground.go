@@ -3,6 +3,12 @@
 // page with tools implemented in the page, and watches its output, tool calls and notifications.
 // The page talks to the host through @codemode/sdk over Connect on its own origin, so the host
 // needs no CORS for it.
+//
+// The page also lists the host's own tools (a manifest given with --tools), labelled as run by
+// the host: it learns them as a cell does, from ALL_TOOLS in a cell of its own that enables none
+// of the page's tools, and does not offer its own tool of the same name. Their calls run on the
+// host and are not reported to the client, so the page's call log lists the page's tools only
+// and says so.
 package playground
 
 import (

@@ -97,3 +97,22 @@ func TestIdleConnectionsAreClosed(t *testing.T) {
 	}
 	runCell("after the host closed the idle connections")
 }
+
+// TestGRPCStdioRefusesAClientThatIsNotHTTP2: bytes that are not HTTP/2's preface on
+// grpc+stdio:// (V1 frames sent to a gRPC host, say) end the host with status 1 and the reason;
+// before, the host exited 0 as if the client had simply closed its end.
+func TestGRPCStdioRefusesAClientThatIsNotHTTP2(t *testing.T) {
+	h := startHost(t, nil, "--listen", "grpc+stdio://")
+	if _, err := io.WriteString(h.stdin, "\x10\x00\x00\x00{\"type\":\"hello\"}"); err != nil {
+		t.Fatal(err)
+	}
+	_ = h.stdin.Close()
+	if code := h.exitCode(); code != 1 {
+		t.Fatalf("exit status %d, want 1", code)
+	}
+	if !strings.Contains(h.stderrText(), "serving grpc+stdio://: the client does not speak HTTP/2: its first bytes are") {
+		t.Fatalf("stderr does not say why:\n%s", h.stderrText())
+	}
+	// A client that speaks HTTP/2 and hangs up still ends the host with status 0 (the test
+	// above, TestGRPCStdioSpeaksFirstAndExitsZeroWhenStdinEnds).
+}

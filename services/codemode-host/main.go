@@ -2,7 +2,8 @@
 // runtime served over Protocol V1 (stdio, WebSocket) and gRPC/Connect, with Codex's command line
 // (--listen stdio|grpc+stdio://|ws://IP:PORT|grpc://IP:PORT, repeatable) and codemode's own flags (session
 // caps, warm pool, tool manifest, token, CORS, drain bound, logging). `codemode-host --help`
-// explains every flag; pkg/hostprogram is the program.
+// explains every flag, `codemode-host --version` names the build (docs/install.md);
+// pkg/hostprogram is the program.
 package main
 
 import (

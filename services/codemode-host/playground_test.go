@@ -39,8 +39,8 @@ func TestPlaygroundIsServed(t *testing.T) {
 	if resp := do(t, http.DefaultClient, req); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body(resp), `"invalid_argument"`) {
 		t.Errorf("Connect CloseSession beside the page: %d, want 400 invalid_argument", resp.StatusCode)
 	}
-	if resp := get(t, base+"/nothing-here", nil); resp.StatusCode != http.StatusHTTPVersionNotSupported {
-		t.Errorf("GET /nothing-here over HTTP/1.1: %d, want 505 as before", resp.StatusCode)
+	if resp := get(t, base+"/nothing-here", nil); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET /nothing-here over HTTP/1.1: %d, want 404", resp.StatusCode)
 	}
 
 	tokened := startHost(t, []string{"CODEMODE_HOST_TOKEN=s3cret"}, "--listen", "grpc://127.0.0.1:0")

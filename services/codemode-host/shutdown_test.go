@@ -96,8 +96,8 @@ func startBlockedCell(t *testing.T, name string, p codemode.SessionProvider) *ru
 }
 
 // TestSIGTERMDrainsRunningCellsAndExitsZero: cells blocked on tool calls over V1 (WebSocket) and
-// gRPC when SIGTERM arrives. Each client sees its cell closed exactly once (the V1 one after a
-// Terminated initial response with the output so far), and the process exits 0.
+// gRPC when SIGTERM arrives. Each client sees its cell closed exactly once, after a Terminated
+// initial response with the output so far, and the process exits 0.
 func TestSIGTERMDrainsRunningCellsAndExitsZero(t *testing.T) {
 	h := startHost(t, nil, "--listen", "ws://127.0.0.1:0", "--listen", "grpc://127.0.0.1:0", "--drain-timeout", "10m")
 	addrs := h.addresses(2)
@@ -125,7 +125,9 @@ func TestSIGTERMDrainsRunningCellsAndExitsZero(t *testing.T) {
 	if res.Err != nil || res.Response.Kind != codemode.Terminated || !strings.Contains(fmt.Sprint(res.Response.ContentItems), "before") {
 		t.Errorf("V1 initial response %+v, %v; want Terminated with the output so far", res.Response, res.Err)
 	}
-	<-cells[1].initial // gRPC: the execution ends with its session, however the client words it
+	if res := <-cells[1].initial; res.Err != nil || res.Response.Kind != codemode.Terminated || !strings.Contains(fmt.Sprint(res.Response.ContentItems), "before") {
+		t.Errorf("gRPC initial response %+v, %v; want Terminated with the output so far (before, the Execute ended with the session: canceled)", res.Response, res.Err)
+	}
 	_ = v1.Close()
 	_ = gp.Close()
 	for _, c := range cells {

@@ -35,9 +35,15 @@ Flags:
         stdio (the default): newline-delimited JSON on stdin and stdout, until stdin ends.
         ws://IP:PORT: a WebSocket listener on a loopback address (port 0 picks a free one); the
         bound address is printed as ws://ADDR on stdout. Requests with an Origin header are
-        refused (403); GET /readyz answers 200. Other addresses are refused: the protocol runs
-        commands and has no authentication.
+        refused (403), and so are requests whose Host is not localhost or a loopback address;
+        GET /readyz answers 200. Other addresses are refused: the protocol runs commands.
           codemode exec-server --listen ws://127.0.0.1:0
+  --token TOKEN
+        require "Authorization: Bearer TOKEN" on every WebSocket connection (others get 401;
+        /readyz stays open), so that other users and programs of this machine cannot run
+        commands through it. Prefer $CODEMODE_EXEC_SERVER_TOKEN, read when --token is not given.
+        A manifest reaches such a server with "exec_server": {"url": …, "token_env": NAME}.
+          codemode exec-server --listen ws://127.0.0.1:8770 --token "$(openssl rand -hex 32)"
   --root DIR
         confine the fs/* methods and process working directories to DIR (symlinks resolved);
         a path outside is refused with "access denied: PATH is outside the exec-server root DIR".
@@ -55,10 +61,15 @@ Examples:
 `,
 }
 
+// execServerTokenEnv holds the exec-server's token when --token is not given (an argument is
+// visible to every user of the machine in the process list; the environment is not).
+const execServerTokenEnv = "CODEMODE_EXEC_SERVER_TOKEN"
+
 func execServerCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet(execServerCmd.name, flag.ContinueOnError)
 	listen := fs.String("listen", "stdio", "")
 	root := fs.String("root", "", "")
+	token := fs.String("token", "", "")
 	if done, status := execServerCmd.parse(fs, args, stdout, stderr); done {
 		return status
 	}
@@ -70,9 +81,15 @@ func execServerCommand(args []string, stdin io.Reader, stdout, stderr io.Writer)
 		return execServerCmd.wrong(stderr, err.Error())
 	}
 	if !u.Stdio() && !u.WebSocket.Addr().IsLoopback() {
-		return execServerCmd.wrong(stderr, fmt.Sprintf("refusing to listen on %s: only loopback addresses (the protocol runs commands and has no authentication)", u.WebSocket))
+		return execServerCmd.wrong(stderr, fmt.Sprintf("refusing to listen on %s: only loopback addresses (the protocol runs commands as this user)", u.WebSocket))
 	}
-	srv, err := execserver.New(execserver.Options{Root: *root, Logf: func(format string, a ...any) {
+	if *token == "" {
+		*token = os.Getenv(execServerTokenEnv)
+	}
+	if *token != "" && u.Stdio() {
+		return execServerCmd.wrong(stderr, "--token needs --listen ws://…: on stdio the parent process is the only client")
+	}
+	srv, err := execserver.New(execserver.Options{Root: *root, Token: *token, Logf: func(format string, a ...any) {
 		fmt.Fprintf(stderr, "codemode exec-server: "+format+"\n", a...)
 	}})
 	if err != nil {

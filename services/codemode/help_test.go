@@ -1,9 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"flag"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/codemodehq/codemode/pkg/hostprogram"
@@ -104,10 +111,10 @@ func TestWrongInvocationsSayWhatWasWrong(t *testing.T) {
 	}{
 		{[]string{"run", "x.js", "--wait"}, "codemode run: flag --wait comes after the file x.js; flags go before it\n" + runUsage},
 		{[]string{"run", "a.js", "b.js"}, "codemode run: one file expected, got 2: a.js b.js\n" + runUsage},
-		{[]string{"run", "--yield", "-5", "x.js"}, "codemode run: invalid value \"-5\" for flag -yield: must be a whole number ≥ 0\n" + runUsage},
-		{[]string{"run", "--max-output-tokens", "many", "x.js"}, "codemode run: invalid value \"many\" for flag -max-output-tokens: must be a whole number ≥ 0\n" + runUsage},
+		{[]string{"run", "--yield", "-5", "x.js"}, "codemode run: invalid value \"-5\" for flag --yield: must be a whole number ≥ 0\n" + runUsage},
+		{[]string{"run", "--max-output-tokens", "many", "x.js"}, "codemode run: invalid value \"many\" for flag --max-output-tokens: must be a whole number ≥ 0\n" + runUsage},
 		{[]string{"run", "--repeat", "0", "x.js"}, "codemode run: --repeat must be at least 1\n" + runUsage},
-		{[]string{"run", "--wiat", "x.js"}, "codemode run: flag provided but not defined: -wiat\n" + runUsage},
+		{[]string{"run", "--wiat", "x.js"}, "codemode run: flag provided but not defined: --wiat\n" + runUsage},
 		{[]string{"run"}, "codemode run: no file given (- reads the source from stdin)\n" + runUsage},
 		{[]string{"describe", "examples/tools.json"}, "codemode describe: unexpected argument examples/tools.json (the manifest goes after --tools)\n" + describeUsage},
 	}
@@ -116,5 +123,76 @@ func TestWrongInvocationsSayWhatWasWrong(t *testing.T) {
 		if got.status != exitUsage || got.stdout != "" || got.stderr != c.want {
 			t.Errorf("codemode %s: exit status %d, stdout %q, stderr:\n%s\nwant:\n%s", strings.Join(c.args, " "), got.status, got.stdout, got.stderr, c.want)
 		}
+	}
+}
+
+// `codemode --version` and `codemode host --version` print the CLI's version line: the same
+// build information as codemode-host's, under the name codemode.
+func TestVersionNamesTheCLI(t *testing.T) {
+	line := regexp.MustCompile(`^codemode \S+(?: \([0-9a-f]{12}(?:\+dirty)?(?:, \S+)?\))? ` + regexp.QuoteMeta(runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH) + `\n$`)
+	bin := codemodeBinary(t)
+	var first string
+	for _, args := range [][]string{{"--version"}, {"host", "--version"}} {
+		out, err := exec.Command(bin, args...).Output()
+		if err != nil || !line.Match(out) {
+			t.Fatalf("codemode %s: %v, printed %q", strings.Join(args, " "), err, out)
+		}
+		if first == "" {
+			first = string(out)
+		} else if string(out) != first {
+			t.Errorf("codemode host --version printed %q, codemode --version %q", out, first)
+		}
+	}
+}
+
+// Under the CLI the host's started line names the program codemode, on stderr at the default
+// level.
+func TestHostStartedLineNamesTheCLI(t *testing.T) {
+	cmd := exec.Command(codemodeBinary(t), "host", "--listen", "grpc://127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() {
+		if !strings.Contains(lines.Text(), `msg="code-mode host started"`) {
+			continue
+		}
+		if !strings.Contains(lines.Text(), " program=codemode ") || !strings.Contains(lines.Text(), ` listen="grpc://127.0.0.1:0 (http://127.0.0.1:`) {
+			t.Errorf("started line %q, want program=codemode and the gRPC listener", lines.Text())
+		}
+		return
+	}
+	t.Fatalf("codemode host's stderr ended without the started line: %v", lines.Err())
+}
+
+// `codemode serve --log-level info` logs the started line under the CLI's name too.
+func TestServeStartedLineNamesTheCLI(t *testing.T) {
+	logs, stderr := io.Pipe()
+	signals := make(chan os.Signal, 1)
+	exited := make(chan int, 1)
+	go func() {
+		code := serveWith([]string{"--log-level", "info"}, strings.NewReader(""), io.Discard, stderr, signals)
+		stderr.Close()
+		exited <- code
+	}()
+	lines := bufio.NewScanner(logs)
+	found := ""
+	for found == "" && lines.Scan() {
+		if strings.Contains(lines.Text(), `msg="code-mode host started"`) {
+			found = lines.Text()
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, logs) }()
+	signals <- syscall.SIGTERM
+	if code := <-exited; code != exitOK {
+		t.Errorf("codemode serve exited %d after SIGTERM", code)
+	}
+	if !strings.Contains(found, " program=codemode ") || !strings.Contains(found, " generation=") {
+		t.Fatalf("started line %q, want program=codemode and the V1 generation (serve has a WebSocket listener)", found)
 	}
 }

@@ -44,7 +44,7 @@ func TestServeRefusesWrongInvocations(t *testing.T) {
 		"unexpected argument \"extra\"":                         {"extra"},
 		"--grpc-port must be a port number from 0 to 65535":     {"--grpc-port", "70000"},
 		"--log-level must be debug, info, warn or error, not x": {"--log-level", "x"},
-		"flag provided but not defined: -listen":                {"--listen", "stdio"},
+		"flag provided but not defined: --listen":               {"--listen", "stdio"},
 	}
 	for want, args := range cases {
 		var stdout, stderr bytes.Buffer

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/codemodehq/codemode/pkg/hostprogram"
 )
 
 // command is one subcommand. run receives the arguments after the subcommand name.
@@ -55,6 +57,10 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	name, rest := args[0], args[1:]
+	if name == "--version" || name == "-version" {
+		fmt.Fprintln(stdout, hostprogram.VersionLine("codemode"))
+		return exitOK
+	}
 	if isHelpFlag(name) || name == "help" {
 		return helpCommand(rest, stdout, stderr)
 	}
@@ -101,7 +107,7 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\n`codemode help <command>` or `codemode <command> --help` explains a command, its flags and exit statuses.")
+	fmt.Fprintln(w, "\n`codemode help <command>` or `codemode <command> --help` explains a command, its flags and exit statuses;\n`codemode --version` prints the version, VCS revision, Go version and platform.")
 }
 
 // flagCommand is what commands with flags share: their help text, and a short synopsis printed
@@ -125,7 +131,7 @@ func (c flagCommand) parse(fs *flag.FlagSet, args []string, stdout, stderr io.Wr
 		fmt.Fprint(stdout, c.help)
 		return true, exitOK
 	default:
-		return true, c.wrong(stderr, err.Error())
+		return true, c.wrong(stderr, hostprogram.FlagError(err).Error())
 	}
 }
 

@@ -27,10 +27,10 @@ var mcpCmd = flagCommand{
 
 Serves Code Mode to an MCP client (Claude Desktop, VS Code, any MCP host): an MCP server whose
 two tools are Codex's exec (arguments {"code": "JavaScript", "yield_time_ms"?, "max_output_tokens"?})
-and wait (cell_id, yield_time_ms, max_tokens, terminate), described as Codex describes them, with
-the TypeScript declarations of the tools a cell can call. Each MCP client session has its own
-code-mode session (stored values are shared by its cells); when the client goes away its
-running cells are terminated. Without --listen the MCP messages go over stdin and stdout (what
+and wait (cell_id, yield_time_ms, max_tokens, terminate), described for MCP clients (the QuickJS
+sandbox cells run in, notify() as progress notifications), with the TypeScript declarations of
+the tools a cell can call. Each MCP client session has its own code-mode session (its cells and
+stored values); when the client goes away its running cells are terminated. Without --listen the MCP messages go over stdin and stdout (what
 a client that spawns codemode mcp expects); logs and errors go to stderr.
 
 Flags:

@@ -133,21 +133,22 @@ func startMCPListener(t *testing.T, args ...string) string {
 	return strings.TrimSpace(line)
 }
 
-// The MCP TypeScript SDK's client lists the tools, runs a cell that calls a tool three times
-// with Promise.all (with progress), execs a cell that yields and waits on it, and reads an
-// error and an image result: over stdio (the client spawns codemode mcp) and streamable HTTP.
+// The MCP TypeScript SDK's client lists the tools (described for MCP clients), runs a cell that
+// calls a tool three times with Promise.all (with progress), execs a cell that yields and waits
+// on it, waits for a cell its session never started, and reads an error and an image result:
+// over stdio (the client spawns codemode mcp) and streamable HTTP.
 func TestMCPWithTheTypeScriptClient(t *testing.T) {
 	node, _ := nodeWith(t, "@modelcontextprotocol/sdk/package.json")
 	bin := codemodeBinary(t)
 	script := filepath.Join("testdata", "mcp", "client.mjs")
 	t.Run("stdio", func(t *testing.T) {
-		if out := runNode(t, node, script, "stdio", bin, "mcp"); !strings.Contains(out, "stdio: 5 checks passed") {
+		if out := runNode(t, node, script, "stdio", bin, "mcp"); !strings.Contains(out, "stdio: 6 checks passed") {
 			t.Errorf("client output:\n%s", out)
 		}
 	})
 	t.Run("http", func(t *testing.T) {
 		url := startMCPListener(t)
-		if out := runNode(t, node, script, "http", url); !strings.Contains(out, "http: 5 checks passed") {
+		if out := runNode(t, node, script, "http", url); !strings.Contains(out, "http: 6 checks passed") {
 			t.Errorf("client output:\n%s", out)
 		}
 	})

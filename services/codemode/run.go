@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
@@ -15,10 +16,12 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/grpc/grpcclient"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
 	"github.com/codemodehq/codemode/pkg/modeltool"
 	"github.com/codemodehq/codemode/pkg/toolsources"
 	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
+	"github.com/codemodehq/codemode/pkg/v1/v1client"
 )
 
 func init() {
@@ -36,7 +39,7 @@ const (
 
 var runCmd = flagCommand{
 	name:     "codemode run",
-	synopsis: "codemode run [--tools FILE] [--yield MS] [--wait] [--repeat N] [--max-output-tokens N] [--json] FILE.js|-",
+	synopsis: "codemode run [--host URL] [--tools FILE] [--yield MS] [--wait] [--repeat N] [--max-output-tokens N] [--json] FILE.js|-",
 	help: `usage: codemode run [flags] FILE.js|-
 
 Runs FILE.js (or the source read from stdin, for -) as one cell of a fresh session and prints
@@ -45,6 +48,15 @@ N" or "Script terminated", the wall time, then the output. A first line like
 // @exec: {"yield_time_ms": 100} sets the cell's yield time and output budget, as in Codex.
 
 Flags (they go before the file):
+  --host URL
+        run the cell on a running codemode-host (or any Code Mode host) instead of in this
+        process: http://ADDR or https://ADDR (gRPC, the URL codemode-host prints for
+        --listen grpc://ADDR), grpc://ADDR (the same), unix:PATH (gRPC on a Unix socket) or
+        ws://ADDR (V1 over a WebSocket, for --listen ws://ADDR). The cell's tools (--tools,
+        or the demo tools) still run here: the host calls back for each. A host started
+        with a token cannot be reached this way yet.
+          codemode-host --listen grpc://127.0.0.1:8766 &
+          codemode run --host http://127.0.0.1:8766 examples/hello.js
   --tools FILE
         the tools the cell can call, from a tool manifest; a manifest with an error is refused
         before anything runs, and its MCP servers are started first (exit status 1 if one does
@@ -55,8 +67,10 @@ Flags (they go before the file):
         file's pragma, else 10000). 0 yields at once.
           codemode run --yield 200 --wait examples/yield.js
   --wait
-        when the cell yields, keep waiting (and printing) until it finishes. Without it a cell
-        still running after its first yield is stopped, and codemode exits with status 3.
+        when the cell yields, keep waiting until it finishes, printing its new output as it
+        arrives (no header while it runs) and, when it ends, the final response with the wall
+        time of the whole cell. Without it a cell still running after its first yield is
+        stopped, and codemode exits with status 3.
           codemode run --wait examples/yield.js
   --repeat N
         run the file N times, as successive cells of one session: what a cell store()s, the
@@ -90,6 +104,7 @@ Examples:
 
 // runOptions are the flags of `codemode run`.
 type runOptions struct {
+	host            string
 	tools           string
 	yieldMs         optionalUint
 	maxOutputTokens optionalUint
@@ -182,6 +197,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer, interrupt
 // package's own would print each default after a usage text that states it already.
 func runFlags(o *runOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet(runCmd.name, flag.ContinueOnError)
+	fs.StringVar(&o.host, "host", "", "")
 	fs.StringVar(&o.tools, "tools", "", "")
 	fs.Var(&o.yieldMs, "yield", "")
 	fs.Var(&o.maxOutputTokens, "max-output-tokens", "")
@@ -202,6 +218,8 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (o runOptions, path s
 	switch {
 	case o.repeat.set && o.repeat.value == 0:
 		return o, "", true, runCmd.wrong(stderr, "--repeat must be at least 1")
+	case o.host != "" && checkHostURL(o.host) != nil:
+		return o, "", true, runCmd.wrong(stderr, checkHostURL(o.host).Error())
 	case len(rest) == 0:
 		return o, "", true, runCmd.wrong(stderr, "no file given (- reads the source from stdin)")
 	case len(rest) > 1 && strings.HasPrefix(rest[1], "-") && rest[1] != "-":
@@ -263,19 +281,20 @@ type cellRunner struct {
 	maxTokens  int
 }
 
-// run executes the cell (--repeat times, as successive cells) in a fresh in-process session and
-// prints each observation. It stops at the first cell that does not complete successfully and
-// returns the exit status.
+// run executes the cell (--repeat times, as successive cells) in a fresh session, in-process or
+// on --host, and prints each observation. It stops at the first cell that does not complete
+// successfully and returns the exit status.
 func (r *cellRunner) run(parsed modeltool.ExecSource) (int, error) {
 	req := r.request(parsed)
-	// No runtimes kept ready: one process runs a few cells, and a pool refilling in the
-	// background competes with the first cell for the CPU (~10 ms of a ~170 ms run on 2 cores).
-	provider, err := jsruntime.NewProvider(jsruntime.Options{PoolSize: -1})
+	provider, err := openProvider(r.opts.host)
 	if err != nil {
-		return exitFailed, fmt.Errorf("starting the runtime: %w", err)
+		return exitFailed, err
 	}
 	defer provider.Close()
 	session, err := provider.CreateSession(context.Background(), r.delegate, codemode.SessionCellExecutionLimits{})
+	if err != nil && r.opts.host != "" {
+		return exitFailed, fmt.Errorf("opening a session on %s: %w (is a Code Mode host listening there?)", r.opts.host, err)
+	}
 	if err != nil {
 		return exitFailed, fmt.Errorf("creating a session: %w", err)
 	}
@@ -289,6 +308,66 @@ func (r *cellRunner) run(parsed modeltool.ExecSource) (int, error) {
 	return exitOK, nil
 }
 
+// closingProvider is a session provider the command closes when it is done: the in-process
+// runtime, or a client of a running host.
+type closingProvider interface {
+	codemode.SessionProvider
+	Close() error
+}
+
+// openProvider returns the in-process runtime without a host, else a client of the host at
+// hostURL (checked by checkHostURL): gRPC for http(s)://, grpc:// and unix:, V1 for ws(s)://.
+func openProvider(hostURL string) (closingProvider, error) {
+	switch scheme, _, _ := strings.Cut(hostURL, ":"); scheme {
+	case "":
+		// No runtimes kept ready: one process runs a few cells, and a pool refilling in the
+		// background competes with the first cell for the CPU (~10 ms of a ~170 ms run on 2
+		// cores).
+		provider, err := jsruntime.NewProvider(jsruntime.Options{PoolSize: -1})
+		if err != nil {
+			return nil, fmt.Errorf("starting the runtime: %w", err)
+		}
+		return provider, nil
+	case "ws", "wss":
+		return v1client.NewWebSocketProvider(hostURL, false, v1client.Options{}), nil
+	default:
+		provider, err := grpcclient.New(grpcEndpoint(hostURL), grpcclient.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("--host %s: %w", hostURL, err)
+		}
+		return provider, nil
+	}
+}
+
+// grpcEndpoint is the gRPC client's endpoint for a --host URL: grpc://ADDR, as --listen names
+// the listener, is served at http://ADDR (the URL codemode-host prints).
+func grpcEndpoint(hostURL string) string {
+	if addr, ok := strings.CutPrefix(hostURL, "grpc://"); ok {
+		return "http://" + addr
+	}
+	return hostURL
+}
+
+// checkHostURL refuses a --host URL no client here speaks, or one the gRPC client refuses (a
+// path, credentials, no host), before anything runs.
+func checkHostURL(hostURL string) error {
+	scheme, _, _ := strings.Cut(hostURL, ":")
+	switch scheme {
+	case "ws", "wss":
+		if u, err := url.Parse(hostURL); err != nil || u.Host == "" {
+			return fmt.Errorf("--host %s: a WebSocket URL needs a host, like ws://127.0.0.1:8765", hostURL)
+		}
+		return nil
+	case "http", "https", "grpc", "unix":
+		provider, err := grpcclient.New(grpcEndpoint(hostURL), grpcclient.Options{})
+		if err != nil {
+			return fmt.Errorf("--host %s: %w", hostURL, err)
+		}
+		return provider.Close()
+	}
+	return fmt.Errorf("--host %s: use http://ADDR or grpc://ADDR (gRPC), unix:PATH (gRPC on a Unix socket) or ws://ADDR (V1 WebSocket), as codemode-host prints its listeners", hostURL)
+}
+
 // runCell executes one cell and prints its observations until it is finished, or yields without
 // --wait, or is interrupted.
 func (r *cellRunner) runCell(session codemode.Session, req codemode.ExecuteRequest) (int, error) {
@@ -299,13 +378,13 @@ func (r *cellRunner) runCell(session codemode.Session, req codemode.ExecuteReque
 		return exitFailed, fmt.Errorf("execute: %w", err)
 	}
 	observe := cell.InitialResponse
-	for {
+	for followUp := false; ; followUp = true {
 		responses, interrupted, err := r.observeUnlessInterrupted(session, cell.CellID, observe)
 		if err != nil {
 			return exitFailed, err
 		}
-		for _, resp := range responses {
-			if err := r.print(resp, time.Since(start)); err != nil {
+		for i, resp := range responses {
+			if err := r.printObservation(resp, time.Since(start), followUp || i > 0); err != nil {
 				return exitFailed, err
 			}
 		}
@@ -321,7 +400,6 @@ func (r *cellRunner) runCell(session codemode.Session, req codemode.ExecuteReque
 			fmt.Fprintf(r.stderr, "codemode run: cell %s is still running; codemode stops it on exit (--wait waits for it to finish)\n", cell.CellID)
 			return exitStillRunning, nil
 		}
-		start = time.Now()
 		observe = func(ctx context.Context) (codemode.RuntimeResponse, error) {
 			outcome, err := session.Wait(ctx, codemode.WaitRequest{CellID: cell.CellID, YieldTimeMs: r.waitYield()})
 			return outcome.Response, err
@@ -404,6 +482,25 @@ func (r *cellRunner) waitYield() uint64 {
 		return *p
 	}
 	return codemode.DefaultWaitYieldTimeMs
+}
+
+// printObservation prints one observation of a cell; wall is the time since the cell started.
+// The first one (followUp false) and the last one (the cell ended: the state changed) are
+// printed whole, as the model would read them. In between, while --wait follows a running cell,
+// only new output is printed: a wait that saw none prints nothing, one that saw some prints it
+// without repeating the "Script running" header.
+func (r *cellRunner) printObservation(resp codemode.RuntimeResponse, wall time.Duration, followUp bool) error {
+	if !followUp || resp.IsTerminal() {
+		return r.print(resp, wall)
+	}
+	if len(resp.ContentItems) == 0 {
+		return nil
+	}
+	if r.opts.jsonOutput {
+		return r.print(resp, wall)
+	}
+	// The first item is the header ("Script running with cell ID N", wall time, "Output:").
+	return modeltool.WriteTerminal(r.stdout, modeltool.FormatRuntimeResponse(resp, wall, r.maxTokens)[1:])
 }
 
 // print writes one response as the model would read it, or as JSON content items with --json.

@@ -113,6 +113,7 @@ func serveWith(args []string, stdin io.Reader, stdout, stderr io.Writer, signals
 		fmt.Fprintf(stderr, "codemode serve: %v\n", err)
 		return exitFailed
 	}
+	p.Name = "codemode"
 	bound, err := p.Bind(context.Background())
 	if err != nil {
 		_ = p.Close()

@@ -1,6 +1,7 @@
 package codemodetest
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -15,7 +16,30 @@ func limitCases() []testCase {
 		{"execute_and_wait_clamp_yield_to_the_session_limit_without_stopping_the_cell", testYieldLimitClamps},
 		{"zero_requested_yield_time_yields_at_once", testZeroRequestedYield},
 		{"heap_limit_fails_the_cell_that_exceeds_it", testHeapLimit},
+		{"a_result_too_large_for_the_wire_keeps_what_fits", testResultTooLargeForTheWire},
 	}
+}
+
+// 12 MiB of a control character is within a cell's 64 MiB of output but takes 72 MiB as JSON,
+// more than a V1 frame carries. The result must not be lost: it keeps its first and last items,
+// and the large one is either carried whole (gRPC's protobuf does not escape it) or replaced by a
+// text that says it was dropped (V1); the session then serves the next cell. Codex's V1 host
+// answers with an error instead (an expected difference).
+func testResultTooLargeForTheWire(t *testing.T, h *harness) {
+	f := h.session()
+	r := f.run(`text("important"); text("\u0001".repeat(12 << 20)); text("after");`)
+	if r.Kind != codemode.Result || r.ErrorText != nil || len(r.ContentItems) != 3 {
+		t.Fatalf("a result too large for a frame: %.300s, want a Result of three items", describe(r))
+	}
+	first, _ := r.ContentItems[0].(codemode.InputText)
+	large, _ := r.ContentItems[1].(codemode.InputText)
+	last, _ := r.ContentItems[2].(codemode.InputText)
+	whole := len(large.Text) == 12<<20 && last.Text == "after"
+	dropped := large.Text == "after" && strings.HasPrefix(last.Text, "[codemode dropped 1 of 3 output items")
+	if first.Text != "important" || !(whole || dropped) {
+		t.Fatalf("items: %.80q, %.80q (%d bytes), %.120q; want the large one whole or dropped with a note", first.Text, large.Text[:min(len(large.Text), 80)], len(large.Text), last.Text)
+	}
+	checkResult(t, "next cell", f.run(`text("alive")`), "2", texts("alive")...)
 }
 
 // Without a session limit a requested yield time of 0 stays 0: the initial response yields at once.

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	wire "github.com/codemodehq/codemode/gen/go/execserverwire"
+	"github.com/codemodehq/codemode/pkg/execserver/execrpc"
 )
 
 // MaxReadFileBytes bounds fs/readFile: its base64 must fit in one message.
@@ -48,7 +49,7 @@ func followOf(flag *bool) bool { return flag == nil || *flag }
 func openRegular(path string, follow bool) (*os.File, error) {
 	flags := os.O_RDONLY
 	if !follow {
-		flags |= syscall.O_NOFOLLOW
+		flags |= oNoFollow
 	}
 	f, err := os.OpenFile(path, flags|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -77,7 +78,7 @@ func (s *Server) writeFile(p wire.FsWriteFileParams) (wire.Message, error) {
 	}
 	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	if !followOf(p.FollowSymlinks) {
-		flags |= syscall.O_NOFOLLOW
+		flags |= oNoFollow
 	}
 	f, err := os.OpenFile(path, flags, 0o644)
 	if err != nil {
@@ -203,6 +204,9 @@ func (s *Server) remove(p wire.FsRemoveParams) (wire.Message, error) {
 	path, err := s.confine(p.Path)
 	if err != nil {
 		return nil, err
+	}
+	if s.isRoot(path) {
+		return nil, execrpc.Errorf(execrpc.CodeInvalidParams, "access denied: %s is the exec-server root %s itself, which fs/remove keeps", path, s.root)
 	}
 	force := p.Force == nil || *p.Force
 	if _, err := os.Lstat(path); err != nil {

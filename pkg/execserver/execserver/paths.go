@@ -117,6 +117,17 @@ func (s *Server) confine(u wire.PathUri) (string, error) {
 	return p, nil
 }
 
+// isRoot reports whether p (confined) names the root itself, however it is spelt ("root/sub/..",
+// a symlink to it): the root is what the confinement is relative to, and removing it would take
+// the server's whole working area.
+func (s *Server) isRoot(p string) bool {
+	if s.root == "" {
+		return false
+	}
+	real, err := realPath(filepath.Clean(p))
+	return err == nil && real == s.root
+}
+
 func (s *Server) outside(p string) error {
 	return execrpc.Errorf(execrpc.CodeInvalidParams, "access denied: %s is outside the exec-server root %s", p, s.root)
 }

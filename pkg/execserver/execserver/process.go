@@ -17,6 +17,7 @@ import (
 
 	wire "github.com/codemodehq/codemode/gen/go/execserverwire"
 	"github.com/codemodehq/codemode/pkg/execserver/execrpc"
+	"github.com/codemodehq/codemode/pkg/internal/procgroup"
 )
 
 // maxWaitMs caps process/read's waitMs where a Duration would overflow (about 31 years).
@@ -30,7 +31,8 @@ const maxRetainedBytes = 8 << 20
 type process struct {
 	id    string
 	cmd   *exec.Cmd
-	stdin *os.File // nil unless pipeStdin
+	group *procgroup.Group // kills the process with everything it started
+	stdin *os.File         // nil unless pipeStdin
 
 	mu       sync.Mutex
 	seq      uint64 // the last seq given out
@@ -90,7 +92,7 @@ func (s *session) startProcess(p wire.ExecParams) (wire.Message, error) {
 	}
 	cmd.Dir = cwd
 	cmd.Env = environment(p)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	proc.group = procgroup.New(cmd)
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return fail(err)
@@ -110,7 +112,7 @@ func (s *session) startProcess(p wire.ExecParams) (wire.Message, error) {
 		cmd.Stdin = inR
 	}
 	proc.cmd = cmd
-	err = cmd.Start()
+	err = proc.group.Start()
 	outW.Close()
 	errW.Close()
 	if inR != nil {
@@ -407,7 +409,7 @@ func (s *session) signalProcess(sp wire.SignalParams) (wire.Message, error) {
 	running := !p.exited
 	p.mu.Unlock()
 	if running {
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT)
+		_ = p.group.Interrupt()
 	}
 	return wire.EmptyResponse{}, nil
 }
@@ -422,7 +424,7 @@ func (s *session) terminateProcess(t wire.TerminateParams) (wire.Message, error)
 	p.mu.Lock()
 	running := !p.exited
 	p.mu.Unlock()
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	_ = p.group.Kill()
 	return wire.TerminateResponse{Running: running}, nil
 }
 
@@ -431,7 +433,7 @@ func (s *session) killAll() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, p := range s.procs {
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		_ = p.group.Kill()
 	}
 }
 

@@ -32,13 +32,17 @@ type Options struct {
 	Root string
 	// Logf receives diagnostics (malformed messages); nil discards them.
 	Logf func(format string, args ...any)
+	// Token, when set, is the bearer token every WebSocket connection must carry
+	// ("Authorization: Bearer TOKEN"); others get 401. GET /readyz stays open.
+	Token string
 }
 
 // Server serves the exec-server protocol; each connection is a session of its own, whose
 // processes are killed when it ends.
 type Server struct {
-	root string
-	logf func(format string, args ...any)
+	root  string
+	logf  func(format string, args ...any)
+	token string
 }
 
 // New checks opts (the root must be an existing directory) and makes a Server.
@@ -51,7 +55,12 @@ func New(opts Options) (*Server, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	return &Server{root: root, logf: logf}, nil
+	if opts.Token != "" {
+		if err := httpguard.CheckToken(opts.Token, false); err != nil {
+			return nil, err
+		}
+	}
+	return &Server{root: root, logf: logf, token: opts.Token}, nil
 }
 
 // Root is the resolved root directory ("" without one).
@@ -88,6 +97,12 @@ func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Writer
 // rebinding), the probe excepted: the server runs commands and asks for no token.
 func (s *Server) WebSocketHandler(ctx context.Context) http.Handler {
 	return programsOnLoopback.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.token != "" && !isReadyProbe(r) && !httpguard.Authorized(r, s.token) {
+			s.logf("refused a connection from %s without the token", r.RemoteAddr)
+			w.Header().Set("WWW-Authenticate", `Bearer realm="codemode"`)
+			http.Error(w, "a bearer token is required", http.StatusUnauthorized)
+			return
+		}
 		switch {
 		case r.URL.Path == "/readyz" && r.Method == http.MethodGet:
 			w.WriteHeader(http.StatusOK)
@@ -110,8 +125,13 @@ func (s *Server) WebSocketHandler(ctx context.Context) http.Handler {
 var programsOnLoopback = httpguard.New(httpguard.Policy{
 	LoopbackHosts: true,
 	NoBrowsers:    true,
-	Exempt:        func(r *http.Request) bool { return r.Method == http.MethodGet && r.URL.Path == "/readyz" },
+	Exempt:        isReadyProbe,
 })
+
+// isReadyProbe reports whether r is the readiness probe, which reveals nothing and runs nothing.
+func isReadyProbe(r *http.Request) bool {
+	return r.Method == http.MethodGet && r.URL.Path == "/readyz"
+}
 
 // ServeWebSocket serves WebSocket connections on ln until ctx is done.
 func (s *Server) ServeWebSocket(ctx context.Context, ln net.Listener) error {

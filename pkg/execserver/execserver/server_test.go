@@ -435,3 +435,35 @@ func Test_base64_errors_are_worded_as_codex_does(t *testing.T) {
 		t.Errorf("valid: %q, %v", data, err)
 	}
 }
+
+// TestRemoveKeepsTheRoot: fs/remove of the root itself, however it is spelt ("root/sub/..", the
+// root's own path, a symlink inside the root that points at it), is refused and the root and its
+// files stay; removing inside the root still works. Before, "root/sub/.." deleted the root.
+func TestRemoveKeepsTheRoot(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"sub", "keep"} {
+		if err := os.Mkdir(filepath.Join(root, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(root, filepath.Join(root, "self")); err != nil {
+		t.Fatal(err)
+	}
+	srv := newServer(t, root)
+	c := connect(t, srv)
+	c.initialize()
+	for _, p := range []string{filepath.Join(root, "sub") + "/..", root, filepath.Join(root, "self") + "/."} {
+		_, err := c.call("fs/remove", `{"path":"`+uri(p)+`","recursive":true,"force":true,"sandbox":null}`)
+		e, ok := err.(*execrpc.Error)
+		if !ok || e.Code != -32602 || !strings.Contains(e.Message, "is the exec-server root "+srv.Root()+" itself, which fs/remove keeps") {
+			t.Errorf("fs/remove %s: %v, want it refused", p, err)
+		}
+		if _, err := os.Stat(filepath.Join(root, "keep")); err != nil {
+			t.Fatalf("after fs/remove %s the root's files are gone: %v", p, err)
+		}
+	}
+	c.mustCall("fs/remove", `{"path":"`+uri(filepath.Join(root, "sub"))+`","recursive":true,"force":true,"sandbox":null}`)
+	if _, err := os.Stat(filepath.Join(root, "sub")); !os.IsNotExist(err) {
+		t.Fatalf("a directory inside the root was not removed: %v", err)
+	}
+}

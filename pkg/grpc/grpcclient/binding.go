@@ -56,6 +56,9 @@ type binding struct {
 	// streams are the goroutines that read the lease, the subscription and executions' outcomes,
 	// and that retire dropped waits; shutdown waits for them.
 	streams tasks
+	// observing counts the outcomes being read and the Waits in progress: a lease the host ended
+	// waits for them (observing.go).
+	observing observing
 
 	mu sync.Mutex
 	st *state
@@ -308,6 +311,9 @@ func (b *binding) streamEnded(name string, err error) {
 		return
 	}
 	if errors.Is(err, io.EOF) {
+		// The host ended the stream on purpose (a drain, a close): it answered the Executes and
+		// Waits in progress first, and those answers are taken before they are failed.
+		b.observing.await(leaseEndGrace)
 		b.fail(fmt.Errorf("gRPC code-mode %s closed unexpectedly", name))
 		return
 	}

@@ -49,7 +49,7 @@ func (b *binding) execute(ctx context.Context, req codemode.ExecuteRequest) (*co
 		return nil, err
 	}
 	result := make(chan openedExecution, 1)
-	traceparent := Traceparent(ctx)
+	traceparent := outgoingTraceparent(ctx)
 	if !b.streams.spawn(func() {
 		e, err := b.openExecution(traceparent, msg)
 		if e != nil {
@@ -153,7 +153,9 @@ func (e *execution) hand() *codemode.StartedCell {
 		results <- codemode.InitialResult{Err: err}
 	} else {
 		b.reportClosed(closed)
-		if !b.streams.spawn(func() { e.readOutcome(results) }) {
+		b.observing.begin()
+		if !b.streams.spawn(func() { defer b.observing.end(); e.readOutcome(results) }) {
+			b.observing.end()
 			e.cancel()
 			results <- codemode.InitialResult{Err: b.stoppedError()}
 		}

@@ -39,6 +39,8 @@ func (b *binding) wait(ctx context.Context, req codemode.WaitRequest) (codemode.
 	msg := &pb.WaitRequest{SessionId: b.id, CellId: string(req.CellID), WaitId: waitID, YieldTimeMs: req.YieldTimeMs, MaxOutputTokens: b.budget(req.MaxOutputTokens)}
 	answers := make(chan waitAnswer, 1)
 	rpcCtx, cancelRPC := context.WithCancel(b.ctx)
+	b.observing.begin()
+	defer b.observing.end()
 	go func() {
 		var resp *pb.WaitResponse
 		var buffered func(*codemode.WaitOutcome)

@@ -46,7 +46,7 @@ func (d delegate) invokeHeld(ctx context.Context, call codemode.NestedToolCall) 
 	if err != nil {
 		return nil, err
 	}
-	id, msg := s.toolCallMessage(e, call)
+	id, msg := s.toolCallMessage(ctx, e, call)
 	inv := &invocation{result: make(chan grpcconv.ToolResult, 1)}
 	if err := s.dispatch(ctx, msg, id, inv); err != nil {
 		return nil, err
@@ -68,15 +68,16 @@ func (d delegate) invokeHeld(ctx context.Context, call codemode.NestedToolCall) 
 // errSessionClosedBeforeOutput fails a dispatched call whose session closed before the answer.
 var errSessionClosedBeforeOutput = errors.New("code-mode session closed before returning tool output")
 
-// toolCallMessage is the ToolCall that dispatches call for execution e, under a new invocation ID.
-func (s *session) toolCallMessage(e execution, call codemode.NestedToolCall) (uuid.UUID, *pb.ToolCall) {
+// toolCallMessage is the ToolCall that dispatches call for execution e, under a new invocation ID;
+// its traceparent is the tool call's span in ctx, if traced (toolCallTraceparent).
+func (s *session) toolCallMessage(ctx context.Context, e execution, call codemode.NestedToolCall) (uuid.UUID, *pb.ToolCall) {
 	id := uuid.New()
 	msg := grpcconv.NestedToolCallToProto(call)
 	msg.SessionId = s.idText
 	msg.ExecutionId = e.id
 	msg.InvocationId = id.String()
-	if e.traceparent != "" {
-		msg.Traceparent = &e.traceparent
+	if tp := toolCallTraceparent(ctx, e.traceparent); tp != "" {
+		msg.Traceparent = &tp
 	}
 	return id, msg
 }
@@ -104,7 +105,7 @@ func (d delegate) StartToolCall(ctx context.Context, call codemode.NestedToolCal
 		}()
 		return
 	}
-	id, msg := s.toolCallMessage(e, call)
+	id, msg := s.toolCallMessage(ctx, e, call)
 	sc := &startedCall{done: done, release: release}
 	inv := &invocation{settle: sc.settle}
 	full, err := s.dispatchNow(msg, id, inv)

@@ -17,8 +17,8 @@
 // without waiting; 64 MiB messages. Texts are part of the contract, and tests pin them.
 //
 // Handler, NewHTTPServer, Listen and Serve put the host on the network: h2c and HTTP/1.1 on one
-// port, TCP_NODELAY, GET /healthz over both HTTP versions, and 505 for HTTP/1 requests that are
-// neither the health check nor Connect or gRPC-Web.
+// port, TCP_NODELAY, GET /healthz over both HTTP versions, 505 for gRPC over HTTP/1 (neither
+// the health check nor Connect or gRPC-Web), and 404 for unknown paths.
 //
 // For proxies (spec §6.1, docs/scale-out.md), a Host has a route (Options.Route) returned as
 // x-code-mode-route on OpenSession; a request for a session it does not hold that carries another

@@ -21,6 +21,11 @@ func (svc service) Execute(ctx context.Context, req *pb.ExecuteRequest, stream c
 	if err != nil {
 		return err
 	}
+	endObservation, err := s.beginObservation()
+	if err != nil {
+		return err
+	}
+	defer endObservation()
 	if err := grpcconv.CheckIdentifier(req.GetExecutionId(), "execution ID"); err != nil {
 		return invalidArgument(err)
 	}
@@ -61,11 +66,12 @@ func (svc service) Execute(ctx context.Context, req *pb.ExecuteRequest, stream c
 	return nil
 }
 
-// start reserves the execution, takes an active-cell permit, admits the cell on the runtime and
-// records it. On failure nothing is left behind: the permit is returned, the reservation dropped
-// and an admitted cell abandoned (the runtime terminates it).
+// start reserves the execution, takes an active-cell permit (of the session's share and of the
+// host's), admits the cell on the runtime and records it. On failure nothing is left behind: the
+// permit is returned, the reservation dropped and an admitted cell abandoned (the runtime
+// terminates it).
 func (svc service) start(ctx context.Context, s *session, executionID string, req codemode.ExecuteRequest) (*codemode.StartedCell, error) {
-	releaseCell, err := svc.h.permits.cell()
+	releaseCell, err := svc.h.permits.sessionCell(s.cells)
 	if err != nil {
 		return nil, err
 	}

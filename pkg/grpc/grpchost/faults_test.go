@@ -113,7 +113,8 @@ func TestMessagesOverTheLimitAreRefusedWithoutHarmingTheHost(t *testing.T) {
 // through, and once the requests end everything works again.
 func TestRequestAndCellLimitsRefuseAtOnce(t *testing.T) {
 	provider := &blockingProvider{waiting: make(chan struct{}, grpchost.DefaultMaxInFlightRequests)}
-	srv := startServer(t, provider, grpchost.Options{})
+	// One session may take every slot here: the host's own limit is under test.
+	srv := startServer(t, provider, grpchost.Options{Limits: grpchost.Limits{MaxActiveCellsPerSession: grpchost.DefaultMaxActiveCells}})
 	l := srv.openSession(t, nil)
 	for i := range grpchost.DefaultMaxActiveCells {
 		srv.execute(t, request(l.id, fmt.Sprint("held-", i), ""))
@@ -217,4 +218,24 @@ func TestClientThatNeverReadsItsStreamsHoldsUpOnlyItsOwnSession(t *testing.T) {
 	}
 	waitClosures(t, provider, 0, map[string]int{"1": 1})
 	alive(t, srv)
+}
+
+// TestASessionTakesOnlyItsShareOfCells: a session whose cells never end holds at most its share
+// of the host's cell slots (MaxActiveCellsPerSession); past it its Executes are refused with
+// RESOURCE_EXHAUSTED "code-mode session has too many active cells", while another session still
+// runs cells. Before, one session could take all 128 slots and refuse everyone else.
+func TestASessionTakesOnlyItsShareOfCells(t *testing.T) {
+	provider := &blockingProvider{waiting: make(chan struct{}, grpchost.DefaultMaxInFlightRequests)}
+	srv := startServer(t, provider, grpchost.Options{Limits: grpchost.Limits{MaxActiveCellsPerSession: 4}})
+	greedy := srv.openSession(t, nil)
+	for i := range 4 {
+		srv.execute(t, request(greedy.id, fmt.Sprint("held-", i), ""))
+	}
+	stream, err := srv.client.Execute(context.Background(), request(greedy.id, "one-too-many", ""))
+	if err == nil {
+		_, err = stream.Receive()
+	}
+	wantStatus(t, "the session's fifth cell", err, connect.CodeResourceExhausted, "code-mode session has too many active cells")
+	other := srv.openSession(t, nil)
+	srv.execute(t, request(other.id, "other-1", ""))
 }

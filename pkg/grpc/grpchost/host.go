@@ -35,6 +35,9 @@ type Options struct {
 	// session the host does not hold that carries another route fails with
 	// grpcconv.RouteLostHeader. Empty means a random route, unique to this Host.
 	Route string
+	// Interceptors wrap every RPC of Handler, outermost first: what observes all requests (the
+	// refusals an operator counts, traces) without being part of the protocol.
+	Interceptors []connect.ServerInterceptor
 }
 
 // Host serves codex.code_mode.v1.CodeModeHost on a codemode.SessionProvider: each leased session
@@ -49,6 +52,8 @@ type Host struct {
 	baseline bool
 	// route is the host's route identity (Options.Route).
 	route string
+	// interceptors are Options.Interceptors.
+	interceptors []connect.ServerInterceptor
 
 	mu       sync.Mutex
 	sessions map[uuid.UUID]*session
@@ -66,7 +71,7 @@ func New(provider codemode.SessionProvider, opts Options) *Host {
 	if route == "" {
 		route = NewRoute()
 	}
-	return &Host{
+	h := &Host{
 		route:    route,
 		provider: provider,
 		limits:   limits,
@@ -75,6 +80,8 @@ func New(provider codemode.SessionProvider, opts Options) *Host {
 		baseline: opts.BaselineNotifications,
 		sessions: make(map[uuid.UUID]*session),
 	}
+	h.interceptors = opts.Interceptors
+	return h
 }
 
 // Register registers the host's CodeModeHost service on server.

@@ -12,6 +12,10 @@ type Limits struct {
 	MaxInFlightRequests int
 	// MaxActiveCells bounds the cells admitted and not yet reported closed. Default 128.
 	MaxActiveCells int
+	// MaxActiveCellsPerSession is one session's share of MaxActiveCells: an Execute beyond it is
+	// refused with RESOURCE_EXHAUSTED "code-mode session has too many active cells", so that one
+	// session cannot take every slot (Codex's host has no such share). Default 32.
+	MaxActiveCellsPerSession int
 	// MaxControlRequests bounds the short requests that keep sessions moving: CloseSession,
 	// CompleteToolCall, AcknowledgeNotification, CancelWait. They have their own budget so that a
 	// host saturated by long requests can still complete the tool calls those requests wait for.
@@ -28,16 +32,18 @@ type Limits struct {
 
 // The defaults of Limits.
 const (
-	DefaultMaxInFlightRequests     = 256
-	DefaultMaxActiveCells          = 128
-	DefaultMaxControlRequests      = 256
-	DefaultMaxPendingDelegateCalls = 1_024
+	DefaultMaxInFlightRequests      = 256
+	DefaultMaxActiveCells           = 128
+	DefaultMaxActiveCellsPerSession = 32
+	DefaultMaxControlRequests       = 256
+	DefaultMaxPendingDelegateCalls  = 1_024
 )
 
 // withDefaults fills the zero fields.
 func (l Limits) withDefaults() Limits {
 	l.MaxInFlightRequests = orDefault(l.MaxInFlightRequests, DefaultMaxInFlightRequests)
 	l.MaxActiveCells = orDefault(l.MaxActiveCells, DefaultMaxActiveCells)
+	l.MaxActiveCellsPerSession = orDefault(l.MaxActiveCellsPerSession, DefaultMaxActiveCellsPerSession)
 	l.MaxControlRequests = orDefault(l.MaxControlRequests, DefaultMaxControlRequests)
 	l.MaxPendingDelegateCalls = orDefault(l.MaxPendingDelegateCalls, DefaultMaxPendingDelegateCalls)
 	return l
@@ -96,6 +102,22 @@ func (p *hostPermits) cell() (func(), error) {
 		return release, nil
 	}
 	return nil, connect.NewError(connect.CodeResourceExhausted, "code-mode host has too many active cells")
+}
+
+// sessionCell takes the host's active-cell permit, then one of the session's share, and returns
+// the function that releases both; or fails with the refusal's status (the host's, Codex's text,
+// when both are exhausted).
+func (p *hostPermits) sessionCell(share permits) (func(), error) {
+	releaseHost, err := p.cell()
+	if err != nil {
+		return nil, err
+	}
+	releaseShare := share.acquire()
+	if releaseShare == nil {
+		releaseHost()
+		return nil, connect.NewError(connect.CodeResourceExhausted, "code-mode session has too many active cells")
+	}
+	return func() { releaseShare(); releaseHost() }, nil
 }
 
 // controlRequest takes a control permit or fails with Codex's status.

@@ -23,11 +23,12 @@ const HealthPath = "/healthz"
 // Handler returns the host's HTTP handler: the CodeModeHost service over gRPC, gRPC-Web and
 // Connect (one connect handler negotiates all three by content type), with 64 MiB message limits
 // in both directions, zstd and gzip requests accepted and uncompressed responses, plus GET
-// /healthz. Over HTTP/1.1 only the health check, Connect and
-// gRPC-Web are served (browsers reach the host that way); any other HTTP/1 request, gRPC among
-// them, is answered 505 HTTP Version Not Supported, as Codex's host does.
+// /healthz. Over HTTP/1.1 the health check, Connect and gRPC-Web are served (browsers reach the
+// host that way); gRPC over HTTP/1 (a gRPC content type, or the service's path in another
+// protocol) is answered 505 HTTP Version Not Supported, as Codex's host does, and any other path
+// 404 Not Found.
 func (h *Host) Handler() http.Handler {
-	server := connect.NewServer()
+	server := connect.NewServer(h.interceptors...)
 	h.Register(server)
 	mux := http.NewServeMux()
 	connecthttp.Mount(mux, server,
@@ -56,15 +57,31 @@ func health(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte("ok\n"))
 }
 
-// http1Guard admits HTTP/1 requests only for the health check and the browser protocols.
+// http1Guard refuses gRPC over HTTP/1 with 505: a gRPC content type, or a request for the
+// service's methods in no browser protocol. The health check, the browser protocols and other
+// paths (404 from the mux when nothing serves them) go on.
 func http1Guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ProtoMajor == 1 && r.URL.Path != HealthPath && !browserProtocol(r.Header.Get("Content-Type")) {
+		ct := r.Header.Get("Content-Type")
+		if r.ProtoMajor == 1 && r.URL.Path != HealthPath && !browserProtocol(ct) && (grpcContentType(ct) || servicePath(r.URL.Path)) {
 			http.Error(w, "HTTP/2 is required", http.StatusHTTPVersionNotSupported)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// grpcContentType reports whether a content type is gRPC's (application/grpc, application/grpc+…);
+// gRPC-Web's is a browser protocol.
+func grpcContentType(contentType string) bool {
+	ct := strings.ToLower(strings.TrimSpace(contentType))
+	return ct == "application/grpc" || strings.HasPrefix(ct, "application/grpc+") || strings.HasPrefix(ct, "application/grpc;")
+}
+
+// servicePath reports whether path names a method of a gRPC service ("/package.Service/Method").
+func servicePath(path string) bool {
+	service, method, ok := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	return ok && strings.Contains(service, ".") && method != "" && !strings.Contains(method, "/")
 }
 
 // browserProtocol reports whether a content type is Connect's (unary application/proto or

@@ -193,6 +193,11 @@ func (svc service) Wait(ctx context.Context, req *pb.WaitRequest) (*pb.WaitRespo
 	if err != nil {
 		return nil, err
 	}
+	endObservation, err := s.beginObservation()
+	if err != nil {
+		return nil, err
+	}
+	defer endObservation()
 	if err := firstInvalid(grpcconv.CheckIdentifier(req.GetCellId(), "cell ID"), grpcconv.CheckIdentifier(req.GetWaitId(), "wait ID")); err != nil {
 		return nil, err
 	}
@@ -247,6 +252,11 @@ func (svc service) Terminate(ctx context.Context, req *pb.TerminateRequest) (*pb
 	if err != nil {
 		return nil, err
 	}
+	endObservation, err := s.beginObservation()
+	if err != nil {
+		return nil, err
+	}
+	defer endObservation()
 	if err := grpcconv.CheckIdentifier(req.GetCellId(), "cell ID"); err != nil {
 		return nil, invalidArgument(err)
 	}

@@ -30,6 +30,8 @@ type session struct {
 	options sessionOptions
 	// delegates bounds the session's pending callbacks when options.maxDelegates is set.
 	delegates permits
+	// cells is the session's share of the host's active cells.
+	cells permits
 
 	// ctx ends when the session closes: the lease dropped, CloseSession, a subscription lost an
 	// unanswered call, the runtime failed, or the host shut down. Everything that waits on the
@@ -91,6 +93,12 @@ type sessionState struct {
 
 	// pendingAcks are the notifications waiting for their acknowledgement.
 	pendingAcks map[uuid.UUID]chan struct{}
+
+	// observing counts the Execute, Wait and Terminate requests in progress (drain.go); once
+	// draining is set no new one starts, and observersGone is closed when the count is zero.
+	observing     int
+	draining      bool
+	observersGone chan struct{}
 }
 
 // execution is an admitted cell.
@@ -118,6 +126,7 @@ func newSession(h *Host, id uuid.UUID) *session {
 		ctx:          ctx,
 		cancel:       cancel,
 		shutdownDone: make(chan struct{}),
+		cells:        newPermits(h.limits.MaxActiveCellsPerSession),
 		state: sessionState{
 			cells:             make(map[codemode.CellID]*execution),
 			pendingExecutions: make(map[string]struct{}),

@@ -33,7 +33,7 @@ const (
 // how Codex 0.169 starts its host). It writes its SETTINGS before it reads anything, as Codex's
 // host does.
 type ConnServer struct {
-	conn    net.Conn
+	conn    *prefaceConn
 	handler http.Handler
 	base    *http.Server
 	h2      *http2.Server
@@ -43,7 +43,7 @@ type ConnServer struct {
 // NewConnServer prepares serving handler on conn.
 func NewConnServer(conn net.Conn, handler http.Handler) (*ConnServer, error) {
 	s := &ConnServer{
-		conn: conn, handler: handler, served: make(chan struct{}),
+		conn: &prefaceConn{Conn: conn}, handler: handler, served: make(chan struct{}),
 		// x/net/http2 announces MaxHeaderBytes plus 320 bytes of HTTP/1 overhead (32 × 10) as
 		// MAX_HEADER_LIST_SIZE.
 		base: &http.Server{Handler: handler, MaxHeaderBytes: connMaxHeaderList - 320},
@@ -71,6 +71,13 @@ func (s *ConnServer) Serve(ctx context.Context) {
 	_ = s.conn.Close()
 }
 
+// Err reports, once Serve has returned, why the connection was not HTTP/2 from its first bytes;
+// nil for a client that spoke HTTP/2 (or sent nothing) however it ended.
+func (s *ConnServer) Err() error {
+	<-s.served
+	return s.conn.err
+}
+
 // Shutdown sends GOAWAY, lets the streams in progress finish until ctx ends, then closes the
 // connection. It returns ctx's error when the streams did not finish in time.
 func (s *ConnServer) Shutdown(ctx context.Context) error {
@@ -83,4 +90,30 @@ func (s *ConnServer) Shutdown(ctx context.Context) error {
 		<-s.served
 		return fmt.Errorf("grpchost: HTTP/2 streams did not end: %w", ctx.Err())
 	}
+}
+
+// clientPreface is what an HTTP/2 client sends first (RFC 9113 §3.4).
+const clientPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+// prefaceConn passes reads through and checks that the peer's first bytes are HTTP/2's client
+// preface, so that a peer speaking something else (V1 frames sent to a gRPC host, a wrong
+// --listen) is told apart from one that just hung up. Only the server's one reader goroutine
+// reads; err is read after Serve returned.
+type prefaceConn struct {
+	net.Conn
+	seen int
+	err  error
+}
+
+// Read implements net.Conn.
+func (c *prefaceConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if c.seen < len(clientPreface) && c.err == nil {
+		got := p[:min(n, len(clientPreface)-c.seen)]
+		if string(got) != clientPreface[c.seen:c.seen+len(got)] {
+			c.err = fmt.Errorf("the client does not speak HTTP/2: its first bytes are %q, not the HTTP/2 preface", string(p[:min(n, 24)]))
+		}
+		c.seen += len(got)
+	}
+	return n, err
 }

@@ -57,8 +57,13 @@ func TestTcpListenerRejectsHttp1GrpcRequests(t *testing.T) {
 	if got := http1(t, srv.url, []byte(req)); got != "HTTP/1.1 505 HTTP Version Not Supported" {
 		t.Fatalf("status line %q", got)
 	}
-	if got := http1(t, srv.url, []byte("GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")); got != "HTTP/1.1 505 HTTP Version Not Supported" {
-		t.Fatalf("any other HTTP/1 request: %q", got)
+	// The service's path in no browser protocol is gRPC too; an unknown path is not found.
+	plain := "POST /codex.code_mode.v1.CodeModeHost/OpenSession HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+	if got := http1(t, srv.url, []byte(plain)); got != "HTTP/1.1 505 HTTP Version Not Supported" {
+		t.Fatalf("the service's path without a content type: %q", got)
+	}
+	if got := http1(t, srv.url, []byte("GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")); got != "HTTP/1.1 404 Not Found" {
+		t.Fatalf("an unknown path over HTTP/1: %q", got)
 	}
 }
 

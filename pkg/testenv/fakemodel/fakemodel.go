@@ -37,26 +37,48 @@ func Say(text string) Reply {
 }
 
 // Server is the scripted model. Requests past the script are answered 500 and recorded as a
-// failure (Err).
+// failure (Err), unless the script repeats (Options.Repeat).
 type Server struct {
 	// URL is the base URL for Codex's provider configuration: http://127.0.0.1:PORT/v1.
 	URL string
 
 	srv      *http.Server
 	ln       net.Listener
+	opts     Options
 	mu       sync.Mutex
 	script   []Reply
 	requests []json.RawMessage
 	err      error
 }
 
+// Options configure a Server beyond its script.
+type Options struct {
+	// Addr is the address to listen on (default "127.0.0.1:0", a free port of the loopback).
+	Addr string
+	// Repeat starts the script again after its last reply, so that one server answers one
+	// turn after another (each turn must take the whole script).
+	Repeat bool
+	// OnRequest, when set, is called with each request's number (from 1) and JSON body, in
+	// order, before it is answered; it runs under the server's lock, so it must not call the
+	// Server's methods.
+	OnRequest func(n int, body []byte)
+}
+
 // Start serves script on a free port of 127.0.0.1.
 func Start(script ...Reply) (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return StartWith(Options{}, script...)
+}
+
+// StartWith serves script as opts say.
+func StartWith(opts Options, script ...Reply) (*Server, error) {
+	if opts.Addr == "" {
+		opts.Addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("fakemodel: listen: %w", err)
 	}
-	s := &Server{URL: "http://" + ln.Addr().String() + "/v1", ln: ln, script: script}
+	s := &Server{URL: "http://" + ln.Addr().String() + "/v1", ln: ln, opts: opts, script: script}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/responses", s.respond)
 	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, _ *http.Request) {
@@ -117,11 +139,18 @@ func (s *Server) record(body []byte, readErr error) (Reply, int, bool) {
 	}
 	s.requests = append(s.requests, body)
 	n := len(s.requests)
-	if n > len(s.script) {
+	if s.opts.OnRequest != nil {
+		s.opts.OnRequest(n, body)
+	}
+	i := n - 1
+	if s.opts.Repeat && len(s.script) > 0 {
+		i %= len(s.script)
+	}
+	if i >= len(s.script) {
 		s.fail(fmt.Errorf("request %d has no scripted reply (the script has %d)", n, len(s.script)))
 		return nil, 0, false
 	}
-	return s.script[n-1], n, true
+	return s.script[i], n, true
 }
 
 func (s *Server) fail(err error) {

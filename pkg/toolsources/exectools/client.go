@@ -11,19 +11,20 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/coder/websocket"
 
 	wire "github.com/codemodehq/codemode/gen/go/execserverwire"
 	"github.com/codemodehq/codemode/pkg/execserver/execrpc"
+	"github.com/codemodehq/codemode/pkg/internal/procgroup"
 )
 
 // Client is a connection to an exec-server, initialized. It answers the server's
@@ -49,7 +50,6 @@ func Spawn(ctx context.Context, argv []string, dir string) (*Client, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Stderr = os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -58,7 +58,9 @@ func Spawn(ctx context.Context, argv []string, dir string) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	// A group of its own: a terminal's Ctrl-C reaches the host, which ends the exec-server's
+	// processes through the protocol, not the exec-server directly.
+	if err := procgroup.New(cmd).Start(); err != nil {
 		return nil, fmt.Errorf("start exec-server %s: %w", argv[0], err)
 	}
 	c, err := connect(ctx, execrpc.NewStreamConn(out, in, in), cmd)
@@ -70,9 +72,14 @@ func Spawn(ctx context.Context, argv []string, dir string) (*Client, error) {
 	return c, nil
 }
 
-// DialURL connects to an exec-server's WebSocket (ws://IP:PORT).
-func DialURL(ctx context.Context, url string) (*Client, error) {
-	ws, _, err := websocket.Dial(ctx, url, nil)
+// DialURL connects to an exec-server's WebSocket (ws://IP:PORT), sending token as a bearer
+// token when it is not empty.
+func DialURL(ctx context.Context, url, token string) (*Client, error) {
+	var opts *websocket.DialOptions
+	if token != "" {
+		opts = &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + token}}}
+	}
+	ws, _, err := websocket.Dial(ctx, url, opts)
 	if err != nil {
 		return nil, fmt.Errorf("connect to exec-server %s: %w", url, err)
 	}

@@ -102,7 +102,7 @@ func dialWebSocket(t *testing.T, root string) *ToolSet {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
-	c, err := DialURL(ctx, strings.TrimSpace(line))
+	c, err := DialURL(ctx, strings.TrimSpace(line), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,4 +257,46 @@ func errString(err error) string {
 		return "<nil>"
 	}
 	return err.Error()
+}
+
+// TestAManifestReachesAnExecServerWithAToken: `codemode exec-server --token` refuses a client
+// without the token (401) and serves the manifest's client, which sends the token held by the
+// variable its token_env names; an unset variable is an error that says so.
+func TestAManifestReachesAnExecServerWithAToken(t *testing.T) {
+	root := t.TempDir()
+	const token = "0123456789abcdef0123"
+	cmd := exec.Command(codemodeBin, "exec-server", "--listen", "ws://127.0.0.1:0", "--root", root)
+	cmd.Env = append(os.Environ(), "CODEMODE_EXEC_SERVER_TOKEN="+token)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := strings.TrimSpace(line)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	if _, err := DialURL(ctx, url, ""); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("without the token: %v, want 401", err)
+	}
+	manifest := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(manifest, []byte(`{"exec_server": {"url": "`+url+`", "token_env": "EXEC_TOKEN_FOR_TEST"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FromManifest(ctx, manifest); err == nil || err.Error() != "token_env names $EXEC_TOKEN_FOR_TEST, which is empty or unset" {
+		t.Fatalf("with the variable unset: %v", err)
+	}
+	t.Setenv("EXEC_TOKEN_FOR_TEST", token)
+	ts, err := FromManifest(ctx, manifest)
+	if err != nil {
+		t.Fatalf("with the token: %v", err)
+	}
+	_ = ts.Close()
 }

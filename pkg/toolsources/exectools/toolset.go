@@ -134,6 +134,8 @@ func rpcText(err error) error {
 type Manifest struct {
 	Command []string `json:"command"`
 	URL     string   `json:"url"`
+	// TokenEnv names the environment variable that holds the exec-server's bearer token.
+	TokenEnv string `json:"token_env"`
 }
 
 // FromManifest connects to the exec-server a tool manifest names under "exec_server" (the
@@ -152,7 +154,13 @@ func FromManifest(ctx context.Context, manifestPath string) (*ToolSet, error) {
 	}
 	var c *Client
 	if m := doc.ExecServer; m.URL != "" {
-		c, err = DialURL(ctx, m.URL)
+		token := ""
+		if m.TokenEnv != "" {
+			if token = os.Getenv(m.TokenEnv); token == "" {
+				return nil, fmt.Errorf("token_env names $%s, which is empty or unset", m.TokenEnv)
+			}
+		}
+		c, err = DialURL(ctx, m.URL, token)
 	} else {
 		c, err = Spawn(ctx, m.Command, filepath.Dir(manifestPath))
 	}

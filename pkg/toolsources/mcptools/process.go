@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/codemodehq/codemode/pkg/internal/procgroup"
 	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
 )
 
@@ -34,8 +35,9 @@ var errMessageTooLarge = errors.New("message larger than max_result_bytes")
 // process is a stdio server's process: its pipes, its exit and the end of its stderr.
 type process struct {
 	cmd    *exec.Cmd
-	stdin  *os.File     // the write end; the server reads the other
-	stdout *lineLimiter // over the read end
+	group  *procgroup.Group // kills the server with what it started
+	stdin  *os.File         // the write end; the server reads the other
+	stdout *lineLimiter     // over the read end
 	stderr *tailBuffer
 	// exited is closed once the process has exited and waitErr is set.
 	exited  chan struct{}
@@ -70,9 +72,8 @@ func startProcess(spec toolprovider.MCPServer, stderrCopy io.Writer) (*process, 
 		cmd.Stderr = io.MultiWriter(p.stderr, stderrCopy)
 	}
 	cmd.WaitDelay = waitDelay
-	newProcessGroup(cmd)
-	p.cmd = cmd
-	err = cmd.Start()
+	p.cmd, p.group = cmd, procgroup.New(cmd)
+	err = p.group.Start()
 	// The child has its own copies of these ends; ours would keep the pipes open after it
 	// exited.
 	stdinR.Close()
@@ -99,7 +100,7 @@ func (p *process) stop() {
 		select {
 		case <-p.exited:
 		case <-timer.C:
-			killProcessGroup(p.cmd)
+			_ = p.group.Kill()
 			<-p.exited
 		}
 		_ = p.stdout.Close()

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/codemodehq/codemode/pkg/internal/procgroup"
 )
 
 // Why a call failed although its command did not fail by itself. The errors a Provider returns
@@ -57,8 +59,15 @@ func (c command) run(ctx context.Context, input []byte) ([]byte, error) {
 	cmd.Stdin = bytes.NewReader(input)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = waitDelay
-	killProcessGroupOnCancel(cmd)
-	err := cmd.Run()
+	// The command leads a group of its own, and its cancellation kills the whole group, so that
+	// what it started (a shell's children, the program `go run` builds) dies with it instead of
+	// living on unobserved.
+	group := procgroup.New(cmd)
+	cmd.Cancel = group.Kill
+	err := group.Start()
+	if err == nil {
+		err = cmd.Wait()
+	}
 	if err = c.failure(ctx, err, stderr.String()); err != nil {
 		return nil, err
 	}

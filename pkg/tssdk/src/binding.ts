@@ -8,6 +8,7 @@ import {
   CodeModeHost,
   CompleteToolCallRequestSchema,
   ExecuteRequestSchema,
+  OutputTruncation,
   type CompleteToolCallRequest,
   type ExecuteEvent,
   type Notification,
@@ -16,6 +17,7 @@ import {
   type ToolCall,
   type ToolDefinition,
   type WaitResponse,
+  type YieldObservationRequest,
 } from "../../../gen/ts/pb/codex/code_mode/v1/code_mode_pb.js";
 import {
   errorText,
@@ -34,7 +36,7 @@ import {
   type RuntimeOutcome,
   type WaitOutcome,
 } from "./outcome.js";
-import { SessionState, type EnabledTool, type ToolNameLike } from "./state.js";
+import { MAX_PENDING_CALLBACKS, SessionState, type EnabledTool, type ToolNameLike } from "./state.js";
 
 /**
  * The OpenSession request header by which a client asks the host to hold a notification's
@@ -118,6 +120,14 @@ export interface BindingHooks {
   lost(error: Error): void;
 }
 
+/** What a lease asks of the host when it opens (OpenSession). */
+export interface LeaseRequest {
+  /** The session's cell limits; undefined sends none. */
+  readonly limits: SessionCellExecutionLimits | undefined;
+  /** Ask the host to truncate outcomes to each request's token budget (OUTPUT_TRUNCATION_SERVER). */
+  readonly serverTruncation: boolean;
+}
+
 /** The request of one execution, as the session prepared it. */
 export interface ExecutionRequest {
   readonly source: string;
@@ -126,6 +136,17 @@ export interface ExecutionRequest {
   readonly tools: readonly EnabledTool<ToolRunner>[];
   readonly yieldTimeMs?: number;
   readonly maxOutputTokens?: number;
+  /** Aborting it ends the first observation at once (YieldObservation); the cell keeps running. */
+  readonly yieldNow?: AbortSignal;
+}
+
+/** How one wait observes its cell. */
+export interface WaitRequest {
+  readonly yieldTimeMs: number;
+  /** The outcome's token budget, sent only when the host truncates ({@link Binding.serverTruncation}). */
+  readonly maxOutputTokens?: number;
+  /** Aborting it ends the wait at once (YieldObservation); the cell keeps running. */
+  readonly yieldNow?: AbortSignal;
 }
 
 /** A cell the host admitted, as the binding hands it to the session. */
@@ -154,6 +175,11 @@ export class Binding {
   acked = false;
   /** The host's route ({@link ROUTE_HEADER}), "" when it sent none; every later request carries it. */
   route = "";
+  /**
+   * Whether the host truncates this session's outcomes: the lease asked for it and the host's
+   * opening event said OUTPUT_TRUNCATION_SERVER (a host before Codex 0.169's protocol never does).
+   */
+  serverTruncation = false;
 
   readonly #client: Client<typeof CodeModeHost>;
   readonly #hooks: BindingHooks;
@@ -187,7 +213,7 @@ export class Binding {
   static async open(
     transport: Transport,
     hooks: BindingHooks,
-    limits: SessionCellExecutionLimits | undefined,
+    lease: LeaseRequest,
     generation: number,
     signal?: AbortSignal,
   ): Promise<Binding> {
@@ -198,7 +224,7 @@ export class Binding {
       if (signal?.aborted) {
         throw abortReason(signal);
       }
-      await b.#openLease(limits);
+      await b.#openLease(lease);
       await b.#subscribe();
       b.#state.requireOpen();
       b.#opened = true;
@@ -227,10 +253,10 @@ export class Binding {
    * before the opening event is tried again (a proxy may pick another host), at most
    * {@link MAX_OPEN_ATTEMPTS} in all; other failures are not retried.
    */
-  async #openLease(limits: SessionCellExecutionLimits | undefined): Promise<void> {
+  async #openLease(lease: LeaseRequest): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.#openLeaseOnce(limits);
+        await this.#openLeaseOnce(lease);
         return;
       } catch (e) {
         const code = e instanceof RequestError ? e.cause.code : undefined;
@@ -250,9 +276,9 @@ export class Binding {
     }
   }
 
-  async #openLeaseOnce(limits: SessionCellExecutionLimits | undefined): Promise<void> {
+  async #openLeaseOnce(lease: LeaseRequest): Promise<void> {
     const it = this.#client
-      .openSession(limits === undefined ? {} : { cellExecutionLimits: limits }, {
+      .openSession(openSessionRequest(lease), {
         signal: this.#lease.signal,
         timeoutMs: 0,
         headers: { [ACKNOWLEDGEMENTS_HEADER]: "true" },
@@ -276,6 +302,8 @@ export class Binding {
     }
     checkHostIdentifier(first.value.event.value.sessionId, "session ID");
     this.id = first.value.event.value.sessionId;
+    // The host says whether it truncates (Codex 0.169's protocol); an older host never does.
+    this.serverTruncation = lease.serverTruncation && first.value.event.value.outputTruncation === OutputTruncation.SERVER;
     this.#loops.push(this.#readLease(it));
   }
 
@@ -691,7 +719,7 @@ export class Binding {
       }
       throw abortReason(caller);
     }
-    return this.#hand(executionId, first.cell, first.it, stream, req.yieldTimeMs ?? DEFAULT_YIELD_TIME_MS);
+    return this.#hand(executionId, first.cell, first.it, stream, req.yieldTimeMs ?? DEFAULT_YIELD_TIME_MS, req.yieldNow);
   }
 
   async #openExecution(
@@ -734,11 +762,12 @@ export class Binding {
   }
 
   /** Hands the started cell over: the execution is claimed and the outcome read in the background. */
-  #hand(executionId: string, cell: string, it: AsyncIterator<ExecuteEvent>, stream: AbortController, yieldTimeMs: number): BoundCell {
+  #hand(executionId: string, cell: string, it: AsyncIterator<ExecuteEvent>, stream: AbortController, yieldTimeMs: number, yieldNow: AbortSignal | undefined): BoundCell {
     let outcome: Promise<RuntimeOutcome>;
     try {
       this.#reportClosed(this.#state.markReady(executionId));
-      outcome = this.#readOutcome(cell, it, stream, yieldTimeMs);
+      const unwatch = this.#watchYield(yieldNow, { case: "executionId", value: executionId });
+      outcome = this.#readOutcome(cell, it, stream, yieldTimeMs).finally(unwatch);
     } catch (e) {
       stream.abort();
       this.#scope.delete(stream);
@@ -798,7 +827,7 @@ export class Binding {
    * with CancelWait, and until that returns the cell's next wait is held back. The one-observer
    * rule is the host's: its text reaches the caller as a RuntimeError.
    */
-  async wait(cell: string, yieldTimeMs: number, caller: AbortSignal | undefined): Promise<WaitOutcome> {
+  async wait(cell: string, req: WaitRequest, caller: AbortSignal | undefined): Promise<WaitOutcome> {
     this.#requireOpen();
     await this.#awaitRetired(cell, caller);
     this.#requireOpen();
@@ -806,10 +835,18 @@ export class Binding {
       throw abortReason(caller);
     }
     const waitId = newUuid();
+    // Already told to yield: a zero yield time answers at once, with no race between the Wait and
+    // a YieldObservation.
+    const yieldNow = req.yieldNow?.aborted === true ? undefined : req.yieldNow;
+    const yieldTimeMs = req.yieldNow?.aborted === true ? 0 : req.yieldTimeMs;
+    const budget = this.#budget(req.maxOutputTokens);
     const rpc = new AbortController();
     let settled: { ok: true; resp: WaitResponse } | { ok: false; err: unknown } | undefined;
     const answer = this.#request("wait", yieldTimeMs + 1_000, rpc.signal, (signal) =>
-      this.#client.wait({ sessionId: this.id, cellId: cell, waitId, yieldTimeMs: BigInt(yieldTimeMs) }, { signal, headers: this.#headers() }),
+      this.#client.wait(
+        { sessionId: this.id, cellId: cell, waitId, yieldTimeMs: BigInt(yieldTimeMs), ...(budget === undefined ? {} : { maxOutputTokens: budget }) },
+        { signal, headers: this.#headers() },
+      ),
     ).then(
       (resp) => {
         settled = { ok: true, resp };
@@ -818,9 +855,11 @@ export class Binding {
         settled = { ok: false, err };
       },
     );
+    const unwatch = this.#watchYield(yieldNow, { case: "waitId", value: waitId });
     const aborted = caller === undefined ? undefined : abortedPromise(caller);
     await Promise.race(aborted === undefined ? [answer] : [answer, aborted.promise]);
     aborted?.dispose();
+    unwatch();
     if (settled === undefined) {
       // The caller gave up first: retire the wait on the host in the background.
       this.#retireWait(cell, waitId, rpc, answer);
@@ -867,16 +906,50 @@ export class Binding {
     }
   }
 
-  /** Stops a cell (wire ID). */
-  async terminate(cell: string, caller: AbortSignal | undefined): Promise<WaitOutcome> {
+  /** Stops a cell (wire ID); `maxOutputTokens` is the outcome's budget when the host truncates. */
+  async terminate(cell: string, caller: AbortSignal | undefined, maxOutputTokens?: number): Promise<WaitOutcome> {
     this.#requireOpen();
+    const budget = this.#budget(maxOutputTokens);
     let resp: WaitResponse;
     try {
-      resp = await this.#request("termination", 0, caller, (signal) => this.#client.terminate({ sessionId: this.id, cellId: cell }, { signal, headers: this.#headers() }));
+      resp = await this.#request("termination", 0, caller, (signal) =>
+        this.#client.terminate({ sessionId: this.id, cellId: cell, ...(budget === undefined ? {} : { maxOutputTokens: budget }) }, { signal, headers: this.#headers() }),
+      );
     } catch (e) {
       throw runtimeError(e);
     }
     return this.#waitOutcome(cell, resp);
+  }
+
+  /** A wait's or termination's max_output_tokens: the caller's budget when the host truncates, else none. */
+  #budget(tokens: number | undefined): bigint | undefined {
+    if (!this.serverTruncation || tokens === undefined) {
+      return undefined;
+    }
+    return BigInt(Math.max(Math.trunc(tokens), 0));
+  }
+
+  /**
+   * Asks the host to end `observation` at once (YieldObservation) when `yieldNow` aborts, until
+   * the returned function is called (the observation was answered). A refusal is ignored: a host
+   * without YieldObservation (before Codex 0.169's protocol) answers UNIMPLEMENTED, and the
+   * observation then ends at its yield time.
+   */
+  #watchYield(yieldNow: AbortSignal | undefined, observation: YieldObservationRequest["observation"]): () => void {
+    if (yieldNow === undefined) {
+      return () => {};
+    }
+    const send = (): void => {
+      this.#request("yield observation", 0, undefined, (signal) =>
+        this.#client.yieldObservation({ sessionId: this.id, observation }, { signal, headers: this.#headers() }),
+      ).catch(() => {});
+    };
+    if (yieldNow.aborted) {
+      send();
+      return () => {};
+    }
+    yieldNow.addEventListener("abort", send, { once: true });
+    return () => yieldNow.removeEventListener("abort", send);
   }
 
   /** Converts a WaitResponse for `cell`, checks it names the cell and settles its notifications. */
@@ -922,6 +995,18 @@ export class Binding {
       throw this.#stoppedError();
     }
   }
+}
+
+/**
+ * The OpenSession request of a lease: its limits, who truncates, and the bound on pending
+ * callbacks the client itself admits (so the host refuses what the client would).
+ */
+function openSessionRequest(lease: LeaseRequest): { cellExecutionLimits?: SessionCellExecutionLimits; outputTruncation?: OutputTruncation; maxPendingDelegateCalls: bigint } {
+  return {
+    ...(lease.limits === undefined ? {} : { cellExecutionLimits: lease.limits }),
+    ...(lease.serverTruncation ? { outputTruncation: OutputTruncation.SERVER } : {}),
+    maxPendingDelegateCalls: BigInt(MAX_PENDING_CALLBACKS),
+  };
 }
 
 /** The input of a tool call: its JSON parsed, or undefined when the cell passed none. */

@@ -1,5 +1,5 @@
 /**
- * `@codemode/sdk`: a TypeScript client of codemode's gRPC service `codex.code_mode.v1.CodeModeHost`
+ * `@codemodehq/sdk`: a TypeScript client of codemode's gRPC service `codex.code_mode.v1.CodeModeHost`
  * (OpenAI Codex's code-mode host protocol), over any connect-es `Transport`: Connect or gRPC-Web
  * from browsers (`@connectrpc/connect-web`), Connect or gRPC from Node (`@connectrpc/connect-node`).
  *

@@ -66,6 +66,14 @@ export interface SessionOptions {
   readonly transport: Transport;
   /** Limits for the session's cells. */
   readonly cellExecutionLimits?: CellExecutionLimits;
+  /**
+   * Asks the host to truncate every outcome to its request's token budget
+   * ({@link ExecuteOptions.maxOutputTokens}, {@link WaitOptions.maxOutputTokens}), in Codex's
+   * format (a "Warning: truncated output" header and "…N tokens truncated…" in the middle), as
+   * Codex 0.169 does for a host it spawned. {@link CodeModeSession.serverTruncation} says whether
+   * the host agreed; a host that predates it sends outputs whole. Default false: outputs whole.
+   */
+  readonly serverTruncation?: boolean;
   /** Aborting it closes the session (as {@link CodeModeSession.close}); it also bounds the opening. */
   readonly signal?: AbortSignal;
 }
@@ -79,8 +87,19 @@ export interface ExecuteOptions {
   readonly toolCallId?: string;
   /** How long the first observation waits before the cell yields (default 10,000 ms). */
   readonly yieldTimeMs?: number;
-  /** Carried to the host (which does not use it; truncation is the client's). */
+  /**
+   * The outcome's token budget. The host truncates the outcome to it when the session was opened
+   * with {@link SessionOptions.serverTruncation} (and the host agreed); otherwise it is only
+   * carried, and outputs come whole.
+   */
   readonly maxOutputTokens?: number;
+  /**
+   * Aborting it ends the first observation at once, as if the yield time had passed: the outcome
+   * is `yielded` with the output so far, and the cell keeps running (YieldObservation). Before
+   * the cell is admitted it takes effect as soon as it is. A host that predates YieldObservation
+   * ignores it, and the observation ends at its yield time.
+   */
+  readonly yieldNow?: AbortSignal;
   /**
    * The registered tools to enable, by name (`"name"` or, for a namespaced tool, the
    * `namespace` and `name` as registered); all registered tools by default.
@@ -97,6 +116,14 @@ export interface ExecuteOptions {
 export interface WaitOptions {
   /** How long to wait before the cell yields (default 10,000 ms). */
   readonly yieldTimeMs?: number;
+  /** The outcome's token budget, applied by the host when it truncates (see {@link ExecuteOptions.maxOutputTokens}). */
+  readonly maxOutputTokens?: number;
+  /**
+   * Aborting it ends the wait at once, as if the yield time had passed: the outcome is `yielded`
+   * with the new output, or the cell's end if it came first; the cell keeps running. Aborted
+   * before the call, the wait takes what is there without waiting.
+   */
+  readonly yieldNow?: AbortSignal;
   /**
    * Aborting it cancels the wait on the host (CancelWait) and rejects with the reason; the cell's
    * next wait is sent only after the cancelled one retired, and no output is lost.
@@ -165,6 +192,7 @@ export async function openSession(options: SessionOptions): Promise<CodeModeSess
 export class CodeModeSession {
   readonly #transport: Transport;
   readonly #limits: SessionCellExecutionLimits | undefined;
+  readonly #serverTruncation: boolean;
   readonly #tools = new Map<string, RegisteredTool>();
   readonly #listeners: { [K in keyof SessionEvents]: Set<SessionListener<K>> } = {
     notification: new Set(),
@@ -181,6 +209,7 @@ export class CodeModeSession {
   constructor(options: SessionOptions) {
     this.#transport = options.transport;
     this.#limits = limitsToProto(options.cellExecutionLimits);
+    this.#serverTruncation = options.serverTruncation ?? false;
     options.signal?.addEventListener("abort", () => void this.close().catch(() => {}), { once: true });
   }
 
@@ -197,6 +226,14 @@ export class CodeModeSession {
   /** Whether the host confirmed it holds notifications until they are acknowledged. */
   get acknowledgedNotifications(): boolean {
     return this.#current?.acked ?? false;
+  }
+
+  /**
+   * Whether the host truncates outcomes to their token budgets on the current lease: asked for
+   * with {@link SessionOptions.serverTruncation} and confirmed by the host when it opened.
+   */
+  get serverTruncation(): boolean {
+    return this.#current?.serverTruncation ?? false;
   }
 
   /** Tool calls and notifications in flight on the current lease (at most 1,024 are admitted). */
@@ -269,6 +306,7 @@ export class CodeModeSession {
         })),
         ...(options.yieldTimeMs === undefined ? {} : { yieldTimeMs: options.yieldTimeMs }),
         ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+        ...(options.yieldNow === undefined ? {} : { yieldNow: options.yieldNow }),
       },
       options.signal,
     );
@@ -317,21 +355,31 @@ export class CodeModeSession {
   async wait(cellId: string, options: WaitOptions = {}): Promise<WaitOutcome> {
     const b = await this.#binding(options.signal);
     const wire = remoteCellId(b.generation, cellId);
-    return b.wait(wire, options.yieldTimeMs ?? DEFAULT_YIELD_TIME_MS, options.signal);
+    return b.wait(
+      wire,
+      {
+        yieldTimeMs: options.yieldTimeMs ?? DEFAULT_YIELD_TIME_MS,
+        ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+        ...(options.yieldNow === undefined ? {} : { yieldNow: options.yieldNow }),
+      },
+      options.signal,
+    );
   }
 
   /**
    * Terminates a cell: `terminated` with its buffered output (or `result` if it had completed
    * unobserved), `missing` for a cell the host does not know. It never opens a new lease: after a
    * loss it fails with the loss, and a stale ID fails with {@link StaleGenerationError}.
+   * `maxOutputTokens` is the outcome's budget when the host truncates (see
+   * {@link ExecuteOptions.maxOutputTokens}).
    */
-  async terminate(cellId: string, options: { readonly signal?: AbortSignal } = {}): Promise<WaitOutcome> {
+  async terminate(cellId: string, options: { readonly signal?: AbortSignal; readonly maxOutputTokens?: number } = {}): Promise<WaitOutcome> {
     const b = this.#current;
     if (b === undefined || this.#closing) {
       throw new ShuttingDownError();
     }
     const wire = remoteCellId(b.generation, cellId);
-    return b.terminate(wire, options.signal);
+    return b.terminate(wire, options.signal, options.maxOutputTokens);
   }
 
   /**
@@ -371,7 +419,7 @@ export class CodeModeSession {
     if (old !== undefined) {
       await old.shutdown().catch(() => {});
     }
-    const b = await Binding.open(this.#transport, this.#hooks(generation), this.#limits, generation, signal);
+    const b = await Binding.open(this.#transport, this.#hooks(generation), { limits: this.#limits, serverTruncation: this.#serverTruncation }, generation, signal);
     if (this.#closing) {
       await b.shutdown().catch(() => {});
       throw new ShuttingDownError();

@@ -37,9 +37,9 @@ for (const tc of transports) {
     });
 
     /** Runs fn on a fresh session of the shared host, closing it (and its connections) after. */
-    async function withSession(fn: (s: CodeModeSession) => Promise<void>): Promise<void> {
+    async function withSession(fn: (s: CodeModeSession) => Promise<void>, options: { serverTruncation?: boolean } = {}): Promise<void> {
       const c = tc.make(host.url);
-      const s = await openSession({ transport: c.transport });
+      const s = await openSession({ transport: c.transport, ...options });
       try {
         await fn(s);
       } finally {
@@ -205,6 +205,81 @@ for (const tc of transports) {
         await assert.rejects(executing, { message: "stop it" });
         const after = await s.wait(cellId);
         assert.equal(after.kind, "missing");
+      }));
+
+    test("yieldNow ends an execute's and a wait's observation at once; the cell keeps running", () =>
+      withSession(async (s) => {
+        // hold(n) fires yield signal n, then blocks the cell until the test releases it. The yield
+        // times are far beyond the test's timeout: only the early yield can end these observations.
+        const signals = [new AbortController(), new AbortController()];
+        const releases = [deferred(), deferred()];
+        s.registerTool("hold", async (input) => {
+          const n = input as number;
+          signals[n]!.abort();
+          await releases[n]!.promise;
+          return null;
+        });
+        const hour = 3_600_000;
+        const first = await s.execute(`text("one"); await tools.hold(0); text("two"); await tools.hold(1); text("three");`, {
+          yieldTimeMs: hour,
+          yieldNow: signals[0]!.signal,
+        });
+        assert.equal(first.kind, "yielded");
+        assert.deepEqual(texts(first), ["one"]);
+        // The wait is on its way (or already waiting on the host) when hold(1) fires its signal.
+        const waiting = s.wait(first.cellId, { yieldTimeMs: hour, yieldNow: signals[1]!.signal });
+        releases[0]!.resolve();
+        const second = await waiting;
+        assert.equal(second.kind, "yielded");
+        assert.deepEqual(texts(second), ["two"]);
+        // A signal aborted before the wait takes what is there without waiting: nothing new yet.
+        const third = await s.wait(first.cellId, { yieldTimeMs: hour, yieldNow: AbortSignal.abort() });
+        assert.equal(third.kind, "yielded");
+        assert.deepEqual(texts(third), []);
+        releases[1]!.resolve();
+        const last = await s.wait(first.cellId, { yieldTimeMs: hour });
+        assert.equal(last.kind, "result");
+        assert.deepEqual(texts(last), ["three"]);
+      }));
+
+    test("serverTruncation: the host truncates execute, wait and terminate outcomes to their budgets in Codex's format", () =>
+      withSession(
+        async (s) => {
+          assert.equal(s.serverTruncation, true, "the host confirms it truncates");
+          // Codex's format, as its own host writes it (pkg/grpc/grpchost's TestServerTruncationOverGRPC).
+          const truncated = (c: string): string =>
+            `Warning: truncated output (original token count: 1001)\nTotal output lines: 1\n\n${c.repeat(20)}…991 tokens truncated…${c.repeat(17)}END`;
+          const executed = await s.execute(`text("x".repeat(4000) + "END")`, { maxOutputTokens: 10 });
+          assert.equal(executed.kind, "result");
+          assert.deepEqual(texts(executed), [truncated("x")]);
+
+          const yielded = await s.execute(`text("y"); yield_control(); text("w".repeat(4000) + "END")`, { yieldTimeMs: 60_000, maxOutputTokens: 10 });
+          assert.equal(yielded.kind, "yielded");
+          assert.deepEqual(texts(yielded), ["y"]);
+          const waited = await s.wait(yielded.cellId, { yieldTimeMs: 60_000, maxOutputTokens: 10 });
+          assert.equal(waited.kind, "result");
+          assert.deepEqual(texts(waited), [truncated("w")]);
+
+          // The tool call proves the text is written: terminating earlier could end the cell first.
+          const reached = deferred();
+          s.registerTool("gate", () => {
+            reached.resolve();
+            return new Promise(() => {});
+          });
+          const cell = await s.start(`text("q".repeat(800)); await tools.gate();`, { yieldTimeMs: 60_000 });
+          await reached.promise;
+          const stopped = await s.terminate(cell.cellId, { maxOutputTokens: 3 });
+          assert.equal(stopped.kind, "terminated");
+          assert.deepEqual(texts(stopped), ["Warning: truncated output (original token count: 200)\nTotal output lines: 1\n\nqqqqqq…197 tokens truncated…qqqqqq"]);
+        },
+        { serverTruncation: true },
+      ));
+
+    test("without serverTruncation outputs come whole, whatever the budget", () =>
+      withSession(async (s) => {
+        assert.equal(s.serverTruncation, false);
+        const o = await s.execute(`text("x".repeat(4000) + "END")`, { maxOutputTokens: 10 });
+        assert.deepEqual(texts(o), ["x".repeat(4000) + "END"]);
       }));
 
     test("stored values carry across the cells of a session", () =>

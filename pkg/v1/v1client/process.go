@@ -7,7 +7,6 @@ import (
 	"io"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -56,7 +55,7 @@ func spawn(ctx context.Context, cmd Command, gen uint64, opts *Options) (*connec
 	}()
 	exited := make(chan error, 1)
 	kill := func() {
-		_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+		_ = pipes.Group.Kill()
 	}
 	out := &endSignallingReader{r: stdout, ended: make(chan struct{})}
 	closing := make(chan struct{})

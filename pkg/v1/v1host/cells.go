@@ -194,7 +194,7 @@ func (c *conn) sendInitial(id wirev1.RequestId, res codemode.InitialResult, rece
 	// The duration is frozen before conversion and delivery, as Codex does.
 	d := time.Since(receivedAt)
 	res.Response.HostDuration = &d
-	res.Response = truncated(res.Response, budget)
+	res.Response = fitFrame(truncated(res.Response, budget))
 	w, err := v1convert.RuntimeResponseToWire(res.Response, wirev1.WireCellId(res.Response.CellID), c.host.generation)
 	if err != nil {
 		c.sendInitialResult(id, wirev1.RuntimeResponseError{Message: err.Error()})

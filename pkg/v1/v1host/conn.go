@@ -81,11 +81,16 @@ func (h *Host) run(parent context.Context, c v1transport.Conn, hs handshake) err
 	}
 	defer h.untrack(cn)
 	readErr := cn.readLoop()
-	if readErr != nil || cn.state.firstFailure() != nil {
-		// A peer that broke the protocol gets no more messages. It may also have stopped
-		// reading, and a cell's write blocked on it would hold up the teardown, which waits for
-		// the cells: closing the transport first fails such writes at once.
-		cn.link.Close(io.EOF)
+	failure := readErr
+	if failure == nil {
+		failure = cn.state.firstFailure()
+	}
+	if failure != nil {
+		// A peer that broke the protocol gets no more messages, only the reason (a WebSocket's
+		// close frame). It may also have stopped reading, and a cell's write blocked on it would
+		// hold up the teardown, which waits for the cells: closing the transport first fails such
+		// writes at once.
+		cn.link.Close(failure)
 	}
 	cn.disconnect()
 	if err := cn.state.firstFailure(); err != nil {

@@ -16,8 +16,11 @@ import (
 const (
 	errTooManyRequests = "code-mode host has too many in-flight requests"
 	errTooManyCells    = "code-mode host has too many active cells"
-	errCancelled       = "code-mode request cancelled"
-	errHostClosing     = "code-mode host is shutting down"
+	// errTooManySessionCells is codemode's own refusal (Codex's host has no per-session share),
+	// worded as Codex words its per-session limits.
+	errTooManySessionCells = "code-mode session has too many active cells"
+	errCancelled           = "code-mode request cancelled"
+	errHostClosing         = "code-mode host is shutting down"
 )
 
 // startRequest admits a request from the read loop: a reused ID is fatal; beyond the in-flight
@@ -60,6 +63,8 @@ func (c *conn) handle(ctx context.Context, id wirev1.RequestId, req wirev1.HostR
 		c.respondError(id, errHostClosing)
 		return
 	}
+	ctx, endSpan := c.host.traceOperation(ctx, req)
+	defer endSpan()
 	switch r := req.(type) {
 	case wirev1.OpenSession:
 		c.respond(id, c.openSession(ctx, r))
@@ -104,9 +109,9 @@ func (c *conn) execute(ctx context.Context, id wirev1.RequestId, r wirev1.Execut
 		c.respond(id, failure(err))
 		return
 	}
-	releaseCell := c.host.cells.tryAcquire()
+	releaseCell, refusal := s.takeCell(c.host.cells)
 	if releaseCell == nil {
-		c.respondError(id, errTooManyCells)
+		c.respondError(id, refusal)
 		return
 	}
 	req.YieldNow = c.state.yieldChannel(id)
@@ -212,7 +217,7 @@ func (c *conn) respondOnRoute(key cellKey, id wirev1.RequestId, answer result) {
 func (c *conn) waitCompleted(o codemode.WaitOutcome, receivedAt time.Time, budget *outputBudget) result {
 	d := time.Since(receivedAt)
 	o.Response.HostDuration = &d
-	o.Response = truncated(o.Response, budget)
+	o.Response = fitFrame(truncated(o.Response, budget))
 	w, err := v1convert.WaitOutcomeToWire(o, wirev1.WireCellId(o.Response.CellID), c.host.generation)
 	if err != nil {
 		return failure(err)

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"sync"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/codemodehq/codemode/gen/go/wirev1"
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/internal/recent"
@@ -13,9 +15,13 @@ import (
 // The host's limits (spec §2.8). Requests and cells are counted across all connections of a
 // Host, pending delegate calls per connection.
 const (
-	MaxInFlightRequests     = 256
-	MaxActiveCells          = 128
-	MaxPendingDelegateCalls = 1024
+	MaxInFlightRequests = 256
+	MaxActiveCells      = 128
+	// DefaultMaxActiveCellsPerSession is a session's share of MaxActiveCells unless
+	// WithMaxActiveCellsPerSession says otherwise: a quarter, so that one session cannot take
+	// every cell slot of the host (Codex's host has no such share).
+	DefaultMaxActiveCellsPerSession = 32
+	MaxPendingDelegateCalls         = 1024
 	// MaxPendingDelegateCallsGranted replaces MaxPendingDelegateCalls on a connection that
 	// was granted DelegateCapacityCapability.
 	MaxPendingDelegateCallsGranted = 4096
@@ -52,6 +58,17 @@ type Option func(*Host)
 // must not write to stdout, which carries the protocol.
 func WithLogger(log *slog.Logger) Option { return func(h *Host) { h.log = log } }
 
+// WithMaxActiveCellsPerSession sets a session's share of the host's MaxActiveCells: an execute
+// beyond it is refused with "code-mode session has too many active cells" (n ≤ 0 keeps
+// DefaultMaxActiveCellsPerSession; n ≥ MaxActiveCells leaves only the host's limit).
+func WithMaxActiveCellsPerSession(n int) Option {
+	return func(h *Host) {
+		if n > 0 {
+			h.cellsPerSession = n
+		}
+	}
+}
+
 // WithGeneration makes the host serve wire generation g instead of DefaultGeneration.
 func WithGeneration(g wirev1.Generation) Option { return func(h *Host) { h.generation = g } }
 
@@ -75,7 +92,10 @@ type Host struct {
 	generation wirev1.Generation
 	requests   semaphore
 	cells      semaphore
-	pairings   *pairings
+	// cellsPerSession is each session's share of cells.
+	cellsPerSession int
+	pairings        *pairings
+	tracer          trace.Tracer // WithTracer; nil: no spans
 
 	// mu guards the connections being served and whether the host drains (drain.go).
 	mu       sync.Mutex
@@ -91,8 +111,10 @@ func New(provider codemode.SessionProvider, opts ...Option) *Host {
 		generation: DefaultGeneration,
 		requests:   newSemaphore(MaxInFlightRequests),
 		cells:      newSemaphore(MaxActiveCells),
-		pairings:   newPairings(MaxPendingPairings),
-		conns:      map[*conn]struct{}{},
+		// Set before the options, which may replace it.
+		cellsPerSession: DefaultMaxActiveCellsPerSession,
+		pairings:        newPairings(MaxPendingPairings),
+		conns:           map[*conn]struct{}{},
 	}
 	for _, o := range opts {
 		o(h)

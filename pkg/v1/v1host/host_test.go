@@ -196,7 +196,8 @@ func TestExecuteRequestIDRemainsActiveUntilInitialResponse(t *testing.T) {
 }
 
 func TestActiveCellLimitRejectsExecuteWithoutDisconnecting(t *testing.T) {
-	c := serveRaw(t, baselineHost(t)).ready()
+	// One session may take every slot here: the host's own limit is under test.
+	c := serveRaw(t, New(newProvider(t), WithGeneration(wirev1.GenerationBaseline), WithMaxActiveCellsPerSession(MaxActiveCells))).ready()
 	c.send(open(1, "s"))
 	c.expect(ready(1, "s"))
 	for i := range MaxActiveCells {
@@ -254,5 +255,30 @@ func TestDisconnectCancelsABackpressuredHostWriter(t *testing.T) {
 	c.send(`{"type":"connection/hello","supportedVersions":[1],"requiredCapabilities":[],"optionalCapabilities":[]}`)
 	if err := c.serveResult(); fmt.Sprint(err) != "received a second code-mode client hello" {
 		t.Fatalf("ServeConn = %v", err)
+	}
+}
+
+// TestASessionTakesOnlyItsShareOfCells: a session whose cells never end holds at most its share
+// of the host's cell slots; past it the session's executes are refused with "code-mode session
+// has too many active cells" and the connection lives on, while another session still runs
+// cells. Before, one session could take all 128 slots and refuse everyone else indefinitely.
+func TestASessionTakesOnlyItsShareOfCells(t *testing.T) {
+	c := serveRaw(t, New(newProvider(t), WithGeneration(wirev1.GenerationBaseline), WithMaxActiveCellsPerSession(4))).ready()
+	c.send(open(1, "greedy"))
+	c.expect(ready(1, "greedy"))
+	for i := range 4 {
+		c.send(execute(100+i, "greedy", `await new Promise(() => {});`))
+		if got := c.recv(); !strings.Contains(got, `"execution/started"`) {
+			t.Fatalf("cell %d of the share: %s", i+1, got)
+		}
+	}
+	c.send(execute(200, "greedy", `text("one too many")`))
+	c.expect(errorResponse(200, "code-mode session has too many active cells"))
+	c.send(open(2, "other"))
+	c.expect(ready(2, "other"))
+	c.send(execute(300, "other", `text("served")`))
+	var got []string
+	for !strings.Contains(strings.Join(got, "\n"), `served`) {
+		got = append(got, c.recv())
 	}
 }

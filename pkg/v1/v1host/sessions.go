@@ -17,6 +17,8 @@ type hostSession struct {
 	// serverTruncation is set when session/open asked for outputTruncation "server": every
 	// runtime response is truncated to its request's token budget on the host.
 	serverTruncation bool
+	// cells is the session's share of the host's active cells.
+	cells semaphore
 }
 
 // budget is how a response of s goes out: whole (nil, the client truncates), or as
@@ -64,7 +66,7 @@ func (c *conn) openSession(ctx context.Context, r wirev1.OpenSession) result {
 		return failure(err)
 	}
 	server := r.OutputTruncation != nil && *r.OutputTruncation == wirev1.WireOutputTruncationServer
-	if !c.state.addSession(&hostSession{id: r.SessionId, session: sess, serverTruncation: server}) {
+	if !c.state.addSession(&hostSession{id: r.SessionId, session: sess, serverTruncation: server, cells: newSemaphore(c.host.cellsPerSession)}) {
 		_ = sess.Shutdown(context.Background())
 		return failed(errHostClosing)
 	}
@@ -82,4 +84,20 @@ func (c *conn) shutdownSession(ctx context.Context, r wirev1.ShutdownSession) re
 	}
 	c.routes.awaitSession(ctx, r.SessionId)
 	return ok(wirev1.SessionClosed(r))
+}
+
+// takeCell takes one of the host's cells, then a slot of the session's share, and returns the
+// function that releases both; or nil and the refusal's text (the host's, Codex's, when both are
+// exhausted).
+func (s *hostSession) takeCell(host semaphore) (func(), string) {
+	releaseHost := host.tryAcquire()
+	if releaseHost == nil {
+		return nil, errTooManyCells
+	}
+	releaseShare := s.cells.tryAcquire()
+	if releaseShare == nil {
+		releaseHost()
+		return nil, errTooManySessionCells
+	}
+	return func() { releaseShare(); releaseHost() }, ""
 }

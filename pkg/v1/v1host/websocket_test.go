@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -464,5 +465,37 @@ func TestParseListenURLRejectsInvalidTransports(t *testing.T) {
 		if _, err := ParseListenURL(s); err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %q", s, err, want)
 		}
+	}
+}
+
+// TestAProtocolViolationIsToldInTheCloseFrame: a client that breaks the protocol on a WebSocket
+// gets a close frame whose status and reason say how (1003 for a text message, 1007 for a frame
+// that does not decode, 1002 for a message the protocol does not allow), not a bare TCP close.
+func TestAProtocolViolationIsToldInTheCloseFrame(t *testing.T) {
+	addr := listen(t, baselineHost(t))
+	cases := []struct {
+		name   string
+		bad    func(c *wsClient)
+		status websocket.StatusCode
+		reason string
+	}{
+		{"text message", func(c *wsClient) { c.sendRaw(websocket.MessageText, []byte("{}")) }, websocket.StatusUnsupportedData, "code-mode websocket messages must be binary framed messages"},
+		{"missing prefix", func(c *wsClient) { c.sendRaw(websocket.MessageBinary, []byte{1, 0}) }, websocket.StatusInvalidFramePayloadData, ""},
+		{"second hello", func(c *wsClient) { c.send(helloLimits) }, websocket.StatusProtocolError, "received a second code-mode client hello"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := dialWS(t, "ws://"+addr+"/")
+			c.ready(helloLimits)
+			tc.bad(c)
+			var err error
+			for err == nil {
+				_, err = c.recv()
+			}
+			var ce websocket.CloseError
+			if !errors.As(err, &ce) || ce.Code != tc.status || (tc.reason != "" && !strings.Contains(ce.Reason, tc.reason)) {
+				t.Fatalf("the connection ended with %v; want close status %d with a reason containing %q", err, tc.status, tc.reason)
+			}
+		})
 	}
 }

@@ -25,6 +25,12 @@ type Conn interface {
 	Close() error
 }
 
+// ReasonCloser is a Conn that can tell its peer why it closes (a WebSocket's close frame);
+// Link.Close uses it for a failure other than io.EOF.
+type ReasonCloser interface {
+	CloseWithReason(err error) error
+}
+
 // ErrClosed is returned by a Conn used after Close.
 var ErrClosed = errors.New("code-mode connection closed")
 

@@ -151,6 +151,10 @@ func (l *Link[In]) fail(err error) {
 		l.err = err
 		l.errMu.Unlock()
 		close(l.done)
+		if rc, ok := l.conn.(ReasonCloser); ok && err != nil && !errors.Is(err, io.EOF) {
+			_ = rc.CloseWithReason(err)
+			return
+		}
 		_ = l.conn.Close()
 	})
 }

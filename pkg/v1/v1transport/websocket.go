@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 
@@ -101,6 +102,52 @@ func (c *wsConn) WriteFrame(lane wirev1.Lane, f []byte) error {
 		return err
 	}
 	return ws.Write(c.ctx, websocket.MessageBinary, f)
+}
+
+// CloseWithReason ends both sockets with a close frame that says why (a protocol error, a text
+// message, a frame that does not decode: the peer's own fault, which it should be told rather than
+// see the connection drop). It does not wait: the close handshakes finish on their own goroutine,
+// bounded by the library's close timeout, and the sockets' context ends after them.
+func (c *wsConn) CloseWithReason(err error) error {
+	c.once.Do(func() {
+		status, reason := closeStatus(err)
+		var handshakes sync.WaitGroup
+		for _, ws := range c.lanes {
+			if ws != nil {
+				handshakes.Go(func() { _ = ws.Close(status, reason) })
+			}
+		}
+		go func() {
+			handshakes.Wait()
+			c.cancel()
+		}()
+	})
+	return nil
+}
+
+// closeStatus is the WebSocket close status and reason for a connection that failed with err.
+func closeStatus(err error) (websocket.StatusCode, string) {
+	status := websocket.StatusProtocolError
+	switch {
+	case errors.Is(err, v1frame.ErrTextMessage):
+		status = websocket.StatusUnsupportedData
+	case errors.Is(err, v1frame.ErrInvalidData):
+		status = websocket.StatusInvalidFramePayloadData
+	}
+	return status, closeReason(err.Error())
+}
+
+// closeReason cuts text to what a close frame carries (123 bytes), at a character boundary.
+func closeReason(text string) string {
+	const max = 123
+	if len(text) <= max {
+		return text
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut]
 }
 
 // Close ends both sockets at once. It does not wait for the peer's close handshake: a driver

@@ -6,7 +6,7 @@ import { javascript } from "@codemirror/lang-javascript";
 import { EditorView, basicSetup } from "codemirror";
 import { transform } from "sucrase";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
-import { openSession, type CodeModeSession, type JsonValue, type ToolCallContext, type WaitOutcome } from "@codemode/sdk";
+import { openSession, type CodeModeSession, type JsonValue, type SessionOptions, type ToolCallContext, type WaitOutcome } from "@codemode/sdk";
 import { checkInput } from "./inputcheck";
 
 /** The element matching selector; the page's HTML has every one. */
@@ -30,6 +30,10 @@ const ui = {
   cell: $<HTMLElement>("#cell"),
   state: $<HTMLElement>("#state"),
   tools: $<HTMLUListElement>("#tools"),
+  hostTools: $<HTMLUListElement>("#host-tools"),
+  hostToolsState: $<HTMLParagraphElement>("#host-tools-state"),
+  callsNote: $<HTMLParagraphElement>("#calls-note"),
+  descriptionNote: $<HTMLParagraphElement>("#description-note"),
   output: $<HTMLPreElement>("#output"),
   calls: $<HTMLTableSectionElement>("#calls tbody"),
   notifications: $<HTMLOListElement>("#notifications"),
@@ -457,6 +461,9 @@ function checkToolName(name: string): void {
   if (name === "ping" || allTools().some((t) => t.name === name)) {
     throw new Error(`the page already has a tool named ${name}`);
   }
+  if (hostHas(name)) {
+    throw new Error(`the host has a tool named ${name}`);
+  }
 }
 
 /** The input schema typed in the page: a JSON object. */
@@ -471,6 +478,77 @@ function parseSchema(text: string): JsonValue {
     throw new Error("the input schema must be a JSON object");
   }
   return schema;
+}
+
+/** A tool of the host's own (its manifest, codemode-host --tools), as cells see it in ALL_TOOLS. */
+interface HostTool {
+  readonly name: string;
+  readonly description: string;
+}
+
+/** The host's tools; undefined until the host has been asked (probeHostTools). */
+let hostTools: readonly HostTool[] | undefined;
+/** Why the host's tools are unknown, when asking failed. */
+let hostToolsError: string | undefined;
+
+/** The cell that asks: ALL_TOOLS, in a cell given none of the page's tools, is the host's tools. */
+const hostToolsProbe = "text(JSON.stringify(ALL_TOOLS.map(({ name, description }) => ({ name, description }))));";
+
+/**
+ * Asks the host which tools it adds to every cell. The protocol does not list them, but a cell
+ * sees them: a cell run in a session of its own, with none of the page's tools enabled, reads
+ * ALL_TOOLS (each tool's name and description). The host runs these tools itself, on its machine;
+ * their calls never reach the page.
+ */
+async function probeHostTools(transport: SessionOptions["transport"]): Promise<readonly HostTool[]> {
+  const probe = await openSession({ transport });
+  try {
+    const o = await probe.execute(hostToolsProbe, { tools: [], yieldTimeMs: 600_000 });
+    const item = o.contentItems[0];
+    if (o.kind !== "result" || o.errorText !== undefined || item?.type !== "input_text") {
+      throw new Error(`the cell that reads ALL_TOOLS ended with ${o.kind}${o.kind === "result" && o.errorText !== undefined ? `: ${o.errorText}` : ""}`);
+    }
+    return JSON.parse(item.text) as HostTool[];
+  } finally {
+    await probe.close().catch(() => {});
+  }
+}
+
+/** Whether the host has a tool named name: the page's tool of that name is then not offered. */
+const hostHas = (name: string): boolean => hostTools?.some((t) => t.name === name) ?? false;
+
+/** The page's tools a cell is offered: those whose name the host does not use. */
+const offeredTools = (): PageTool[] => allTools().filter((t) => !hostHas(t.name));
+
+/**
+ * Lists the host's tools in #host-tools, labelled as run by the host, and says in the call log
+ * and beside the description what the page cannot see of them.
+ */
+function listHostTools(): void {
+  ui.hostTools.replaceChildren();
+  const known = hostTools ?? [];
+  const state = hostToolsError !== undefined ? "error" : hostTools === undefined ? "asking" : known.length === 0 ? "none" : "listed";
+  ui.hostToolsState.dataset["state"] = state;
+  ui.hostToolsState.textContent = {
+    asking: "asking the host…",
+    error: `cannot ask the host for its tools: ${hostToolsError}`,
+    none: "none: the host was started without a tool manifest (--tools FILE), so cells have only the page's tools.",
+    listed: "Every cell of every session is offered these tools too. The host runs them on its own machine; a tool of the page with the same name is not offered.",
+  }[state];
+  for (const tool of known) {
+    const li = document.createElement("li");
+    const name = document.createElement("code");
+    name.textContent = `tools.${tool.name}`;
+    const badge = document.createElement("span");
+    badge.className = "by-host";
+    badge.textContent = "run by the host";
+    li.append(name, badge, ` — ${tool.description}`);
+    ui.hostTools.append(li);
+  }
+  const names = known.map((t) => `tools.${t.name}`).join(", ");
+  ui.callsNote.hidden = ui.descriptionNote.hidden = known.length === 0;
+  ui.callsNote.textContent = `Calls of the host's tools (${names}) run on the host, which does not report them to the page: this log lists the page's tools only.`;
+  ui.descriptionNote.textContent = `A model is also shown the host's tools (${names}), with TypeScript declarations from their schemas; the host does not send those schemas to the page, so this description covers the page's tools.`;
 }
 
 /** Registers a page tool with the session, its calls logged. */
@@ -531,6 +609,12 @@ function listTools(): void {
     const name = document.createElement("code");
     name.textContent = `tools.${tool.name}`;
     li.append(name, ` — ${tool.description}`);
+    if (hostHas(tool.name)) {
+      li.dataset["shadowed"] = "";
+      const note = document.createElement("em");
+      note.textContent = ` (not offered: cells get the host's tools.${tool.name})`;
+      li.append(note);
+    }
     if (userTools.has(tool.name)) {
       const remove = document.createElement("button");
       remove.textContent = "Remove";
@@ -582,7 +666,7 @@ async function bench(): Promise<void> {
  * renders it (POST /exec-description), since the rendering lives in Go.
  */
 async function showDescription(): Promise<void> {
-  const described = allTools().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+  const described = offeredTools().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
   try {
     const response = await fetch("/exec-description", {
       method: "POST",
@@ -630,9 +714,19 @@ async function reconnect(): Promise<void> {
 async function connect(): Promise<void> {
   const p = protocol();
   const transport = p.transport();
+  if (hostTools === undefined) {
+    try {
+      hostTools = await probeHostTools(transport);
+      hostToolsError = undefined;
+    } catch (e) {
+      hostToolsError = (e as Error).message;
+    }
+    listHostTools();
+    listTools();
+  }
   try {
     const s = await openSession({ transport });
-    for (const tool of tools) {
+    for (const tool of tools.filter((t) => !hostHas(t.name))) {
       register(s, tool);
     }
     for (const tool of userTools.values()) {

@@ -23,16 +23,20 @@ await client.connect(transport);
 const progress = [];
 client.setNotificationHandler(ProgressNotificationSchema, (n) => progress.push(n.params));
 
-await check("tools/list shows exec and wait with Codex's descriptions", async () => {
+await check("tools/list shows exec and wait described for MCP clients", async () => {
   const { tools } = await client.listTools();
   assert.deepEqual(
     tools.map((t) => t.name),
     ["exec", "wait"],
   );
+  assert.match(tools[0].description, /the QuickJS-ng engine compiled to WebAssembly/);
+  assert.match(tools[0].description, /as an MCP progress notification \(`notifications\/progress`/);
+  assert.doesNotMatch(tools[0].description, /V8|exec_command|custom_tool_call_output/);
   assert.match(tools[0].description, /declare const tools: \{ echo\(/);
   assert.match(tools[0].description, /declare const tools: \{ upper\(input: string\)/);
   assert.deepEqual(tools[0].inputSchema.required, ["code"]);
-  assert.match(tools[1].description, /^Waits on a yielded `exec` cell/);
+  assert.match(tools[1].description, /^Waits on a cell that `exec` left running/);
+  assert.match(tools[1].description, /Cells belong to the MCP session whose `exec` started them/);
   assert.deepEqual(Object.keys(tools[1].inputSchema.properties).sort(), [
     "cell_id",
     "max_tokens",
@@ -75,6 +79,15 @@ await check("a cell that yields, then wait", async () => {
   assert.equal(texts(first), `Script running with cell ID ${match[1]}\nWall time X seconds\nOutput:\n|before`);
   const second = await client.callTool({ name: "wait", arguments: { cell_id: match[1], yield_time_ms: 600000 } });
   assert.equal(texts(second), "Script completed\nWall time X seconds\nOutput:\n|AFTER");
+});
+
+await check("a wait for a cell this session never started says cells are per session", async () => {
+  const result = await client.callTool({ name: "wait", arguments: { cell_id: "99" } });
+  assert.match(
+    texts(result),
+    /^Script failed\n[^]*\|Script error:\nexec cell 99 not found in this MCP session: cells belong to the MCP session whose exec started them, /,
+  );
+  assert.equal(result.isError, true);
 });
 
 await check("a failed script is an error result with Codex's text", async () => {

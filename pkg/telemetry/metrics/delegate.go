@@ -1,0 +1,185 @@
+package metrics
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/codemodehq/codemode/pkg/codemode"
+)
+
+// wrapDelegate decorates d for session s. The result implements codemode.ToolCallStarter and
+// codemode.NotificationStarter exactly when d does: a runtime picks its path by those interfaces
+// (and keeps a cell's order of events through them), so the decorator must not add or hide one.
+func wrapDelegate(d codemode.Delegate, s *session) codemode.Delegate {
+	base := &delegate{inner: d, s: s}
+	tools, toolsOK := d.(codemode.ToolCallStarter)
+	notes, notesOK := d.(codemode.NotificationStarter)
+	switch {
+	case toolsOK && notesOK:
+		return &startingDelegate{toolStarter{base, tools}, notes}
+	case toolsOK:
+		return &toolStarter{base, tools}
+	case notesOK:
+		return &notifyStarter{base, notes}
+	}
+	return base
+}
+
+// delegate counts a session's tool calls and notifications and hears its cells close. It always
+// implements codemode.FailureReporter: reporting there changes nothing for the cell, and the
+// failures are worth a log line.
+type delegate struct {
+	inner codemode.Delegate
+	s     *session
+}
+
+var (
+	_ codemode.Delegate        = (*delegate)(nil)
+	_ codemode.FailureReporter = (*delegate)(nil)
+)
+
+// InvokeTool runs the call on the inner delegate and accounts for it.
+func (d *delegate) InvokeTool(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
+	start := d.s.toolStarted(call)
+	result, err := d.inner.InvokeTool(ctx, call)
+	d.s.toolEnded(ctx, call, start, result, err)
+	return result, err
+}
+
+// Notify delivers the text on the inner delegate and accounts for it.
+func (d *delegate) Notify(ctx context.Context, callID string, cellID codemode.CellID, text string) error {
+	start := d.s.notifyStarted(cellID, text)
+	err := d.inner.Notify(ctx, callID, cellID, text)
+	d.s.notifyEnded(ctx, start, err)
+	return err
+}
+
+// CellClosed finishes the cell's accounting, then tells the inner delegate.
+func (d *delegate) CellClosed(id codemode.CellID) {
+	d.s.closeCell(id)
+	d.inner.CellClosed(id)
+}
+
+// ReportFailure logs and counts the failure, then hands it on if the inner delegate listens.
+// Its reasons are the runtime's fixed texts (codemode's Failure constants), never a cell's data.
+func (d *delegate) ReportFailure(reason string) {
+	d.s.r.m.sessionFailures.Inc()
+	d.s.r.log.Warn("code-mode session failure", "session", d.s.id, "failure", reason)
+	codemode.ReportFailure(d.inner, reason)
+}
+
+// toolStarter is a delegate over a codemode.ToolCallStarter.
+type toolStarter struct {
+	*delegate
+	starter codemode.ToolCallStarter
+}
+
+// StartToolCall starts the call on the inner delegate and accounts for it when it ends.
+func (d *toolStarter) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
+	start := d.s.toolStarted(call)
+	d.starter.StartToolCall(ctx, call, func(result json.RawMessage, err error) {
+		d.s.toolEnded(ctx, call, start, result, err)
+		done(result, err)
+	})
+}
+
+// notifyStarter is a delegate over a codemode.NotificationStarter.
+type notifyStarter struct {
+	*delegate
+	starter codemode.NotificationStarter
+}
+
+// StartNotify starts the notification on the inner delegate and accounts for it when it ends.
+func (d *notifyStarter) StartNotify(ctx context.Context, callID string, cellID codemode.CellID, text string, done func(error)) {
+	startNotify(ctx, d.delegate, d.starter, callID, cellID, text, done)
+}
+
+// startingDelegate is a delegate over both starters.
+type startingDelegate struct {
+	toolStarter
+	notes codemode.NotificationStarter
+}
+
+// StartNotify starts the notification on the inner delegate and accounts for it when it ends.
+func (d *startingDelegate) StartNotify(ctx context.Context, callID string, cellID codemode.CellID, text string, done func(error)) {
+	startNotify(ctx, d.delegate, d.notes, callID, cellID, text, done)
+}
+
+func startNotify(ctx context.Context, d *delegate, starter codemode.NotificationStarter, callID string, cellID codemode.CellID, text string, done func(error)) {
+	start := d.s.notifyStarted(cellID, text)
+	starter.StartNotify(ctx, callID, cellID, text, func(err error) {
+		d.s.notifyEnded(ctx, start, err)
+		done(err)
+	})
+}
+
+// toolStarted accounts for a call that starts and returns its start time.
+func (s *session) toolStarted(call codemode.NestedToolCall) time.Time {
+	s.r.m.bridgeBytes.WithLabelValues(OutOfCells).Add(float64(len(call.Input)))
+	s.mu.Lock()
+	c := s.cellLocked(call.CellID, time.Time{})
+	c.toolCalls++
+	c.pendingTools++
+	c.bytesOut += int64(len(call.Input))
+	s.mu.Unlock()
+	return time.Now()
+}
+
+// toolEnded accounts for a call's result and logs a failure: the tool's name and call ID, never
+// its input, result or error text (they are the cell's and the tool's data).
+func (s *session) toolEnded(ctx context.Context, call codemode.NestedToolCall, start time.Time, result json.RawMessage, err error) {
+	elapsed := time.Since(start)
+	outcome := ResultOK
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		outcome = ResultCancelled
+	case s.r.timedOut(err):
+		outcome = ResultTimeout
+	default:
+		outcome = ResultError
+	}
+	s.r.m.toolCalls.WithLabelValues(outcome).Inc()
+	s.r.m.toolDuration.WithLabelValues(outcome).Observe(elapsed.Seconds())
+	s.r.m.bridgeBytes.WithLabelValues(IntoCells).Add(float64(len(result)))
+	s.mu.Lock()
+	// A call cancelled by the cell's end may return after the cell closed: nothing to update then.
+	if c := s.cells[call.CellID]; c != nil {
+		c.pendingTools--
+		c.bytesIn += int64(len(result))
+		if outcome == ResultError || outcome == ResultTimeout {
+			c.toolFailures++
+		}
+	}
+	s.mu.Unlock()
+	if outcome == ResultError || outcome == ResultTimeout {
+		s.r.log.Warn("code-mode tool call failed", "session", s.id, "cell", string(call.CellID), "call", call.RuntimeToolCallID,
+			"tool", call.ToolName.String(), "result", outcome, "duration_ms", elapsed.Milliseconds())
+	}
+}
+
+// notifyStarted accounts for a notification that starts and returns its start time.
+func (s *session) notifyStarted(cellID codemode.CellID, text string) time.Time {
+	s.r.m.bridgeBytes.WithLabelValues(OutOfCells).Add(float64(len(text)))
+	s.mu.Lock()
+	c := s.cellLocked(cellID, time.Time{})
+	c.notifications++
+	c.bytesOut += int64(len(text))
+	s.mu.Unlock()
+	return time.Now()
+}
+
+// notifyEnded accounts for a notification's delivery.
+func (s *session) notifyEnded(ctx context.Context, start time.Time, err error) {
+	outcome := ResultOK
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		outcome = ResultCancelled
+	default:
+		outcome = ResultError
+	}
+	s.r.m.notifications.WithLabelValues(outcome).Inc()
+	s.r.m.notifyDuration.Observe(time.Since(start).Seconds())
+}
