@@ -64,6 +64,21 @@ func (r *runtimeActor) provider(ctx context.Context) (*jsruntime.Provider, error
 	}
 }
 
+// poolStats is how the provider's pool of runtimes has served cells, for the metrics: zeros while
+// the runtime starts or when it failed to, since a scrape must never wait for it.
+func (r *runtimeActor) poolStats() metrics.PoolStats {
+	select {
+	case <-r.ready:
+	default:
+		return metrics.PoolStats{}
+	}
+	if r.p == nil {
+		return metrics.PoolStats{}
+	}
+	s := r.p.PoolStats()
+	return metrics.PoolStats{Hits: s.Hits, Misses: s.Misses, Idle: s.Idle}
+}
+
 // hostedProvider is the SessionProvider the listeners serve: the runtime, with the host's caps
 // on every session's limits and the manifest's tools, if any, offered to every cell.
 type hostedProvider struct {

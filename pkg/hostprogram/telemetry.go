@@ -40,6 +40,7 @@ func (p *Program) newRecorder() *metrics.Recorder {
 		ToolTimedOut:   func(err error) bool { return errors.Is(err, toolprovider.ErrTimedOut) },
 		RefusalReasons: grpcRefusals,
 		PoolSize:       p.poolSize(),
+		PoolStats:      p.runtime.poolStats,
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
@@ -92,6 +93,9 @@ type cell struct {
 	wake chan struct{}
 	// calls are the tool calls a frontier lists; it has its own lock.
 	calls callLog
+	// peakHeap is the most memory the cell's runtime has held, as of its last turn (the cell's
+	// goroutine writes it, LiveCellUsage and closeCell read it): zero until the cell has one.
+	peakHeap atomic.Uint64
 
 	// guarded by session.mu
 	state cellState
@@ -263,6 +267,8 @@ func (r *cellRun) conclude(panicked any, finished bool) {
 	r.tools.cancelAndWait()
 	r.notes.wait()
 	if r.e != nil {
+		// Before finish: the response may close the cell, whose usage goes with its closure.
+		r.recordHeap()
 		// The next cell may start as soon as finish publishes this one's response: it waits for
 		// this engine instead of creating one.
 		r.s.p.runtimes().willReturn()

@@ -283,7 +283,7 @@ func TestForgedMessagesFailOnlyTheirCell(t *testing.T) {
 		cells += 2
 	}
 	waitIdle(t, p)
-	if got := p.pool.Stats(); got != (engine.PoolStats{Created: 1, Reused: cells}) {
-		t.Fatalf("pool %+v, want %d cells on the one runtime", got, cells)
+	if got := p.pool.Stats(); got != (engine.PoolStats{Created: 1, Reused: cells, Hits: uint64(cells)}) {
+		t.Fatalf("pool %+v, want %d cells on the one runtime, each a hit", got, cells)
 	}
 }

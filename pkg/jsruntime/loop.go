@@ -224,6 +224,9 @@ func (r *cellRun) shedIdle() {
 func (r *cellRun) turn(run func() (string, error)) error {
 	r.stats.turns++
 	queued, err := run()
+	// Memory grows only inside a turn: recording it after each keeps a live cell's peak current
+	// for LiveCellUsage at the cost of one atomic store.
+	r.recordHeap()
 	if err != nil {
 		err = r.e.Classify(err)
 	}
@@ -236,6 +239,9 @@ func (r *cellRun) turn(run func() (string, error)) error {
 	r.stats.takes++
 	return r.dispatch(queued)
 }
+
+// recordHeap records the memory the cell's runtime holds now as the cell's peak so far.
+func (r *cellRun) recordHeap() { r.c.peakHeap.Store(r.e.MemoryBytes()) }
 
 // dispatch starts what a turn queued: one record a line, "c id toolIndex[ inputJSON]",
 // "t id delayMs" or "k id" (a cleared timer; see prelude.js). Records are checked like every

@@ -239,6 +239,21 @@ func (p *Provider) Close() error {
 	return nil
 }
 
+// PoolStats is how the provider's pool of runtimes has served cells.
+type PoolStats struct {
+	// Hits counts the cells that found a runtime ready (idle, or just put back by a cell that
+	// ended); Misses those that had to create one, which costs milliseconds of CPU.
+	Hits, Misses uint64
+	// Idle is the number of runtimes ready for a cell now.
+	Idle int
+}
+
+// PoolStats returns what the pool has counted so far. It is safe for concurrent use.
+func (p *Provider) PoolStats() PoolStats {
+	s := p.pool.Stats()
+	return PoolStats{Hits: s.Hits, Misses: s.Misses, Idle: p.pool.Idle()}
+}
+
 // forget drops a session that finished shutting down.
 func (p *Provider) forget(s *session) {
 	p.mu.Lock()

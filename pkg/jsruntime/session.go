@@ -54,6 +54,7 @@ type session struct {
 var (
 	_ codemode.Session        = (*session)(nil)
 	_ codemode.PendingSession = (*session)(nil)
+	_ codemode.CellUsageProbe = (*session)(nil)
 )
 
 // testHooks let this package's tests watch a session and break it from inside. They are nil
@@ -747,22 +748,37 @@ func (s *session) closeCell(c *cell) {
 		s.mu.Unlock()
 		c.cancel()
 		defer s.open.Done()
-		s.notifyClosed(c.id)
+		usage := codemode.CellUsage{PeakHeapBytes: c.peakHeap.Load()}
+		s.callDelegate(c.id, "CellUsage", func() { codemode.ReportCellUsage(s.delegate, c.id, usage) })
+		s.callDelegate(c.id, "CellClosed", func() { s.delegate.CellClosed(c.id) })
 	})
 }
 
-// notifyClosed calls the delegate's CellClosed. A CellClosed that panics is the owner's bug, not
-// the caller's: it is contained and reported (Codex reports its cell task failing).
-func (s *session) notifyClosed(id codemode.CellID) {
+// callDelegate calls one of the delegate's closing callbacks (name) for cell id. A callback that
+// panics is the owner's bug, not the caller's: it is contained and reported (Codex reports its
+// cell task failing), and the next callback still runs.
+func (s *session) callDelegate(id codemode.CellID, name string, call func()) {
 	returned := false
 	defer func() {
 		switch p := recover(); {
 		case p != nil:
-			s.report(codemode.CellTaskFailure(id, fmt.Sprintf("CellClosed panicked: %v", p)))
+			s.report(codemode.CellTaskFailure(id, fmt.Sprintf("%s panicked: %v", name, p)))
 		case !returned:
-			s.report(codemode.CellTaskFailure(id, "CellClosed ended its goroutine without returning"))
+			s.report(codemode.CellTaskFailure(id, name+" ended its goroutine without returning"))
 		}
 	}()
-	s.delegate.CellClosed(id)
+	call()
 	returned = true
+}
+
+// LiveCellUsage implements codemode.CellUsageProbe: the peak memory of a cell still open, as of
+// its last turn.
+func (s *session) LiveCellUsage(id codemode.CellID) (codemode.CellUsage, bool) {
+	s.mu.Lock()
+	c := s.cells[id]
+	s.mu.Unlock()
+	if c == nil {
+		return codemode.CellUsage{}, false
+	}
+	return codemode.CellUsage{PeakHeapBytes: c.peakHeap.Load()}, true
 }

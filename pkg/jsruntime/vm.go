@@ -28,6 +28,9 @@ type vm interface {
 	Classify(err error) error
 	// HeapRefused reports (once) whether a heap growth was refused since the last call.
 	HeapRefused() bool
+	// MemoryBytes is the memory the runtime holds for the cell: it only grows while the cell
+	// runs, so its value at the cell's end is the cell's peak.
+	MemoryBytes() uint64
 	// ExportsKept and ShedExports count and drop the resolved exports an idle cell need not keep.
 	ExportsKept() int
 	ShedExports()

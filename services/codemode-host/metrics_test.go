@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -43,8 +44,14 @@ func metricsManifest(t *testing.T) string {
 // workloadCell is one cell of the scripted workload and the outcome the host must count.
 type workloadCell struct {
 	name, src, outcome string
-	// yieldNow runs the cell with a zero yield time and terminates it after its empty yield.
-	yieldNow bool
+	// yieldEarly runs the cell with a 1 ms yield time and terminates it after its empty yield.
+	// Not zero: a zero yield time answers before the cell has taken a runtime, and a Terminate
+	// that came first would leave the pool's counts to chance; a yield deadline counts from the
+	// runtime's start, so the yield proves the cell took one.
+	yieldEarly bool
+	// beside, when set, is the source of a second cell run to its end (outcome ok) while this one
+	// waits in client_hold: the pool's one runtime is taken, so the second cell must create one.
+	beside string
 }
 
 // workload is every outcome the metrics tell apart, tool results of every kind and a
@@ -54,20 +61,47 @@ var workload = []workloadCell{
 	{name: "tool", src: `const r = await tools.host_echo({word: "a"}); text(r.word)`, outcome: "ok"},
 	{name: "syntax error", src: `text(`, outcome: "script_error"},
 	{name: "throw", src: `throw new Error("x")`, outcome: "script_error"},
-	{name: "endless loop", src: `while (true) {}`, outcome: "terminated", yieldNow: true},
+	{name: "endless loop", src: `while (true) {}`, outcome: "terminated", yieldEarly: true},
 	{name: "512 MiB", src: `const b = new ArrayBuffer(512 * 1024 * 1024); text(b.byteLength)`, outcome: "out_of_memory"},
 	{name: "host tool fails", src: `try { await tools.host_fail({}) } catch (e) { text("caught") }`, outcome: "ok"},
 	{name: "host tool times out", src: `try { await tools.host_slow({}) } catch (e) { text("late") }`, outcome: "ok"},
 	{name: "client tool fails", src: `try { await tools.client_fail({}) } catch (e) { text("refused") }`, outcome: "ok"},
 	{name: "notify", src: `notify("n1"); text("done")`, outcome: "ok"},
+	{name: "held", src: `await tools.client_hold({}); text("released")`, outcome: "ok", beside: `text("beside")`},
+}
+
+// workloadCells counts the workload's cells, those run beside another included.
+func workloadCells() int {
+	n := len(workload)
+	for _, c := range workload {
+		if c.beside != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// poolMisses is how many of the workload's cells find no runtime ready on a host that keeps none
+// warm (--pool-size 0): each cell run beside another; and, where the linear memory is not one
+// mapped reservation (engine/memory_other.go), the cell after the out-of-memory one, whose
+// runtime's grown memory gets it replaced. Every other cell reuses the runtime the cell before it
+// put back (the pool's Get waits for a runtime on its way back rather than creating one).
+func poolMisses() int {
+	n := workloadCells() - len(workload)
+	if runtime.GOOS != "linux" {
+		n++
+	}
+	return n
 }
 
 // TestMetricsAndLogsOfAWorkload runs the scripted workload on a real codemode-host over gRPC, with
 // refusals (a third session beyond --max-sessions 2, a malformed session ID), then scrapes
 // /metrics on the admin listener and checks the exact value of every codemode_* series, the
-// probes of both listeners, /debug/sessions, and, after a drain, the JSON log lines.
+// probes of both listeners, /debug/sessions, and, after a drain, the JSON log lines. The host
+// keeps no runtime warm (--pool-size 0), so that only the workload's cells take runtimes from the
+// pool and its hits and misses are exact (poolMisses).
 func TestMetricsAndLogsOfAWorkload(t *testing.T) {
-	h := startHost(t, nil, "--listen", "grpc://127.0.0.1:0", "--admin-listen", "http://127.0.0.1:0",
+	h := startHost(t, nil, "--listen", "grpc://127.0.0.1:0", "--admin-listen", "http://127.0.0.1:0", "--pool-size", "0",
 		"--tools", metricsManifest(t), "--max-heap-bytes", "67108864", "--max-sessions", "2", "--log-format", "json")
 	addrs := h.addresses(2)
 	grpcURL, admin := addrs[0], addrs[1]
@@ -86,6 +120,8 @@ func TestMetricsAndLogsOfAWorkload(t *testing.T) {
 	rec.Handle("client_fail", func(context.Context, codemode.NestedToolCall) (json.RawMessage, error) {
 		return nil, errors.New("the client refuses")
 	})
+	held := newHold()
+	rec.Handle("client_hold", held.tool)
 	s, err := p.CreateSession(ctx, rec, codemode.SessionCellExecutionLimits{})
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +129,7 @@ func TestMetricsAndLogsOfAWorkload(t *testing.T) {
 	var sources int
 	for _, c := range workload {
 		sources += len(c.src)
-		runWorkloadCell(ctx, t, s, rec, c)
+		runWorkloadCell(ctx, t, s, rec, held, c)
 	}
 
 	// Refusals: a second session fills the host, a third is refused (the client tries
@@ -133,15 +169,16 @@ func TestMetricsAndLogsOfAWorkload(t *testing.T) {
 	}{
 		{"codemode_sessions_open", "", "", 1},
 		{"codemode_sessions_opened_total", "", "", 2},
-		{"codemode_cells_started_total", "", "", float64(len(workload))},
+		{"codemode_cells_started_total", "", "", float64(workloadCells())},
 		{"codemode_cells_live", "", "", 0},
-		{"codemode_cells_finished_total", "outcome", "ok", 6},
+		{"codemode_cells_finished_total", "outcome", "ok", 8},
 		{"codemode_cells_finished_total", "outcome", "script_error", 2},
 		{"codemode_cells_finished_total", "outcome", "terminated", 1},
 		{"codemode_cells_finished_total", "outcome", "out_of_memory", 1},
-		{"codemode_cell_duration_seconds", "outcome", "ok", 6},
+		{"codemode_cell_duration_seconds", "outcome", "ok", 8},
 		{"codemode_cell_yields_total", "", "", 1},
-		{"codemode_tool_calls_total", "result", "ok", 1},
+		{"codemode_cell_peak_heap_bytes", "", "", float64(workloadCells())},
+		{"codemode_tool_calls_total", "result", "ok", 2},
 		{"codemode_tool_calls_total", "result", "error", 2},
 		{"codemode_tool_calls_total", "result", "timeout", 1},
 		{"codemode_tool_calls_total", "result", "cancelled", 0},
@@ -152,7 +189,9 @@ func TestMetricsAndLogsOfAWorkload(t *testing.T) {
 		{"codemode_refusals_total", "reason", "invalid_argument", 1},
 		{"codemode_refusals_total", "reason", "too_many_cells", 0},
 		{"codemode_session_failures_total", "", "", 0},
-		{"codemode_runtime_pool_size", "", "", 2},
+		{"codemode_runtime_pool_size", "", "", 0},
+		{"codemode_runtime_pool_hits_total", "", "", float64(workloadCells() - poolMisses())},
+		{"codemode_runtime_pool_misses_total", "", "", float64(poolMisses())},
 	}
 	for _, w := range want {
 		if got := value(families, w.name, w.label, w.value); got != w.want {
@@ -183,25 +222,57 @@ func TestMetricsAndLogsOfAWorkload(t *testing.T) {
 	checkLogLines(t, h.stderrText())
 }
 
-// runWorkloadCell runs c and checks its response; a yieldNow cell is terminated after its yield.
-func runWorkloadCell(ctx context.Context, t *testing.T, s codemode.Session, rec *codemodetest.Recorder, c workloadCell) {
-	t.Helper()
-	forever := uint64(3_600_000)
-	yield := &forever
-	if c.yieldNow {
-		zero := uint64(0)
-		yield = &zero
+// hold is how the test and client_hold meet: holding is signalled once the tool holds its cell,
+// release lets it return.
+type hold struct{ holding, release chan struct{} }
+
+func newHold() hold { return hold{holding: make(chan struct{}, 1), release: make(chan struct{}, 1)} }
+
+// tool is client_hold: it tells the test that it holds its cell, then waits until the test
+// releases it (or the cell no longer needs it).
+func (h hold) tool(ctx context.Context, _ codemode.NestedToolCall) (json.RawMessage, error) {
+	h.holding <- struct{}{}
+	select {
+	case <-h.release:
+		return json.RawMessage(`{}`), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	fail := codemode.ToolDefinition{Name: "client_fail", ToolName: codemode.ToolName{Name: "client_fail"}, Kind: codemode.ToolKindFunction}
-	started, err := s.Execute(ctx, codemode.ExecuteRequest{ToolCallID: "call-" + c.name, Source: c.src, YieldTimeMs: yield, EnabledTools: []codemode.ToolDefinition{fail}})
+}
+
+// clientTools are the tools the client offers every workload cell.
+var clientTools = []codemode.ToolDefinition{
+	{Name: "client_fail", ToolName: codemode.ToolName{Name: "client_fail"}, Kind: codemode.ToolKindFunction},
+	{Name: "client_hold", ToolName: codemode.ToolName{Name: "client_hold"}, Kind: codemode.ToolKindFunction},
+}
+
+// runWorkloadCell runs c and checks its response; a yieldEarly cell is terminated after its
+// yield, and a cell with a beside cell runs that one while it waits in client_hold.
+func runWorkloadCell(ctx context.Context, t *testing.T, s codemode.Session, rec *codemodetest.Recorder, held hold, c workloadCell) {
+	t.Helper()
+	forever, early := uint64(3_600_000), uint64(1)
+	yield := &forever
+	if c.yieldEarly {
+		yield = &early
+	}
+	started, err := s.Execute(ctx, codemode.ExecuteRequest{ToolCallID: "call-" + c.name, Source: c.src, YieldTimeMs: yield, EnabledTools: clientTools})
 	if err != nil {
 		t.Fatalf("%s: %v", c.name, err)
+	}
+	if c.beside != "" {
+		select {
+		case <-held.holding: // the cell holds the pool's one runtime
+		case <-ctx.Done():
+			t.Fatalf("%s: client_hold was never called: %v", c.name, ctx.Err())
+		}
+		runWorkloadCell(ctx, t, s, rec, held, workloadCell{name: c.name + " beside", src: c.beside, outcome: "ok"})
+		held.release <- struct{}{}
 	}
 	r, err := started.InitialResponse(ctx)
 	if err != nil {
 		t.Fatalf("%s: %v", c.name, err)
 	}
-	if c.yieldNow {
+	if c.yieldEarly {
 		if r.Kind != codemode.Yielded {
 			t.Fatalf("%s: %v, want Yielded", c.name, r.Kind)
 		}
@@ -230,8 +301,8 @@ func checkDebugSessions(t *testing.T, admin string, n int) {
 	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || len(got.Sessions) != n {
 		t.Fatalf("/debug/sessions: %+v (%v), want %d sessions", got, err, n)
 	}
-	if got.Sessions[0].CellsStarted != len(workload) {
-		t.Errorf("/debug/sessions: the oldest session started %d cells, want %d", got.Sessions[0].CellsStarted, len(workload))
+	if got.Sessions[0].CellsStarted != workloadCells() {
+		t.Errorf("/debug/sessions: the oldest session started %d cells, want %d", got.Sessions[0].CellsStarted, workloadCells())
 	}
 	for path, want := range map[string]int{"/debug/pprof/": 200, "/nothing-here": 404, "/metrics": 200} {
 		if resp := get(t, admin+path, nil); resp.StatusCode != want {
@@ -322,10 +393,14 @@ func checkLogLines(t *testing.T, stderr string) {
 		switch msg {
 		case "code-mode cell finished":
 			outcomes[fmt.Sprint(line["outcome"])]++
-			for _, field := range []string{"session", "cell", "duration_ms", "tool_calls", "bytes_in", "bytes_out"} {
+			for _, field := range []string{"session", "cell", "duration_ms", "tool_calls", "bytes_in", "bytes_out", "peak_heap_bytes"} {
 				if _, ok := line[field]; !ok {
 					t.Errorf("a cell's line lacks %s: %v", field, line)
 				}
+			}
+			// Every cell took a runtime, which holds at least its memory image.
+			if peak, _ := line["peak_heap_bytes"].(float64); peak <= 0 {
+				t.Errorf("a cell's peak heap: %v, want more than 0: %v", line["peak_heap_bytes"], line)
 			}
 			if line["outcome"] == "terminated" && line["reason"] != "terminate" {
 				t.Errorf("the terminated cell's reason: %v, want terminate", line["reason"])
@@ -344,7 +419,7 @@ func checkLogLines(t *testing.T, stderr string) {
 	wantCounts := map[string]int{
 		"code-mode session opened":   2,
 		"code-mode session closed":   2,
-		"code-mode cell finished":    len(workload),
+		"code-mode cell finished":    workloadCells(),
 		"code-mode tool call failed": 3,
 		"code-mode request refused":  grpcconv.MaxOpenAttempts + 1,
 		"code-mode host drained":     1,
@@ -354,7 +429,7 @@ func checkLogLines(t *testing.T, stderr string) {
 			t.Errorf("%d lines %q, want %d", count[msg], msg, want)
 		}
 	}
-	wantOutcomes := map[string]int{"ok": 6, "script_error": 2, "terminated": 1, "out_of_memory": 1}
+	wantOutcomes := map[string]int{"ok": 8, "script_error": 2, "terminated": 1, "out_of_memory": 1}
 	for o, want := range wantOutcomes {
 		if outcomes[o] != want {
 			t.Errorf("%d cells finished %s in the log, want %d", outcomes[o], o, want)

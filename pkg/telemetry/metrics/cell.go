@@ -24,6 +24,10 @@ type cell struct {
 
 	outcome string
 	reason  string // why a terminated cell was stopped
+	// usage is what the runtime reported with the cell's closure (codemode.CellUsageReporter);
+	// measured is false when the runtime reports nothing (a remote one).
+	usage    codemode.CellUsage
+	measured bool
 
 	registered  bool // Execute returned the cell
 	closed      bool // the session reported CellClosed
@@ -37,11 +41,14 @@ type cellLine struct {
 	toolCalls, toolFailures, notifications int
 	yields                                 int
 	bytesIn, bytesOut                      int64
+	usage                                  codemode.CellUsage
+	measured                               bool
 }
 
 func (c *cell) snapshotLocked() cellLine {
 	l := cellLine{outcome: c.outcome, toolCalls: c.toolCalls, toolFailures: c.toolFailures,
-		notifications: c.notifications, yields: c.yields, bytesIn: c.bytesIn, bytesOut: c.bytesOut + c.outputBytes}
+		notifications: c.notifications, yields: c.yields, bytesIn: c.bytesIn, bytesOut: c.bytesOut + c.outputBytes,
+		usage: c.usage, measured: c.measured}
 	switch c.outcome {
 	case OutcomeTerminated:
 		l.reason = c.reason

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"time"
+
+	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
 // SessionInfo is one open session as /debug/sessions shows it.
@@ -31,6 +33,9 @@ type CellInfo struct {
 	PendingToolCalls int `json:"pending_tool_calls"`
 	// ToolCalls counts the tool calls it made.
 	ToolCalls int `json:"tool_calls"`
+	// PeakHeapBytes is the most memory the cell's runtime has held so far, as of its last turn;
+	// absent when the session cannot tell (codemode.CellUsageProbe), or the cell is closing.
+	PeakHeapBytes *uint64 `json:"peak_heap_bytes,omitempty"`
 }
 
 // Sessions returns the open sessions and their live cells, the oldest session first. It names
@@ -51,8 +56,29 @@ func (r *Recorder) Sessions() []SessionInfo {
 	return out
 }
 
-// info is the session's SessionInfo at now.
+// info is the session's SessionInfo at now, with the live cells' heap where the session can
+// tell it.
 func (s *session) info(now time.Time) SessionInfo {
+	info := s.recordedInfo(now)
+	probe, ok := s.inner.(codemode.CellUsageProbe)
+	if !ok {
+		return info
+	}
+	// Asked without s.mu held: the inner session takes its own lock, and it calls the delegate,
+	// which takes s.mu, so holding both could deadlock.
+	for i := range info.Cells {
+		if info.Cells[i].State == "closing" {
+			continue
+		}
+		if usage, ok := probe.LiveCellUsage(codemode.CellID(info.Cells[i].Cell)); ok {
+			info.Cells[i].PeakHeapBytes = &usage.PeakHeapBytes
+		}
+	}
+	return info
+}
+
+// recordedInfo is the session's SessionInfo at now, from what the decorator itself records.
+func (s *session) recordedInfo(now time.Time) SessionInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	info := SessionInfo{Session: s.id, AgeMs: now.Sub(s.opened).Milliseconds(), CellsStarted: s.started, Cells: []CellInfo{}}

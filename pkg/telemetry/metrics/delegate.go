@@ -27,16 +27,17 @@ func wrapDelegate(d codemode.Delegate, s *session) codemode.Delegate {
 }
 
 // delegate counts a session's tool calls and notifications and hears its cells close. It always
-// implements codemode.FailureReporter: reporting there changes nothing for the cell, and the
-// failures are worth a log line.
+// implements codemode.FailureReporter and codemode.CellUsageReporter: reporting there changes
+// nothing for the cell, and the failures are worth a log line, the usage a histogram.
 type delegate struct {
 	inner codemode.Delegate
 	s     *session
 }
 
 var (
-	_ codemode.Delegate        = (*delegate)(nil)
-	_ codemode.FailureReporter = (*delegate)(nil)
+	_ codemode.Delegate          = (*delegate)(nil)
+	_ codemode.FailureReporter   = (*delegate)(nil)
+	_ codemode.CellUsageReporter = (*delegate)(nil)
 )
 
 // InvokeTool runs the call on the inner delegate and accounts for it.
@@ -59,6 +60,12 @@ func (d *delegate) Notify(ctx context.Context, callID string, cellID codemode.Ce
 func (d *delegate) CellClosed(id codemode.CellID) {
 	d.s.closeCell(id)
 	d.inner.CellClosed(id)
+}
+
+// CellUsage keeps the cell's usage for its finish, then hands it on if the inner delegate listens.
+func (d *delegate) CellUsage(id codemode.CellID, usage codemode.CellUsage) {
+	d.s.cellUsage(id, usage)
+	codemode.ReportCellUsage(d.inner, id, usage)
 }
 
 // ReportFailure logs and counts the failure, then hands it on if the inner delegate listens.

@@ -10,7 +10,10 @@
 // tool call passes. It keeps the optional interfaces of the delegate it wraps
 // (codemode.ToolCallStarter, codemode.NotificationStarter), so the runtime takes the same paths
 // with and without it, and it observes responses through codemode.Observer, which a session
-// calls in the cell's order of events and which costs no goroutine.
+// calls in the cell's order of events and which costs no goroutine. A runtime that measures its
+// cells reports each one's peak heap through codemode.CellUsageReporter, which the decorator
+// always implements, and a live cell's through codemode.CellUsageProbe on the session; the pool's
+// counters come from Options.PoolStats.
 //
 // No label carries an unbounded value: sessions and cells are named in log lines and in the
 // /debug/sessions snapshot, never in a metric's labels. Nothing a cell computes, no source, tool

@@ -13,6 +13,7 @@ type instruments struct {
 	cellsFinished    *prometheus.CounterVec
 	cellDuration     *prometheus.HistogramVec
 	cellYields       prometheus.Counter
+	cellPeakHeap     prometheus.Histogram
 	toolCalls        *prometheus.CounterVec
 	toolDuration     *prometheus.HistogramVec
 	notifications    *prometheus.CounterVec
@@ -50,6 +51,11 @@ func newInstruments() instruments {
 		Name: "codemode_cell_yields_total",
 		Help: "Observations (exec or wait) that returned with the cell still running: its yield deadline passed, it called yield_control(), or the client asked it to yield.",
 	})
+	m.cellPeakHeap = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "codemode_cell_peak_heap_bytes",
+		Help:    "The most memory a cell's runtime held while the cell ran (the runtime's linear memory: the image every cell starts from, about 9 MiB, plus what the cell grew it by), observed when the cell closes.",
+		Buckets: prometheus.ExponentialBuckets(1<<20, 2, 13), // 1 MiB … 4 GiB, wasm32's most
+	})
 	m.toolCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "codemode_tool_calls_total",
 		Help: "Nested tool calls that ended, by result: ok, error, timeout, cancelled.",
@@ -86,7 +92,7 @@ func newInstruments() instruments {
 // register registers every instrument on reg and creates the labelled series.
 func (m instruments) register(reg *prometheus.Registry) {
 	reg.MustRegister(m.sessionsOpen, m.sessionsOpened, m.cellsStarted, m.cellsLive, m.cellsFinished,
-		m.cellDuration, m.cellYields, m.toolCalls, m.toolDuration, m.notifications, m.notifyDuration,
+		m.cellDuration, m.cellYields, m.cellPeakHeap, m.toolCalls, m.toolDuration, m.notifications, m.notifyDuration,
 		m.bridgeBytes, m.refusals, m.sessionFailures)
 	for _, o := range m.cellOutcomes {
 		m.cellsFinished.WithLabelValues(o)

@@ -72,6 +72,19 @@ type Options struct {
 	// PoolSize is the number of runtimes the provider keeps ready, exported as
 	// codemode_runtime_pool_size; negative: not exported (the provider has no pool).
 	PoolSize int
+	// PoolStats, when set, reports how the provider's pool of runtimes has served cells, exported
+	// as codemode_runtime_pool_hits_total, codemode_runtime_pool_misses_total and
+	// codemode_runtime_pool_idle. It is called at every scrape, so it must be cheap and safe for
+	// concurrent use; it reports zeros while the pool does not exist yet.
+	PoolStats func() PoolStats
+}
+
+// PoolStats is what Options.PoolStats reports of a provider's pool of runtimes.
+type PoolStats struct {
+	// Hits counts the cells that found a runtime ready, Misses those that had to create one.
+	Hits, Misses uint64
+	// Idle is the number of runtimes ready for a cell now.
+	Idle int
 }
 
 // Recorder holds a host's metrics and writes its log lines. One Recorder serves one process; it
@@ -118,7 +131,29 @@ func New(opts Options) *Recorder {
 		pool.Set(float64(opts.PoolSize))
 		r.registry.MustRegister(pool)
 	}
+	if opts.PoolStats != nil {
+		r.registry.MustRegister(poolCollectors(opts.PoolStats)...)
+	}
 	return r
+}
+
+// poolCollectors export the pool's counters, read from stats at each scrape: the pool keeps them
+// itself, so the recorder holds no copy that could drift.
+func poolCollectors(stats func() PoolStats) []prometheus.Collector {
+	return []prometheus.Collector{
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "codemode_runtime_pool_hits_total",
+			Help: "Cells that found a runtime ready in the pool (idle, or put back by a cell that had just ended).",
+		}, func() float64 { return float64(stats().Hits) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "codemode_runtime_pool_misses_total",
+			Help: "Cells that found no runtime ready and had to create one (milliseconds of CPU).",
+		}, func() float64 { return float64(stats().Misses) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "codemode_runtime_pool_idle",
+			Help: "Runtimes ready for a cell now.",
+		}, func() float64 { return float64(stats().Idle) }),
+	}
 }
 
 // Registry returns the registry the metrics are on, for a caller that registers its own.

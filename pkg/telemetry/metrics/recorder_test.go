@@ -194,3 +194,60 @@ func gather(t *testing.T, r *metrics.Recorder) map[string]float64 {
 	}
 	return out
 }
+
+// TestPeakHeapAndPool checks what the recorder exports of the runtime's memory and pool: a live
+// cell's peak heap in /debug/sessions, each closed cell's peak in codemode_cell_peak_heap_bytes
+// and in its log line, and the pool's counters as the pool reports them.
+func TestPeakHeapAndPool(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var logs syncBuffer
+	pool := metrics.PoolStats{Hits: 3, Misses: 1, Idle: 2}
+	r := metrics.New(metrics.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), PoolSize: -1,
+		PoolStats: func() metrics.PoolStats { return pool }})
+	d := &blocking{called: make(chan struct{}, 1)}
+	s, err := r.Provider(newRuntime(t)).CreateSession(ctx, d, codemode.SessionCellExecutionLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	forever := uint64(3_600_000)
+	wait := []codemode.ToolDefinition{{Name: "wait", ToolName: codemode.ToolName{Name: "wait"}, Kind: codemode.ToolKindFunction}}
+	held, err := s.Execute(ctx, codemode.ExecuteRequest{ToolCallID: "a", YieldTimeMs: &forever, EnabledTools: wait,
+		Source: `const a = new Uint8Array(20 * 1024 * 1024); a.fill(1); await tools.wait({})`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-d.called
+	if cells := r.Sessions()[0].Cells; len(cells) != 1 || cells[0].PeakHeapBytes == nil || *cells[0].PeakHeapBytes < 20<<20 {
+		t.Errorf("/debug/sessions of a cell holding 20 MiB: %+v, want a peak_heap_bytes of at least 20 MiB", cells)
+	}
+	small, err := s.Execute(ctx, codemode.ExecuteRequest{ToolCallID: "b", YieldTimeMs: &forever, Source: `text(1)`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := small.InitialResponse(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := gather(t, r)
+	for series, want := range map[string]float64{
+		"codemode_cell_peak_heap_bytes":      2,
+		"codemode_runtime_pool_hits_total":   3,
+		"codemode_runtime_pool_misses_total": 1,
+		"codemode_runtime_pool_idle":         2,
+	} {
+		if got[series] != want {
+			t.Errorf("%s = %v, want %v", series, got[series], want)
+		}
+	}
+	peaks := map[string]float64{}
+	for _, line := range logs.lines(t, "code-mode cell finished") {
+		peak, _ := line["peak_heap_bytes"].(float64)
+		peaks[line["cell"].(string)] = peak
+	}
+	if peaks[string(held.CellID)] < 20<<20 || peaks[string(small.CellID)] <= 0 || peaks[string(small.CellID)] >= peaks[string(held.CellID)] {
+		t.Errorf("peak_heap_bytes in the log lines: %v, want at least 20 MiB for cell %s and less, but some, for cell %s", peaks, held.CellID, small.CellID)
+	}
+}

@@ -200,6 +200,15 @@ func (s *session) observed(resp codemode.RuntimeResponse, admitted time.Time) {
 	}
 }
 
+// cellUsage is the delegate's CellUsage: it comes just before CellClosed, so the cell's finish has
+// it.
+func (s *session) cellUsage(id codemode.CellID, usage codemode.CellUsage) {
+	s.mu.Lock()
+	c := s.cellLocked(id, time.Time{})
+	c.usage, c.measured = usage, true
+	s.mu.Unlock()
+}
+
 // closeCell is the delegate's CellClosed: the cell finishes now, unless a Terminate that will
 // return its outcome is still under way.
 func (s *session) closeCell(id codemode.CellID) {
@@ -249,6 +258,10 @@ func (s *session) finish(c *cell) {
 	attrs := []any{"session", s.id, "cell", string(c.id), "outcome", line.outcome, "duration_ms", duration.Milliseconds(),
 		"tool_calls", line.toolCalls, "tool_failures", line.toolFailures, "notifications", line.notifications,
 		"yields", line.yields, "bytes_in", line.bytesIn, "bytes_out", line.bytesOut}
+	if line.measured {
+		s.r.m.cellPeakHeap.Observe(float64(line.usage.PeakHeapBytes))
+		attrs = append(attrs, "peak_heap_bytes", line.usage.PeakHeapBytes)
+	}
 	if line.reason != "" {
 		attrs = append(attrs, "reason", line.reason)
 	}

@@ -39,6 +39,7 @@ func wrapDelegate(d codemode.Delegate, tracer trace.Tracer, cells *cellSpans) co
 
 var (
 	_ codemode.FailureReporter     = (*delegate)(nil)
+	_ codemode.CellUsageReporter   = (*delegate)(nil)
 	_ codemode.ToolCallStarter     = (*toolStartingDelegate)(nil)
 	_ codemode.NotificationStarter = (*notifyStartingDelegate)(nil)
 	_ codemode.ToolCallStarter     = (*startingDelegate)(nil)
@@ -69,6 +70,12 @@ func (d *delegate) CellClosed(id codemode.CellID) {
 
 // ReportFailure hands the failure on, if the wrapped delegate listens for failures.
 func (d *delegate) ReportFailure(reason string) { codemode.ReportFailure(d.inner, reason) }
+
+// CellUsage hands the cell's usage on, if the wrapped delegate listens for it: a decorator outside
+// the metrics one must not keep it from the metrics.
+func (d *delegate) CellUsage(id codemode.CellID, usage codemode.CellUsage) {
+	codemode.ReportCellUsage(d.inner, id, usage)
+}
 
 // cellContext is ctx with the span of cell id as its current span (ctx itself when the cell has
 // no open span).

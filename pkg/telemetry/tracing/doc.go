@@ -13,7 +13,7 @@
 //
 // The decorator sees only the domain contract (pkg/codemode), so it works on any provider. It
 // keeps the optional interfaces of the delegate it wraps (codemode.ToolCallStarter,
-// codemode.NotificationStarter, codemode.FailureReporter), so the runtime takes the same paths
+// codemode.NotificationStarter, codemode.FailureReporter, codemode.CellUsageReporter), so the runtime takes the same paths
 // with and without it. Nothing a cell computes (source, tool input, result, output or error
 // text) goes into a span: only IDs, names, sizes and outcomes. A host without tracing does not
 // install the decorator at all, so tracing off costs nothing.

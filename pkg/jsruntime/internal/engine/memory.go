@@ -123,3 +123,12 @@ func (m *linearMemory) takeRefused() bool { return m.refused.Swap(false) }
 
 // mapped reports whether pages of memory are committed only when touched.
 func (m *linearMemory) mapped() bool { return m.region != nil }
+
+// used is the memory the module can reach: the linear memory's size, hole excluded.
+func (m *linearMemory) used() uint64 { return uint64(len(m.buf)) - m.hole }
+
+// MemoryBytes is the linear memory the runtime holds for its cell, hole excluded: the image plus
+// what the cell's allocations grew it by. It never decreases while a cell runs (wasm memory only
+// grows, Reallocate only lengthens buf, and only Put's reset sets the hole), so read at the cell's
+// end it is the cell's peak. It is read on the goroutine that owns the engine.
+func (e *Engine) MemoryBytes() uint64 { return e.mem.used() }

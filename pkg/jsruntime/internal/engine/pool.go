@@ -31,9 +31,24 @@ type Pool struct {
 }
 
 // PoolStats counts the engines a pool created, and what became of them after their cells: reset
-// and reused, or replaced.
+// and reused, or replaced; and how the pool served Get: Hits found an engine ready (idle, or put
+// back by a cell that had just ended), Misses had to create one, the cost the pool exists to avoid.
 type PoolStats struct {
 	Created, Reused, Replaced int
+	Hits, Misses              uint64
+}
+
+// took counts one Get: a hit, or a miss that created an engine (counted as created when the
+// creation succeeded).
+func (s *PoolStats) took(created, ok bool) {
+	if !created {
+		s.Hits++
+		return
+	}
+	s.Misses++
+	if ok {
+		s.Created++
+	}
 }
 
 // newPool starts a pool whose engines adopt img; first, already made from it, is its first idle
@@ -69,6 +84,7 @@ func (p *Pool) Get() (*Engine, error) {
 		p.mu.Unlock()
 		select {
 		case e := <-p.idle:
+			p.count(func(s *PoolStats) { s.took(false, true) })
 			return e, nil
 		case <-returned:
 		}
@@ -79,11 +95,13 @@ func (p *Pool) Get() (*Engine, error) {
 	// were disposed.
 	select {
 	case e := <-p.idle:
+		p.count(func(s *PoolStats) { s.took(false, true) })
 		return e, nil
 	default:
 	}
-	p.count(func(s *PoolStats) { s.Created++ })
-	return newEngine(p.cfg, p.img)
+	e, err := newEngine(p.cfg, p.img)
+	p.count(func(s *PoolStats) { s.took(true, err == nil) })
+	return e, err
 }
 
 // Put takes an engine back after its cell: reset and kept if it is still sound, disposed
