@@ -7,31 +7,13 @@
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { artifacts, chromiumPath, hostBinary, patience } from "./harness.js";
 
-/** The nearest directory above this module that holds go.mod. */
-function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, "go.mod"))) {
-    const parent = dirname(dir);
-    if (parent === dir) {
-      throw new Error("no go.mod above " + fileURLToPath(import.meta.url));
-    }
-    dir = parent;
-  }
-  return dir;
-}
 
-const root = repoRoot();
-const hostBinary = process.env["CODEMODE_HOST"] ?? join(root, ".cache", "codemode-host");
-const chromiumPath = process.env["CHROMIUM"] ?? "/usr/bin/chromium";
-const artifacts = join(root, ".cache", "browser");
-/** Generous: two shared cores under load; a wait ends as soon as its selector matches. */
-const patience = 120_000;
 
 let host: ChildProcess;
 let baseUrl: string;
