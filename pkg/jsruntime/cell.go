@@ -149,15 +149,43 @@ type output struct {
 	// later yielding observation gets the items up to the next one, and a completion keeps them
 	// apart from its Result. A pending observer takes everything at once.
 	yields []int
+	// budget is the host's memory budget. It pays for the items while no observer has taken them,
+	// and for a completed cell's Result until someone claims it (held): charged is what it pays,
+	// bytes + held once refund has run. What an observer took is the transport's.
+	budget        MemoryBudget
+	charged, held int
 }
 
+// add appends an item of n bytes, which the caller has taken from the budget.
 func (o *output) add(item codemode.ContentItem, n int) {
 	o.items = append(o.items, item)
 	o.bytes += n
+	o.charged += n
+}
+
+// refund gives the budget back what left the output.
+func (o *output) refund() {
+	if extra := o.charged - o.bytes - o.held; extra > 0 {
+		o.budget.Give(int64(extra))
+		o.charged -= extra
+	}
+}
+
+// releaseHeld gives back what a claimed (or dropped) Result held.
+func (o *output) releaseHeld() {
+	o.held = 0
+	o.refund()
 }
 
 // take returns all unobserved output (never nil, so responses carry an empty list).
 func (o *output) take() []codemode.ContentItem {
+	items := o.takeAll()
+	o.refund()
+	return items
+}
+
+// takeAll is take without the refund.
+func (o *output) takeAll() []codemode.ContentItem {
 	items := o.items
 	o.items, o.bytes, o.yields = nil, 0, nil
 	if items == nil {
@@ -190,14 +218,32 @@ func (o *output) takeYield() ([]codemode.ContentItem, bool) {
 	if len(o.yields) == 0 {
 		o.yields = nil
 	}
+	o.refund()
 	return head, true
 }
 
 // takeAfterYields returns the items after the last pending yield and keeps the ones before it,
 // which the pending yields hand out. Without a pending yield it is take.
 func (o *output) takeAfterYields() []codemode.ContentItem {
+	items := o.splitAfterYields()
+	o.refund()
+	return items
+}
+
+// takeResult is takeAfterYields for the Result of a cell that completed with no observer: the
+// Result keeps the items until it is claimed, so the budget keeps paying for them (releaseHeld).
+func (o *output) takeResult() []codemode.ContentItem {
+	before := o.bytes
+	items := o.splitAfterYields()
+	o.held += before - o.bytes
+	o.refund()
+	return items
+}
+
+// splitAfterYields is takeAfterYields without the refund.
+func (o *output) splitAfterYields() []codemode.ContentItem {
 	if len(o.yields) == 0 {
-		return o.take()
+		return o.takeAll()
 	}
 	last := o.yields[len(o.yields)-1]
 	tail := append([]codemode.ContentItem{}, o.items[last:]...)
@@ -205,7 +251,7 @@ func (o *output) takeAfterYields() []codemode.ContentItem {
 	return tail
 }
 
-// set replaces the items and recounts their bytes.
+// set replaces the items and recounts their bytes (the caller refunds).
 func (o *output) set(items []codemode.ContentItem) {
 	o.items, o.bytes = items, 0
 	for _, item := range items {

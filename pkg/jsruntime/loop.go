@@ -27,6 +27,10 @@ const (
 	stackOverflowText = "RangeError: Maximum call stack size exceeded"
 	// outOfMemoryTextFormat is the error of a cell that needed more memory than its heap limit.
 	outOfMemoryTextFormat = "RangeError: Out of memory: the cell needed more than its heap limit of %d bytes"
+	// outOfBudgetTextFormat is the error of a cell within its heap limit whose heap could not
+	// grow because the host's memory budget, shared by every cell, was spent: the cell is not at
+	// fault for its size, the host is full.
+	outOfBudgetTextFormat = "RangeError: Out of memory: the code-mode host's memory budget of %d bytes, shared by every cell, is spent; the cell could not grow its heap (its own limit is %d bytes)"
 )
 
 // maxBatch bounds how many tool results one deliver crossing carries.
@@ -437,10 +441,15 @@ func (r *cellRun) fail(text string) { r.settle(&text) }
 // outOfMemory ends the cell if its heap ran full during the turn, whatever the script did with
 // the error (it may have caught it), and reports whether it did.
 func (r *cellRun) outOfMemory() bool {
-	if !r.e.HeapRefused() {
+	var text string
+	switch r.e.HeapRefused() {
+	case engine.NotRefused:
 		return false
+	case engine.RefusedByBudget:
+		text = fmt.Sprintf(outOfBudgetTextFormat, r.s.p.budget.Limit(), r.heapLimit)
+	default:
+		text = fmt.Sprintf(outOfMemoryTextFormat, r.heapLimit)
 	}
-	text := fmt.Sprintf(outOfMemoryTextFormat, r.heapLimit)
 	r.settled, r.errText = true, &text
 	return true
 }

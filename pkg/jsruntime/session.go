@@ -161,6 +161,7 @@ func (s *session) admitLocked(req codemode.ExecuteRequest, obs *observer) (*cell
 		return nil, nil, err
 	}
 	c := newCell(id, req.ToolCallID)
+	c.out.budget = s.p.budget
 	s.cells[id] = c
 	s.open.Add(1)
 	s.running.Add(1) // before anyone can see the cell, so its goroutine is counted from the start
@@ -278,6 +279,7 @@ func (s *session) claimCompletionLocked(c *cell) codemode.RuntimeResponse {
 	resp.BufferedFor = &buffered
 	resp.ContentItems = append(c.out.take(), resp.ContentItems...)
 	c.result = nil
+	c.out.releaseHeld()
 	c.state = cellDelivering
 	return resp
 }
@@ -561,14 +563,23 @@ func (s *session) interrupt(c *cell) {
 // the provider's limit.
 const outputLimitText = "output exceeded the cell's limit of %d bytes not yet observed; wait for the cell or write less"
 
+// outputBudgetText is the error a helper throws when the cell is within its output limit but the
+// host's memory budget, shared by every cell, cannot hold the item: the host is full, not the
+// cell's output.
+const outputBudgetText = "output of %d bytes refused: the code-mode host's memory budget of %d bytes, shared by every cell, is spent; wait for the cell or write less"
+
 // appendOutput records output of a running cell; it is visible to the next observation at once.
-// It refuses an item that would take the unobserved output past the provider's limit.
+// It refuses an item that would take the unobserved output past the provider's limit, or that
+// the host's memory budget cannot hold while no observer has taken it.
 func (s *session) appendOutput(c *cell, item codemode.ContentItem) error {
 	n := itemBytes(item)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c.out.bytes+n > s.p.limits.maxOutputBytes {
 		return fmt.Errorf(outputLimitText, s.p.limits.maxOutputBytes)
+	}
+	if !s.p.budget.Take(int64(n)) {
+		return fmt.Errorf(outputBudgetText, n, s.p.budget.Limit())
 	}
 	c.out.add(item, n)
 	return nil
@@ -674,7 +685,7 @@ func (s *session) completeLocked(c *cell, errText *string, writes storedValues) 
 	resp := codemode.RuntimeResponse{Kind: codemode.Result, CellID: c.id, ErrorText: errText}
 	obs := c.observer
 	if obs == nil {
-		resp.ContentItems = c.out.takeAfterYields()
+		resp.ContentItems = c.out.takeResult()
 		c.state, c.result, c.completedAt = cellCompleted, &resp, time.Now()
 		return nil
 	}
@@ -744,6 +755,7 @@ func (s *session) closeCell(c *cell) {
 		s.mu.Lock()
 		c.state = cellClosed
 		delete(s.cells, c.id)
+		c.out.releaseHeld() // a Result nobody claimed
 		s.mu.Unlock()
 		c.cancel()
 		defer s.open.Done()
