@@ -109,4 +109,21 @@ func TestOutputIsTakenFromTheHostBudget(t *testing.T) {
 	if u := b.used.Load(); u != 0 {
 		t.Fatalf("the budget still holds %d bytes after the claimed Result", u)
 	}
+
+	// A budget that others spent still lets a small cell answer (outputGrant, budgetGrant).
+	b.used.Store(b.limit)
+	r = executeCell(t, s, `const o = {}; for (let i = 0; i < 1000; i++) o["k" + i] = [i]; text(6 * 7)`)
+	checkResult(t, "a small cell on a spent budget", r, "", "42")
+	awaitCellGoroutines(t, s)
+	if u := b.used.Load(); u != b.limit {
+		t.Fatalf("the budget holds %d bytes, want %d", u, b.limit)
+	}
+}
+
+func (b *testBudget) Charge(n int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if u := b.used.Add(n); u > b.peak.Load() {
+		b.peak.Store(u)
+	}
 }

@@ -57,6 +57,10 @@ type Options struct {
 type MemoryBudget interface {
 	// Take takes n bytes if the budget still holds them and reports whether it did.
 	Take(n int64) bool
+	// Charge takes n bytes even past the budget: the small grants every cell has (its first
+	// heap growth, its first output) so that a host whose budget others spent still answers
+	// small cells.
+	Charge(n int64)
 	// Give gives back n bytes taken earlier.
 	Give(n int64)
 	// Limit is the budget's size in bytes, which the errors name.
@@ -84,6 +88,7 @@ const (
 type noBudget struct{}
 
 func (noBudget) Take(int64) bool { return true }
+func (noBudget) Charge(int64)    {}
 func (noBudget) Give(int64)      {}
 func (noBudget) Limit() int64    { return 0 }
 

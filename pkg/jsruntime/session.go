@@ -568,6 +568,11 @@ const outputLimitText = "output exceeded the cell's limit of %d bytes not yet ob
 // cell's output.
 const outputBudgetText = "output of %d bytes refused: the code-mode host's memory budget of %d bytes, shared by every cell, is spent; wait for the cell or write less"
 
+// outputGrant is how much unobserved output a cell holds without the budget's refusal (it is
+// charged all the same): a host whose budget the other cells spent still lets a small cell
+// answer (128 cells overdraw it by 8 MiB at most, within the host's headroom).
+const outputGrant = 64 << 10
+
 // appendOutput records output of a running cell; it is visible to the next observation at once.
 // It refuses an item that would take the unobserved output past the provider's limit, or that
 // the host's memory budget cannot hold while no observer has taken it.
@@ -578,7 +583,10 @@ func (s *session) appendOutput(c *cell, item codemode.ContentItem) error {
 	if c.out.bytes+n > s.p.limits.maxOutputBytes {
 		return fmt.Errorf(outputLimitText, s.p.limits.maxOutputBytes)
 	}
-	if !s.p.budget.Take(int64(n)) {
+	switch {
+	case c.out.charged+n <= outputGrant:
+		s.p.budget.Charge(int64(n))
+	case !s.p.budget.Take(int64(n)):
 		return fmt.Errorf(outputBudgetText, n, s.p.budget.Limit())
 	}
 	c.out.add(item, n)

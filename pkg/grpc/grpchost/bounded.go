@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"connectrpc.com/connect/v2"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/codemodehq/codemode/pkg/grpc/grpcconv"
 )
@@ -108,4 +109,23 @@ func (r *chargedReader) Close() error {
 		r.give()
 	}
 	return r.ReadCloser.Close()
+}
+
+// sendingCopies is how many copies of a response its Send holds: the message's own strings and
+// the marshalled envelope, which a client that stops reading keeps in memory (HTTP/2 flow
+// control blocks the write) until it reads or goes away.
+const sendingCopies = 2
+
+// holdWhileSending charges the host's budget with what sending msg holds, until release is
+// called after the Send: the cell's runtime gave its output back to the budget when the outcome
+// was taken, and sixteen clients that stopped reading 48 MiB outcomes held 3.2 GB that no budget
+// saw. The charge is not refused (the output exists already); while it lasts, cells that would
+// grow their heap or output further are refused instead.
+func (h *Host) holdWhileSending(msg proto.Message) (release func()) {
+	if h.budget == nil {
+		return func() {}
+	}
+	n := sendingCopies * int64(proto.Size(msg))
+	h.budget.Charge(n)
+	return func() { h.budget.Give(n) }
 }

@@ -25,8 +25,9 @@ func (b *budget) Take(n int64) bool {
 	}
 	return true
 }
-func (b *budget) Give(n int64) { b.used.Add(-n) }
-func (b *budget) Limit() int64 { return b.limit }
+func (b *budget) Charge(n int64) { b.used.Add(n) }
+func (b *budget) Give(n int64)   { b.used.Add(-n) }
+func (b *budget) Limit() int64   { return b.limit }
 
 // gzipOfZeros is a gzip stream of n zero bytes.
 func gzipOfZeros(t *testing.T, n int) []byte {

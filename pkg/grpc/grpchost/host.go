@@ -40,7 +40,8 @@ type Options struct {
 	Interceptors []connect.ServerInterceptor
 	// MemoryBudget, when set, is the host's memory budget: a compressed request's decompressed
 	// bytes are taken from it while the request is decompressed, and one it cannot cover is
-	// refused (RESOURCE_EXHAUSTED). nil: no budget.
+	// refused (RESOURCE_EXHAUSTED); an Execute's outcome is charged to it while it is being sent
+	// (a client that stops reading holds it, and the host's cells see that). nil: no budget.
 	MemoryBudget MemoryBudget
 }
 
@@ -49,6 +50,9 @@ type Options struct {
 type MemoryBudget interface {
 	// Take takes n bytes if the budget still holds them and reports whether it did.
 	Take(n int64) bool
+	// Charge takes n bytes even past the budget: memory already allocated (a response on its
+	// way out) that later Takes must see.
+	Charge(n int64)
 	// Give gives back n bytes taken earlier.
 	Give(n int64)
 	// Limit is the budget's size in bytes, which the refusal names.

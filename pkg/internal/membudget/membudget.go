@@ -40,7 +40,17 @@ func (b *Budget) Take(n int64) bool {
 	}
 }
 
-// Give gives back n bytes taken earlier.
+// Charge takes n bytes whether or not the budget holds them: for memory that is already
+// allocated and cannot be refused any more (a response on its way out), which later Takes must
+// see. The budget may then be overdrawn until it is given back.
+func (b *Budget) Charge(n int64) {
+	if b == nil || n <= 0 {
+		return
+	}
+	b.used.Add(n)
+}
+
+// Give gives back n bytes taken (or charged) earlier.
 func (b *Budget) Give(n int64) {
 	if b == nil || n <= 0 {
 		return

@@ -48,9 +48,16 @@ type linearMemory struct {
 type Budget interface {
 	// Take takes n bytes if the budget still holds them and reports whether it did.
 	Take(n int64) bool
+	// Charge takes n bytes even past the budget (budgetGrant).
+	Charge(n int64)
 	// Give gives back n bytes taken earlier.
 	Give(n int64)
 }
+
+// budgetGrant is how much of its heap growth a cell is charged for without refusal: a host whose
+// budget the other cells have spent still runs a small cell (128 cells at once overdraw the
+// budget by 32 MiB at most, which the host's headroom covers).
+const budgetGrant = 256 << 10
 
 // Refusal says why a heap growth was refused.
 type Refusal int32
@@ -137,7 +144,10 @@ func (m *linearMemory) admit(size uint64) Refusal {
 		return NotRefused
 	}
 	delta := want - m.base - m.charged
-	if !m.budget.Take(int64(delta)) {
+	switch {
+	case m.charged+delta <= budgetGrant:
+		m.budget.Charge(int64(delta))
+	case !m.budget.Take(int64(delta)):
 		return RefusedByBudget
 	}
 	m.charged += delta
