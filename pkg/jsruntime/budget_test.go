@@ -74,15 +74,15 @@ func TestHeapGrowthIsTakenFromTheHostBudget(t *testing.T) {
 // is held; an item the budget cannot cover throws the budget's text (the cell's own limit is far),
 // and observed output, or a claimed Result, gives its bytes back.
 func TestOutputIsTakenFromTheHostBudget(t *testing.T) {
-	b := &testBudget{limit: 8 << 20}
+	b := &testBudget{limit: 16 << 20}
 	p := newCappedProvider(t, Options{MemoryBudget: b})
 	d := newRecorder(nil)
 	s := newCappedSession(t, p, d)
-	refused := fmt.Sprintf(outputBudgetText, 2<<20, 8<<20)
+	refused := fmt.Sprintf(outputBudgetText, 2<<20, 16<<20)
 	two := strings.Repeat("a", 2<<20)
 
-	// The heap holds one 2 MiB string (a few MiB of the budget); each text() of it takes 2 MiB
-	// more until the budget is spent (notify() is how the cell reports: its output cannot).
+	// The heap holds one 2 MiB string (a few MiB of the budget); each text() of it takes 6 MiB
+	// more (outputCharge) until the budget is spent (notify() is how the cell reports: its output cannot).
 	r := executeCell(t, s, `const s = "a".repeat(2 << 20); let n = 0;
 		try { for (;;) { text(s); n++ } } catch (e) { notify(n + " " + (e === `+"`"+refused+"`"+`)) }`)
 	if r.Kind != codemode.Result || r.ErrorText != nil {

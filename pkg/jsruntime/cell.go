@@ -150,22 +150,65 @@ type output struct {
 	// apart from its Result. A pending observer takes everything at once.
 	yields []int
 	// budget is the host's memory budget. It pays for the items while no observer has taken them,
-	// and for a completed cell's Result until someone claims it (held): charged is what it pays,
-	// bytes + held once refund has run. What an observer took is the transport's.
+	// and for a completed cell's Result until someone claims it (held bytes): charged is what it
+	// pays, outputCharge times bytes + held once refund has run. What an observer took is the
+	// transport's to charge.
 	budget        MemoryBudget
 	charged, held int
+	// reserved is the part of charged an offered text reserved (cellRun.offer) until it arrives.
+	reserved int
 }
 
-// add appends an item of n bytes, which the caller has taken from the budget.
+// outputCharge is what a byte of output costs the budget: a transport sending it holds it about
+// three times (the string, the encoded message, the buffer that grew by doubling to hold it; see
+// grpchost's sendingCopies), and the budget must have seen that cost before the output is taken,
+// or cells that finish together overdraw it when their outcomes are sent.
+const outputCharge = 3
+
+// add appends an item of n bytes, whose cost (outputCharge times n) the caller has taken from
+// the budget.
 func (o *output) add(item codemode.ContentItem, n int) {
 	o.items = append(o.items, item)
 	o.bytes += n
-	o.charged += n
+	o.charged += outputCharge * n
+}
+
+// reserve takes the cost of an item of at least n bytes from the budget ahead of the item (a
+// reservation left from an earlier offer is given back first), and reports whether it could.
+func (o *output) reserve(n int) bool {
+	o.reserved = 0
+	o.refund()
+	if !o.pay(n) {
+		return false
+	}
+	o.charged += outputCharge * n
+	o.reserved = outputCharge * n
+	return true
+}
+
+// pay takes the cost of an item of n bytes from the budget: from the reservation first, then
+// refused past the budget, except within the cell's outputGrant, which is charged all the same.
+// The caller adds the item (or the reservation) to charged.
+func (o *output) pay(n int) bool {
+	cost := outputCharge * n
+	if o.reserved > 0 {
+		used := min(o.reserved, cost)
+		o.reserved, o.charged, cost = 0, o.charged-used, cost-used
+		o.refund() // what the reservation held beyond the item
+	}
+	switch {
+	case cost == 0:
+	case o.charged+cost <= outputGrant:
+		o.budget.Charge(int64(cost))
+	case !o.budget.Take(int64(cost)):
+		return false
+	}
+	return true
 }
 
 // refund gives the budget back what left the output.
 func (o *output) refund() {
-	if extra := o.charged - o.bytes - o.held; extra > 0 {
+	if extra := o.charged - o.reserved - outputCharge*(o.bytes+o.held); extra > 0 {
 		o.budget.Give(int64(extra))
 		o.charged -= extra
 	}
@@ -187,7 +230,7 @@ func (o *output) take() []codemode.ContentItem {
 // takeAll is take without the refund.
 func (o *output) takeAll() []codemode.ContentItem {
 	items := o.items
-	o.items, o.bytes, o.yields = nil, 0, nil
+	o.items, o.bytes, o.yields, o.reserved = nil, 0, nil, 0
 	if items == nil {
 		items = []codemode.ContentItem{}
 	}
@@ -253,7 +296,7 @@ func (o *output) splitAfterYields() []codemode.ContentItem {
 
 // set replaces the items and recounts their bytes (the caller refunds).
 func (o *output) set(items []codemode.ContentItem) {
-	o.items, o.bytes = items, 0
+	o.items, o.bytes, o.reserved = items, 0, 0
 	for _, item := range items {
 		o.bytes += itemBytes(item)
 	}

@@ -45,8 +45,9 @@ type Options struct {
 	// tool call's promise is rejected.
 	MaxPendingTimers, MaxPendingToolCalls int
 	// MemoryBudget, when set, is the host's memory budget, shared with whatever else the host
-	// counts in it: every byte a cell's heap grows by beyond its runtime's image, and every byte of
-	// a cell's output that no observer has taken yet, is taken from it while held. A heap growth
+	// counts in it: every byte a cell's heap grows by beyond its runtime's image, and three times
+	// every byte of a cell's output that no observer has taken yet (what sending it will hold),
+	// are taken from it while held. A heap growth
 	// it cannot cover fails the cell with outOfBudgetTextFormat's error; an output item it cannot
 	// cover makes text() (image(), audio()) throw outputBudgetText. nil: no budget beyond the
 	// per-cell caps.

@@ -568,8 +568,8 @@ const outputLimitText = "output exceeded the cell's limit of %d bytes not yet ob
 // cell's output.
 const outputBudgetText = "output of %d bytes refused: the code-mode host's memory budget of %d bytes, shared by every cell, is spent; wait for the cell or write less"
 
-// outputGrant is how much unobserved output a cell holds without the budget's refusal (it is
-// charged all the same): a host whose budget the other cells spent still lets a small cell
+// outputGrant is how much a cell's unobserved output may cost (outputCharge) without the budget's
+// refusal (it is charged all the same): a host whose budget the other cells spent still lets a small cell
 // answer (128 cells overdraw it by 8 MiB at most, within the host's headroom).
 const outputGrant = 64 << 10
 
@@ -581,15 +581,25 @@ func (s *session) appendOutput(c *cell, item codemode.ContentItem) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c.out.bytes+n > s.p.limits.maxOutputBytes {
+		c.out.reserved = 0
+		c.out.refund()
 		return fmt.Errorf(outputLimitText, s.p.limits.maxOutputBytes)
 	}
-	switch {
-	case c.out.charged+n <= outputGrant:
-		s.p.budget.Charge(int64(n))
-	case !s.p.budget.Take(int64(n)):
+	if !c.out.pay(n) {
 		return fmt.Errorf(outputBudgetText, n, s.p.budget.Limit())
 	}
 	c.out.add(item, n)
+	return nil
+}
+
+// reserveOutput reserves the budget for a text of at least n bytes that the cell is about to
+// append (see cellRun.offer), or refuses it as appendOutput would.
+func (s *session) reserveOutput(c *cell, n int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !c.out.reserve(n) {
+		return fmt.Errorf(outputBudgetText, n, s.p.budget.Limit())
+	}
 	return nil
 }
 
