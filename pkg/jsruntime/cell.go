@@ -265,16 +265,10 @@ func (o *output) takeYield() ([]codemode.ContentItem, bool) {
 	return head, true
 }
 
-// takeAfterYields returns the items after the last pending yield and keeps the ones before it,
-// which the pending yields hand out. Without a pending yield it is take.
-func (o *output) takeAfterYields() []codemode.ContentItem {
-	items := o.splitAfterYields()
-	o.refund()
-	return items
-}
-
-// takeResult is takeAfterYields for the Result of a cell that completed with no observer: the
-// Result keeps the items until it is claimed, so the budget keeps paying for them (releaseHeld).
+// takeResult returns the items after the last pending yield, for the Result of a cell that
+// completed with no observer, and keeps the ones before it, which the pending yields hand out
+// (without a pending yield it takes everything). The Result keeps its items until it is claimed,
+// so the budget keeps paying for them (releaseHeld).
 func (o *output) takeResult() []codemode.ContentItem {
 	before := o.bytes
 	items := o.splitAfterYields()
@@ -283,7 +277,7 @@ func (o *output) takeResult() []codemode.ContentItem {
 	return items
 }
 
-// splitAfterYields is takeAfterYields without the refund.
+// splitAfterYields is takeResult without the budget's bookkeeping.
 func (o *output) splitAfterYields() []codemode.ContentItem {
 	if len(o.yields) == 0 {
 		return o.takeAll()
