@@ -182,7 +182,7 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/hostprogram",
-		allow:        []string{std, "pkg/codemode", "pkg/v1/v1host", "pkg/grpc/grpchost", "pkg/grpc/grpcconv", "pkg/jsruntime", "pkg/toolsources/toolprovider", "pkg/toolsources", "pkg/playground", "pkg/internal/stdio", "pkg/internal/httpguard", "pkg/internal/buildinfo", "pkg/telemetry/metrics", "pkg/telemetry/tracing", otel, otelTrace, otelSDK, connect, grpcreflect, oklogRun, xnet},
+		allow:        []string{std, "pkg/codemode", "pkg/v1/v1host", "pkg/grpc/grpchost", "pkg/grpc/grpcconv", "pkg/jsruntime", "pkg/toolsources/toolprovider", "pkg/toolsources", "pkg/playground", "pkg/internal/stdio", "pkg/internal/httpguard", "pkg/internal/buildinfo", "pkg/internal/membudget", "pkg/telemetry/metrics", "pkg/telemetry/tracing", otel, otelTrace, otelSDK, connect, grpcreflect, oklogRun, xnet},
 		allowInTests: []string{"pkg/codemode/codemodetest", "pkg/testenv"},
 		why:          "the host program composes the runtime, the tool provider and both host adapters; it never touches generated wire types (flags name a V1 generation through v1host) nor a client, and nothing in pkg imports it but the binaries above",
 	},

@@ -38,8 +38,15 @@ type Config struct {
 	Generation string
 	// MaxYieldTimeMs caps every session's yield time (0: no cap beyond the session's own).
 	MaxYieldTimeMs uint64
-	// MaxHeapBytes caps every cell's JavaScript heap (0: the runtime's default cap).
+	// MaxHeapBytes caps every cell's JavaScript heap (0: the runtime's default cap,
+	// jsruntime.DefaultHeapLimitBytes). It is also the ceiling of the heap limit a client may ask
+	// for: a larger request is lowered to it.
 	MaxHeapBytes uint64
+	// MemoryBudget is the resident memory the host is kept under, in bytes (memoryBudget): cells'
+	// heaps, their buffered output and decompressed requests take from three quarters of it, and
+	// what does not fit is refused to the cell or request that asked. Zero means no budget (a
+	// program embedded in a test); the command line defaults it (defaultMemoryBudget).
+	MemoryBudget int64
 	// PoolSize is how many runtimes are kept ready (jsruntime.Options.PoolSize: 0 is the
 	// runtime's default, negative keeps none).
 	PoolSize int

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/codemodehq/codemode/pkg/grpc/grpchost"
+	"github.com/codemodehq/codemode/pkg/internal/membudget"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
 	"github.com/codemodehq/codemode/pkg/v1/v1host"
 )
@@ -22,6 +23,8 @@ type Flags struct {
 	Version bool
 	// poolSize is --pool-size as given (0 keeps no runtime ready).
 	poolSize int
+	// memoryBudget is --memory-budget as given ("" for the default).
+	memoryBudget string
 }
 
 // originsFlag collects repeated --allow-origin values.
@@ -51,6 +54,7 @@ func (f *Flags) FlagSet(name string) *flag.FlagSet {
 	fs.Uint64Var(&f.MaxYieldTimeMs, "max-yield-ms", 0, "")
 	fs.Uint64Var(&f.MaxHeapBytes, "max-heap-bytes", 0, "")
 	fs.IntVar(&f.poolSize, "pool-size", jsruntime.DefaultPoolSize, "")
+	fs.StringVar(&f.memoryBudget, "memory-budget", "", "")
 	fs.StringVar(&f.Tools, "tools", "", "")
 	fs.StringVar(&f.Token, "token", "", "")
 	fs.Var(originsFlag{&f.AllowOrigins}, "allow-origin", "")
@@ -85,6 +89,9 @@ func (f *Flags) Finish(getenv func(string) string, stderr io.Writer) error {
 	default:
 		f.PoolSize = f.poolSize
 	}
+	if err := f.finishMemoryBudget(); err != nil {
+		return err
+	}
 	if f.MaxSessions < 0 {
 		return &UsageError{Err: fmt.Errorf("--max-sessions must be ≥ 0, not %d", f.MaxSessions)}
 	}
@@ -110,6 +117,27 @@ func (f *Flags) Finish(getenv func(string) string, stderr io.Writer) error {
 	f.Logger = log
 	return nil
 }
+
+// finishMemoryBudget reads --memory-budget, or defaults it (defaultMemoryBudget).
+func (f *Flags) finishMemoryBudget() error {
+	if f.memoryBudget == "" {
+		f.MemoryBudget = defaultMemoryBudget()
+		return nil
+	}
+	n, err := membudget.ParseBytes(f.memoryBudget)
+	if err != nil {
+		return &UsageError{Err: fmt.Errorf("--memory-budget: %v", err)}
+	}
+	if n < minMemoryBudget {
+		return &UsageError{Err: fmt.Errorf("--memory-budget must be at least %d bytes (64Mi), not %d", minMemoryBudget, n)}
+	}
+	f.MemoryBudget = n
+	return nil
+}
+
+// minMemoryBudget is the smallest --memory-budget: below it the Go runtime and the idle runtimes
+// alone would take the headroom.
+const minMemoryBudget = 64 << 20
 
 // NewLogger returns a slog logger on w: level debug, info, warn or error; format text or json.
 func NewLogger(w io.Writer, level, format string) (*slog.Logger, error) {

@@ -49,6 +49,9 @@ func Main(name string, args []string, s Streams, getenv func(string) string, sig
 	if err := f.Finish(getenv, s.Stderr); err != nil {
 		return wrong(s.Stderr, name, err)
 	}
+	// The process's Go memory limit follows the budget (unless GOMEMLIMIT says otherwise): set
+	// here, by the program that owns the process, never by New, which tests embed.
+	applyGoMemoryLimit(f.MemoryBudget, getenv)
 	p, err := New(f.Config, s.Stdin, s.Stdout)
 	if err != nil {
 		return failed(s.Stderr, name, err)
@@ -174,8 +177,18 @@ Flags:
         cap every session's yield time (exec and wait) at MS milliseconds (default: no cap).
           {program} --max-yield-ms 30000
   --max-heap-bytes N
-        cap every cell's JavaScript heap at N bytes (default: the runtime's cap).
+        cap every cell's JavaScript heap at N bytes (default: the runtime's cap, 512 MiB); a
+        client asking for more gets N.
           {program} --max-heap-bytes 67108864
+  --memory-budget BYTES
+        keep the host's resident memory under BYTES (digits, or with Ki, Mi, Gi): cells' heaps,
+        their output not yet observed and decompressed requests share three quarters of it, the
+        rest is headroom for the Go runtime and connections. A cell whose heap or output the
+        budget cannot hold fails (its heap) or has text() throw (its output), saying the host's
+        budget is spent; a compressed request is refused RESOURCE_EXHAUSTED. GOMEMLIMIT is set
+        to seven eighths of it unless the environment sets GOMEMLIMIT. Default: three quarters
+        of the cgroup's memory limit (/sys/fs/cgroup/memory.max), or 2Gi without one.
+          {program} --memory-budget 384Mi
   --pool-size N
         JavaScript runtimes kept ready for new cells (default 2; 0 keeps none).
           {program} --pool-size 8

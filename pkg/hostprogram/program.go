@@ -17,6 +17,7 @@ import (
 
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/grpc/grpchost"
+	"github.com/codemodehq/codemode/pkg/internal/membudget"
 	"github.com/codemodehq/codemode/pkg/internal/stdio"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
 	"github.com/codemodehq/codemode/pkg/telemetry/metrics"
@@ -40,6 +41,8 @@ type Program struct {
 	// unless the caller sets it before Run (the CLI sets codemode).
 	Name string
 
+	// budget is the host's memory budget (budget.go); nil without Config.MemoryBudget.
+	budget   *membudget.Budget
 	runtime  *runtimeActor
 	provider *hostedProvider
 	// closeTools stops the manifest's MCP servers, once: Run calls it at its end, Close too.
@@ -90,6 +93,9 @@ func New(cfg Config, stdin io.ReadCloser, stdout io.WriteCloser) (*Program, erro
 		return nil, err
 	}
 	p := &Program{cfg: cfg, log: cfg.Logger, stdin: stdin, stdout: stdout, Exit: os.Exit, listenersDone: make(chan struct{})}
+	if cfg.MemoryBudget > 0 {
+		p.budget = memoryBudget(cfg.MemoryBudget)
+	}
 	p.cutCtx, p.cut = context.WithCancel(context.Background())
 	p.drain.v1Done = make(chan struct{})
 	if err := p.buildProvider(); err != nil {
@@ -105,7 +111,11 @@ func New(cfg Config, stdin io.ReadCloser, stdout io.WriteCloser) (*Program, erro
 
 // buildProvider prepares the runtime actor and the provider the listeners serve.
 func (p *Program) buildProvider() error {
-	p.runtime = newRuntimeActor(jsruntime.Options{PoolSize: p.cfg.PoolSize}, p.listenersDone)
+	opts := jsruntime.Options{PoolSize: p.cfg.PoolSize}
+	if p.budget != nil {
+		opts.MemoryBudget = p.budget
+	}
+	p.runtime = newRuntimeActor(opts, p.listenersDone)
 	p.metrics = p.newRecorder()
 	p.provider = &hostedProvider{runtime: p.runtime, caps: p.caps(), metrics: p.metrics}
 	p.closeTools = func() error { return nil }
@@ -129,15 +139,19 @@ func (p *Program) buildProvider() error {
 	return nil
 }
 
-// caps are the host's caps on session limits.
+// caps are the host's caps on session limits. The heap is always capped: by --max-heap-bytes,
+// or else by the runtime's default cap, so a client cannot raise its cells' heap limit beyond
+// what the host would give a cell unasked (a 4 GiB request was honoured).
 func (p *Program) caps() codemode.SessionCellExecutionLimits {
 	var caps codemode.SessionCellExecutionLimits
 	if v := p.cfg.MaxYieldTimeMs; v > 0 {
 		caps.MaxYieldTimeMs = &v
 	}
+	heap := jsruntime.DefaultHeapLimitBytes
 	if v := p.cfg.MaxHeapBytes; v > 0 {
-		caps.MaxHeapSizeBytes = &v
+		heap = v
 	}
+	caps.MaxHeapSizeBytes = &heap
 	return caps
 }
 
@@ -156,12 +170,16 @@ func (p *Program) buildHosts() error {
 		p.v1 = v1host.New(p.provider, opts...)
 	}
 	if p.cfg.has(GRPC) || p.cfg.has(GRPCStdio) {
-		p.grpc = grpchost.New(p.provider, grpchost.Options{
+		opts := grpchost.Options{
 			Logger:       p.log,
 			Route:        p.cfg.RouteID,
 			Limits:       grpchost.Limits{MaxSessions: p.cfg.MaxSessions, MaxActiveCells: p.cfg.MaxActiveCells, MaxInFlightRequests: p.cfg.MaxInFlightRequests, MaxActiveCellsPerSession: p.cfg.MaxCellsPerSession},
 			Interceptors: append(p.grpcInterceptors(), p.countRefusals),
-		})
+		}
+		if p.budget != nil {
+			opts.MemoryBudget = p.budget
+		}
+		p.grpc = grpchost.New(p.provider, opts)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package hostprogram
 
 import (
+	"runtime/debug"
 	"strings"
 
 	"github.com/codemodehq/codemode/pkg/internal/buildinfo"
@@ -37,6 +38,9 @@ func (p *Program) logStarted() {
 	}
 	if p.v1 != nil {
 		attrs = append(attrs, "generation", p.generationName())
+	}
+	if p.budget != nil {
+		attrs = append(attrs, "memory_budget", p.cfg.MemoryBudget, "go_memory_limit", debug.SetMemoryLimit(-1))
 	}
 	p.log.Info(StartedMessage, attrs...)
 }

@@ -31,6 +31,7 @@ const (
 	opText     hostOp = 't' // append input_text: a JSON string
 	opRawText  hostOp = 'u' // append input_text: the text itself (one without NUL; see emitText)
 	opLongText hostOp = 'o' // a text longer than the output limit: its length in UTF-16 units
+	opOffer    hostOp = 'v' // a long text about to be sent: its length in UTF-16 units; the reply is its refusal
 	opImage    hostOp = 'i' // append input_image: JSON [url, detail]
 	opAudio    hostOp = 'a' // append input_audio: a JSON string (the URL)
 	opNotify   hostOp = 'n' // deliver a notification: a JSON string
@@ -48,7 +49,7 @@ const (
 
 // hostOperations names every operation for the prelude.
 var hostOperations = map[string]hostOp{
-	"text": opText, "rawText": opRawText, "longText": opLongText, "image": opImage, "audio": opAudio, "notify": opNotify, "yield": opYield,
+	"text": opText, "rawText": opRawText, "longText": opLongText, "offer": opOffer, "image": opImage, "audio": opAudio, "notify": opNotify, "yield": opYield,
 	"store": opStore, "load": opLoad, "eval": opEval, "function": opFunction, "done": opDone,
 	"fail": opFail, "records": opRecords, "check": opCheck, "exit": opExit,
 }
@@ -111,7 +112,7 @@ func decodeHostMessage(msg string) (hostMessage, error) {
 	switch m.op {
 	case opRecords, opCheck, opRawText:
 		m.text = payload
-	case opLongText:
+	case opLongText, opOffer:
 		m.length, err = decodeLength(payload)
 	case opYield, opDone, opExit:
 		if payload != "" {

@@ -27,6 +27,10 @@ const (
 	stackOverflowText = "RangeError: Maximum call stack size exceeded"
 	// outOfMemoryTextFormat is the error of a cell that needed more memory than its heap limit.
 	outOfMemoryTextFormat = "RangeError: Out of memory: the cell needed more than its heap limit of %d bytes"
+	// outOfBudgetTextFormat is the error of a cell within its heap limit whose heap could not
+	// grow because the host's memory budget, shared by every cell, was spent: the cell is not at
+	// fault for its size, the host is full.
+	outOfBudgetTextFormat = "RangeError: Out of memory: the code-mode host's memory budget of %d bytes, shared by every cell, is spent; the cell could not grow its heap (its own limit is %d bytes)"
 )
 
 // maxBatch bounds how many tool results one deliver crossing carries.
@@ -323,6 +327,8 @@ func (r *cellRun) Serve(msg string) engine.Reply {
 		return r.output(codemode.InputText{Text: m.text})
 	case opLongText:
 		return r.longText(m.length)
+	case opOffer:
+		return r.offer(m.length)
 	case opImage:
 		return r.output(codemode.InputImage{ImageURL: m.text, Detail: codemode.ImageDetail(m.detail)})
 	case opAudio:
@@ -403,6 +409,20 @@ func (r *cellRun) longText(length int) engine.Reply {
 	return engine.String(fmt.Sprintf(outputLimitText, limit))
 }
 
+// offer answers a long text's length before the text itself is copied out of QuickJS: the
+// budget's refusal, or nothing, with the budget reserved for the text (its UTF-8 form has at
+// least as many bytes as it has UTF-16 units). A refused text then costs no copy: sixteen cells
+// whose 48 MiB texts were refused only after the copy took a host 150 MiB past its budget.
+func (r *cellRun) offer(length int) engine.Reply {
+	if r.settled {
+		return engine.Undefined()
+	}
+	if err := r.s.reserveOutput(r.c, length); err != nil {
+		return engine.String(err.Error())
+	}
+	return engine.Undefined()
+}
+
 // Fault fails the cell for a forged bridge message (engine.Host).
 func (r *cellRun) Fault(err error) { r.fail(err.Error()) }
 
@@ -443,10 +463,15 @@ func (r *cellRun) fail(text string) { r.settle(&text) }
 // outOfMemory ends the cell if its heap ran full during the turn, whatever the script did with
 // the error (it may have caught it), and reports whether it did.
 func (r *cellRun) outOfMemory() bool {
-	if !r.e.HeapRefused() {
+	var text string
+	switch r.e.HeapRefused() {
+	case engine.NotRefused:
 		return false
+	case engine.RefusedByBudget:
+		text = fmt.Sprintf(outOfBudgetTextFormat, r.s.p.budget.Limit(), r.heapLimit)
+	default:
+		text = fmt.Sprintf(outOfMemoryTextFormat, r.heapLimit)
 	}
-	text := fmt.Sprintf(outOfMemoryTextFormat, r.heapLimit)
 	r.settled, r.errText = true, &text
 	return true
 }

@@ -294,11 +294,17 @@
   let maxOutputBytes = Infinity; // set by begin
 
   // A text longer than the output limit (in UTF-16 units, which are never more than its UTF-8
-  // bytes) is refused by its length, not copied out of QuickJS to be refused there.
+  // bytes) is refused by its length, not copied out of QuickJS to be refused there. A long text
+  // within it is offered by its length first, so that Go refuses it there when the host's memory
+  // budget cannot hold it, and reserves the budget for it otherwise.
   function emitText(text) {
     if (text.length > maxOutputBytes) send(OP.longText + text.length);
-    else send(OP.rawText + text);
+    else {
+      if (text.length >= OFFER_FROM) send(OP.offer + text.length);
+      send(OP.rawText + text);
+    }
   }
+  const OFFER_FROM = 1 << 16;
 
   function emitImage(url, detail) {
     send(OP.image + "[" + q(url) + "," + q(detail) + "]");

@@ -44,6 +44,28 @@ type Options struct {
 	// DefaultMaxPendingTimers / DefaultMaxPendingToolCalls. Past them, setTimeout throws and a
 	// tool call's promise is rejected.
 	MaxPendingTimers, MaxPendingToolCalls int
+	// MemoryBudget, when set, is the host's memory budget, shared with whatever else the host
+	// counts in it: every byte a cell's heap grows by beyond its runtime's image, and three times
+	// every byte of a cell's output that no observer has taken yet (what sending it will hold),
+	// are taken from it while held. A heap growth
+	// it cannot cover fails the cell with outOfBudgetTextFormat's error; an output item it cannot
+	// cover makes text() (image(), audio()) throw outputBudgetText. nil: no budget beyond the
+	// per-cell caps.
+	MemoryBudget MemoryBudget
+}
+
+// MemoryBudget is the host's memory budget as the runtime uses it (membudget.Budget implements it).
+type MemoryBudget interface {
+	// Take takes n bytes if the budget still holds them and reports whether it did.
+	Take(n int64) bool
+	// Charge takes n bytes even past the budget: the small grants every cell has (its first
+	// heap growth, its first output) so that a host whose budget others spent still answers
+	// small cells.
+	Charge(n int64)
+	// Give gives back n bytes taken earlier.
+	Give(n int64)
+	// Limit is the budget's size in bytes, which the errors name.
+	Limit() int64
 }
 
 // The defaults of Options.
@@ -62,6 +84,14 @@ const (
 	DefaultMaxPendingTimers    = 1 << 20
 	DefaultMaxPendingToolCalls = 1 << 17
 )
+
+// noBudget is the budget of a provider without Options.MemoryBudget: it covers everything.
+type noBudget struct{}
+
+func (noBudget) Take(int64) bool { return true }
+func (noBudget) Charge(int64)    {}
+func (noBudget) Give(int64)      {}
+func (noBudget) Limit() int64    { return 0 }
 
 // ErrProviderClosed is returned by a closed Provider.
 var ErrProviderClosed = errors.New("jsruntime: provider is closed")
@@ -93,6 +123,8 @@ type Provider struct {
 	maxToolResultBytes int
 	limits             cellLimits
 	storeLimits        storeLimits
+	// budget is Options.MemoryBudget, or noBudget.
+	budget MemoryBudget
 
 	mu       sync.Mutex
 	closed   bool
@@ -129,6 +161,11 @@ func newProvider(opts Options, prelude engine.Prelude) (*Provider, error) {
 			maxBytes:  cmp.Or(max(opts.MaxStoredBytes, 0), DefaultMaxStoredBytes),
 		},
 		sessions: map[*session]struct{}{},
+		budget:   noBudget{},
+	}
+	if opts.MemoryBudget != nil {
+		p.budget = opts.MemoryBudget
+		cfg.Budget = opts.MemoryBudget
 	}
 	warm := opts.PoolSize
 	if warm == 0 {

@@ -162,6 +162,7 @@ func (s *session) admitLocked(req codemode.ExecuteRequest, obs *observer) (*cell
 		return nil, nil, err
 	}
 	c := newCell(id, req.ToolCallID)
+	c.out.budget = s.p.budget
 	s.cells[id] = c
 	s.open.Add(1)
 	s.running.Add(1) // before anyone can see the cell, so its goroutine is counted from the start
@@ -279,6 +280,7 @@ func (s *session) claimCompletionLocked(c *cell) codemode.RuntimeResponse {
 	resp.BufferedFor = &buffered
 	resp.ContentItems = append(c.out.take(), resp.ContentItems...)
 	c.result = nil
+	c.out.releaseHeld()
 	c.state = cellDelivering
 	return resp
 }
@@ -562,16 +564,43 @@ func (s *session) interrupt(c *cell) {
 // the provider's limit.
 const outputLimitText = "output exceeded the cell's limit of %d bytes not yet observed; wait for the cell or write less"
 
+// outputBudgetText is the error a helper throws when the cell is within its output limit but the
+// host's memory budget, shared by every cell, cannot hold the item: the host is full, not the
+// cell's output.
+const outputBudgetText = "output of %d bytes refused: the code-mode host's memory budget of %d bytes, shared by every cell, is spent; wait for the cell or write less"
+
+// outputGrant is how much a cell's unobserved output may cost (outputCharge) without the budget's
+// refusal (it is charged all the same): a host whose budget the other cells spent still lets a small cell
+// answer (128 cells overdraw it by 8 MiB at most, within the host's headroom).
+const outputGrant = 64 << 10
+
 // appendOutput records output of a running cell; it is visible to the next observation at once.
-// It refuses an item that would take the unobserved output past the provider's limit.
+// It refuses an item that would take the unobserved output past the provider's limit, or that
+// the host's memory budget cannot hold while no observer has taken it.
 func (s *session) appendOutput(c *cell, item codemode.ContentItem) error {
 	n := itemBytes(item)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c.out.bytes+n > s.p.limits.maxOutputBytes {
+		c.out.reserved = 0
+		c.out.refund()
 		return fmt.Errorf(outputLimitText, s.p.limits.maxOutputBytes)
 	}
+	if !c.out.pay(n) {
+		return fmt.Errorf(outputBudgetText, n, s.p.budget.Limit())
+	}
 	c.out.add(item, n)
+	return nil
+}
+
+// reserveOutput reserves the budget for a text of at least n bytes that the cell is about to
+// append (see cellRun.offer), or refuses it as appendOutput would.
+func (s *session) reserveOutput(c *cell, n int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !c.out.reserve(n) {
+		return fmt.Errorf(outputBudgetText, n, s.p.budget.Limit())
+	}
 	return nil
 }
 
@@ -675,7 +704,7 @@ func (s *session) completeLocked(c *cell, errText *string, writes storedValues) 
 	resp := codemode.RuntimeResponse{Kind: codemode.Result, CellID: c.id, ErrorText: errText}
 	obs := c.observer
 	if obs == nil {
-		resp.ContentItems = c.out.takeAfterYields()
+		resp.ContentItems = c.out.takeResult()
 		c.state, c.result, c.completedAt = cellCompleted, &resp, time.Now()
 		return nil
 	}
@@ -745,6 +774,7 @@ func (s *session) closeCell(c *cell) {
 		s.mu.Lock()
 		c.state = cellClosed
 		delete(s.cells, c.id)
+		c.out.releaseHeld() // a Result nobody claimed
 		s.mu.Unlock()
 		c.cancel()
 		defer s.open.Done()

@@ -26,8 +26,8 @@ type vm interface {
 	Deliver(input string, strs []string) (queued string, err error)
 	// Classify says what a turn's error means: an interrupt, a trap, a JavaScript error.
 	Classify(err error) error
-	// HeapRefused reports (once) whether a heap growth was refused since the last call.
-	HeapRefused() bool
+	// HeapRefused reports (once) whether, and why, a heap growth was refused since the last call.
+	HeapRefused() engine.Refusal
 	// MemoryBytes is the memory the runtime holds for the cell: it only grows while the cell
 	// runs, so its value at the cell's end is the cell's peak.
 	MemoryBytes() uint64

@@ -161,10 +161,11 @@ func TestStartedLineNamesProgramBuildListenersAndGeneration(t *testing.T) {
 }
 
 // Spawned as Codex spawns it (grpc+stdio://), the host logs the line on stderr (stdout carries
-// HTTP/2), in JSON when asked, without a generation: no V1 listener exists.
+// HTTP/2), in JSON when asked, without a generation: no V1 listener exists; with the memory
+// budget and the Go memory limit set from it (GOMEMLIMIT unset).
 func TestStartedLineUnderCodexSpawnGoesToStderr(t *testing.T) {
 	version, revision := buildVersion(t)
-	h := startHost(t, nil, "--listen", "grpc+stdio://", "--log-format", "json")
+	h := startHost(t, []string{"GOMEMLIMIT="}, "--listen", "grpc+stdio://", "--log-format", "json", "--memory-budget", "1Gi")
 	var got map[string]any
 	line := startedLine(h)
 	if err := json.Unmarshal([]byte(line), &got); err != nil {
@@ -173,6 +174,7 @@ func TestStartedLineUnderCodexSpawnGoesToStderr(t *testing.T) {
 	want := map[string]any{
 		"level": "INFO", "msg": "code-mode host started", "program": "codemode-host",
 		"version": version, "revision": revision, "go": runtime.Version(), "listen": "grpc+stdio://",
+		"memory_budget": float64(1 << 30), "go_memory_limit": float64(1<<30) / 8 * 7,
 	}
 	delete(got, "time")
 	if !reflect.DeepEqual(got, want) {

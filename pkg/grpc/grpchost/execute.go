@@ -55,7 +55,10 @@ func (svc service) Execute(ctx context.Context, req *pb.ExecuteRequest, stream c
 	if err != nil {
 		return err
 	}
-	if err := stream.Send(&pb.ExecuteEvent{Event: &pb.ExecuteEvent_Outcome{Outcome: outcome}}); err != nil {
+	release := svc.h.holdWhileSending(outcome)
+	err = stream.Send(&pb.ExecuteEvent{Event: &pb.ExecuteEvent_Outcome{Outcome: outcome}})
+	release()
+	if err != nil {
 		// The response was taken from the cell but never reached the client: a live cell
 		// would run on with no one to observe it.
 		if _, live := outcome.GetOutcome().(*pb.ExecutionOutcome_Yielded); live {

@@ -38,6 +38,25 @@ type Options struct {
 	// Interceptors wrap every RPC of Handler, outermost first: what observes all requests (the
 	// refusals an operator counts, traces) without being part of the protocol.
 	Interceptors []connect.ServerInterceptor
+	// MemoryBudget, when set, is the host's memory budget: a compressed request's decompressed
+	// bytes are taken from it while the request is decompressed, and one it cannot cover is
+	// refused (RESOURCE_EXHAUSTED); an Execute's outcome is charged to it while it is being sent
+	// (a client that stops reading holds it, and the host's cells see that). nil: no budget.
+	MemoryBudget MemoryBudget
+}
+
+// MemoryBudget is the host's memory budget as the gRPC host uses it (membudget.Budget implements
+// it).
+type MemoryBudget interface {
+	// Take takes n bytes if the budget still holds them and reports whether it did.
+	Take(n int64) bool
+	// Charge takes n bytes even past the budget: memory already allocated (a response on its
+	// way out) that later Takes must see.
+	Charge(n int64)
+	// Give gives back n bytes taken earlier.
+	Give(n int64)
+	// Limit is the budget's size in bytes, which the refusal names.
+	Limit() int64
 }
 
 // Host serves codex.code_mode.v1.CodeModeHost on a codemode.SessionProvider: each leased session
@@ -54,6 +73,8 @@ type Host struct {
 	route string
 	// interceptors are Options.Interceptors.
 	interceptors []connect.ServerInterceptor
+	// budget is Options.MemoryBudget (nil: none).
+	budget MemoryBudget
 
 	mu       sync.Mutex
 	sessions map[uuid.UUID]*session
@@ -81,6 +102,7 @@ func New(provider codemode.SessionProvider, opts Options) *Host {
 		sessions: make(map[uuid.UUID]*session),
 	}
 	h.interceptors = opts.Interceptors
+	h.budget = opts.MemoryBudget
 	return h
 }
 

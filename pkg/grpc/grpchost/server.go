@@ -40,7 +40,9 @@ func (h *Host) Handler() http.Handler {
 		connecthttp.WithCompressMinBytes(grpcconv.MaxMessageBytes+1),
 		// zstd first, as Codex 0.169's client offers it: requests compressed with either are
 		// accepted, and both are advertised in grpc-accept-encoding.
-		connecthttp.WithCompressors(zstd.New(), connectgzip.New()),
+		// Each measures a request's decompressed size before connect inflates it into memory
+		// (bounded.go): a compression bomb is refused having cost a window, not 64 MiB.
+		connecthttp.WithCompressors(h.bounded(zstd.New()), h.bounded(connectgzip.New())),
 	)
 	mux.HandleFunc(HealthPath, health)
 	return http1Guard(mux)

@@ -11,6 +11,11 @@ import (
 // "RangeError: Out of memory: the cell needed more than its heap limit of N bytes").
 const outOfMemoryPrefix = "RangeError: Out of memory"
 
+// budgetMarker is in the out-of-memory error of a cell whose heap the host's memory budget could
+// not grow (pkg/jsruntime's text: "…the code-mode host's memory budget of N bytes, shared by
+// every cell, is spent…"): its log line's reason is memory_budget, not heap_limit.
+const budgetMarker = "host's memory budget"
+
 // cell is what a session keeps about one of its cells until it closes. Its fields are guarded by
 // the session's mutex.
 type cell struct {
@@ -53,7 +58,10 @@ func (c *cell) snapshotLocked() cellLine {
 	case OutcomeTerminated:
 		l.reason = c.reason
 	case OutcomeOutOfMemory:
-		l.reason = "heap_limit"
+		l.reason = c.reason
+		if l.reason == "" {
+			l.reason = "heap_limit"
+		}
 	}
 	return l
 }

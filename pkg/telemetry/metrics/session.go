@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -194,6 +195,9 @@ func (s *session) observed(resp codemode.RuntimeResponse, admitted time.Time) {
 	}
 	if c.outcome == "" {
 		c.outcome = outcomeOf(resp)
+		if c.outcome == OutcomeOutOfMemory && strings.Contains(*resp.ErrorText, budgetMarker) {
+			c.reason = "memory_budget"
+		}
 	}
 	if c.outcome == OutcomeTerminated && c.reason == "" {
 		c.reason = s.unobservedReasonLocked() // stopped by no Terminate of ours

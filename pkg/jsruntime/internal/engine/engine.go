@@ -55,6 +55,8 @@ type Config struct {
 	Headroom uint32
 	// Prelude is the script every runtime is prepared with.
 	Prelude Prelude
+	// Budget, when set, is the host's memory budget every cell's heap growth is taken from.
+	Budget Budget
 }
 
 // Prelude is the script that turns a bare QuickJS runtime into one that runs cells. Source is a
@@ -145,6 +147,7 @@ func (s *proxySlot) proxy(_ context.Context, m api.Module, _ uint32, _ uint64, a
 // allocates less never grows the memory.
 func newEngine(cfg Config, img *image) (e *Engine, err error) {
 	e = &Engine{mem: newLinearMemory(cfg.Reserve), slot: &proxySlot{}}
+	e.mem.budget = cfg.Budget
 	e.slot.e.Store(e)
 	defer func() {
 		if r := recover(); r != nil {

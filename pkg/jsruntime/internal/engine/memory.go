@@ -28,13 +28,49 @@ type linearMemory struct {
 	// hole is the part of the memory that a reset left outside the module's allocator: the
 	// allocator's state was restored to an earlier, smaller memory, and it never reuses what lay
 	// beyond. It is given back to the system, and not counted against the limit.
-	hole    uint64
-	refused atomic.Bool
+	hole uint64
+	// refused records a refused grow and why (refusal: the cell's limit or the host's budget).
+	refused atomic.Int32
+	// budget is the host's memory budget; while a cell is attached, every byte the memory grows
+	// beyond base (its usable size when the cell attached: the image's) is taken from it, and a
+	// reset or release gives them back. nil: no budget.
+	budget Budget
+	// base and charged: the usable bytes the budget does not pay for, and what it pays for now.
+	base, charged uint64
 	// onRefuse, when set (during a cell), is called on the first refused grow: the engine
 	// interrupts the cell, so a script that catches the out-of-memory error cannot keep running on
 	// a heap that is full.
 	onRefuse func()
 }
+
+// Budget is the host's memory budget as the engine sees it: the bytes every cell's heap grows by
+// are taken from it while the cell runs, and given back when the runtime is reset.
+type Budget interface {
+	// Take takes n bytes if the budget still holds them and reports whether it did.
+	Take(n int64) bool
+	// Charge takes n bytes even past the budget (budgetGrant).
+	Charge(n int64)
+	// Give gives back n bytes taken earlier.
+	Give(n int64)
+}
+
+// budgetGrant is how much of its heap growth a cell is charged for without refusal: a host whose
+// budget the other cells have spent still runs a small cell (128 cells at once overdraw the
+// budget by 32 MiB at most, which the host's headroom covers).
+const budgetGrant = 256 << 10
+
+// Refusal says why a heap growth was refused.
+type Refusal int32
+
+const (
+	// NotRefused: no growth was refused.
+	NotRefused Refusal = iota
+	// RefusedByLimit: the cell's heap reached its own limit.
+	RefusedByLimit
+	// RefusedByBudget: the host's memory budget could not cover the growth, though the cell was
+	// within its own limit.
+	RefusedByBudget
+)
 
 // errGrowRefused is the panic of a refused grow during a cell (see Reallocate).
 var errGrowRefused = errors.New("javascript runtime: linear memory limit reached")
@@ -55,7 +91,7 @@ func (m *linearMemory) allocator() experimental.MemoryAllocator {
 }
 
 // Reallocate implements experimental.LinearMemory: it grows the memory to size bytes, or refuses
-// beyond the limit.
+// beyond the limit, or when the host's budget cannot cover the growth (admit).
 //
 // During a cell (onRefuse set) a refusal interrupts the script and then panics instead of returning
 // nil. wazero runs memory.grow in Go inside the wasm call and turns the panic into that call's
@@ -66,12 +102,13 @@ func (m *linearMemory) allocator() experimental.MemoryAllocator {
 // 1 GiB ArrayBuffer under a 64 MiB cap made the process resident set grow by 1 GiB.) Outside a cell
 // (setup) a refusal returns nil: malloc fails.
 func (m *linearMemory) Reallocate(size uint64) []byte {
-	if size < m.hole || size-m.hole > m.limit || (m.region != nil && size > uint64(len(m.region))) {
+	why := m.admit(size)
+	if why != NotRefused {
 		if m.onRefuse == nil {
-			m.refused.Store(true)
+			m.refused.Store(int32(why))
 			return nil
 		}
-		if !m.refused.Swap(true) {
+		if m.refused.Swap(int32(why)) == int32(NotRefused) {
 			m.onRefuse()
 		}
 		panic(errGrowRefused)
@@ -91,6 +128,41 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 	return m.buf
 }
 
+// admit decides a grow to size bytes: refused past the cell's limit or the reservation, or when
+// the budget cannot cover what the grow adds beyond base; otherwise the budget is charged.
+func (m *linearMemory) admit(size uint64) Refusal {
+	if size < m.hole || size-m.hole > m.limit || (m.region != nil && size > uint64(len(m.region))) {
+		return RefusedByLimit
+	}
+	if m.budget == nil || m.onRefuse == nil {
+		// Outside a cell (preparing a runtime) nothing is charged: the image is the host's
+		// baseline, not a cell's.
+		return NotRefused
+	}
+	want := size - m.hole
+	if want <= m.base+m.charged {
+		return NotRefused
+	}
+	delta := want - m.base - m.charged
+	switch {
+	case m.charged+delta <= budgetGrant:
+		m.budget.Charge(int64(delta))
+	case !m.budget.Take(int64(delta)):
+		return RefusedByBudget
+	}
+	m.charged += delta
+	return NotRefused
+}
+
+// refund gives the budget back everything the memory was charged: after a reset (the allocator
+// is back at the image, and the pages beyond it were given back to the system) or a release.
+func (m *linearMemory) refund() {
+	if m.charged > 0 {
+		m.budget.Give(int64(m.charged))
+		m.charged = 0
+	}
+}
+
 // Free implements experimental.LinearMemory. wazero calls it when the module closes, which may
 // happen while wasm is still running on the engine's goroutine (a process that gave the first qjs
 // runtime CloseOnContextDone closes modules on context ends): so it releases nothing. The engine
@@ -99,6 +171,7 @@ func (m *linearMemory) Free() {}
 
 // release returns the reservation to the system.
 func (m *linearMemory) release() {
+	m.refund()
 	if m.region != nil {
 		releaseRegion(m.region)
 		m.region = nil
@@ -118,8 +191,9 @@ func (m *linearMemory) zero(from, to uint32) {
 	clear(m.buf[from:to])
 }
 
-// takeRefused reports whether a grow was refused since the last call, and clears the record.
-func (m *linearMemory) takeRefused() bool { return m.refused.Swap(false) }
+// takeRefused reports whether (and why) a grow was refused since the last call, and clears the
+// record.
+func (m *linearMemory) takeRefused() Refusal { return Refusal(m.refused.Swap(int32(NotRefused))) }
 
 // mapped reports whether pages of memory are committed only when touched.
 func (m *linearMemory) mapped() bool { return m.region != nil }

@@ -9,10 +9,12 @@ import (
 // cells, and the cell layer, which touches no wasm memory, export or module.
 
 // Attach gives the runtime to a cell: host answers its bridge messages, its heap may grow by
-// heapLimit beyond the image, and a refused growth interrupts the running script.
+// heapLimit beyond the image (each byte of growth taken from the host's budget, if any), and a
+// refused growth interrupts the running script.
 func (e *Engine) Attach(host Host, heapLimit uint64) {
 	e.host = host
 	e.mem.limit = uint64(e.img.size) + heapLimit
+	e.mem.base = uint64(e.img.size)
 	e.mem.onRefuse = e.interrupt
 }
 
@@ -56,8 +58,8 @@ func (e *Engine) Classify(err error) error {
 	return err
 }
 
-// HeapRefused reports (once) whether a heap growth was refused since the last call.
-func (e *Engine) HeapRefused() bool { return e.mem.takeRefused() }
+// HeapRefused reports (once) whether, and why, a heap growth was refused since the last call.
+func (e *Engine) HeapRefused() Refusal { return e.mem.takeRefused() }
 
 // ExportsKept counts the resolved wasm exports the engine holds beyond one of each.
 func (e *Engine) ExportsKept() int { return e.w.kept() }

@@ -117,6 +117,7 @@ func (s *image) restore(m *linearMemory, sp api.MutableGlobal) {
 	size := uint32(len(mem))
 	m.zero(s.size, size)
 	m.hole = uint64(size - s.size)
+	m.refund()
 	sp.Set(qjswasm.StackTop)
 }
 
