@@ -45,7 +45,7 @@ function writeManifest(): string {
 /** Starts codemode-host with args on a free port and resolves with the http://ADDR it prints. */
 async function startHost(...args: string[]): Promise<string> {
   assert.ok(existsSync(hostBinary), `${hostBinary} is missing: run tools/test-browser.sh (it builds ./services/codemode-host)`);
-  const host = spawn(hostBinary, ["--listen", "grpc://127.0.0.1:0", ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  const host = spawn(hostBinary, ["--log-level", "warn", "--listen", "grpc://127.0.0.1:0", ...args], { stdio: ["ignore", "pipe", "inherit"] });
   hosts.push(host);
   for await (const line of createInterface({ input: host.stdout! })) {
     if (line.startsWith("http://")) {

@@ -24,7 +24,7 @@ const pageErrors: string[] = [];
 /** Starts the host binary and resolves with the http://ADDR it prints for its gRPC listener. */
 async function startHost(): Promise<string> {
   assert.ok(existsSync(hostBinary), `${hostBinary} is missing: run tools/test-browser.sh (it builds ./services/codemode-host)`);
-  host = spawn(hostBinary, ["--listen", "grpc://127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
+  host = spawn(hostBinary, ["--log-level", "warn", "--listen", "grpc://127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
   const lines = createInterface({ input: host.stdout! });
   for await (const line of lines) {
     if (line.startsWith("http://")) {

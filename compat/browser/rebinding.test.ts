@@ -36,7 +36,7 @@ function writeManifest(): string {
 
 before(async () => {
   assert.ok(existsSync(hostBinary), `${hostBinary} is missing: run tools/test-browser.sh (it builds ./services/codemode-host)`);
-  host = spawn(hostBinary, ["--listen", "grpc://127.0.0.1:0", "--tools", writeManifest()], { stdio: ["ignore", "pipe", "inherit"] });
+  host = spawn(hostBinary, ["--log-level", "warn", "--listen", "grpc://127.0.0.1:0", "--tools", writeManifest()], { stdio: ["ignore", "pipe", "inherit"] });
   for await (const line of createInterface({ input: host.stdout! })) {
     if (line.startsWith("http://")) {
       port = new URL(line.trim()).port;

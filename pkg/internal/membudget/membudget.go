@@ -1,7 +1,7 @@
 // Package membudget is the host-wide memory budget: one count of the bytes that cells' heaps,
 // their buffered output and decompressed requests hold, which every one of them asks before it
 // grows. A grow the budget cannot cover is refused, so that many cells within their own caps
-// cannot together take more memory than the host has (issue 39: six heap bombs under 512 MiB
+// cannot together take more memory than the host has (ADR 58: six heap bombs under 512 MiB
 // caps took a host to 2.99 GB).
 package membudget
 
