@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -63,65 +64,50 @@ type npmPrefix struct {
 func (p npmPrefix) host() string  { return filepath.Join(p.bin, "codex-code-mode-host") }
 func (p npmPrefix) saved() string { return p.host() + ".codex-original" }
 
-// installCodexPrefix lays out the project's installed Codex package as `npm install
-// @openai/codex` lays it out in a new prefix. Files are copied, except the codex binary, which is
-// hard-linked when it can be (install never writes into it; each folder is new).
+// installCodexPrefix installs Codex into a new npm prefix as its users do: `npm install
+// @openai/codex@VERSION` with the version the project pins (package.json), which brings the
+// platform package with the binaries. npm's cache, which the project's setup filled with the same
+// tarballs, makes it quick (--prefer-offline; only the package's metadata is asked of the
+// registry).
 func installCodexPrefix(t *testing.T) npmPrefix {
 	t.Helper()
-	codex := testenv.FindCodex(t)
-	bin := filepath.Dir(codex.Agent)
-	modules := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(bin))))) // …/node_modules
-	platform, err := filepath.Rel(modules, filepath.Dir(filepath.Dir(filepath.Dir(bin))))
+	testenv.FindCodex(t)
+	npm, err := exec.LookPath("npm")
 	if err != nil {
-		t.Fatal(err)
+		testenv.SkipUnlessCI(t, "npm is not on PATH: "+err.Error())
 	}
 	prefix := t.TempDir()
-	for _, pkg := range []string{filepath.Join("@openai", "codex"), platform} {
-		if err := copyTree(filepath.Join(modules, pkg), filepath.Join(prefix, "node_modules", pkg), codex.Agent); err != nil {
-			t.Fatal(err)
-		}
+	cmd := exec.Command(npm, "install", "--prefer-offline", "--no-audit", "--no-fund", "--prefix", prefix, "@openai/codex@"+pinnedCodexVersion(t))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		testenv.SkipUnlessCI(t, fmt.Sprintf("npm install @openai/codex into %s: %v\n%s", prefix, err, out))
 	}
-	dotBin := filepath.Join(prefix, "node_modules", ".bin")
-	if err := os.MkdirAll(dotBin, 0o755); err != nil {
-		t.Fatal(err)
+	modules := filepath.Join(prefix, "node_modules")
+	bins, err := filepath.Glob(filepath.Join(modules, "@openai", "codex-*", "vendor", "*", "bin", "codex"))
+	if err != nil || len(bins) != 1 {
+		t.Fatalf("npm installed no single platform binary of Codex under %s: %v %v", modules, bins, err)
 	}
-	shim := filepath.Join(dotBin, "codex")
-	if err := os.Symlink(filepath.Join("..", "@openai", "codex", "bin", "codex.js"), shim); err != nil {
-		t.Fatal(err)
-	}
-	relBin, err := filepath.Rel(modules, bin)
+	return npmPrefix{dir: prefix, shim: filepath.Join(modules, ".bin", "codex"), bin: filepath.Dir(bins[0])}
+}
+
+// pinnedCodexVersion is the version of @openai/codex the project pins in package.json.
+func pinnedCodexVersion(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "package.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return npmPrefix{dir: prefix, shim: shim, bin: filepath.Join(prefix, "node_modules", relBin)}
-}
-
-// copyTree copies the directory src to dst, hard-linking the file link instead of copying it
-// when both are on one file system.
-func copyTree(src, dst, link string) error {
-	return filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(target, 0o755)
-		case path == link:
-			if err := os.Link(path, target); err == nil || !errors.Is(err, syscall.EXDEV) {
-				return err
-			}
-		}
-		return copyFile(path, target, info.Mode().Perm())
-	})
+	var pkg struct {
+		DevDependencies map[string]string `json:"devDependencies"`
+		Dependencies    map[string]string `json:"dependencies"`
+	}
+	if err := json.Unmarshal(data, &pkg); err != nil {
+		t.Fatal(err)
+	}
+	v := cmp.Or(pkg.DevDependencies["@openai/codex"], pkg.Dependencies["@openai/codex"])
+	if v == "" {
+		t.Fatal("package.json pins no @openai/codex")
+	}
+	return v
 }
 
 // copyFile copies src to dst with mode.
