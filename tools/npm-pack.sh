@@ -11,9 +11,10 @@
 #   PLATFORM as Node names it: linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64 win32-arm64
 #   (default: all six).
 # Environment:
-#   DIST_DIR  the binaries, codemode-host-<goos>-<goarch>[.exe] (default .cache/dist, where
-#             tools/dist.sh writes them); a missing one is built here with
-#             CGO_ENABLED=0 go build -trimpath.
+#   DIST_DIR  binaries to pack as they are, codemode-host-<goos>-<goarch>[.exe] (tools/dist.sh
+#             writes them to .cache/dist); a missing one is built. Without DIST_DIR every binary is
+#             built now into .cache/npm/bin (CGO_ENABLED=0 go build -trimpath; Go's cache makes an
+#             unchanged one quick), so the packages never carry a binary of an older tree.
 #   NPM_OUT   where the tarballs go (default .cache/npm; the staged package trees in NPM_OUT/stage).
 #   VERSION   the npm version (default: services/codemode-host/npm/package.json's).
 # Prints the tarballs' paths, one a line, the main package's first.
@@ -21,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 src=services/codemode-host/npm
-dist=${DIST_DIR:-.cache/dist}
+dist=${DIST_DIR:-${NPM_OUT:-.cache/npm}/bin}
 # Absolute, so npm never takes the staged directories for package names.
 mkdir -p "${NPM_OUT:-.cache/npm}"
 out=$(cd "${NPM_OUT:-.cache/npm}" && pwd)
@@ -61,8 +62,8 @@ for line in "${platforms[@]}"; do
   exe=""
   [ "$goos" = windows ] && exe=.exe
   binary=$dist/codemode-host-$goos-$goarch$exe
-  if [ ! -f "$binary" ]; then
-    echo "npm-pack: $binary is missing; building it (CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath)" >&2
+  if [ -z "${DIST_DIR:-}" ] || [ ! -f "$binary" ]; then
+    echo "npm-pack: building $binary (CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath)" >&2
     mkdir -p "$dist"
     CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath -o "$binary" ./services/codemode-host ||
       die "building codemode-host for $goos/$goarch failed (see above)"
