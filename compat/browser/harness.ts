@@ -1,8 +1,12 @@
 // What every browser test shares: where the repository, the built host and Chromium are, and how
 // long a wait may last before it fails a hang (never a measure: every wait ends at its event).
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { chromium, type Browser } from "playwright-core";
 
 /** The nearest directory above this module that holds go.mod. */
 function repoRoot(): string {
@@ -27,3 +31,40 @@ export const chromiumPath = process.env["CHROMIUM"] ?? "/usr/bin/chromium";
 export const artifacts = join(root, ".cache", "browser");
 /** Generous: two shared cores under load; every wait ends as soon as its event happens. */
 export const patience = 120_000;
+
+/** The hosts startHost started; stopHosts ends them. */
+const started: ChildProcess[] = [];
+
+/**
+ * Starts codemode-host with a gRPC listener on a free port (and args) and resolves with the
+ * http://ADDR it prints; stopHosts ends it.
+ */
+export async function startHost(...args: string[]): Promise<string> {
+  assert.ok(existsSync(hostBinary), `${hostBinary} is missing: run tools/test-browser.sh (it builds ./services/codemode-host)`);
+  const host = spawn(hostBinary, ["--log-level", "warn", "--listen", "grpc://127.0.0.1:0", ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  started.push(host);
+  for await (const line of createInterface({ input: host.stdout! })) {
+    if (line.startsWith("http://")) {
+      return line.trim();
+    }
+  }
+  throw new Error(`the host exited (${host.exitCode}) without printing its address`);
+}
+
+/** Ends every host startHost started with SIGTERM and waits for each to exit (it drains). */
+export async function stopHosts(): Promise<void> {
+  for (const host of started.splice(0)) {
+    if (host.exitCode === null) {
+      const exited = new Promise((resolve) => host.once("exit", resolve));
+      host.kill("SIGTERM");
+      await exited;
+    }
+  }
+}
+
+/** Launches headless Chromium with extra command-line flags. */
+export async function launchChromium(...flags: string[]): Promise<Browser> {
+  assert.ok(existsSync(chromiumPath), `${chromiumPath} is missing: run tools/browser-setup.sh`);
+  // --no-sandbox: Chromium refuses to start its sandbox as root, which this machine and CI are.
+  return chromium.launch({ executablePath: chromiumPath, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage", ...flags] });
+}

@@ -6,18 +6,15 @@
 // the page says the host has none. tools/test-browser.sh builds the host and installs Chromium;
 // every wait is for a selector or a page condition, never for a fixed time.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { after, before, test } from "node:test";
-import { chromium, type Browser, type Page } from "playwright-core";
-import { artifacts, chromiumPath, hostBinary, patience } from "./harness.js";
+import { type Browser, type Page } from "playwright-core";
+import { artifacts, launchChromium, patience, startHost, stopHosts } from "./harness.js";
 
 
 
-const hosts: ChildProcess[] = [];
 let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
@@ -42,23 +39,8 @@ function writeManifest(): string {
   return manifest;
 }
 
-/** Starts codemode-host with args on a free port and resolves with the http://ADDR it prints. */
-async function startHost(...args: string[]): Promise<string> {
-  assert.ok(existsSync(hostBinary), `${hostBinary} is missing: run tools/test-browser.sh (it builds ./services/codemode-host)`);
-  const host = spawn(hostBinary, ["--log-level", "warn", "--listen", "grpc://127.0.0.1:0", ...args], { stdio: ["ignore", "pipe", "inherit"] });
-  hosts.push(host);
-  for await (const line of createInterface({ input: host.stdout! })) {
-    if (line.startsWith("http://")) {
-      return line.trim();
-    }
-  }
-  throw new Error(`the host exited (${host.exitCode}) without printing its address`);
-}
-
 before(async () => {
-  assert.ok(existsSync(chromiumPath), `${chromiumPath} is missing: run tools/browser-setup.sh`);
-  // --no-sandbox: Chromium refuses to start its sandbox as root, which this machine and CI are.
-  browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 1200 } });
   page.setDefaultTimeout(patience);
   page.on("pageerror", (e) => pageErrors.push(`page error: ${e.message}`));
@@ -72,13 +54,7 @@ before(async () => {
 
 after(async () => {
   await browser?.close();
-  for (const host of hosts) {
-    if (host.exitCode === null) {
-      const exited = new Promise((resolve) => host.once("exit", resolve));
-      host.kill("SIGTERM");
-      await exited;
-    }
-  }
+  await stopHosts();
 });
 
 async function screenshot(name: string): Promise<void> {

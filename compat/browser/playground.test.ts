@@ -5,40 +5,22 @@
 // Terminate on an endless one. Assertions read the DOM; every wait is for a selector, never for a
 // fixed time. A screenshot per step goes to .cache/browser/.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { after, before, test } from "node:test";
-import { chromium, type Browser, type Page } from "playwright-core";
-import { artifacts, chromiumPath, hostBinary, patience } from "./harness.js";
+import { type Browser, type Page } from "playwright-core";
+import { artifacts, launchChromium, patience, startHost, stopHosts } from "./harness.js";
 
 
 
-let host: ChildProcess;
 let baseUrl: string;
 let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
 
-/** Starts the host binary and resolves with the http://ADDR it prints for its gRPC listener. */
-async function startHost(): Promise<string> {
-  assert.ok(existsSync(hostBinary), `${hostBinary} is missing: run tools/test-browser.sh (it builds ./services/codemode-host)`);
-  host = spawn(hostBinary, ["--log-level", "warn", "--listen", "grpc://127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
-  const lines = createInterface({ input: host.stdout! });
-  for await (const line of lines) {
-    if (line.startsWith("http://")) {
-      return line.trim();
-    }
-  }
-  throw new Error(`the host exited (${host.exitCode}) without printing its address`);
-}
-
 before(async () => {
   baseUrl = await startHost();
-  assert.ok(existsSync(chromiumPath), `${chromiumPath} is missing: run tools/browser-setup.sh`);
-  // --no-sandbox: Chromium refuses to start its sandbox as root, which this machine and CI are.
-  browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   page.setDefaultTimeout(patience);
   page.on("pageerror", (e) => pageErrors.push(`page error: ${e.message}`));
@@ -52,11 +34,7 @@ before(async () => {
 
 after(async () => {
   await browser?.close();
-  if (host !== undefined && host.exitCode === null) {
-    const exited = new Promise((resolve) => host.once("exit", resolve));
-    host.kill("SIGTERM");
-    await exited;
-  }
+  await stopHosts();
 });
 
 /** Waits until the cell's state is want; on a timeout the error shows the page's state and output. */

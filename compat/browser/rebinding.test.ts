@@ -6,18 +6,15 @@
 // call — and run nothing; the same script from the host's own loopback origin opens a session,
 // so the refusal is what stops it. tools/test-browser.sh builds the host and installs Chromium.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { after, before, test } from "node:test";
-import { chromium, type Browser, type Page } from "playwright-core";
-import { chromiumPath, hostBinary, patience } from "./harness.js";
+import { type Browser, type Page } from "playwright-core";
+import { launchChromium, patience, startHost, stopHosts } from "./harness.js";
 
 
 
-let host: ChildProcess;
 let port: string;
 let browser: Browser;
 let page: Page;
@@ -35,33 +32,15 @@ function writeManifest(): string {
 }
 
 before(async () => {
-  assert.ok(existsSync(hostBinary), `${hostBinary} is missing: run tools/test-browser.sh (it builds ./services/codemode-host)`);
-  host = spawn(hostBinary, ["--log-level", "warn", "--listen", "grpc://127.0.0.1:0", "--tools", writeManifest()], { stdio: ["ignore", "pipe", "inherit"] });
-  for await (const line of createInterface({ input: host.stdout! })) {
-    if (line.startsWith("http://")) {
-      port = new URL(line.trim()).port;
-      break;
-    }
-  }
-  assert.ok(port, `the host exited (${host.exitCode}) without printing its address`);
-  assert.ok(existsSync(chromiumPath), `${chromiumPath} is missing: run tools/browser-setup.sh`);
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    headless: true,
-    // --no-sandbox: Chromium refuses to start its sandbox as root, which this machine and CI are.
-    args: ["--no-sandbox", "--disable-dev-shm-usage", "--host-resolver-rules=MAP evil.example 127.0.0.1"],
-  });
+  port = new URL(await startHost("--tools", writeManifest())).port;
+  browser = await launchChromium("--host-resolver-rules=MAP evil.example 127.0.0.1");
   page = await browser.newPage();
   page.setDefaultTimeout(patience);
 });
 
 after(async () => {
   await browser?.close();
-  if (host !== undefined && host.exitCode === null) {
-    const exited = new Promise((resolve) => host.once("exit", resolve));
-    host.kill("SIGTERM");
-    await exited;
-  }
+  await stopHosts();
 });
 
 /** What the attacking script saw of one request. */
