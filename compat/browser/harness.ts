@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 
 /** The nearest directory above this module that holds go.mod. */
 function repoRoot(): string {
@@ -67,4 +67,20 @@ export async function launchChromium(...flags: string[]): Promise<Browser> {
   assert.ok(existsSync(chromiumPath), `${chromiumPath} is missing: run tools/browser-setup.sh`);
   // --no-sandbox: Chromium refuses to start its sandbox as root, which this machine and CI are.
   return chromium.launch({ executablePath: chromiumPath, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage", ...flags] });
+}
+
+/**
+ * Opens a page whose waits last at most patience, and collects into errors every uncaught page
+ * error and console error (a test asserts the list stays empty).
+ */
+export async function openPage(browser: Browser, viewport: { width: number; height: number }, errors: string[]): Promise<Page> {
+  const page = await browser.newPage({ viewport });
+  page.setDefaultTimeout(patience);
+  page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() === "error") {
+      errors.push(`console error: ${m.text()}`);
+    }
+  });
+  return page;
 }

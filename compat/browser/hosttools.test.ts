@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type Browser, type Page } from "playwright-core";
-import { artifacts, launchChromium, patience, startHost, stopHosts } from "./harness.js";
+import { artifacts, launchChromium, openPage, startHost, stopHosts } from "./harness.js";
 
 
 
@@ -41,14 +41,7 @@ function writeManifest(): string {
 
 before(async () => {
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1400, height: 1200 } });
-  page.setDefaultTimeout(patience);
-  page.on("pageerror", (e) => pageErrors.push(`page error: ${e.message}`));
-  page.on("console", (m) => {
-    if (m.type() === "error") {
-      pageErrors.push(`console error: ${m.text()}`);
-    }
-  });
+  page = await openPage(browser, { width: 1400, height: 1200 }, pageErrors);
   mkdirSync(artifacts, { recursive: true });
 });
 

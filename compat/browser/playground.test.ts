@@ -9,7 +9,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type Browser, type Page } from "playwright-core";
-import { artifacts, launchChromium, patience, startHost, stopHosts } from "./harness.js";
+import { artifacts, launchChromium, openPage, startHost, stopHosts } from "./harness.js";
 
 
 
@@ -21,14 +21,7 @@ const pageErrors: string[] = [];
 before(async () => {
   baseUrl = await startHost();
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  page.setDefaultTimeout(patience);
-  page.on("pageerror", (e) => pageErrors.push(`page error: ${e.message}`));
-  page.on("console", (m) => {
-    if (m.type() === "error") {
-      pageErrors.push(`console error: ${m.text()}`);
-    }
-  });
+  page = await openPage(browser, { width: 1400, height: 1000 }, pageErrors);
   mkdirSync(artifacts, { recursive: true });
 });
 
