@@ -69,10 +69,17 @@ func operationsJSON() string {
 //go:embed prelude.js
 var preludeSource string
 
+// localeSource installs the cell's en-US locale methods and Intl (docs/adr/0063-en-us-locale-and-a-small-intl.md).
+//
+//go:embed locale.js
+var localeSource string
+
 // thePrelude is the prelude as every engine installs it: named codemode_prelude.js in stack
-// traces, and called with the table of operations.
+// traces, and called with the table of operations. The locale script runs first, as a statement
+// of the same script (the script's value stays the prelude's function), so its frames are the
+// prelude's too, left out of the stacks a cell sees.
 func thePrelude() engine.Prelude {
-	return engine.Prelude{File: "codemode_prelude.js", Source: preludeSource, Argument: operationsJSON()}
+	return engine.Prelude{File: "codemode_prelude.js", Source: localeSource + preludeSource, Argument: operationsJSON()}
 }
 
 // forgedMessageText starts the error text of a cell that sent a message the prelude would never
