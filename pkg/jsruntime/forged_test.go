@@ -211,7 +211,7 @@ func TestDispatchRejectsToolCallsPastTheLimit(t *testing.T) {
 // wasm instance. The global is part of the runtime's image, so every reset keeps it.
 func forgingPrelude() engine.Prelude {
 	p := thePrelude()
-	p.Source = "globalThis.realPrelude = " + p.Source + `;
+	p.Source = localeSource + "globalThis.realPrelude = " + preludeSource + `;
 (function (bridge, operations) {
   const install = globalThis.realPrelude;
   delete globalThis.realPrelude;

@@ -60,6 +60,19 @@
   function push(a, v) {
     a[a.length] = v;
   }
+  // setData defines a property as ECMA-402's CreateDataProperty does, meeting no setter a cell put
+  // on Object.prototype or Array.prototype.
+  function setData(o, k, v) {
+    defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+  }
+
+  // dataArray is an ordinary array of a list's items, for a script to read.
+  function dataArray(l) {
+    const out = [];
+    for (let i = 0; i < l.length; i++) setData(out, i, l[i]);
+    return out;
+  }
+
   function join(a, sep) {
     let s = "";
     for (let i = 0; i < a.length; i++) s = i === 0 ? "" + a[i] : s + sep + a[i];
@@ -132,11 +145,11 @@
   // supportedLocales is supportedLocalesOf: the requested tags that are en or en-US.
   function supportedLocales(locales) {
     const tags = canonicalLocales(locales);
-    const out = [];
+    const out = list();
     for (let i = 0; i < tags.length; i++) {
-      if (tags[i] === "en" || tags[i] === "en-US" || stringSlice(tags[i], 0, 6) === "en-US-") out[out.length] = tags[i];
+      if (tags[i] === "en" || tags[i] === "en-US" || stringSlice(tags[i], 0, 6) === "en-US-") push(out, tags[i]);
     }
-    return out;
+    return dataArray(out);
   }
 
   function optionsObject(options) {
@@ -1006,7 +1019,7 @@
     const out = {};
     for (let i = 0; i < names.length; i++) {
       const v = o[names[i]];
-      if (v !== undefined) out[names[i]] = v;
+      if (v !== undefined) setData(out, names[i], v);
     }
     return out;
   }
@@ -1020,9 +1033,9 @@
   }
 
   function partsArray(parts) {
-    const out = [];
-    for (let i = 0; i < parts.length; i++) out[out.length] = { type: parts[i].type, value: parts[i].value };
-    return out;
+    const out = list();
+    for (let i = 0; i < parts.length; i++) push(out, { type: parts[i].type, value: parts[i].value });
+    return dataArray(out);
   }
 
   const NUMBER_RESOLVED = ["locale", "numberingSystem", "style", "currency", "currencyDisplay", "currencySign", "minimumIntegerDigits", "minimumFractionDigits", "maximumFractionDigits", "minimumSignificantDigits", "maximumSignificantDigits", "useGrouping", "notation", "compactDisplay", "signDisplay", "roundingIncrement", "roundingMode", "roundingPriority", "trailingZeroDisplay"];
@@ -1109,7 +1122,7 @@
     }, 1],
     ["resolvedOptions", function () {
       const o = slotOf(this, "Intl.PluralRules", "resolvedOptions").options;
-      const r = { locale: o.locale, type: o.type, notation: "standard", minimumIntegerDigits: o.number.minInt };
+      const r = { __proto__: null, locale: o.locale, type: o.type, notation: "standard", minimumIntegerDigits: o.number.minInt };
       if (o.number.maxSig !== undefined) {
         r.minimumSignificantDigits = o.number.minSig;
         r.maximumSignificantDigits = o.number.maxSig;
@@ -1122,17 +1135,14 @@
       r.roundingMode = "halfExpand";
       r.roundingPriority = "auto";
       r.trailingZeroDisplay = "auto";
-      return r;
+      return resolved(r, ["locale", "type", "notation", "minimumIntegerDigits", "minimumFractionDigits", "maximumFractionDigits", "minimumSignificantDigits", "maximumSignificantDigits", "pluralCategories", "roundingIncrement", "roundingMode", "roundingPriority", "trailingZeroDisplay"]);
     }, 0],
   ], []);
 
   const Intl = {};
   defineProperty(Intl, Symbol.toStringTag, { value: "Intl", configurable: true });
   install(Intl, "getCanonicalLocales", function (locales) {
-    const tags = canonicalLocales(locales);
-    const out = [];
-    for (let i = 0; i < tags.length; i++) out[out.length] = tags[i];
-    return out;
+    return dataArray(canonicalLocales(locales));
   }, 1);
   const classes = [["DateTimeFormat", DateTimeFormat], ["NumberFormat", NumberFormat], ["Collator", Collator], ["PluralRules", PluralRules]];
   for (let i = 0; i < classes.length; i++) {
