@@ -511,9 +511,19 @@
     }
   }
 
+  // The options of a call without arguments, resolved once: most calls pass none.
+  let defaultNumber;
+
   function toLocaleStringNumber() {
     const x = thisNumber(this);
-    return partsText(numberParts(x, numberOptions(arguments[0], arguments[1], "Number.prototype.toLocaleString")));
+    let o;
+    if (arguments[0] === undefined && arguments[1] === undefined) {
+      if (defaultNumber === undefined) defaultNumber = numberOptions(undefined, undefined, "Number.prototype.toLocaleString");
+      o = defaultNumber;
+    } else {
+      o = numberOptions(arguments[0], arguments[1], "Number.prototype.toLocaleString");
+    }
+    return partsText(numberParts(x, o));
   }
 
   function toLocaleStringBigInt() {
@@ -782,22 +792,32 @@
     return partsText(dateParts(t, o));
   }
 
-  function toLocaleStringDate() {
-    const t = thisTime(this);
+  // The options of calls without arguments, resolved once per kind.
+  const defaultDates = { __proto__: null };
+
+  function localeDate(date, locales, options, required, defaults) {
+    const t = thisTime(date);
     if (t !== t) return "Invalid Date";
-    return formatDate(t, dateOptions(arguments[0], arguments[1], "any", "all"));
+    let o;
+    if (locales === undefined && options === undefined) {
+      o = defaultDates[required];
+      if (o === undefined) o = defaultDates[required] = dateOptions(undefined, undefined, required, defaults);
+    } else {
+      o = dateOptions(locales, options, required, defaults);
+    }
+    return formatDate(t, o);
+  }
+
+  function toLocaleStringDate() {
+    return localeDate(this, arguments[0], arguments[1], "any", "all");
   }
 
   function toLocaleDateString() {
-    const t = thisTime(this);
-    if (t !== t) return "Invalid Date";
-    return formatDate(t, dateOptions(arguments[0], arguments[1], "date", "date"));
+    return localeDate(this, arguments[0], arguments[1], "date", "date");
   }
 
   function toLocaleTimeString() {
-    const t = thisTime(this);
-    if (t !== t) return "Invalid Date";
-    return formatDate(t, dateOptions(arguments[0], arguments[1], "time", "time"));
+    return localeDate(this, arguments[0], arguments[1], "time", "time");
   }
 
   // ---- arrays ----
@@ -895,10 +915,64 @@
     return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
   }
 
+  // WEIGHT maps an ASCII character to its primary weight, PUNCT to whether ignorePunctuation drops
+  // it; indexing a string and these maps meets nothing a cell can replace.
+  const WEIGHT = { __proto__: null };
+  const PUNCT = { __proto__: null };
+  for (let c = 0; c < 128; c++) {
+    WEIGHT[StringCtor.fromCharCode(c)] = PRIMARY[c];
+    PUNCT[StringCtor.fromCharCode(c)] = PUNCTUATION[c];
+  }
+
+  // collateASCII is collate for ASCII strings without numeric ordering, in one pass that
+  // allocates nothing (sorting calls it n log n times): primary weights decide, then the first
+  // difference of case. It answers undefined at the first character beyond ASCII.
+  function collateASCII(x, y, o) {
+    const skip = o.ignorePunctuation;
+    let i = 0;
+    let j = 0;
+    let tertiary = 0;
+    for (;;) {
+      let a = 0;
+      let b = 0;
+      let ca = "";
+      let cb = "";
+      while (i < x.length) {
+        ca = x[i++];
+        a = WEIGHT[ca];
+        if (a === undefined) return undefined;
+        if (a !== 0 && !(skip && PUNCT[ca])) break;
+        a = 0;
+      }
+      while (j < y.length) {
+        cb = y[j++];
+        b = WEIGHT[cb];
+        if (b === undefined) return undefined;
+        if (b !== 0 && !(skip && PUNCT[cb])) break;
+        b = 0;
+      }
+      if (a === 0 || b === 0) {
+        if (a !== b) return a === 0 ? -1 : 1;
+        break;
+      }
+      if (a !== b) return a < b ? -1 : 1;
+      if (tertiary === 0 && ca !== cb) {
+        // Same primary, different characters: one letter in two cases, lower case first.
+        tertiary = ca <= "Z" ? 1 : -1;
+        if (o.caseFirst === "upper") tertiary = -tertiary;
+      }
+    }
+    return o.sensitivity === "case" || o.sensitivity === "variant" ? tertiary : 0;
+  }
+
   // collate compares two strings level by level: base letters, then accents, then case, as the
   // sensitivity asks.
   function collate(x, y, o) {
     if (x === y) return 0;
+    if (!o.numeric) {
+      const r = collateASCII(x, y, o);
+      if (r !== undefined) return r;
+    }
     const a = collationElements(x, o);
     const b = collationElements(y, o);
     let r = compareLevel(a, b, 0, false);
