@@ -4,18 +4,16 @@
 // (NumberFormat, DateTimeFormat, Collator, PluralRules, getCanonicalLocales) on the same code.
 // docs/adr/0063-en-us-locale-and-a-small-intl.md gives the decision and its limits: every locale
 // resolves to en-US (as ECMA-402 lets an implementation that supports one locale do), dates are
-// formatted in UTC (codemode's Date has no other time zone), and collation follows ICU's root
-// order exactly for ASCII.
+// formatted in UTC (codemode's Date has no other time zone) unless a timeZone option names a zone,
+// whose offset Go looks up (zones.go), and collation follows ICU's root order exactly for ASCII.
 //
-// Go prepends this script to the prelude (bridge.go), so it runs once per runtime, into the memory
-// image every cell starts from: a cell that never formats pays nothing. Like the prelude it
+// These are the statements of a block that Go composes with the prelude (bridge.go,
+// composePrelude), so they run once per runtime, into the memory image every cell starts from: a
+// cell that never formats pays nothing. A block, not a function: a function would keep the whole
+// text as its source (QuickJS keeps every function's text for toString), in every runtime's memory;
+// the prelude is strict, so the block's declarations stay inside it. Like the prelude, the script
 // captures every intrinsic it uses before cell code runs, so a cell that replaces
 // Array.prototype.join or String.prototype.slice does not change how its numbers print.
-//
-// The script is one block, not a function: a function would keep the whole text as its source
-// (QuickJS keeps every function's text for toString), in every runtime's memory. The prelude is
-// strict, so the block's declarations stay inside it.
-{
   const FunctionProto = Function.prototype;
   const apply = Reflect.apply;
   const uncurry = (fn) => apply(FunctionProto.bind, FunctionProto.call, [fn]);
@@ -46,6 +44,7 @@
   const stringNormalize = uncurry(String.prototype.normalize);
   const stringSplit = uncurry(String.prototype.split);
   const regexpTest = uncurry(RegExp.prototype.test);
+  const regexpExec = uncurry(RegExp.prototype.exec);
   const arrayProto = Array.prototype;
   const NumberProto = Number.prototype;
   const DateProto = Date.prototype;
@@ -549,16 +548,124 @@
   const NUMERIC_WIDTHS = ["2-digit", "numeric"];
   const MONTH_WIDTHS = ["2-digit", "numeric", "narrow", "short", "long"];
 
-  // timeZoneOf accepts the zones codemode's Date has: UTC under its names. Any other zone is
-  // refused rather than printed as UTC.
+  // The bridge and its zone operation, handed over by connectLocale when the prelude is installed.
+  let zoneHost;
+  let zoneOp;
+
+  // connectLocale gives the script the bridge: it asks Go for time zones (zones.go).
+  function connectLocale(host, op) {
+    zoneHost = host;
+    zoneOp = op;
+  }
+
+  // zoneAt is a named zone's [offset in seconds, abbreviation] at time t, from Go, or undefined
+  // when Go knows no such zone.
+  function zoneAt(zone, t) {
+    const reply = zoneHost === undefined ? undefined : zoneHost(zoneOp + (t - (t % 1)) + " " + zone);
+    if (typeof reply !== "string") return undefined;
+    const space = stringIndexOf(reply, " ");
+    return [NumberCtor(stringSlice(reply, 0, space)), stringSlice(reply, space + 1)];
+  }
+
+  const OFFSET_ZONE = /^([+-])([0-9]{2})(?::?([0-9]{2}))?$/;
+
+  // timeZoneOf resolves the timeZone option: UTC under its names, a fixed offset (+05:30), or a
+  // zone Go finds in the system's time zone database; anything else is V8's RangeError.
   function timeZoneOf(tz) {
     if (tz === undefined) return "UTC";
     const s = StringCtor(tz);
     const u = stringToUpperCase(s);
-    if (u === "UTC" || u === "ETC/UTC" || u === "GMT" || u === "ETC/GMT" || u === "Z" || u === "ETC/UCT" || u === "UCT" || u === "ETC/ZULU" || u === "ZULU" || u === "UNIVERSAL" || u === "ETC/UNIVERSAL" || u === "+00:00" || u === "ETC/GMT0" || u === "GMT0") {
+    if (u === "UTC" || u === "ETC/UTC" || u === "GMT" || u === "ETC/GMT" || u === "ETC/UCT" || u === "UCT" || u === "ETC/ZULU" || u === "ZULU" || u === "UNIVERSAL" || u === "ETC/UNIVERSAL" || u === "ETC/GMT0" || u === "GMT0") {
       return "UTC";
     }
-    throw new RangeErrorCtor("Invalid time zone specified: " + s + " (codemode formats dates in UTC only)");
+    const m = regexpExec(OFFSET_ZONE, s);
+    if (m !== null) {
+      const minutes = NumberCtor(m[2]) * 60 + (m[3] === undefined ? 0 : NumberCtor(m[3]));
+      if (minutes > 23 * 60 + 59) throw new RangeErrorCtor("Invalid time zone specified: " + s);
+      return m[1] + m[2] + ":" + (m[3] === undefined ? "00" : m[3]);
+    }
+    if (zoneAt(s, 0) !== undefined) return s;
+    // The database's names are case-sensitive, V8's are not: "america/new_york" is tried as
+    // "America/New_York".
+    const cased = capitalizeZone(s);
+    if (cased !== s && zoneAt(cased, 0) !== undefined) return cased;
+    throw new RangeErrorCtor("Invalid time zone specified: " + s);
+  }
+
+  // capitalizeZone writes a zone name in the database's usual case: each word capitalized.
+  function capitalizeZone(s) {
+    let out = "";
+    let start = true;
+    for (let i = 0; i < s.length; i++) {
+      const ch = s[i];
+      out += start ? stringToUpperCase(ch) : stringToLowerCase(ch);
+      start = ch === "/" || ch === "_" || ch === "-";
+    }
+    return out;
+  }
+
+  // zoneOffset is the time zone's [offset in seconds, abbreviation or ""] at time t.
+  function zoneOffset(zone, t) {
+    if (zone === "UTC") return [0, "UTC"];
+    const c = stringCharCodeAt(zone, 0);
+    if (c === 43 || c === 45) {
+      const seconds = (NumberCtor(stringSlice(zone, 1, 3)) * 60 + NumberCtor(stringSlice(zone, 4, 6))) * 60;
+      return [c === 45 ? -seconds : seconds, ""];
+    }
+    const z = zoneAt(zone, t);
+    return z === undefined ? [0, "UTC"] : z;
+  }
+
+  // US abbreviations ICU prints as short names in the Americas; elsewhere it prints GMT offsets.
+  const US_ABBREVIATIONS = { __proto__: null, EST: 1, EDT: 1, CST: 1, CDT: 1, MST: 1, MDT: 1, PST: 1, PDT: 1, AKST: 1, AKDT: 1, HST: 1, HDT: 1 };
+  // en's long names of the zones' abbreviations, where the abbreviation names one zone; by zone
+  // where it does not (CST, IST).
+  const LONG_NAMES = {
+    __proto__: null, EST: "Eastern Standard Time", EDT: "Eastern Daylight Time", CST: "Central Standard Time",
+    CDT: "Central Daylight Time", MST: "Mountain Standard Time", MDT: "Mountain Daylight Time", PST: "Pacific Standard Time",
+    PDT: "Pacific Daylight Time", AKST: "Alaska Standard Time", AKDT: "Alaska Daylight Time", HST: "Hawaii-Aleutian Standard Time",
+    HDT: "Hawaii-Aleutian Daylight Time", GMT: "Greenwich Mean Time", BST: "British Summer Time", CET: "Central European Standard Time",
+    CEST: "Central European Summer Time", EET: "Eastern European Standard Time", EEST: "Eastern European Summer Time",
+    WET: "Western European Standard Time", WEST: "Western European Summer Time", MSK: "Moscow Standard Time", JST: "Japan Standard Time",
+    KST: "Korean Standard Time", AEST: "Australian Eastern Standard Time", AEDT: "Australian Eastern Daylight Time",
+    ACST: "Australian Central Standard Time", ACDT: "Australian Central Daylight Time", AWST: "Australian Western Standard Time",
+    NZST: "New Zealand Standard Time", NZDT: "New Zealand Daylight Time", HKT: "Hong Kong Standard Time", SAST: "South Africa Standard Time",
+    "Asia/Kolkata IST": "India Standard Time", "Asia/Calcutta IST": "India Standard Time", "Asia/Shanghai CST": "China Standard Time",
+    "Asia/Taipei CST": "Taipei Standard Time", "Europe/Dublin IST": "Irish Standard Time", "Asia/Jerusalem IST": "Israel Standard Time",
+    "Asia/Jerusalem IDT": "Israel Daylight Time", "America/Sao_Paulo": "Brasilia Standard Time", "Asia/Dubai": "Gulf Standard Time",
+    "Asia/Singapore": "Singapore Standard Time", "Asia/Kathmandu": "Nepal Time", "Asia/Bangkok": "Indochina Time",
+    "Asia/Jakarta": "Western Indonesia Time", "Asia/Manila PST": "Philippine Standard Time", "Asia/Karachi PKT": "Pakistan Standard Time",
+    "America/Argentina/Buenos_Aires": "Argentina Standard Time", "America/Mexico_City CST": "Central Standard Time",
+  };
+
+  // gmtOffset is ICU's localized GMT format: "GMT-5", "GMT+5:30" (short) or "GMT-05:00" (long).
+  function gmtOffset(seconds, long) {
+    if (seconds === 0) return long ? "GMT+00:00" : "GMT+0";
+    const sign = seconds < 0 ? "-" : "+";
+    const m = MathAbs(seconds) / 60;
+    const h = MathFloor(m / 60);
+    const mm = m - h * 60;
+    if (long) return "GMT" + sign + pad2(h) + ":" + pad2(mm);
+    return "GMT" + sign + h + (mm === 0 ? "" : ":" + pad2(mm));
+  }
+
+  // zoneName is the timeZoneName field of zone at offset and abbreviation abbr.
+  function zoneName(zone, offset, abbr, style) {
+    if (zone === "UTC") return style === "long" ? "Coordinated Universal Time" : style === "short" ? "UTC" : style === "shortOffset" || style === "shortGeneric" ? "GMT+0" : "GMT+00:00";
+    const american = stringSlice(zone, 0, 8) === "America/" || stringSlice(zone, 0, 3) === "US/" || zone === "Pacific/Honolulu" || stringSlice(zone, 0, 7) === "Canada/";
+    if (style === "short") {
+      if (american && US_ABBREVIATIONS[abbr] === 1) return abbr;
+      return offset === 0 ? "GMT" : gmtOffset(offset, false);
+    }
+    if (style === "long") {
+      let byZone = LONG_NAMES[zone + " " + abbr];
+      if (byZone === undefined) byZone = LONG_NAMES[zone];
+      if (byZone !== undefined) return byZone;
+      if ((US_ABBREVIATIONS[abbr] === 1 || abbr === "IST") && !american) return gmtOffset(offset, true);
+      const name = abbr !== "" ? LONG_NAMES[abbr] : undefined;
+      return name !== undefined ? name : offset === 0 ? "GMT" : gmtOffset(offset, true);
+    }
+    return gmtOffset(offset, style === "longOffset" || style === "longGeneric");
   }
 
   // dateOptions resolves a DateTimeFormat's options (ECMA-402 CreateDateTimeFormat with
@@ -659,7 +766,8 @@
   function dateParts(t, o) {
     const parts = list();
     const add = (type, value) => push(parts, { type, value });
-    const f = fieldsOf(t);
+    const zone = zoneOffset(o.timeZone, t);
+    const f = fieldsOf(t + zone[0] * 1000);
     let dateStyle = o.dateStyle;
     let timeStyle = o.timeStyle;
     let date = o;
@@ -685,7 +793,7 @@
     const tzn = time.timeZoneName !== undefined ? time.timeZoneName : o.timeZoneName;
     if (tzn !== undefined) {
       if (hasDate || hasTime) add("literal", hasTime ? " " : ", ");
-      add("timeZoneName", tzn === "long" ? "Coordinated Universal Time" : tzn === "short" ? "UTC" : tzn === "shortOffset" || tzn === "shortGeneric" ? "GMT+0" : "GMT+00:00");
+      add("timeZoneName", zoneName(o.timeZone, zone[0], zone[1], tzn));
     }
     return parts;
   }
@@ -1223,4 +1331,3 @@
     defineProperty(Intl, classes[i][0], { value: classes[i][1], writable: true, enumerable: false, configurable: true });
   }
   defineProperty(globalThis, "Intl", { value: Intl, writable: true, enumerable: false, configurable: true });
-}

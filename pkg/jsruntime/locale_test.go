@@ -54,16 +54,39 @@ text((1234.5).toLocaleString() + " " + new Date(0).toLocaleString() + " " + "a".
 }
 
 // Other locales format as en-US, as ECMA-402 lets an implementation with one locale do, and say so:
-// the resolved locale is en-US and supportedLocalesOf drops them. A time zone other than UTC is
-// refused, not printed as UTC.
+// the resolved locale is en-US and supportedLocalesOf drops them. A fixed offset formats in it, a
+// zone that does not exist is V8's RangeError.
 func TestLocaleOtherLocalesAndTimeZones(t *testing.T) {
 	r := jsruntime.RunCellToEnd(t, `
 text((1234.5).toLocaleString("de-DE"));
 text(new Intl.NumberFormat("de-DE").resolvedOptions().locale);
 text(JSON.stringify(Intl.NumberFormat.supportedLocalesOf(["de-DE", "en-US"])));
-try { new Date(0).toLocaleString("en-US", {timeZone: "America/New_York"}) } catch (e) { text(e.name + ": " + e.message) }`)
-	want := []string{"1,234.5", "en-US", `["en-US"]`, "RangeError: Invalid time zone specified: America/New_York (codemode formats dates in UTC only)"}
+text(new Date(0).toLocaleString("en-US", {timeZone: "+05:30", timeZoneName: "short"}));
+try { new Date(0).toLocaleString("en-US", {timeZone: "Mars/Base"}) } catch (e) { text(e.name + ": " + e.message) }`)
+	want := []string{"1,234.5", "en-US", `["en-US"]`, "1/1/1970, 5:30:00 AM GMT+5:30", "RangeError: Invalid time zone specified: Mars/Base"}
 	if got := jsruntime.TextsOf(r.ContentItems); !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q, want %q %s", got, want, jsruntime.ErrorTextOf(r))
+	}
+}
+
+// A named zone formats in its local time, from the time zone database (zones.go), with
+// ICU's names: US abbreviations in the Americas, GMT offsets elsewhere, en's long names.
+func TestLocaleNamedTimeZones(t *testing.T) {
+	r := jsruntime.RunCellToEnd(t, `
+const d = new Date(Date.UTC(2024, 6, 5, 13, 7, 9));
+for (const z of ["America/New_York", "america/los_angeles", "Europe/Berlin", "Asia/Kolkata"]) {
+  text(d.toLocaleString("en-US", {timeZone: z, timeZoneName: "short"}) + " | " + d.toLocaleTimeString("en-US", {timeZone: z, timeZoneName: "long"}));
+}
+text(new Intl.DateTimeFormat("en-US", {timeZone: "america/new_york"}).resolvedOptions().timeZone)`)
+	got := jsruntime.TextsOf(r.ContentItems)
+	want := []string{
+		"7/5/2024, 9:07:09 AM EDT | 9:07:09 AM Eastern Daylight Time",
+		"7/5/2024, 6:07:09 AM PDT | 6:07:09 AM Pacific Daylight Time",
+		"7/5/2024, 3:07:09 PM GMT+2 | 3:07:09 PM Central European Summer Time",
+		"7/5/2024, 6:37:09 PM GMT+5:30 | 6:37:09 PM India Standard Time",
+		"America/New_York",
+	}
+	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %q, want %q %s", got, want, jsruntime.ErrorTextOf(r))
 	}
 }

@@ -44,6 +44,13 @@ err(() => (1).toLocaleString(["en-US", 5]))`),
   d.toLocaleString("en-US", {dayPeriod: "short"}), d.toLocaleString("en-US", {timeZone: "UTC"}), d.toLocaleString("en-US", {timeZoneName: "short"}), d.toLocaleString("en-US", {timeZoneName: "long"}),
   d.toLocaleString("en-US", {timeZoneName: "shortOffset"}), d.toLocaleString("en-US", {timeZoneName: "longOffset"}), d.toLocaleString("en-US", {year: "numeric", month: "long", day: "numeric", hour: "numeric", minute: "2-digit"}),
   new Date(Date.UTC(2024, 0, 5, 1, 7, 9)).toLocaleTimeString("en-US", {hour12: false}), new Date(0).toLocaleTimeString("en-US", {hourCycle: "h24"}), new Date(0).toLocaleTimeString("en-US", {hourCycle: "h11"})])`),
+		one("locale/time-zones", show+errs+`const w = new Date(Date.UTC(2024, 0, 5, 13, 7, 9)), s = new Date(Date.UTC(2024, 6, 5, 13, 7, 9));
+for (const z of ["America/New_York", "America/Chicago", "America/Denver", "America/Phoenix", "America/Los_Angeles", "America/Anchorage", "Pacific/Honolulu", "America/Toronto", "America/Sao_Paulo", "Europe/London", "Europe/Berlin", "Europe/Moscow", "Africa/Cairo", "Asia/Dubai", "Asia/Tokyo", "Asia/Shanghai", "Asia/Singapore", "Australia/Sydney", "Etc/GMT+5", "+05:30", "-08:00", "america/new_york", "UTC", "Etc/UTC", "GMT"])
+  show([z, new Intl.DateTimeFormat("en-US", {timeZone: z}).resolvedOptions().timeZone].concat(...[w, s].map((d) => ["short", "long", "shortOffset", "longOffset"].map((n) => d.toLocaleString("en-US", {timeZone: z, timeZoneName: n})))));
+show(new Date(Date.UTC(2024, 2, 10, 6, 59, 59)).toLocaleTimeString("en-US", {timeZone: "America/New_York"}) + " " + new Date(Date.UTC(2024, 2, 10, 7, 0, 0)).toLocaleTimeString("en-US", {timeZone: "America/New_York"}));
+show(new Date(Date.UTC(2024, 0, 5, 2)).toLocaleDateString("en-US", {timeZone: "America/Los_Angeles", weekday: "long", dateStyle: undefined}));
+err(() => new Date(0).toLocaleString("en-US", {timeZone: "Mars/Base"}));
+err(() => new Intl.DateTimeFormat("en-US", {timeZone: "Local"}))`),
 		one("locale/array", show+`show([1234.5, new Date(0), "x", null, undefined, 1234567n, [5678, 9]].toLocaleString()); show([].toLocaleString()); show([{toLocaleString() { return "L" }}].toLocaleString()); show([1234.5, 0.25].toLocaleString("en-US", {style: "percent"}))`),
 		one("locale/compare-ascii", `const cs = []; for (let i = 0; i < 128; i++) cs.push(String.fromCharCode(i));
 const sorted = cs.slice().sort((a, b) => a.localeCompare(b));
