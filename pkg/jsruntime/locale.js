@@ -36,6 +36,8 @@
   const bigintValueOf = uncurry(BigInt.prototype.valueOf);
   const bigintToString = uncurry(BigInt.prototype.toString);
   const dateGetTime = uncurry(Date.prototype.getTime);
+  const dateToString = uncurry(Date.prototype.toString);
+  const dateToTimeString = uncurry(Date.prototype.toTimeString);
   const stringSlice = uncurry(String.prototype.slice);
   const stringIndexOf = uncurry(String.prototype.indexOf);
   const stringCharCodeAt = uncurry(String.prototype.charCodeAt);
@@ -887,11 +889,11 @@
   }
 
   // thisTime is a Date receiver's time value, with V8's TypeError for anything else.
-  function thisTime(v) {
+  function thisTime(v, method) {
     try {
       return dateGetTime(v);
     } catch (_) {
-      throw new TypeErrorCtor("this is not a Date object.");
+      throw new TypeErrorCtor("Method Date.prototype." + method + " called on incompatible receiver " + describeValue(v));
     }
   }
 
@@ -903,8 +905,8 @@
   // The options of calls without arguments, resolved once per kind.
   const defaultDates = { __proto__: null };
 
-  function localeDate(date, locales, options, required, defaults) {
-    const t = thisTime(date);
+  function localeDate(date, locales, options, required, defaults, method) {
+    const t = thisTime(date, method);
     if (t !== t) return "Invalid Date";
     let o;
     if (locales === undefined && options === undefined) {
@@ -917,15 +919,31 @@
   }
 
   function toLocaleStringDate() {
-    return localeDate(this, arguments[0], arguments[1], "any", "all");
+    return localeDate(this, arguments[0], arguments[1], "any", "all", "toLocaleString");
   }
 
   function toLocaleDateString() {
-    return localeDate(this, arguments[0], arguments[1], "date", "date");
+    return localeDate(this, arguments[0], arguments[1], "date", "date", "toLocaleDateString");
   }
 
   function toLocaleTimeString() {
-    return localeDate(this, arguments[0], arguments[1], "time", "time");
+    return localeDate(this, arguments[0], arguments[1], "time", "time", "toLocaleTimeString");
+  }
+
+  // V8 ends a Date's string with the time zone's name from ICU: "Thu Jan 01 1970 00:00:00
+  // GMT+0000 (Coordinated Universal Time)". codemode's Date is in UTC.
+  const UTC_NAME = " (Coordinated Universal Time)";
+
+  function toStringDate() {
+    thisTime(this, "toString");
+    const s = dateToString(this);
+    return s === "Invalid Date" ? s : s + UTC_NAME;
+  }
+
+  function toTimeStringDate() {
+    thisTime(this, "toTimeString");
+    const s = dateToTimeString(this);
+    return s === "Invalid Date" ? s : s + UTC_NAME;
   }
 
   // ---- arrays ----
@@ -1131,6 +1149,8 @@
   install(DateProto, "toLocaleString", toLocaleStringDate, 0);
   install(DateProto, "toLocaleDateString", toLocaleDateString, 0);
   install(DateProto, "toLocaleTimeString", toLocaleTimeString, 0);
+  install(DateProto, "toString", toStringDate, 0);
+  install(DateProto, "toTimeString", toTimeStringDate, 0);
   install(arrayProto, "toLocaleString", toLocaleStringArray, 0);
   install(String.prototype, "localeCompare", localeCompare, 1);
 
@@ -1147,9 +1167,19 @@
     return s;
   }
 
+  // describeValue names a receiver as V8's "incompatible receiver" texts do: "#<Map>" for an
+  // object (by its prototype's own constructor, read without running a getter), "[object Array]",
+  // "[object Object]" without a prototype, the text of anything else.
   function describeValue(v) {
     if (typeof v === "string") return v;
-    if (typeof v === "object" && v !== null) return "#<Object>";
+    if (typeof v === "object" && v !== null) {
+      if (isArray(v)) return "[object Array]";
+      const proto = ObjectCtor.getPrototypeOf(v);
+      if (proto === null) return "[object Object]";
+      const c = ObjectCtor.getOwnPropertyDescriptor(proto, "constructor");
+      const n = c !== undefined && typeof c.value === "function" ? ObjectCtor.getOwnPropertyDescriptor(c.value, "name") : undefined;
+      return "#<" + (n !== undefined && typeof n.value === "string" && n.value !== "" ? n.value : "Object") + ">";
+    }
     try {
       return StringCtor(v);
     } catch (_) {
