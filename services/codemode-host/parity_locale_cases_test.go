@@ -51,7 +51,7 @@ show(new Date(Date.UTC(2024, 2, 10, 6, 59, 59)).toLocaleTimeString("en-US", {tim
 show(new Date(Date.UTC(2024, 0, 5, 2)).toLocaleDateString("en-US", {timeZone: "America/Los_Angeles", weekday: "long", dateStyle: undefined}));
 err(() => new Date(0).toLocaleString("en-US", {timeZone: "Mars/Base"}));
 err(() => new Intl.DateTimeFormat("en-US", {timeZone: "Local"}))`),
-		one("locale/date-to-string", `const d = new Date(0); text(String(d)); text(d.toString()); text(d.toTimeString()); text(d.toDateString()); text(` + "`${d}`" + `); text(new Date(NaN).toString()); text(new Date(NaN).toTimeString()); text(Date.prototype.toString.name + Date.prototype.toString.length);
+		one("locale/date-to-string", `const d = new Date(0); text(String(d)); text(d.toString()); text(d.toTimeString()); text(d.toDateString()); text(`+"`${d}`"+`); text(new Date(NaN).toString()); text(new Date(NaN).toTimeString()); text(Date.prototype.toString.name + Date.prototype.toString.length);
 for (const v of [{}, undefined, null, 1, "x", [], () => 1, new Map(), Object.create(null)]) for (const m of ["toString", "toTimeString", "toLocaleString", "toLocaleDateString"]) { try { Date.prototype[m].call(v) } catch (e) { text(e.name + ": " + e.message) } }`),
 		one("locale/array", show+`show([1234.5, new Date(0), "x", null, undefined, 1234567n, [5678, 9]].toLocaleString()); show([].toLocaleString()); show([{toLocaleString() { return "L" }}].toLocaleString()); show([1234.5, 0.25].toLocaleString("en-US", {style: "percent"}))`),
 		one("locale/compare-ascii", `const cs = []; for (let i = 0; i < 128; i++) cs.push(String.fromCharCode(i));
