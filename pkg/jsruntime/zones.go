@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	// The time zone database is built in (about 450 KB), so a host in a container without
+	// The time zone database is built in (about 410 KB of binary), so a host in a container without
 	// /usr/share/zoneinfo formats every zone as V8 does; the system's copy is read first.
 	_ "time/tzdata"
 )
@@ -15,8 +15,15 @@ import (
 // for a zone's offset and abbreviation at an instant; Go reads the zone from the time zone
 // database (time.LoadLocation: the system's, else the one built in).
 
-// zones caches the zones loaded so far (only zones that exist: a few hundred at most).
-var zones sync.Map // name -> *time.Location
+// zones caches the zones loaded so far. Only names that load are kept, and at most maxZones of
+// them: the database has about 600, but a case-insensitive file system (macOS) would load every
+// spelling of one, which a cell could otherwise use to grow the host's memory.
+var zones struct {
+	sync.Mutex
+	byName map[string]*time.Location
+}
+
+const maxZones = 2048
 
 // maxZoneName bounds a name worth looking up: the longest IANA name is about 30 characters.
 const maxZoneName = 64
@@ -34,8 +41,11 @@ func zoneAt(zone string, ms int64) (string, bool) {
 }
 
 func loadZone(zone string) (*time.Location, bool) {
-	if v, ok := zones.Load(zone); ok {
-		return v.(*time.Location), true
+	zones.Lock()
+	loc, ok := zones.byName[zone]
+	zones.Unlock()
+	if ok {
+		return loc, true
 	}
 	if len(zone) > maxZoneName || zone == "Local" || !zoneNameChars(zone) {
 		return nil, false
@@ -44,7 +54,14 @@ func loadZone(zone string) (*time.Location, bool) {
 	if err != nil {
 		return nil, false
 	}
-	zones.Store(zone, loc)
+	zones.Lock()
+	if zones.byName == nil {
+		zones.byName = make(map[string]*time.Location)
+	}
+	if len(zones.byName) < maxZones {
+		zones.byName[zone] = loc
+	}
+	zones.Unlock()
 	return loc, true
 }
 
