@@ -45,13 +45,14 @@ const (
 	opRecords  hostOp = 'r' // queued records to start now, in order: the text take would return
 	opCheck    hostOp = 'k' // may serde_json parse this JSON? the reply is its refusal
 	opExit     hostOp = 'q' // exit(): no payload; the call never returns
+	opZone     hostOp = 'z' // a time zone at an instant: "MS ZONE"; the reply is "OFFSET ABBREVIATION" (zones.go)
 )
 
 // hostOperations names every operation for the prelude.
 var hostOperations = map[string]hostOp{
 	"text": opText, "rawText": opRawText, "longText": opLongText, "offer": opOffer, "image": opImage, "audio": opAudio, "notify": opNotify, "yield": opYield,
 	"store": opStore, "load": opLoad, "eval": opEval, "function": opFunction, "done": opDone,
-	"fail": opFail, "records": opRecords, "check": opCheck, "exit": opExit,
+	"fail": opFail, "records": opRecords, "check": opCheck, "exit": opExit, "zone": opZone,
 }
 
 // operationsJSON is the table as the prelude receives it: {"text": "t", ...}.
@@ -69,10 +70,25 @@ func operationsJSON() string {
 //go:embed prelude.js
 var preludeSource string
 
+// localeSource installs the cell's en-US locale methods and Intl (docs/adr/0063-en-us-locale-and-a-small-intl.md).
+//
+//go:embed locale.js
+var localeSource string
+
 // thePrelude is the prelude as every engine installs it: named codemode_prelude.js in stack
-// traces, and called with the table of operations.
+// traces, and called with the table of operations. It is one block: the locale script's
+// statements, the prelude's function, and a function that hands the bridge to the locale script
+// (for time zones) before calling the prelude's; the block's value, the script's, is that last
+// function. The locale's frames are the prelude's file's, left out of the stacks a cell sees.
 func thePrelude() engine.Prelude {
-	return engine.Prelude{File: "codemode_prelude.js", Source: preludeSource, Argument: operationsJSON()}
+	return engine.Prelude{File: "codemode_prelude.js", Source: composePrelude(localeSource, preludeSource), Argument: operationsJSON()}
+}
+
+// composePrelude joins the locale script and the prelude's function (an expression) as thePrelude
+// describes.
+func composePrelude(locale, prelude string) string {
+	return "{\n" + locale + "\nconst installPrelude = " + prelude + ";\n" +
+		"(function (host, operations) {\n  connectLocale(host, JSON.parse(operations).zone);\n  return installPrelude(host, operations);\n})\n}\n"
 }
 
 // forgedMessageText starts the error text of a cell that sent a message the prelude would never
@@ -99,6 +115,8 @@ type hostMessage struct {
 	// jssource.FunctionKind, in the order the prelude lists the constructors.
 	kind   int
 	params []string
+	// instant is opZone's time in milliseconds since the epoch; text is its zone name.
+	instant int64
 }
 
 // decodeHostMessage parses and validates one message.
@@ -130,6 +148,8 @@ func decodeHostMessage(msg string) (hostMessage, error) {
 		m.key, m.value, err = decodeStore(payload)
 	case opFunction:
 		m.kind, m.params, m.text, err = decodeFunction(payload)
+	case opZone:
+		m.instant, m.text, err = decodeZone(payload)
 	default:
 		err = forged("unknown operation %q", m.op)
 	}
@@ -191,6 +211,16 @@ func decodeImage(payload string) (url, detail string, err error) {
 		return url, detail, nil
 	}
 	return "", "", forged("image detail %q", detail)
+}
+
+// decodeZone reads opZone's payload: an integer number of milliseconds, a space, a zone name.
+func decodeZone(payload string) (int64, string, error) {
+	ms, zone, ok := strings.Cut(payload, " ")
+	n, err := strconv.ParseInt(ms, 10, 64)
+	if !ok || err != nil || strconv.FormatInt(n, 10) != ms || zone == "" {
+		return 0, "", forged("expected an instant and a time zone, got %.40q", payload)
+	}
+	return n, zone, nil
 }
 
 func decodeStore(payload string) (string, json.RawMessage, error) {

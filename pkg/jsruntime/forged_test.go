@@ -34,8 +34,15 @@ func TestDecodeHostMessageRejectsMalformedPayloads(t *testing.T) {
 		reason string // exact, or a prefix when it ends with "…"
 	}{
 		{"", "empty message"},
-		{"z", "unknown operation 'z'"},
+		{"w", "unknown operation 'w'"},
 		{"\x00", `unknown operation '\x00'`},
+		// A time zone at an instant (locale.js).
+		{"z", `expected an instant and a time zone, got ""`},
+		{"z0", `expected an instant and a time zone, got "0"`},
+		{"z0 ", `expected an instant and a time zone, got "0 "`},
+		{"z1.5 UTC", `expected an instant and a time zone, got "1.5 UTC"`},
+		{"z01 UTC", `expected an instant and a time zone, got "01 UTC"`},
+		{"zx America/New_York", `expected an instant and a time zone, got "x America/New_York"`},
 		{"T\"a\"", "unknown operation 'T'"},
 		// Operations without payload.
 		{"y1", "operation 'y' takes no payload"},
@@ -120,6 +127,7 @@ func TestDecodeHostMessageAcceptsWhatThePreludeSends(t *testing.T) {
 		`i["data:image/png;base64,AA","low"]`: {op: opImage, text: "data:image/png;base64,AA", detail: "low"},
 		`s["k",{"a":[1,null]}]`:               {op: opStore, key: "k", value: json.RawMessage(`{"a":[1,null]}`)},
 		`f[3,["a","b"],"yield a"]`:            {op: opFunction, kind: 3, params: []string{"a", "b"}, text: "yield a"},
+		"z-86400000 America/New_York":         {op: opZone, instant: -86400000, text: "America/New_York"},
 	} {
 		got, err := decodeHostMessage(msg)
 		if err != nil || !reflect.DeepEqual(got, want) {
@@ -211,14 +219,11 @@ func TestDispatchRejectsToolCallsPastTheLimit(t *testing.T) {
 // wasm instance. The global is part of the runtime's image, so every reset keeps it.
 func forgingPrelude() engine.Prelude {
 	p := thePrelude()
-	p.Source = "globalThis.realPrelude = " + p.Source + `;
-(function (bridge, operations) {
-  const install = globalThis.realPrelude;
-  delete globalThis.realPrelude;
-  const entries = install(bridge, operations);
+	p.Source = composePrelude(localeSource, `(function (bridge, operations) {
+  const entries = (`+preludeSource+`)(bridge, operations);
   globalThis.forge = bridge;
   return entries;
-})`
+})`)
 	return p
 }
 
@@ -253,7 +258,7 @@ func TestForgedMessagesFailOnlyTheirCell(t *testing.T) {
 	s := newCappedSession(t, p, nil)
 	cells := 0
 	for src, reason := range map[string]string{
-		`forge("z")`:                  "unknown operation 'z'",
+		`forge("w")`:                  "unknown operation 'w'",
 		`forge("t" + "[1]")`:          "expected a JSON string",
 		`forge('s["k"]')`:             "expected 2 elements, got 1",
 		`forge('i["data:x","huge"]')`: `image detail "huge"`,

@@ -365,6 +365,10 @@ func (r *cellRun) Serve(msg string) engine.Reply {
 		}
 	case opExit:
 		r.exit()
+	case opZone:
+		if z, ok := zoneAt(m.text, m.instant); ok {
+			return engine.String(z)
+		}
 	}
 	return engine.Undefined()
 }

@@ -161,7 +161,13 @@ type frameOrErr struct {
 
 func startV1Process(t *testing.T, path string, args ...string) *v1Process {
 	t.Helper()
-	p := &v1Process{t: t, host: startProcess(t, path, nil, args...), frames: make(chan frameOrErr, 64)}
+	return startV1ProcessEnv(t, path, nil, args...)
+}
+
+// startV1ProcessEnv is startV1Process with env added to the test's environment.
+func startV1ProcessEnv(t *testing.T, path string, env []string, args ...string) *v1Process {
+	t.Helper()
+	p := &v1Process{t: t, host: startProcess(t, path, env, args...), frames: make(chan frameOrErr, 64)}
 	go func() {
 		r := v1frame.NewReader(p.host.stdout)
 		for {

@@ -17,6 +17,7 @@ func parityCorpus() []parityCase {
 		textCases(), notifyCases(), mediaCases(), contentCases(), errorCases(), exitCases(),
 		timerCases(), storeCases(), toolCases(), toolArgumentCases(), settledCases(),
 		truncationCases(), unicodeCases(), importCases(), globalCases(), yieldCases(), languageCases(),
+		localeCases(),
 	} {
 		all = append(all, group...)
 	}

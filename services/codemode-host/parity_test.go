@@ -82,9 +82,11 @@ func newParityDriver(t *testing.T, path string) *parityDriver {
 	return d
 }
 
-// restart starts a new host process and shakes hands.
+// restart starts a new host process and shakes hands. Both hosts run with TZ=UTC: Codex's V8
+// formats local times in the process's time zone, codemode's Date has only UTC
+// (docs/adr/0063-en-us-locale-and-a-small-intl.md), and the locale cases print local times.
 func (d *parityDriver) restart() {
-	d.p = startV1Process(d.t, d.path)
+	d.p = startV1ProcessEnv(d.t, d.path, []string{"TZ=UTC"})
 	d.p.send(helloCodex)
 	if f, err := d.p.receive(); err != nil || !strings.Contains(f, "connection/ready") {
 		d.t.Fatalf("%s: handshake answered %q, %v", d.path, f, err)

@@ -30,7 +30,8 @@
 //   - code_mode_runs_with_jit_disabled: V8's --jitless; QuickJS has no JIT, and wazero compiles
 //     the fixed QuickJS module once, ahead of time.
 //   - date_locale_string_formats_with_icu_data, intl_date_time_format_formats_with_icu_data:
-//     QuickJS is built without ICU, so there is no Intl and toLocaleString ignores the locale.
+//     they format in fr-FR; codemode has no ICU and formats every locale as en-US
+//     (docs/adr/0063-en-us-locale-and-a-small-intl.md).
 //   - drop_terminates_cells_when_the_registry_is_locked: Rust's Drop running while the registry
 //     lock is held; Go has no destructors. Its Go counterpart, Provider.Close stopping the cells of
 //     sessions nobody shut down, is a jsruntime test of that name.
