@@ -116,6 +116,9 @@ func Transform(module []byte, stackBytes uint32) ([]byte, Layout, error) {
 			sections[i].body = globalSection(layout.StackTop)
 		case sectionExport:
 			body, err := withGlobalExport(s.body, StackPointerExport, 0)
+			if err == nil {
+				body, err = withGlobalExport(body, CallDepthExport, 2) // the guard's count (guard.go)
+			}
 			if err != nil {
 				return nil, Layout{}, err
 			}
@@ -126,7 +129,11 @@ func Transform(module []byte, stackBytes uint32) ([]byte, Layout, error) {
 	if err != nil {
 		return nil, Layout{}, err
 	}
-	if sections, layout.Loops, err = withPoll(sections); err != nil {
+	q, err := findQuickJS(sections)
+	if err != nil {
+		return nil, Layout{}, err
+	}
+	if sections, layout.Loops, err = withPoll(sections, q, layout); err != nil {
 		return nil, Layout{}, err
 	}
 	out := encodeModule(sections)
@@ -277,6 +284,12 @@ func globalSection(stackTop uint32) []byte {
 
 // withGlobalExport appends an export of global index to an export section.
 func withGlobalExport(body []byte, name string, index uint32) ([]byte, error) {
+	return withExport(body, name, 0x03, index)
+}
+
+// withExport appends an export of kind (0x00 a function, 0x03 a global) and index to an export
+// section.
+func withExport(body []byte, name string, kind byte, index uint32) ([]byte, error) {
 	r := reader{b: body}
 	count, err := r.u32()
 	if err != nil {
@@ -290,6 +303,6 @@ func withGlobalExport(body []byte, name string, index uint32) ([]byte, error) {
 	out = append(out, rest...)
 	out = appendU32(out, uint32(len(name)))
 	out = append(out, name...)
-	out = append(out, 0x03) // export kind: global
+	out = append(out, kind)
 	return appendU32(out, index), nil
 }

@@ -88,7 +88,8 @@ func TestOutOfMemoryIsAnErrorNeverAHang(t *testing.T) {
 
 // TestDeepRecursion checks that plain recursion 2,000 and 5,000 frames deep succeeds (before the
 // rewrite it stopped at about 235), measures the deepest that does (a binary search across
-// cells), and checks that one frame deeper fails only its cell, with jsruntime.StackOverflowText.
+// cells), at least V8's, and checks that one frame deeper fails only its cell, with V8's
+// RangeError (the module's stack guard, generators/qjswasm) and its frames.
 func TestDeepRecursion(t *testing.T) {
 	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
 	ok := func(depth int) bool {
@@ -96,7 +97,7 @@ func TestDeepRecursion(t *testing.T) {
 		switch {
 		case r.ErrorText == nil && reflect.DeepEqual(jsruntime.TextsOf(r.ContentItems), []string{strconv.Itoa(depth)}):
 			return true
-		case jsruntime.ErrorTextOf(r) == jsruntime.StackOverflowText && len(r.ContentItems) == 0:
+		case strings.HasPrefix(jsruntime.ErrorTextOf(r), jsruntime.StackOverflowText+"\n    at f (") && len(r.ContentItems) == 0:
 			return false
 		}
 		t.Fatalf("depth %d: %s %q", depth, jsruntime.ErrorTextOf(r), jsruntime.TextsOf(r.ContentItems))
@@ -120,6 +121,10 @@ func TestDeepRecursion(t *testing.T) {
 		}
 	}
 	t.Logf("deepest plain recursion: %d frames", lo)
+	// V8 in Codex's host completes 10,000 frames of this function (11,395 once optimized).
+	if lo < 11500 {
+		t.Fatalf("the deepest recursion is %d frames, less than V8's", lo)
+	}
 	// The limit is a fixed stack: the same depth succeeds again, one more fails again, and the
 	// session goes on.
 	if !ok(lo) || ok(lo+1) || !ok(100) {
