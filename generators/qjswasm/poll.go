@@ -12,14 +12,25 @@ import (
 // then. wazero's CloseOnContextDone does both by leaving the wasm code at every loop header, which
 // made QuickJS's interpreter (a loop turn per bytecode) several times slower.
 //
-// The derived module counts instead: every loop header decrements a counter global, and when it
-// reaches zero the code calls a poll function the transform adds, which resets the counter and
-// calls qjs's one host import (env.jsFunctionProxy) with PollArgc as its argument count, an
-// impossible one for a JavaScript call. The host answers such a call by checking whether the
-// engine was asked to stop; if it was, the host function panics, and wazero unwinds the whole wasm
-// call stack with no wasm code run on the way out. Every loop of the module is covered, the
-// interpreter's and the C library's (JSON, regular expressions, string building), so a stop takes
-// effect within PollInterval loop turns.
+// The derived module calls a poll function the transform adds, which calls qjs's one host import
+// (env.jsFunctionProxy) with PollArgc as its argument count, an impossible one for a JavaScript
+// call. The host answers such a call by checking whether the engine was asked to stop; if it was,
+// the host function panics, and wazero unwinds the whole wasm call stack with no wasm code run on
+// the way out. The module polls in two ways:
+//
+//   - Where QuickJS polls. Its interpreter decrements an interrupt counter at every jump and every
+//     call and, every 10,000 of them, calls its interrupt poll (__js_poll_interrupts), which
+//     would call an interrupt handler had qjs installed one; regular expressions poll the same
+//     way. The transform makes that function call the poll first. Every JavaScript loop and every
+//     recursion goes through jumps or calls, so the interpreter needs no other poll, and its own
+//     loops (over a frame's arguments, variables and operand stack) count nothing.
+//   - At every other loop header: the loops of QuickJS's C code (JSON, string building, sorting,
+//     array and typed array methods), which QuickJS does not poll. They decrement a counter
+//     global, and when it reaches zero call the poll, which resets it: a stop takes effect within
+//     PollInterval loop turns.
+//
+// Counting at the interpreter's loops too (docs/adr/0052-the-module-polls-for-interrupts.md) cost
+// 10 % of a tight JavaScript loop (docs/adr/0061-the-module-guards-its-stack.md).
 
 // PollArgc is the argument count with which the poll function calls env.jsFunctionProxy.
 const PollArgc = 0xFFFFFFFF
@@ -306,10 +317,10 @@ func pollBody(plan pollPlan) []byte {
 	return append(appendU32(nil, uint32(len(b))), b...) // the body's size, then the body
 }
 
-// instrumentCode copies the code section with the count at every loop header but the
-// interpreter's dispatch loop, the poll at the start of QuickJS's interrupt poll, the calls of the
-// interpreter sent through its stack guard, and the poll function appended (the caller appends the
-// guard and its trampoline).
+// instrumentCode copies the code section with the count at every loop header outside the
+// interpreter, the poll at the start of QuickJS's interrupt poll, the calls of the interpreter sent
+// through its stack guard, and the poll function appended (the caller appends the guard and its
+// trampoline).
 func instrumentCode(body []byte, plan pollPlan, imported uint32) ([]byte, int, error) {
 	r := reader{b: body}
 	n, err := r.u32()
@@ -327,10 +338,10 @@ func instrumentCode(body []byte, plan pollPlan, imported uint32) ([]byte, int, e
 		if err != nil {
 			return nil, 0, fmt.Errorf("qjswasm: function body %d: %w", i, err)
 		}
-		ed := bodyEdit{count: loopCount(plan), skipLoop: -1, from: plan.interpreter, to: plan.guard}
+		ed := bodyEdit{count: loopCount(plan), from: plan.interpreter, to: plan.guard}
 		switch imported + i {
 		case plan.interpreter:
-			ed.skipLoop = plan.dispatchLoop
+			ed.count = nil // QuickJS polls at its jumps and calls (see the package documentation)
 		case plan.pollInterrupts:
 			ed.entry = appendU32([]byte{opCallDirect}, plan.pollFunc)
 		}
@@ -350,8 +361,7 @@ func instrumentCode(body []byte, plan pollPlan, imported uint32) ([]byte, int, e
 
 // bodyEdit is what instrumentBody changes in one function body.
 type bodyEdit struct {
-	count    []byte // inserted after every loop instruction but the skipLoop-th (counting from 0)
-	skipLoop int
+	count    []byte // inserted after every loop instruction
 	entry    []byte // inserted before the first instruction
 	from, to uint32 // calls of function from become calls of function to
 }
@@ -366,7 +376,7 @@ func instrumentBody(fn []byte, ed bodyEdit) ([]byte, int, error) {
 	out := make([]byte, 0, len(fn)+len(fn)/8)
 	out = append(out, fn[:r.pos]...)
 	out = append(out, ed.entry...)
-	loops, counted := 0, 0
+	loops := 0
 	for !r.done() {
 		start := r.pos
 		op, _ := r.byte()
@@ -385,13 +395,10 @@ func instrumentBody(fn []byte, ed bodyEdit) ([]byte, int, error) {
 			return nil, 0, err
 		}
 		out = append(out, fn[start:r.pos]...)
-		if op == opLoop {
-			if loops != ed.skipLoop {
-				out = append(out, ed.count...)
-				counted++
-			}
+		if op == opLoop && ed.count != nil {
+			out = append(out, ed.count...)
 			loops++
 		}
 	}
-	return out, counted, nil
+	return out, loops, nil
 }

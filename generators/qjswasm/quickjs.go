@@ -14,7 +14,7 @@ import (
 //     when the context's interrupt counter runs out. It takes the context and starts by storing
 //     JS_INTERRUPT_COUNTER_INIT (10,000) into ctx->interrupt_counter.
 //   - The interpreter (JS_CallInternal): the function of JS_CallInternal's signature whose loop
-//     dispatches on the opcode through a br_table of more than dispatchTargets targets. That loop
+//     dispatches on the opcode through a br_table of at least dispatchTargets targets. That loop
 //     turns once per bytecode instruction.
 //   - QJS_ThrowRangeError, qjs's exported wrapper of JS_ThrowRangeError(ctx, "%s", message).
 //   - The text of QuickJS's stack overflow error, "Maximum call stack size exceeded", in the
@@ -51,7 +51,6 @@ var (
 // functions first, as calls do.
 type quickJS struct {
 	interpreter     uint32 // JS_CallInternal
-	dispatchLoop    int    // the ordinal, among the interpreter's loop instructions, of its dispatch loop
 	pollInterrupts  uint32 // __js_poll_interrupts
 	throwRangeError uint32 // QJS_ThrowRangeError
 	overflowText    uint32 // the address of stackOverflowText, NUL-terminated, in linear memory
@@ -86,7 +85,6 @@ func findQuickJS(sections []section) (quickJS, error) {
 		return nil
 	}
 	var polls, interpreters []uint32
-	var loops []int
 	for i, body := range bodies {
 		if bytes.Equal(typeOf(i), pollInterruptsType) && startsWithCounterReset(body) {
 			polls = append(polls, imported+uint32(i))
@@ -106,13 +104,12 @@ func findQuickJS(sections []section) (quickJS, error) {
 		}
 		if loop >= 0 {
 			interpreters = append(interpreters, imported+uint32(i))
-			loops = append(loops, loop)
 		}
 	}
 	if len(interpreters) != 1 {
 		return q, fmt.Errorf("qjswasm: expected QuickJS's interpreter exactly once, found it %d times", len(interpreters))
 	}
-	q.interpreter, q.dispatchLoop = interpreters[0], loops[0]
+	q.interpreter = interpreters[0]
 	exported, err := exportedFunction(sections[sectionIndex(sections, sectionExport)].body, throwRangeErrorExport)
 	if err != nil {
 		return q, err

@@ -38,7 +38,7 @@ const (
 // The interrupt poll: the module calls its host import env.jsFunctionProxy with argc PollArgc
 // where QuickJS polls for interrupts (every 10,000 jumps and calls of the interpreter) and every
 // PollInterval turns of its other loops, which count down. The host stops a script by panicking
-// in that call. 1725 loops count.
+// in that call. 1656 loops count.
 const (
 	PollArgc     = 0xFFFFFFFF
 	PollInterval = 10000
