@@ -148,8 +148,9 @@ func (s *proxySlot) proxy(_ context.Context, m api.Module, jsctx uint32, _ uint6
 // Without one, it installs the prelude, grows the heap by cfg.Headroom and takes the image. The
 // headroom is allocated and freed once, so QuickJS's allocator keeps it as free space: a cell that
 // allocates less never grows the memory.
-func newEngine(cfg Config, img *image) (e *Engine, err error) {
-	e = &Engine{mem: newLinearMemory(cfg.Reserve), slot: &proxySlot{}}
+func newEngine(cfg Config, img *image) (_ *Engine, err error) {
+	// e is not the named result: a failure returns nil, and the deferred dispose needs the engine.
+	e := &Engine{mem: newLinearMemory(cfg.Reserve), slot: &proxySlot{}}
 	e.mem.budget = cfg.Budget
 	e.slot.e.Store(e)
 	defer func() {
@@ -158,7 +159,6 @@ func newEngine(cfg Config, img *image) (e *Engine, err error) {
 		}
 		if err != nil {
 			e.dispose()
-			e = nil
 		}
 	}()
 	ctx := experimental.WithMemoryAllocator(context.Background(), e.mem.allocator())
@@ -195,8 +195,10 @@ func newEngine(cfg Config, img *image) (e *Engine, err error) {
 	if err := e.growHeap(cfg.Headroom); err != nil {
 		return nil, err
 	}
-	e.img, err = takeImage(e)
-	return e, err
+	if e.img, err = takeImage(e); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // bind creates the bridge function with qjs's own calls and calls it once: qjs's proxy function
