@@ -23,8 +23,9 @@ type Options struct {
 }
 
 // DefaultStackBytes is the stack the generated module gets. With 8 MiB, plain JavaScript recursion
-// stops at wazero's own call-depth limit (8,800 to 10,800 frames, a clean trap) before the stack is
-// used up; the region costs address space, and memory only for the pages a cell touches.
+// meets the stack guard's MaxCallDepth (guard.go) with megabytes to spare; functions with large
+// frames meet its StackGuardBytes. The region costs address space, and memory only for the pages a
+// cell touches.
 const DefaultStackBytes = 8 << 20
 
 // PinnedSourceSHA256 is the digest of qjs v0.0.6's qjs.wasm. Generate refuses any other input, so

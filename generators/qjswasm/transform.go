@@ -18,8 +18,11 @@
 // Reflect.apply when the wrapper is created, before any cell code runs, and passes one argument
 // through an array literal, so no property a cell can change is consulted.
 //
-// It makes a running script stoppable without wazero's CloseOnContextDone: every loop header counts
-// down and calls the host every PollInterval turns (poll.go).
+// It makes a running script stoppable without wazero's CloseOnContextDone: QuickJS's own interrupt
+// poll and every loop header outside the interpreter call the host (poll.go). And it guards the
+// stack: every JavaScript call goes through a guard that throws QuickJS's catchable RangeError
+// before the wasm stack or the call depth runs out, and that starts a new native stack every
+// SegmentFrames calls (guard.go).
 //
 // Finally it drops the DWARF custom sections (".debug_*"). When a module has DWARF line
 // information, wazero's compiler records a source offset for every instruction it emits (some
