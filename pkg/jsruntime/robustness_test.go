@@ -131,3 +131,22 @@ func TestDeepRecursion(t *testing.T) {
 		t.Fatalf("the limit at %d frames is not stable", lo)
 	}
 }
+
+// TestHelpersWorkAcrossNativeStacks runs the helpers thousands of frames deep, where the module's
+// stack guard has moved the recursion onto new native stacks (every 1,024 frames, generators/
+// qjswasm): the bridge, exit() and an exception thrown at the bottom and caught at the top work
+// there as anywhere.
+func TestHelpersWorkAcrossNativeStacks(t *testing.T) {
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	for src, want := range map[string][]string{
+		`function f(n) { if (n === 0) { text("deep"); exit() } return f(n - 1) + 1 } f(3000); text("not reached")`:                              {"deep"},
+		`function f(n) { if (n === 0) { text("bottom"); return 0 } return f(n - 1) + 1 } text(f(5000))`:                                         {"bottom", "5000"},
+		`function f(n) { if (n === 0) throw new Error("boom"); return f(n - 1) + 1 } try { f(4000) } catch (e) { text("caught " + e.message) }`: {"caught boom"},
+		`function f(n) { if (n === 0) { store("k", 1); return load("k") } return f(n - 1) } text(f(2500))`:                                      {"1"},
+	} {
+		r := jsruntime.ExecuteCell(t, s, src)
+		if got := jsruntime.TextsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %s %q, want %q", src, jsruntime.ErrorTextOf(r), got, want)
+		}
+	}
+}
