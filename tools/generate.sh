@@ -31,8 +31,8 @@ if [ -d generators/cmd/tsgen ] && compgen -G 'generators/cmd/tsgen/*.go' >/dev/n
 fi
 
 # QuickJS module for pkg/jsruntime: the pinned qjs module's own qjs.wasm, transformed (larger
-# stack, exported stack pointer, hardened function-proxy factory, an interrupt poll at every loop
-# header). go list reads go.mod's pin.
+# stack, exported stack pointer, hardened function-proxy factory, interrupt polls, a stack guard).
+# go list reads go.mod's pin.
 qjs_dir=$(go list -m -f '{{.Dir}}' github.com/fastschema/qjs)
 qjs_version=$(go list -m -f '{{.Version}}' github.com/fastschema/qjs)
 go run ./generators/cmd/qjswasm -source "$qjs_dir/qjs.wasm" -version "$qjs_version"

@@ -24,6 +24,12 @@ const (
 	opF64Const    = 0x44
 	opI32Eqz      = 0x45
 	opI32Sub      = 0x6b
+	opI32Add      = 0x6a
+	opI32LtU      = 0x49
+	opI32GeU      = 0x4f
+	opI32Or       = 0x72
+	opLocalGet    = 0x20
+	opReturn      = 0x0f
 	opDrop        = 0x1a
 	opEnd         = 0x0b
 	opRefNull     = 0xd0

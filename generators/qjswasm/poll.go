@@ -12,14 +12,25 @@ import (
 // then. wazero's CloseOnContextDone does both by leaving the wasm code at every loop header, which
 // made QuickJS's interpreter (a loop turn per bytecode) several times slower.
 //
-// The derived module counts instead: every loop header decrements a counter global, and when it
-// reaches zero the code calls a poll function the transform adds, which resets the counter and
-// calls qjs's one host import (env.jsFunctionProxy) with PollArgc as its argument count, an
-// impossible one for a JavaScript call. The host answers such a call by checking whether the
-// engine was asked to stop; if it was, the host function panics, and wazero unwinds the whole wasm
-// call stack with no wasm code run on the way out. Every loop of the module is covered, the
-// interpreter's and the C library's (JSON, regular expressions, string building), so a stop takes
-// effect within PollInterval loop turns.
+// The derived module calls a poll function the transform adds, which calls qjs's one host import
+// (env.jsFunctionProxy) with PollArgc as its argument count, an impossible one for a JavaScript
+// call. The host answers such a call by checking whether the engine was asked to stop; if it was,
+// the host function panics, and wazero unwinds the whole wasm call stack with no wasm code run on
+// the way out. The module polls in two ways:
+//
+//   - Where QuickJS polls. Its interpreter decrements an interrupt counter at every jump and every
+//     call and, every 10,000 of them, calls its interrupt poll (__js_poll_interrupts), which
+//     would call an interrupt handler had qjs installed one; regular expressions poll the same
+//     way. The transform makes that function call the poll first. Every JavaScript loop and every
+//     recursion goes through jumps or calls, so the interpreter needs no other poll, and its own
+//     loops (over a frame's arguments, variables and operand stack) count nothing.
+//   - At every other loop header: the loops of QuickJS's C code (JSON, string building, sorting,
+//     array and typed array methods), which QuickJS does not poll. They decrement a counter
+//     global, and when it reaches zero call the poll, which resets it: a stop takes effect within
+//     PollInterval loop turns.
+//
+// Counting at the interpreter's loops too (docs/adr/0052-the-module-polls-for-interrupts.md) cost
+// 10 % of a tight JavaScript loop (docs/adr/0061-the-module-guards-its-stack.md).
 
 // PollArgc is the argument count with which the poll function calls env.jsFunctionProxy.
 const PollArgc = 0xFFFFFFFF
@@ -34,6 +45,7 @@ const (
 	sectionImport   = 2
 	sectionFunction = 3
 	sectionCode     = 10
+	sectionData     = 11
 )
 
 // proxyImport is qjs's host import, the one the poll calls.
@@ -54,14 +66,17 @@ type pollPlan struct {
 	pollFunc    uint32 // the function index the poll function gets
 	voidTypeIdx uint32 // the type index of () -> ()
 	counter     uint32 // the global index of the counter
+	quickJS            // QuickJS's functions: its interrupt poll and its interpreter's dispatch loop
+	guard       uint32 // the function index of the interpreter's stack guard (guard.go)
+	trampoline  uint32 // the function index of the guard's trampoline (guard.go)
+	depth       uint32 // the global index of the interpreter's call depth (guard.go)
 }
 
 // withPoll adds the counter global, the poll function and the counting at every loop header. It
 // returns the number of loops instrumented. The global section must hold exactly the stack
 // pointer (so the counter is global 1) and the module must import no global.
-func withPoll(sections []section) ([]section, int, error) {
-	var plan pollPlan
-	plan.counter = 1
+func withPoll(sections []section, q quickJS, layout Layout) ([]section, int, error) {
+	plan := pollPlan{counter: 1, depth: 2, quickJS: q}
 	typeAt, funcAt, codeAt, globalAt := -1, -1, -1, -1
 	for i, s := range sections {
 		switch s.id {
@@ -96,14 +111,26 @@ func withPoll(sections []section) ([]section, int, error) {
 		return nil, 0, fmt.Errorf("qjswasm: function section: %w", err)
 	}
 	plan.pollFunc = imported + defined
+	plan.guard = plan.pollFunc + 1
 	plan.voidTypeIdx = uint32(indexOf(types, voidType))
 	if int(plan.voidTypeIdx) == len(types) {
 		sections[typeAt].body = appendVectorItem(sections[typeAt].body, voidType)
 	}
+	plan.trampoline = plan.guard + 1
 	sections[funcAt].body = appendVectorItem(sections[funcAt].body, appendU32(nil, plan.voidTypeIdx))
+	for _, t := range [][]byte{interpreterType, throwRangeErrorType} { // the guard's, the trampoline's
+		sections[funcAt].body = appendVectorItem(sections[funcAt].body, appendU32(nil, uint32(indexOf(types, t))))
+	}
 	sections[globalAt].body = appendVectorItem(sections[globalAt].body, counterGlobal())
-	code, loops, err := instrumentCode(sections[codeAt].body, plan)
+	sections[globalAt].body = appendVectorItem(sections[globalAt].body, depthGlobal())
+	code, loops, err := instrumentCode(sections[codeAt].body, plan, imported)
 	if err != nil {
+		return nil, 0, err
+	}
+	code = append(code, guardBody(plan, layout)...)
+	code = append(code, trampolineBody(plan)...)
+	exportAt := sectionIndex(sections, sectionExport)
+	if sections[exportAt].body, err = withExport(sections[exportAt].body, TrampolineExport, 0x00, plan.trampoline); err != nil {
 		return nil, 0, err
 	}
 	sections[codeAt].body = code
@@ -290,16 +317,17 @@ func pollBody(plan pollPlan) []byte {
 	return append(appendU32(nil, uint32(len(b))), b...) // the body's size, then the body
 }
 
-// instrumentCode copies the code section with the count at every loop header and the poll
-// function appended.
-func instrumentCode(body []byte, plan pollPlan) ([]byte, int, error) {
+// instrumentCode copies the code section with the count at every loop header outside the
+// interpreter, the poll at the start of QuickJS's interrupt poll, the calls of the interpreter sent
+// through its stack guard, and the poll function appended (the caller appends the guard and its
+// trampoline).
+func instrumentCode(body []byte, plan pollPlan, imported uint32) ([]byte, int, error) {
 	r := reader{b: body}
 	n, err := r.u32()
 	if err != nil {
 		return nil, 0, fmt.Errorf("qjswasm: code section: %w", err)
 	}
-	count := loopCount(plan)
-	out := appendU32(nil, n+1)
+	out := appendU32(nil, n+3)
 	loops := 0
 	for i := range n {
 		size, err := r.u32()
@@ -310,7 +338,14 @@ func instrumentCode(body []byte, plan pollPlan) ([]byte, int, error) {
 		if err != nil {
 			return nil, 0, fmt.Errorf("qjswasm: function body %d: %w", i, err)
 		}
-		got, k, err := instrumentBody(fn, count)
+		ed := bodyEdit{count: loopCount(plan), from: plan.interpreter, to: plan.guard}
+		switch imported + i {
+		case plan.interpreter:
+			ed.count = nil // QuickJS polls at its jumps and calls (see the package documentation)
+		case plan.pollInterrupts:
+			ed.entry = appendU32([]byte{opCallDirect}, plan.pollFunc)
+		}
+		got, k, err := instrumentBody(fn, ed)
 		if err != nil {
 			return nil, 0, fmt.Errorf("qjswasm: function body %d: %w", i, err)
 		}
@@ -324,29 +359,44 @@ func instrumentCode(body []byte, plan pollPlan) ([]byte, int, error) {
 	return append(out, pollBody(plan)...), loops, nil
 }
 
-// instrumentBody copies one function body (locals, then instructions) with count inserted after
-// every loop instruction.
-func instrumentBody(fn, count []byte) ([]byte, int, error) {
+// bodyEdit is what instrumentBody changes in one function body.
+type bodyEdit struct {
+	count    []byte // inserted after every loop instruction
+	entry    []byte // inserted before the first instruction
+	from, to uint32 // calls of function from become calls of function to
+}
+
+// instrumentBody copies one function body (locals, then instructions) with ed's changes. It
+// returns the number of loops that count.
+func instrumentBody(fn []byte, ed bodyEdit) ([]byte, int, error) {
 	r := reader{b: fn}
-	groups, err := r.u32()
-	if err != nil {
-		return nil, 0, err
-	}
-	if err := r.skipLEBs(2 * int(groups)); err != nil { // each group: a count and a value type
+	if err := r.skipLocals(); err != nil {
 		return nil, 0, err
 	}
 	out := make([]byte, 0, len(fn)+len(fn)/8)
 	out = append(out, fn[:r.pos]...)
+	out = append(out, ed.entry...)
 	loops := 0
 	for !r.done() {
 		start := r.pos
 		op, _ := r.byte()
+		if op == opCallDirect {
+			callee, err := r.u32()
+			if err != nil {
+				return nil, 0, err
+			}
+			if callee == ed.from && ed.from != ed.to {
+				callee = ed.to
+			}
+			out = appendU32(append(out, opCallDirect), callee)
+			continue
+		}
 		if err := r.skipImmediates(op); err != nil {
 			return nil, 0, err
 		}
 		out = append(out, fn[start:r.pos]...)
-		if op == opLoop {
-			out = append(out, count...)
+		if op == opLoop && ed.count != nil {
+			out = append(out, ed.count...)
 			loops++
 		}
 	}

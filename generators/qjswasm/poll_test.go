@@ -73,7 +73,7 @@ func TestInstrumentRefusesUnknownOpcodes(t *testing.T) {
 		"atomics": {0, 0xfe, 0, opEnd},
 		"0xfc 99": {0, opPrefixFC, 99, opEnd},
 	} {
-		if _, _, err := instrumentBody(body, nil); err == nil || !strings.Contains(err.Error(), "unknown") {
+		if _, _, err := instrumentBody(body, bodyEdit{}); err == nil || !strings.Contains(err.Error(), "unknown") {
 			t.Errorf("%s: %v, want an unknown-instruction error", name, err)
 		}
 	}

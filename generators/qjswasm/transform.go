@@ -18,8 +18,11 @@
 // Reflect.apply when the wrapper is created, before any cell code runs, and passes one argument
 // through an array literal, so no property a cell can change is consulted.
 //
-// It makes a running script stoppable without wazero's CloseOnContextDone: every loop header counts
-// down and calls the host every PollInterval turns (poll.go).
+// It makes a running script stoppable without wazero's CloseOnContextDone: QuickJS's own interrupt
+// poll and every loop header outside the interpreter call the host (poll.go). And it guards the
+// stack: every JavaScript call goes through a guard that throws QuickJS's catchable RangeError
+// before the wasm stack or the call depth runs out, and that starts a new native stack every
+// SegmentFrames calls (guard.go).
 //
 // Finally it drops the DWARF custom sections (".debug_*"). When a module has DWARF line
 // information, wazero's compiler records a source offset for every instruction it emits (some
@@ -116,6 +119,9 @@ func Transform(module []byte, stackBytes uint32) ([]byte, Layout, error) {
 			sections[i].body = globalSection(layout.StackTop)
 		case sectionExport:
 			body, err := withGlobalExport(s.body, StackPointerExport, 0)
+			if err == nil {
+				body, err = withGlobalExport(body, CallDepthExport, 2) // the guard's count (guard.go)
+			}
 			if err != nil {
 				return nil, Layout{}, err
 			}
@@ -126,7 +132,11 @@ func Transform(module []byte, stackBytes uint32) ([]byte, Layout, error) {
 	if err != nil {
 		return nil, Layout{}, err
 	}
-	if sections, layout.Loops, err = withPoll(sections); err != nil {
+	q, err := findQuickJS(sections)
+	if err != nil {
+		return nil, Layout{}, err
+	}
+	if sections, layout.Loops, err = withPoll(sections, q, layout); err != nil {
 		return nil, Layout{}, err
 	}
 	out := encodeModule(sections)
@@ -277,6 +287,12 @@ func globalSection(stackTop uint32) []byte {
 
 // withGlobalExport appends an export of global index to an export section.
 func withGlobalExport(body []byte, name string, index uint32) ([]byte, error) {
+	return withExport(body, name, 0x03, index)
+}
+
+// withExport appends an export of kind (0x00 a function, 0x03 a global) and index to an export
+// section.
+func withExport(body []byte, name string, kind byte, index uint32) ([]byte, error) {
 	r := reader{b: body}
 	count, err := r.u32()
 	if err != nil {
@@ -290,6 +306,6 @@ func withGlobalExport(body []byte, name string, index uint32) ([]byte, error) {
 	out = append(out, rest...)
 	out = appendU32(out, uint32(len(name)))
 	out = append(out, name...)
-	out = append(out, 0x03) // export kind: global
+	out = append(out, kind)
 	return appendU32(out, index), nil
 }

@@ -8,27 +8,75 @@ import (
 
 // module builds a minimal module shaped like qjs.wasm: qjs's host import env.jsFunctionProxy, one
 // memory of minPages without maximum, one mutable i32 global (the stack pointer), a data segment
-// holding data (qjs's proxy factory), and one function, exported as spin, that turns a loop argc
-// times.
+// holding data (qjs's proxy factory) and QuickJS's stack overflow text, a function exported as spin
+// that turns a loop argc times, and the functions the transform looks for (quickjs.go): an
+// interrupt poll, an interpreter whose loop dispatches through a br_table of dispatchTargets
+// targets, and QJS_ThrowRangeError.
 func module(minPages uint32, stackTop int32, data string) []byte {
+	return moduleWithout(minPages, stackTop, data, "")
+}
+
+// moduleWithout is module without one of the things the transform looks for: "poll" (the
+// interrupt poll stores another counter value), "interpreter" (the dispatch has one target too
+// few) or "text" (the stack overflow text). It also exports call, which calls the interpreter.
+func moduleWithout(minPages uint32, stackTop int32, data, missing string) []byte {
 	imp := appendU32(nil, 1)
 	for _, name := range []string{proxyImportModule, proxyImportName} {
 		imp = append(appendU32(imp, uint32(len(name))), name...)
 	}
 	imp = append(imp, 0x00, 0) // a function of type 0
-	exports := appendU32(nil, 2)
+	exports := appendU32(nil, 4)
 	exports = append(append(appendU32(exports, 6), "memory"...), 0x02, 0)
 	exports = append(append(appendU32(exports, 4), "spin"...), 0x00, 1)
+	exports = append(append(appendU32(exports, uint32(len(throwRangeErrorExport))), throwRangeErrorExport...), 0x00, 4)
+	exports = append(append(appendU32(exports, 4), "call"...), 0x00, 5)
 	// spin(ctx, this, argc, argv): loop { argc -= 1; br_if argc != 0 } return 0
 	spin := []byte{0, opLoop, blockEmpty, 0x20, 2, opI32Const, 1, opI32Sub, 0x22, 2, 0x0d, 0, opEnd, opI64Const, 0, opEnd}
+	// poll(ctx): ctx->interrupt_counter = 10000; return 0
+	counterInit, targets := int32(interruptCounterInit), uint32(dispatchTargets)
+	switch missing {
+	case "poll":
+		counterInit--
+	case "interpreter":
+		targets--
+	}
+	poll := appendS32([]byte{0, 0x20, 0, opI32Const}, counterInit)
+	poll = appendU32(append(poll, 0x36, 2), interruptCounterOffset)
+	poll = append(poll, opI32Const, 0, opEnd)
+	// interpreter(...): block { loop { br_table (argc) to the block } } return 0
+	interp := []byte{0, opBlock, blockEmpty, opLoop, blockEmpty, 0x20, 4, opBrTable}
+	interp = appendU32(interp, targets)
+	for range targets + 1 {
+		interp = append(interp, 1)
+	}
+	interp = append(interp, opEnd, opEnd, opI64Const, 0, opEnd)
+	// QJS_ThrowRangeError(ctx, text) returns thrown, so a test sees that it ran
+	throw := []byte{0, opI64Const, thrown, opEnd}
+	// call(...) = interpreter(...)
+	call := []byte{0}
+	for i := range byte(7) {
+		call = append(call, opLocalGet, i)
+	}
+	call = append(call, opCallDirect, 3, opEnd)
+	code := appendU32(nil, 5)
+	for _, body := range [][]byte{spin, poll, interp, throw, call} {
+		code = append(appendU32(code, uint32(len(body))), body...)
+	}
+	types := appendU32(nil, 4)
+	for _, t := range [][]byte{proxyImportType, pollInterruptsType, interpreterType, throwRangeErrorType} {
+		types = append(types, t...)
+	}
 	sections := []section{
-		{id: sectionType, body: append(appendU32(nil, 1), proxyImportType...)},
+		{id: sectionType, body: types},
 		{id: sectionImport, body: imp},
-		{id: sectionFunction, body: []byte{1, 0}},
+		{id: sectionFunction, body: []byte{5, 0, 1, 2, 3, 2}},
 		{id: sectionMemory, body: memorySection(minPages)},
 		{id: sectionGlobal, body: globalSection(uint32(stackTop))},
 		{id: sectionExport, body: exports},
-		{id: sectionCode, body: append(appendU32([]byte{1}, uint32(len(spin))), spin...)},
+		{id: sectionCode, body: code},
+	}
+	if missing != "text" {
+		data += stackOverflowText + "\x00"
 	}
 	seg := []byte{1, 0, 0x41, 0, 0x0b} // one active segment at offset 0
 	seg = appendU32(seg, uint32(len(data)))
@@ -65,12 +113,18 @@ func TestTransformMovesTheStackAndExportsItsPointer(t *testing.T) {
 		t.Errorf("memory minimum %d pages, want 5", got)
 	}
 	globals := sectionOf(t, sections, sectionGlobal)
-	if !bytes.Equal(globals, appendVectorItem(globalSection(want.StackTop), counterGlobal())) {
-		t.Errorf("globals %x, want the stack pointer at %d and the poll counter", globals, want.StackTop)
+	if !bytes.Equal(globals, appendVectorItem(appendVectorItem(globalSection(want.StackTop), counterGlobal()), depthGlobal())) {
+		t.Errorf("globals %x, want the stack pointer at %d, the poll counter and the call depth", globals, want.StackTop)
 	}
 	exports := sectionOf(t, sections, sectionExport)
-	if !bytes.HasSuffix(exports, append(append(appendU32(nil, uint32(len(StackPointerExport))), StackPointerExport...), 0x03, 0)) {
-		t.Errorf("export section does not end with the stack pointer's export: %q", exports)
+	for _, export := range [][]byte{
+		append(append(appendU32(nil, uint32(len(StackPointerExport))), StackPointerExport...), 0x03, 0),
+		append(append(appendU32(nil, uint32(len(CallDepthExport))), CallDepthExport...), 0x03, 2),
+		append(append(appendU32(nil, uint32(len(TrampolineExport))), TrampolineExport...), 0x00, 8),
+	} {
+		if !bytes.Contains(exports, export) {
+			t.Errorf("export section lacks %q: %q", export, exports)
+		}
 	}
 	if bytes.Contains(out, []byte(proxyFactory)) || !bytes.Contains(out, []byte(safeProxyFactory)) {
 		t.Error("the proxy factory was not replaced")
@@ -127,6 +181,9 @@ func TestTransformRefusesModulesOfAnotherShape(t *testing.T) {
 		"no proxy factory":    {module(3, 165408, "nothing"), pageSize, "exactly once in the module, found it 0 times"},
 		"proxy factory twice": {module(3, 165408, proxyFactory+"\x00"+proxyFactory+"\x00"), pageSize, "found it 2 times"},
 		"too big for 32 bits": {good, 65535 * pageSize, "does not fit a 32-bit memory"},
+		"no interrupt poll":   {moduleWithout(3, 165408, proxyFactory+"\x00", "poll"), pageSize, "interrupt poll exactly once, found it 0 times"},
+		"no interpreter":      {moduleWithout(3, 165408, proxyFactory+"\x00", "interpreter"), pageSize, "interpreter exactly once, found it 0 times"},
+		"no overflow text":    {moduleWithout(3, 165408, proxyFactory+"\x00", "text"), pageSize, "exactly once in the data, found it 0 times"},
 	}
 	for name, c := range cases {
 		_, _, err := Transform(c.module, c.stack)
@@ -150,3 +207,6 @@ func TestLEB128RoundTrips(t *testing.T) {
 		}
 	}
 }
+
+// thrown is what the test module's QJS_ThrowRangeError returns.
+const thrown = 7

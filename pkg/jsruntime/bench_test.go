@@ -184,7 +184,7 @@ func BenchmarkTerminateWhileTrue(b *testing.B) {
 // engine the previous cell used (a deep cell's stack pages are discarded there, not zeroed).
 // Depth 10 is the baseline every cell pays; the deeper rows are the price of going deep.
 func BenchmarkRecursionDepth(b *testing.B) {
-	for _, depth := range []int{10, 1000, 5000} {
+	for _, depth := range []int{10, 1000, 5000, 10000} {
 		b.Run(fmt.Sprintf("frames=%d", depth), func(b *testing.B) {
 			s := jsruntime.NewTestSession(b, nil, codemode.SessionCellExecutionLimits{})
 			src := fmt.Sprintf(`function f(n) { return n === 0 ? 0 : 1 + f(n - 1) } text(f(%d))`, depth)
@@ -195,5 +195,18 @@ func BenchmarkRecursionDepth(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkStackOverflowCaught is a cell whose unbounded recursion meets the module's stack guard
+// (generators/qjswasm: 12,000 frames, every 1,024 of them on a native stack of their own) and
+// catches the RangeError: the price of a stack overflow.
+func BenchmarkStackOverflowCaught(b *testing.B) {
+	s := jsruntime.NewTestSession(b, nil, codemode.SessionCellExecutionLimits{})
+	src := `function g() { return g() } try { g() } catch (e) { text(e.message) }`
+	for b.Loop() {
+		if r := jsruntime.ExecuteCell(b, s, src); r.Kind != codemode.Result || jsruntime.TextsOf(r.ContentItems)[0] != "Maximum call stack size exceeded" {
+			b.Fatal(jsruntime.ErrorTextOf(r), r)
+		}
 	}
 }

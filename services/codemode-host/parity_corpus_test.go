@@ -488,6 +488,8 @@ func languageCases() []parityCase {
 		one("language/prepare-stack-trace-assign", `try { Error.prepareStackTrace = (e, s) => "custom"; text("assigned") } catch (e) { text("caught " + e.name) }`),
 		one("language/stack-overflow-caught", `function f() { return f() + 1 }; try { f() } catch (e) { text(e.name + ": " + e.message) }`),
 		one("language/deep-recursion-ok", `function d(n) { return n === 0 ? 0 : 1 + d(n - 1) }; text(d(1000))`),
+		one("language/recursion-depth-10000", `function f(n) { return n ? f(n - 1) + 1 : 0 }; text(f(10000))`),
+		one("language/stack-overflow-caught-and-go-on", `function g() { return g() }; try { g() } catch (e) { text(e instanceof RangeError) }; text("after"); function f(n) { return n ? f(n - 1) + 1 : 0 }; text(f(5000))`),
 		one("language/large-loop", `let s = 0; for (let i = 0; i < 100000; i++) s += i; text(s)`),
 		one("language/sort-stability", `text([{k: 1, v: "a"}, {k: 0, v: "b"}, {k: 1, v: "c"}].sort((x, y) => x.k - y.k).map(x => x.v).join(""))`),
 		one("language/locale-compare", `text(["b", "a", "C"].sort((x, y) => x.localeCompare(y)).join())`),

@@ -1,6 +1,13 @@
 package engine
 
-import "testing"
+import (
+	"io"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fastschema/qjs"
+)
 
 // BenchmarkWasmCrossing is the floor of every call into the runtime: one Go→wasm call that does
 // nothing (free(NULL)) through an export resolved once.
@@ -42,4 +49,58 @@ func BenchmarkEngineRunJobs(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// computeScripts are the compute rows of the benchmarks against Codex's host (a tight loop, a JSON
+// round trip of 20,000 objects) as global scripts.
+var computeScripts = map[string]string{
+	"loop": `(function () { let s = 0; for (let i = 0; i < 1e6; i++) s += i; return s })()`,
+	"json": `(function () { const a = Array.from({length: 20000}, (_, i) => ({id: i, name: "item" + i, tags: ["a", "b"], nested: {ok: true}}));
+return JSON.parse(JSON.stringify(a)).length })()`,
+}
+
+// BenchmarkComputeFloor runs the compute scripts alternately on codemode's module and on the plain
+// qjs.wasm of the qjs module (through qjs's own Eval, with no codemode code): the floor codemode's
+// polls and stack guard add to (docs/adr/0061-the-module-guards-its-stack.md). Each op runs the
+// script once on each; it reports the process's CPU time per run of each (GC included), which
+// stays meaningful when other jobs stretch the wall time, and their ratio. Creating the plain
+// runtime makes qjs compile its module again, once.
+func BenchmarkComputeFloor(b *testing.B) {
+	for _, name := range []string{"loop", "json"} {
+		src := computeScripts[name]
+		b.Run(name, func(b *testing.B) {
+			e := newTestEngine(b)
+			plain, err := qjs.New(qjs.Option{CWD: b.TempDir(), Stdout: io.Discard, Stderr: io.Discard})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer plain.Close()
+			var ours, theirs time.Duration
+			for b.Loop() {
+				cpu := processCPU(b)
+				if _, err := e.evalSource("compute.js", src); err != nil {
+					b.Fatal(err)
+				}
+				mid := processCPU(b)
+				v, err := plain.Eval("compute.js", qjs.Code(src))
+				if err != nil {
+					b.Fatal(err)
+				}
+				v.Free()
+				ours, theirs = ours+mid-cpu, theirs+processCPU(b)-mid
+			}
+			b.ReportMetric(float64(ours.Microseconds())/1e3/float64(b.N), "codemode-cpu-ms/op")
+			b.ReportMetric(float64(theirs.Microseconds())/1e3/float64(b.N), "plain-cpu-ms/op")
+			b.ReportMetric(float64(ours)/float64(theirs), "codemode/plain")
+		})
+	}
+}
+
+// processCPU is the CPU time (user and system) this process has used.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -82,8 +82,8 @@ type Engine struct {
 	slot *proxySlot
 	layout
 
-	img  *image            // the memory image every cell starts from, shared by a provider's engines
-	sp   api.MutableGlobal // the module's stack pointer
+	img  *image    // the memory image every cell starts from, shared by a provider's engines
+	regs registers // the module's stack pointer and call depth
 	host Host
 	dead bool
 	// stop is raised by interrupt, from any goroutine, and read by the module's polls.
@@ -121,13 +121,16 @@ const scratchSize = 64 << 10
 type proxySlot struct{ e atomic.Pointer[Engine] }
 
 // proxy has the signature qjs requires of Option.ProxyFunction (qjs.JsFunctionProxy).
-func (s *proxySlot) proxy(_ context.Context, m api.Module, _ uint32, _ uint64, argc, argv uint32) uint64 {
+func (s *proxySlot) proxy(_ context.Context, m api.Module, jsctx uint32, _ uint64, argc, argv uint32) uint64 {
 	e := s.e.Load()
 	if e == nil {
 		return jsUndefined
 	}
-	if argc == qjswasm.PollArgc {
+	switch argc {
+	case qjswasm.PollArgc:
 		return e.poll()
+	case qjswasm.TrampolineArgc:
+		return e.trampoline(jsctx, argv)
 	}
 	if e.w.mod == nil {
 		// The first call, made by newEngine, hands over the module.
@@ -145,8 +148,9 @@ func (s *proxySlot) proxy(_ context.Context, m api.Module, _ uint32, _ uint64, a
 // Without one, it installs the prelude, grows the heap by cfg.Headroom and takes the image. The
 // headroom is allocated and freed once, so QuickJS's allocator keeps it as free space: a cell that
 // allocates less never grows the memory.
-func newEngine(cfg Config, img *image) (e *Engine, err error) {
-	e = &Engine{mem: newLinearMemory(cfg.Reserve), slot: &proxySlot{}}
+func newEngine(cfg Config, img *image) (_ *Engine, err error) {
+	// e is not the named result: a failure returns nil, and the deferred dispose needs the engine.
+	e := &Engine{mem: newLinearMemory(cfg.Reserve), slot: &proxySlot{}}
 	e.mem.budget = cfg.Budget
 	e.slot.e.Store(e)
 	defer func() {
@@ -155,7 +159,6 @@ func newEngine(cfg Config, img *image) (e *Engine, err error) {
 		}
 		if err != nil {
 			e.dispose()
-			e = nil
 		}
 	}()
 	ctx := experimental.WithMemoryAllocator(context.Background(), e.mem.allocator())
@@ -179,7 +182,7 @@ func newEngine(cfg Config, img *image) (e *Engine, err error) {
 	if err := e.bind(); err != nil {
 		return nil, err
 	}
-	if e.sp, err = stackPointer(e.w.mod); err != nil {
+	if e.regs, err = moduleRegisters(e.w.mod); err != nil {
 		return nil, err
 	}
 	if img != nil && img.fits(e) {
@@ -192,8 +195,10 @@ func newEngine(cfg Config, img *image) (e *Engine, err error) {
 	if err := e.growHeap(cfg.Headroom); err != nil {
 		return nil, err
 	}
-	e.img, err = takeImage(e)
-	return e, err
+	if e.img, err = takeImage(e); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // bind creates the bridge function with qjs's own calls and calls it once: qjs's proxy function
@@ -209,13 +214,18 @@ func (e *Engine) bind() error {
 	return nil
 }
 
-// stackPointer returns the module's exported stack pointer (see generators/qjswasm).
-func stackPointer(mod api.Module) (api.MutableGlobal, error) {
-	g, ok := mod.ExportedGlobal(qjswasm.StackPointerExport).(api.MutableGlobal)
+// moduleRegisters returns the module's exported stack pointer and call depth (see
+// generators/qjswasm).
+func moduleRegisters(mod api.Module) (registers, error) {
+	sp, ok := mod.ExportedGlobal(qjswasm.StackPointerExport).(api.MutableGlobal)
 	if !ok {
-		return nil, errors.New("javascript runtime: the module does not export its stack pointer")
+		return registers{}, errors.New("javascript runtime: the module does not export its stack pointer")
 	}
-	return g, nil
+	depth, ok := mod.ExportedGlobal(qjswasm.CallDepthExport).(api.MutableGlobal)
+	if !ok {
+		return registers{}, errors.New("javascript runtime: the module does not export its call depth")
+	}
+	return registers{sp: sp, depth: depth}, nil
 }
 
 // install allocates the reusable buffers and runs the prelude.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/codemodehq/codemode/gen/go/qjswasm"
 )
 
 // interrupt stops a running script from any goroutine: it raises the engine's stop flag, and the
@@ -82,3 +84,16 @@ func (p interruptProbe) Serve(string) Reply {
 }
 
 func (interruptProbe) Fault(error) {}
+
+// trampoline makes a JavaScript call that the module's stack guard hands over (generators/qjswasm:
+// every qjswasm.SegmentFrames nested calls) as a new wazero call, whose native stack is its own:
+// one wazero call cannot grow its stack much past 50 MB, some 6,000 JavaScript frames. The function
+// is resolved for this call only and dropped with its stack. A trap or an interrupt in the call
+// goes on unwinding the calls below it: the panic ends the host function that made it.
+func (e *Engine) trampoline(jsctx, block uint32) uint64 {
+	res, err := e.w.mod.ExportedFunction(qjswasm.TrampolineExport).Call(e.w.ctx, uint64(jsctx), uint64(block))
+	if err != nil {
+		panic(err)
+	}
+	return res[0]
+}

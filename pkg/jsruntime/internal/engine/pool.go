@@ -155,7 +155,7 @@ func (p *Pool) reset(e *Engine) (ok bool) {
 	if stackWentDeep(e.mem) {
 		e.w.shed()
 	}
-	e.img.restore(e.mem, e.sp)
+	e.img.restore(e.mem, e.regs)
 	e.mem.takeRefused()
 	if e.mem.hole > 0 && (!e.mem.mapped() || e.mem.hole > p.maxHole) {
 		return false

@@ -66,7 +66,7 @@ func TestMemoryBytesExcludesTheHole(t *testing.T) {
 	if grown < image+8<<20 {
 		t.Fatalf("after an 8 MiB allocation the engine holds %d bytes, want at least %d", grown, image+8<<20)
 	}
-	e.img.restore(e.mem, e.sp)
+	e.img.restore(e.mem, e.regs)
 	if got := e.MemoryBytes(); got != image || e.mem.hole == 0 {
 		t.Fatalf("after a reset: %d bytes held (hole %d), want the image's %d and a hole", got, e.mem.hole, image)
 	}

@@ -44,7 +44,7 @@ func (e *Engine) report(reusable bool) ResetReport {
 		r.WasmMemoryBytes = uint64(e.w.mem.Size())
 	}
 	if reusable {
-		r.ImageDiff = e.img.matches(e.mem, e.sp)
+		r.ImageDiff = e.img.matches(e.mem, e.regs)
 	}
 	return r
 }

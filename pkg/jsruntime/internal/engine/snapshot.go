@@ -45,8 +45,8 @@ var stackSpan = span{from: qjswasm.StackLow, to: qjswasm.InitialMemoryBytes}
 
 // takeImage records e's memory and layout. It runs while no call is in progress.
 func takeImage(e *Engine) (*image, error) {
-	if sp := e.sp.Get(); sp != qjswasm.StackTop {
-		return nil, fmt.Errorf("javascript runtime: stack pointer %d is not at its top %d between calls", sp, qjswasm.StackTop)
+	if err := e.regs.check(); err != nil {
+		return nil, fmt.Errorf("javascript runtime: between calls the %w", err)
 	}
 	mem := e.mem.buf
 	s := &image{size: uint32(len(mem)), layout: e.layout}
@@ -100,13 +100,13 @@ func (e *Engine) adopt(s *image) {
 		e.w.mem.Grow(extra / 65536)
 	}
 	e.img, e.layout = s, s.layout
-	s.restore(e.mem, e.sp)
+	s.restore(e.mem, e.regs)
 }
 
 // restore puts m back to the image: data pages copied, the rest of the image's range zeroed, and
 // whatever the memory grew beyond it zeroed and left outside the allocator (m.hole). It also
-// resets the stack pointer sp, which a trap leaves wherever the stack was.
-func (s *image) restore(m *linearMemory, sp api.MutableGlobal) {
+// resets the registers, which a trap leaves wherever the unwound code had them.
+func (s *image) restore(m *linearMemory, regs registers) {
 	mem := m.buf
 	for _, r := range s.runs {
 		copy(mem[r.off:r.off+r.n], s.data[r.at:r.at+r.n])
@@ -118,7 +118,29 @@ func (s *image) restore(m *linearMemory, sp api.MutableGlobal) {
 	m.zero(s.size, size)
 	m.hole = uint64(size - s.size)
 	m.refund()
-	sp.Set(qjswasm.StackTop)
+	regs.reset()
+}
+
+// registers are the module's globals that a trap or an interrupt leaves wherever the unwound code
+// had them: the stack pointer and the stack guard's count of interpreter frames (see
+// generators/qjswasm).
+type registers struct{ sp, depth api.MutableGlobal }
+
+// reset puts the registers where they are between calls.
+func (r registers) reset() {
+	r.sp.Set(qjswasm.StackTop)
+	r.depth.Set(0)
+}
+
+// check reports a register that is not where it is between calls.
+func (r registers) check() error {
+	if v := uint32(r.sp.Get()); v != qjswasm.StackTop {
+		return fmt.Errorf("stack pointer is %d, not %d", v, qjswasm.StackTop)
+	}
+	if v := uint32(r.depth.Get()); v != 0 {
+		return fmt.Errorf("call depth is %d, not 0", v)
+	}
+	return nil
 }
 
 // deepStackBytes is how deep into its wasm stack a cell may go before its engine sheds wazero's
@@ -137,7 +159,7 @@ func stackWentDeep(m *linearMemory) bool {
 
 // matches reports whether m holds exactly the image (restore's postcondition), naming the first
 // difference otherwise. Tests use it to prove the reset.
-func (s *image) matches(m *linearMemory, sp api.MutableGlobal) error {
+func (s *image) matches(m *linearMemory, regs registers) error {
 	mem := m.buf
 	if uint32(len(mem)) < s.size {
 		return fmt.Errorf("memory of %d bytes is smaller than the image's %d", len(mem), s.size)
@@ -156,8 +178,5 @@ func (s *image) matches(m *linearMemory, sp api.MutableGlobal) error {
 			}
 		}
 	}
-	if v := sp.Get(); v != qjswasm.StackTop {
-		return fmt.Errorf("stack pointer is %d, not %d", v, qjswasm.StackTop)
-	}
-	return nil
+	return regs.check()
 }
