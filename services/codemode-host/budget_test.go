@@ -24,10 +24,11 @@ import (
 )
 
 // Issue 39.2: the host's memory budget under the bombs that took a host to gigabytes. Each test
-// starts a host with --memory-budget 512Mi (cells, their output and decompressed requests share
-// 384 MiB of it), runs one kind of bomb from several sessions at once, and requires the host's
-// resident memory to stay under 512 MiB throughout (sampled from /proc), the offending cells or
-// requests to get the budget's errors, and a benign cell on another session its exact output.
+// starts a host with --memory-budget 512Mi (cells' heaps and stacks, their output and decompressed
+// requests share 384 MiB of it), runs one kind of bomb from several sessions at once, and requires
+// the host's resident memory to stay under 512 MiB throughout (sampled from /proc), the offending
+// cells or requests to get the budget's errors, and a benign cell on another session its exact
+// output.
 
 const (
 	// hostBudget is the --memory-budget of these tests, and the resident memory they allow.
