@@ -113,9 +113,9 @@ func (e *Engine) trampoline(jsctx, block uint32) uint64 {
 
 // segmentStackBytes is what the host's budget is charged for each native stack the trampoline
 // starts: the live Go heap one segment of qjswasm.SegmentFrames JavaScript frames holds, measured
-// at 8.4-8.7 MiB for plain recursion and up to 13 MiB when each frame also runs through QuickJS's
-// C code (recursion through Array.prototype.map), TestSegmentStackIsCharged. wazero grows a stack
-// by doubling it, so about as much again was garbage on the way, which the Go collector's limit
+// (TestSegmentStackIsCharged) at 8.7 MiB for plain recursion and 13.1 MiB when each frame also
+// runs through QuickJS's C code (recursion through Array.prototype.map). wazero grows a stack by
+// doubling it, so about as much again was garbage on the way, which the Go collector's limit
 // (GOMEMLIMIT, set from the budget) reclaims.
 const segmentStackBytes = 12 << 20
 
