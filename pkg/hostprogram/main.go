@@ -182,10 +182,12 @@ Flags:
           {program} --max-heap-bytes 67108864
   --memory-budget BYTES
         keep the host's resident memory under BYTES (digits, or with Ki, Mi, Gi): cells' heaps,
-        their output not yet observed and decompressed requests share three quarters of it, the
-        rest is headroom for the Go runtime and connections. A cell whose heap or output the
-        budget cannot hold fails (its heap) or has text() throw (its output), saying the host's
-        budget is spent; a compressed request is refused RESOURCE_EXHAUSTED. GOMEMLIMIT is set
+        the native stacks of their deep recursion, their output not yet observed and
+        decompressed requests share three quarters of it, the rest is headroom for the Go
+        runtime and connections. A cell whose heap or output the budget cannot hold fails (its
+        heap) or has text() throw (its output), saying the host's budget is spent; recursion
+        it cannot hold throws a catchable "RangeError: Maximum call stack size exceeded"; a
+        compressed request is refused RESOURCE_EXHAUSTED. GOMEMLIMIT is set
         to seven eighths of it unless the environment sets GOMEMLIMIT. Default: three quarters
         of the cgroup's memory limit (/sys/fs/cgroup/memory.max), or 2Gi without one.
           {program} --memory-budget 384Mi

@@ -24,10 +24,11 @@ import (
 )
 
 // Issue 39.2: the host's memory budget under the bombs that took a host to gigabytes. Each test
-// starts a host with --memory-budget 512Mi (cells, their output and decompressed requests share
-// 384 MiB of it), runs one kind of bomb from several sessions at once, and requires the host's
-// resident memory to stay under 512 MiB throughout (sampled from /proc), the offending cells or
-// requests to get the budget's errors, and a benign cell on another session its exact output.
+// starts a host with --memory-budget 512Mi (cells' heaps and stacks, their output and decompressed
+// requests share 384 MiB of it), runs one kind of bomb from several sessions at once, and requires
+// the host's resident memory to stay under 512 MiB throughout (sampled from /proc), the offending
+// cells or requests to get the budget's errors, and a benign cell on another session its exact
+// output.
 
 const (
 	// hostBudget is the --memory-budget of these tests, and the resident memory they allow.
@@ -358,4 +359,59 @@ func postCompressed(ctx context.Context, url string, body []byte) string {
 		return err.Error()
 	}
 	return fmt.Sprintf("%d %s", resp.StatusCode, b)
+}
+
+// overflowText starts the error text of a cell whose recursion met the stack limit (V8's text).
+const overflowText = "RangeError: Maximum call stack size exceeded"
+
+// TestRecursionBombsStayWithinTheMemoryBudget: eight sessions run unbounded recursion at once and
+// a ninth catches the overflow twenty times in a loop. Each recursion holds wazero's native
+// stacks, some 10 MB per 1,024 frames (docs/adr/0061-the-module-guards-its-stack.md); before they
+// were charged to the budget, nine such cells took the host past it. Each bomb fails with V8's
+// RangeError, the catching cell catches it every time and goes on, the host stays under its
+// budget, and a benign cell on another session gives its exact output among and after them.
+func TestRecursionBombsStayWithinTheMemoryBudget(t *testing.T) {
+	h, url, host := startBudgetHost(t)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	checkBenign(ctx, t, url, "before the bombs")
+	rss := watchRSS(t, h.cmd.Process.Pid)
+
+	const bombs = 8
+	errs := make([]string, bombs)
+	var caught []string
+	var caughtErr string
+	var all sync.WaitGroup
+	for i := range bombs {
+		all.Go(func() {
+			_, errText, err := budgetCell(ctx, host, nil, `function f() { f() } f()`)
+			if err != nil {
+				errText = err.Error()
+			}
+			errs[i] = errText
+		})
+	}
+	all.Go(func() {
+		var err error
+		caught, caughtErr, err = budgetCell(ctx, host, nil, `let n = 0;
+			for (let i = 0; i < 20; i++) {
+				try { (function g() { g() })() } catch (e) { if (e instanceof RangeError && e.message === "Maximum call stack size exceeded") n++ }
+			}
+			text(n)`)
+		if err != nil {
+			caughtErr = err.Error()
+		}
+	})
+	checkBenign(ctx, t, url, "among the bombs")
+	all.Wait()
+	checkPeak(t, "8 recursion bombs and a cell catching 20 overflows", rss)
+	for i, e := range errs {
+		if !strings.HasPrefix(e, overflowText+"\n    at f (") {
+			t.Errorf("recursion bomb %d ended with %.300q, want %q", i, e, overflowText)
+		}
+	}
+	if caughtErr != "" || len(caught) != 1 || caught[0] != "20" {
+		t.Errorf("the cell catching overflows: %q, error %.300q", caught, caughtErr)
+	}
+	checkBenign(ctx, t, url, "after the bombs")
 }

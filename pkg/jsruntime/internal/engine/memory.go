@@ -37,6 +37,9 @@ type linearMemory struct {
 	budget Budget
 	// base and charged: the usable bytes the budget does not pay for, and what it pays for now.
 	base, charged uint64
+	// outerStack is what the budget pays, until the reset, for the native stack a cell's deep
+	// recursion started from (takeStack).
+	outerStack uint64
 	// onRefuse, when set (during a cell), is called on the first refused grow: the engine
 	// interrupts the cell, so a script that catches the out-of-memory error cannot keep running on
 	// a heap that is full.
@@ -156,10 +159,44 @@ func (m *linearMemory) admit(size uint64) Refusal {
 
 // refund gives the budget back everything the memory was charged: after a reset (the allocator
 // is back at the image, and the pages beyond it were given back to the system) or a release.
+// It also gives back the charge of the outer native stack (takeStack): the pool's reset drops the
+// engine's kept exports, which hold it, when the stack went deep.
 func (m *linearMemory) refund() {
 	if m.charged > 0 {
 		m.budget.Give(int64(m.charged))
 		m.charged = 0
+	}
+	if m.outerStack > 0 {
+		m.budget.Give(int64(m.outerStack))
+		m.outerStack = 0
+	}
+}
+
+// takeStack takes n bytes from the budget for a native stack the stack guard starts (the
+// engine's trampoline) and reports whether the budget could cover them; giveStack gives them back
+// when that stack's call has ended. The budget is the heap's (docs/adr/0058-one-host-wide-memory-
+// budget.md): wazero's stacks are Go heap, where no count saw them. The first stack a cell
+// starts also pays for the one it started from, until the reset (refund): that stack then holds
+// a segment's frames, and the engine keeps it (wasm.go's kept exports).
+func (m *linearMemory) takeStack(n uint64) bool {
+	if m.budget == nil {
+		return true
+	}
+	outer := uint64(0)
+	if m.outerStack == 0 {
+		outer = n
+	}
+	if !m.budget.Take(int64(n + outer)) {
+		return false
+	}
+	m.outerStack += outer
+	return true
+}
+
+// giveStack gives back a stack's n bytes that takeStack took.
+func (m *linearMemory) giveStack(n uint64) {
+	if m.budget != nil {
+		m.budget.Give(int64(n))
 	}
 }
 

@@ -44,6 +44,7 @@ const (
 	exGetException     // JS_GetException(ctx) JSValue
 	exThrowSyntaxError // QJS_ThrowSyntaxError(ctx, cstr) JSValue (the exception marker)
 	exThrowTypeError   // QJS_ThrowTypeError(ctx, cstr) JSValue
+	exThrowRangeError  // QJS_ThrowRangeError(ctx, cstr) JSValue
 	exCreateProxy      // QJS_CreateFunctionProxy(ctx, fnID, ctxID, isAsync) JSValue
 	exportCount
 )
@@ -83,6 +84,7 @@ var exportNames = [exportCount]string{
 	exGetException:     "JS_GetException",
 	exThrowSyntaxError: "QJS_ThrowSyntaxError",
 	exThrowTypeError:   "QJS_ThrowTypeError",
+	exThrowRangeError:  "QJS_ThrowRangeError",
 	exCreateProxy:      "QJS_CreateFunctionProxy",
 }
 
