@@ -60,6 +60,11 @@ type cellRun struct {
 	idle *time.Timer
 
 	stats loopStats
+
+	// code is the printed code of the cell's module, and sites its reading for V8's error texts,
+	// made when the cell first creates an error (errtext.go).
+	code  string
+	sites *jssource.Sites
 }
 
 // loopStats counts a cell's turns per kind.
@@ -117,6 +122,7 @@ func (r *cellRun) run() {
 		r.fail(sourceRefusal(err))
 		return
 	}
+	r.code = prog.Code
 	if err := e.LoadModule(prog.Code + "\n"); err != nil {
 		r.engineFailure(err)
 		return
@@ -365,6 +371,8 @@ func (r *cellRun) Serve(msg string) engine.Reply {
 		}
 	case opExit:
 		r.exit()
+	case opStack:
+		return r.v8Stack(m.text)
 	}
 	return engine.Undefined()
 }
