@@ -203,7 +203,7 @@ for (const f of attempts) {
 }
 text(JSON.stringify(got));
 text(JSON.stringify(seen));`, []string{
-		`["string:unsupported import in exec","object:TypeError: cannot convert symbol to string",` +
+		`["string:unsupported import in exec","object:TypeError: Cannot convert a Symbol value to a string",` +
 			`"string:unsupported import in exec","string:unsupported import in exec",` +
 			`"string:unsupported import in exec","string:unsupported import in exec",` +
 			`"string:unsupported import in exec"]`,

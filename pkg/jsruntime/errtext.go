@@ -77,7 +77,6 @@ var fixedTexts = map[[2]string]string{
 	{"TypeError", "circular reference"}:                     "Converting circular structure to JSON",
 	{"TypeError", "cannot convert symbol to string"}:        "Cannot convert a Symbol value to a string",
 	{"TypeError", "toPrimitive"}:                            "Cannot convert object to primitive value",
-	{"TypeError", "cannot convert BigInt to number"}:        "Cannot mix BigInt and other types, use explicit conversions",
 	{"TypeError", "invalid 'instanceof' right operand"}:     "Right-hand side of 'instanceof' is not an object",
 }
 
@@ -103,6 +102,9 @@ func rewriteError(sites *jssource.Sites, name, message string, frames []errorFra
 	if len(frames) > 0 && !frames[0].native && !frames[0].called && frames[0].file == jssource.ModuleFile && sites != nil {
 		top, topOK = sites.At(frames[0].line, frames[0].col, true, prop)
 	}
+	// QuickJS's own SyntaxErrors (a module that does not link, JSON.parse) are at the position
+	// its parser reports, which is no call site to map.
+	rawTop := name == "SyntaxError" && !(topOK && top.New)
 	switch {
 	case name == "TypeError" && message == "not a function" && topOK && top.Callee != "":
 		if top.New {
@@ -116,6 +118,11 @@ func rewriteError(sites *jssource.Sites, name, message string, frames []errorFra
 		message = "Class constructor " + frames[0].fn + " cannot be invoked without 'new'"
 		frames = frames[1:]
 		topOK = false
+	case name == "TypeError" && message == "cannot convert BigInt to number":
+		message = "Cannot mix BigInt and other types, use explicit conversions"
+		if len(frames) > 0 && frames[0].native {
+			message = "Cannot convert a BigInt value to a number"
+		}
 	case name == "URIError" && len(frames) > 0 && frames[0].native:
 		message = "URI malformed"
 	case name == "RangeError" && message == "invalid number of digits" && len(frames) > 0 && frames[0].native && digitsTexts[frames[0].fn] != "":
@@ -123,8 +130,8 @@ func rewriteError(sites *jssource.Sites, name, message string, frames []errorFra
 	}
 	var b strings.Builder
 	for i, f := range frames {
-		if f.native && f.fn == "Array" {
-			continue // V8 shows no frame for its Array constructor
+		if f.native && (f.fn == "Array" || f.fn == "concat" && i == 0 && message == "Cannot convert a Symbol value to a string") {
+			continue // V8 shows no frame for its Array constructor, nor for a template's conversions
 		}
 		if b.Len() > 0 {
 			b.WriteByte('\n')
@@ -134,7 +141,7 @@ func rewriteError(sites *jssource.Sites, name, message string, frames []errorFra
 		case f.native:
 			b.WriteString(nativeName(sites, f, frames[i+1:]))
 			b.WriteString(" (<anonymous>)")
-		case f.file == jssource.ModuleFile && sites != nil:
+		case f.file == jssource.ModuleFile && sites != nil && !(i == 0 && rawTop):
 			line, col := f.line, f.col
 			if i == 0 && topOK {
 				line, col = top.Line, top.Column

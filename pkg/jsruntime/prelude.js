@@ -206,7 +206,7 @@
   // ownData reads a data property of v or of its prototypes without running any accessor;
   // inherited is false to read v's own only.
   function ownData(v, key, inherited) {
-    for (let o = v; isObject(o); o = inherited ? getPrototypeOf(o) : null) {
+    for (let o = v; isObject(o) || typeof o === "function"; o = inherited ? getPrototypeOf(o) : null) {
       const d = getOwnPropertyDescriptor(o, key);
       if (d !== undefined) return d.value;
     }
@@ -365,13 +365,16 @@
       if (typeof e === "symbol") return "";
       if (isObject(e) && typeof e.stack === "string") {
         const stack = e.stack;
-        const written = weakMapGet(stackFrames, e);
-        if (written !== undefined && written[0] === stack) {
-          const head = StringCtor(e);
-          return written[1] === "" ? head : head + "\n" + written[1];
+        // The stack hook wrote the stack (v8Stack): the header as String gives it now, and the
+        // frames; a stack the script assigned itself is kept as is.
+        if (e instanceof ErrorCtor) {
+          const written = weakMapGet(stackFrames, e);
+          if (written !== undefined && written[0] === stack) {
+            const head = StringCtor(e);
+            return written[1] === "" ? head : head + "\n" + written[1];
+          }
         }
-        // QuickJS's own stacks are bare frame lists ("    at f (file:1:2)\n"); a stack the
-        // script assigned itself is kept as is.
+        // QuickJS's own stacks are bare frame lists ("    at f (file:1:2)\n").
         if (e instanceof ErrorCtor && (stack === "" || stringStartsWith(stack, "    at "))) {
           const head = StringCtor(e);
           const frames = withoutPreludeFrames(stack);

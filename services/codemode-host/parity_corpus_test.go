@@ -14,7 +14,7 @@ func cells(name string, srcs ...string) parityCase { return parityCase{name: nam
 func parityCorpus() []parityCase {
 	var all []parityCase
 	for _, group := range [][]parityCase{
-		textCases(), notifyCases(), mediaCases(), contentCases(), errorCases(), exitCases(),
+		textCases(), notifyCases(), mediaCases(), contentCases(), errorCases(), v8TextCases(), exitCases(),
 		timerCases(), storeCases(), toolCases(), toolArgumentCases(), settledCases(),
 		truncationCases(), unicodeCases(), importCases(), globalCases(), yieldCases(), languageCases(),
 	} {
@@ -175,6 +175,31 @@ func errorCases() []parityCase {
 		one("throw/after-tool-call", `await tools.echo({}); throw "after tool"`),
 		one("throw/object-with-stack-property", `throw {stack: "not an error"}`),
 		one("throw/return-at-top-level", `text("a"); return; text("b")`),
+	}
+}
+
+// v8TextCases are the engine errors whose texts and frames codemode writes as V8 does (ADR 60,
+// docs/runtime-parity.md, V8's error texts).
+func v8TextCases() []parityCase {
+	return []parityCase{
+		one("v8text/tool-not-a-function", `tools.read_fle({})`),
+		one("v8text/method-not-a-function", "const o = {};\no.f()"),
+		one("v8text/not-a-constructor", `new 5`),
+		one("v8text/member-not-a-constructor", `const o = {}; new o.x()`),
+		one("v8text/read-of-undefined", `const o = {}; o.a.b`),
+		one("v8text/read-of-null-caught", `try { null.x } catch (e) { text(e.message); text(e.stack) }`),
+		one("v8text/invalid-array-length", `new Array(-1)`),
+		one("v8text/stringify-bigint", `JSON.stringify(1n)`),
+		one("v8text/stringify-cycle-path", `const o = {}; o.x = {y: [1, {z: o}]}; text(o)`),
+		one("v8text/const-assignment", `const a = 1; a = 2;`),
+		one("v8text/class-without-new", `class A {}; A()`),
+		one("v8text/symbol-to-string", "const s = Symbol();\n`${s}`"),
+		one("v8text/uri-malformed", `decodeURI("%")`),
+		one("v8text/named-function-frame", "function f() { throw new Error(\"x\") }\nf()"),
+		one("v8text/getter-frame", `const o = {get x() { throw new Error("g") }}; o.x`),
+		one("v8text/class-method-frame", `class A { m() { throw new Error("m") } }; new A().m()`),
+		one("v8text/error-subclass", `class MyError extends Error { constructor(m) { super(m); this.name = "MyError" } }; throw new MyError("mine")`),
+		one("v8text/stack-read-by-script", `try { throw new Error("boom") } catch (e) { text(e.stack) }`),
 	}
 }
 
