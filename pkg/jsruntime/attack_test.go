@@ -426,7 +426,7 @@ func TestAttackExportedThenDoesNotDecideTheOutcome(t *testing.T) {
 	}
 	// The keyword cannot hide behind an escape, nor the name behind a string: both are refused.
 	for src, errText := range map[string]string{
-		`text("start"); \u0065xport function then(resolve) { text("then was called") }`:          "SyntaxError: unexpected function in expression\n    at exec_main.mjs:1:28",
+		`text("start"); \u0065xport function then(resolve) { text("then was called") }`:          "SyntaxError: Unexpected token 'function'",
 		`text("start"); function f(r) { text("then was called") }; export { f as "th\u0065n" };`: "SyntaxError: identifier expected\n    at exec_main.mjs:1:24",
 	} {
 		jsruntime.ExpectFailure(t, s, src, errText, []string{})

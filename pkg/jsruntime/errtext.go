@@ -105,6 +105,12 @@ func rewriteError(sites *jssource.Sites, name, message string, frames []errorFra
 	// QuickJS's own SyntaxErrors (a module that does not link, JSON.parse) are at the position
 	// its parser reports, which is no call site to map.
 	rawTop := name == "SyntaxError" && !(topOK && top.New)
+	if rawTop && len(frames) == 1 && frames[0].file == jssource.ModuleFile && sites != nil {
+		// The module did not compile: V8 reports its message alone.
+		if m := sites.CompileMessage(message, frames[0].line, frames[0].col); m != "" {
+			return m, ""
+		}
+	}
 	switch {
 	case name == "TypeError" && message == "not a function" && topOK && top.Callee != "":
 		if top.New {

@@ -119,7 +119,7 @@ func (r *cellRun) run() {
 	// QuickJS runs only code our parser printed, cleared of imports (internal/jssource).
 	prog, err := jssource.Module(r.req.Source)
 	if err != nil {
-		r.fail(sourceRefusal(err))
+		r.fail(sourceRefusal(r.req.Source, err))
 		return
 	}
 	r.code = prog.Code
@@ -434,11 +434,17 @@ func (r *cellRun) offer(length int) engine.Reply {
 // Fault fails the cell for a forged bridge message (engine.Host).
 func (r *cellRun) Fault(err error) { r.fail(err.Error()) }
 
-// sourceRefusal is the error text of a cell whose source cannot run: Codex's import error, a
-// syntax error that reads like QuickJS's own, or the transform's internal refusal.
-func sourceRefusal(err error) string {
+// sourceRefusal is the error text of a cell whose source src cannot run: Codex's import error, a
+// syntax error with V8's message and no position as V8 reports it (ADR 60) or, where V8's message
+// is not known, one that reads like QuickJS's own, or the transform's internal refusal.
+func sourceRefusal(src string, err error) string {
 	var imp *jssource.ImportError
 	var syn *jssource.SyntaxError
+	if errors.As(err, &syn) {
+		if m := syn.V8Message(src); m != "" {
+			return "SyntaxError: " + m
+		}
+	}
 	if errors.As(err, &imp) || errors.As(err, &syn) {
 		return err.Error()
 	}

@@ -200,6 +200,16 @@ func v8TextCases() []parityCase {
 		one("v8text/class-method-frame", `class A { m() { throw new Error("m") } }; new A().m()`),
 		one("v8text/error-subclass", `class MyError extends Error { constructor(m) { super(m); this.name = "MyError" } }; throw new MyError("mine")`),
 		one("v8text/stack-read-by-script", `try { throw new Error("boom") } catch (e) { text(e.stack) }`),
+		one("v8syntax/end-of-input", `foo(`),
+		one("v8syntax/redeclared", `let x = 1; let x = 2;`),
+		one("v8syntax/const-without-initializer", `const x;`),
+		one("v8syntax/unexpected-identifier", `a b`),
+		one("v8syntax/unexpected-token", `for (let i = 0; i < 3; i++ {}`),
+		one("v8syntax/unterminated-string", `"abc`),
+		one("v8syntax/reserved-word-name", `const static = 1`),
+		one("v8syntax/illegal-break", `break`),
+		one("v8syntax/invalid-assignment-target", `1 = 2`),
+		one("v8syntax/leading-zero", `a = 08`),
 	}
 }
 
