@@ -2,9 +2,9 @@ package jsruntime
 
 import (
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/codemodehq/codemode/pkg/jsruntime/internal/engine"
 	"github.com/codemodehq/codemode/pkg/jsruntime/internal/jssource"
@@ -28,8 +28,10 @@ type errorFrame struct {
 	called bool
 }
 
-// v8Stack answers the stack hook: payload is JSON [name, message, [[fn, file, line, col,
-// native, called], ...]]; the reply is JSON [message, frames text].
+// v8Stack answers the stack hook: payload is JSON [name, message, then for each frame fn, file,
+// line, col, flags ("n" native, "c" a call)]. The reply is "=" and the frames text when the
+// message stays, else "!", the new message's length in UTF-16 units, ":", the message and the
+// frames text: the prelude reads it with slices.
 func (r *cellRun) v8Stack(payload string) engine.Reply {
 	name, message, frames, ok := decodeStack(payload)
 	if !ok {
@@ -40,33 +42,47 @@ func (r *cellRun) v8Stack(payload string) engine.Reply {
 		r.sites = jssource.NewSites(r.code)
 	}
 	msg, text := rewriteError(r.sites, name, message, frames)
-	b, _ := json.Marshal([2]string{msg, text})
-	return engine.String(string(b))
+	if msg == message {
+		return engine.String("=" + text)
+	}
+	return engine.String("!" + strconv.Itoa(len(utf16.Encode([]rune(msg)))) + ":" + msg + text)
 }
 
 func decodeStack(payload string) (name, message string, frames []errorFrame, ok bool) {
-	var raw [3]json.RawMessage
-	if json.Unmarshal([]byte(payload), &raw) != nil || json.Unmarshal(raw[0], &name) != nil || json.Unmarshal(raw[1], &message) != nil {
+	var list []any
+	if json.Unmarshal([]byte(payload), &list) != nil || len(list) < 2 || (len(list)-2)%5 != 0 {
 		return "", "", nil, false
 	}
-	var list [][6]any
-	if json.Unmarshal(raw[2], &list) != nil {
+	name, ok1 := list[0].(string)
+	message, ok2 := list[1].(string)
+	if !ok1 || !ok2 {
 		return "", "", nil, false
 	}
-	for _, f := range list {
-		fn, _ := f[0].(string)
-		file, _ := f[1].(string)
-		line, _ := f[2].(float64)
-		col, _ := f[3].(float64)
-		native, _ := f[4].(bool)
-		called, _ := f[5].(bool)
-		frames = append(frames, errorFrame{fn: fn, file: file, line: int(line), col: int(col), native: native, called: called})
+	for i := 2; i < len(list); i += 5 {
+		fn, _ := list[i].(string)
+		file, _ := list[i+1].(string)
+		line, _ := list[i+2].(float64)
+		col, _ := list[i+3].(float64)
+		flags, _ := list[i+4].(string)
+		frames = append(frames, errorFrame{fn: fn, file: file, line: int(line), col: int(col), native: flags == "n", called: flags == "c"})
 	}
 	return name, message, frames, true
 }
 
-// readFailure is QuickJS's text for a property read of undefined or null.
-var readFailure = regexp.MustCompile(`^cannot read property '(.*)' of (undefined|null)$`)
+// readFailure returns the property and the value of QuickJS's text for a property read of
+// undefined or null ("cannot read property 'x' of undefined").
+func readFailure(message string) (prop, of string, ok bool) {
+	rest, found := strings.CutPrefix(message, "cannot read property '")
+	if !found {
+		return "", "", false
+	}
+	for _, of := range []string{"undefined", "null"} {
+		if p, found := strings.CutSuffix(rest, "' of "+of); found {
+			return p, of, true
+		}
+	}
+	return "", "", false
+}
 
 // fixedTexts are QuickJS's messages whose V8 text needs nothing from the code: name and
 // QuickJS's message to V8's message.
@@ -91,16 +107,22 @@ var digitsTexts = map[string]string{
 // the cell has no code (an error before the module loaded).
 func rewriteError(sites *jssource.Sites, name, message string, frames []errorFrame) (string, string) {
 	prop := ""
-	if m := readFailure.FindStringSubmatch(message); m != nil && name == "TypeError" {
-		prop = m[1]
-		message = "Cannot read properties of " + m[2] + " (reading '" + m[1] + "')"
+	if p, of, ok := readFailure(message); ok && name == "TypeError" {
+		prop = p
+		message = "Cannot read properties of " + of + " (reading '" + p + "')"
 	} else if v8, ok := fixedTexts[[2]string{name, message}]; ok {
 		message = v8
 	}
 	var top jssource.Site
 	topOK := false
-	if len(frames) > 0 && !frames[0].native && !frames[0].called && frames[0].file == jssource.ModuleFile && sites != nil {
+	// topFrame: the error was made in the cell's own code, whose position Sites can read.
+	topFrame := len(frames) > 0 && !frames[0].native && !frames[0].called && frames[0].file == jssource.ModuleFile && sites != nil
+	if topFrame {
 		top, topOK = sites.At(frames[0].line, frames[0].col, true, prop)
+		if message == "not a function" && (!topOK || top.Callee == "") {
+			// QuickJS reports a call with arguments inside them: the call is the one open there.
+			top, topOK = sites.At(frames[0].line, frames[0].col, false, "")
+		}
 	}
 	// QuickJS's own SyntaxErrors (a module that does not link, JSON.parse) are at the position
 	// its parser reports, which is no call site to map.
@@ -117,6 +139,16 @@ func rewriteError(sites *jssource.Sites, name, message string, frames []errorFra
 			message = top.Callee + " is not a constructor"
 		} else {
 			message = top.Callee + " is not a function"
+		}
+	case name == "TypeError" && message == "value is not iterable" && topFrame:
+		if text, st, ok := sites.Iterable(frames[0].line, frames[0].col); ok {
+			message = text + " is not iterable"
+			top, topOK = st, true
+		}
+	case name == "TypeError" && message == "Cannot convert undefined or null to object" && topFrame:
+		if text, st, ok := sites.Destructure(frames[0].line, frames[0].col); ok {
+			message = text
+			top, topOK = st, true
 		}
 	case name == "TypeError" && strings.HasSuffix(message, " is read-only") && topOK && top.Assignment:
 		message = "Assignment to constant variable."
@@ -195,5 +227,18 @@ func nativeName(sites *jssource.Sites, f errorFrame, callers []errorFrame) strin
 	if holder, method, found := strings.Cut(s.Callee, "."); found && globalHolders[holder] && method == f.fn {
 		return s.Callee
 	}
+	if typ := receiverTypes[f.fn]; typ != "" && strings.HasSuffix(s.Callee, "."+f.fn) {
+		return typ + "." + f.fn
+	}
 	return f.fn
+}
+
+// receiverTypes name the type V8 shows before a native method that only one builtin type has
+// (V8 names the receiver's type: Array.map).
+var receiverTypes = map[string]string{
+	"map": "Array", "filter": "Array", "reduce": "Array", "reduceRight": "Array", "find": "Array",
+	"findIndex": "Array", "findLast": "Array", "findLastIndex": "Array", "some": "Array", "every": "Array",
+	"flatMap": "Array", "forEach": "Array", "sort": "Array", "toSorted": "Array", "splice": "Array", "push": "Array",
+	"repeat": "String", "padStart": "String", "padEnd": "String", "normalize": "String",
+	"localeCompare": "String", "toFixed": "Number", "toPrecision": "Number", "toExponential": "Number",
 }

@@ -150,12 +150,15 @@
   // prelude's frames, and the native frame a prelude function called, are left out, and so are
   // the frames of the error's own constructors (V8 starts below them).
   function v8Stack(err, sites) {
-    const frames = list();
-    let name = "Error";
-    let message = "";
+    // The request is a flat list: name, message, then five entries a frame (function name, file,
+    // line, column, flags: "n" native, "c" a call, "" the frame that made the error).
+    const request = list();
+    request[0] = "Error";
+    request[1] = "";
     try {
-      const ctors = errorConstructors(err);
-      let leading = true;
+      const proto = getPrototypeOf(err);
+      const ctors = setHas(builtinErrorProtos, proto) ? undefined : errorConstructors(proto);
+      let leading = ctors !== undefined;
       let called = false; // a frame left out came first: the frames from here on are calls
       for (let i = 0; i < sites.length; i++) {
         const site = sites[i];
@@ -171,28 +174,51 @@
             called = true;
             continue;
           }
-        } else if (leading && ctors !== undefined && setHas(ctors, site.getFunction())) {
+        } else if (leading && setHas(ctors, site.getFunction())) {
           continue;
         }
         leading = false;
         const fn = site.getFunctionName();
-        frames[frames.length] = [typeof fn === "string" ? fn : "", native ? "" : StringCtor(file), site.getLineNumber(), site.getColumnNumber(), native, called];
+        const at = request.length;
+        request[at] = typeof fn === "string" ? fn : "";
+        request[at + 1] = native ? "" : file;
+        request[at + 2] = site.getLineNumber();
+        request[at + 3] = site.getColumnNumber();
+        request[at + 4] = native ? "n" : called ? "c" : "";
       }
       const n = ownData(err, "name", true);
-      if (typeof n === "string") name = n;
+      if (typeof n === "string") request[0] = n;
       const m = ownData(err, "message", false);
-      if (typeof m === "string") message = m;
+      if (typeof m === "string") request[1] = m;
     } catch (_) {
       // A site or a property QuickJS could not read: the frames gathered so far.
     }
+    const name = request[0];
+    let message = request[1];
     let framesText = "";
     try {
-      const reply = jsonParse(host(OP.stack + jsonStringify([name, message, setPrototypeOf(frames, ArrayProto)])));
-      if (reply[0] !== message) {
-        message = reply[0];
+      // The reply is "=" and the frames, or "!", the new message's length (UTF-16 units), ":",
+      // the message and the frames.
+      // A loop that makes the same error again asks Go once: the bridge call is most of what
+      // an error costs. The cache is the cell's: every cell starts from the prelude's image.
+      const key = jsonStringify(request);
+      let reply = mapGet(stackReplies, key);
+      if (reply === undefined) {
+        reply = host(OP.stack + key);
+        if (stackRepliesKept < STACK_REPLIES_MAX) {
+          mapSet(stackReplies, key, reply);
+          stackRepliesKept++;
+        }
+      }
+      if (reply[0] === "=") {
+        framesText = stringSlice(reply, 1);
+      } else {
+        const colon = stringIndexOf(reply, ":");
+        const end = colon + 1 + NumberCtor(stringSlice(reply, 1, colon));
+        message = stringSlice(reply, colon + 1, end);
+        framesText = stringSlice(reply, end);
         defineProperty(err, "message", { value: message, writable: true, configurable: true, enumerable: false });
       }
-      framesText = reply[1];
     } catch (_) {
       // No cell is running (the prelude itself is being set up): the header alone.
     }
@@ -201,7 +227,17 @@
     if (isObject(err)) weakMapSet(stackFrames, err, [stack, framesText]);
     return stack;
   }
-  const ArrayProto = Array.prototype;
+
+  const stackReplies = new MapCtor();
+  const STACK_REPLIES_MAX = 256;
+  let stackRepliesKept = 0;
+
+  // builtinErrorProtos are the prototypes of the engine's errors: an error made from one has no
+  // constructor of the script's to leave out.
+  const builtinErrorProtos = new SetCtor([
+    ErrorCtor.prototype, TypeError.prototype, RangeError.prototype, SyntaxError.prototype,
+    ReferenceError.prototype, EvalError.prototype, URIError.prototype, AggregateError.prototype,
+  ]);
 
   // ownData reads a data property of v or of its prototypes without running any accessor;
   // inherited is false to read v's own only.
@@ -213,11 +249,11 @@
     return undefined;
   }
 
-  // errorConstructors are the constructors on err's prototype chain below Error.prototype (the
+  // errorConstructors are the constructors on a prototype chain below Error.prototype (the
   // script's error classes), or undefined.
-  function errorConstructors(err) {
+  function errorConstructors(proto) {
     let out;
-    for (let p = isObject(err) ? getPrototypeOf(err) : null; isObject(p) && p !== ErrorCtor.prototype; p = getPrototypeOf(p)) {
+    for (let p = proto; isObject(p) && p !== ErrorCtor.prototype; p = getPrototypeOf(p)) {
       const c = ownData(p, "constructor", false);
       if (typeof c === "function") {
         if (out === undefined) out = new SetCtor();

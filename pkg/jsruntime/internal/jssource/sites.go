@@ -180,20 +180,121 @@ func (s *Sites) unmatchedOpen(i int, open js.TokenType) int {
 	return -1
 }
 
-// chainStart returns the first token of the member chain whose last name is at i.
+// chainStart returns the first token of the member chain whose last part starts at i: names
+// joined by dots, calls and computed members (a.b(…).c, a[0].d, (x).e).
 func (s *Sites) chainStart(i int) int {
 	j := i
-	for j >= 2 {
-		switch s.toks[j-1].tt {
-		case js.DotToken, js.OptChainToken:
-			if isName(s.toks[j-2]) {
-				j -= 2
-				continue
-			}
+	for j >= 2 && (s.toks[j-1].tt == js.DotToken || s.toks[j-1].tt == js.OptChainToken) {
+		start, ok := s.objectStart(j - 2)
+		if !ok {
+			break
 		}
-		break
+		j = start
+	}
+	if j >= 1 && s.toks[j].tt == js.OpenBracketToken {
+		if start, ok := s.objectStart(j - 1); ok {
+			j = start
+		}
 	}
 	return j
+}
+
+// objectStart returns the first token of the object expression that ends at token k, when it is
+// a name, a call, a computed member or a parenthesized expression.
+func (s *Sites) objectStart(k int) (int, bool) {
+	for {
+		t := s.toks[k]
+		switch {
+		case t.tt == js.CloseParenToken || t.tt == js.CloseBracketToken:
+			open := s.matchingOpen(k)
+			if open < 0 {
+				return 0, false
+			}
+			if open > 0 && s.isObjectEnd(open-1) {
+				k = open - 1 // a call or a computed member: its callee or object
+				continue
+			}
+			return open, true // a parenthesized expression or an array literal
+		case isName(t) && k > 1 && (s.toks[k-1].tt == js.DotToken || s.toks[k-1].tt == js.OptChainToken):
+			if start, ok := s.objectStart(k - 2); ok {
+				return start, true
+			}
+			return k, true
+		case t.tt == js.IdentifierToken || t.tt == js.ThisToken || t.tt == js.SuperToken:
+			return k, true
+		}
+		return 0, false
+	}
+}
+
+// isObjectEnd reports whether token k can end the callee of a call or the object of a member:
+// a name that is not a keyword (or is a property name), or a closing bracket.
+func (s *Sites) isObjectEnd(k int) bool {
+	t := s.toks[k]
+	switch {
+	case t.tt == js.IdentifierToken, t.tt == js.ThisToken, t.tt == js.CloseParenToken, t.tt == js.CloseBracketToken:
+		return true
+	case isName(t):
+		return k > 0 && (s.toks[k-1].tt == js.DotToken || s.toks[k-1].tt == js.OptChainToken)
+	}
+	return false
+}
+
+// matchingOpen returns the index of the bracket that opens the one that closes at k, or -1.
+func (s *Sites) matchingOpen(k int) int {
+	depth := 0
+	for j := k; j >= 0; j-- {
+		switch s.toks[j].tt {
+		case js.CloseParenToken, js.CloseBracketToken, js.CloseBraceToken, js.TemplateEndToken:
+			depth++
+		case js.OpenParenToken, js.OpenBracketToken, js.OpenBraceToken, js.TemplateStartToken:
+			depth--
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+// render prints the expression from token i to token j as V8 names a callee: a call's arguments
+// as "(...)", a parenthesized expression as "(intermediate value)", a member named by a string
+// literal with a dot.
+func (s *Sites) render(i, j int) string {
+	var b strings.Builder
+	for k := i; k <= j; k++ {
+		t := s.toks[k]
+		switch t.tt {
+		case js.OpenParenToken:
+			close := s.matching(k)
+			if close < 0 || close > j {
+				return s.text(i, j)
+			}
+			if k > i && s.isObjectEnd(k-1) {
+				b.WriteString("(...)")
+			} else {
+				b.WriteString("(intermediate value)")
+			}
+			k = close
+		case js.OpenBracketToken:
+			close := s.matching(k)
+			if close < 0 || close > j {
+				return s.text(i, j)
+			}
+			if close == k+2 && s.toks[k+1].tt == js.StringToken {
+				if name := s.toks[k+1].text; len(name) > 2 && js.IsIdentifierStart([]byte(name[1:])) && !strings.ContainsAny(name[1:len(name)-1], "\\ .-") {
+					b.WriteString("." + name[1:len(name)-1])
+					k = close
+					continue
+				}
+			}
+			b.WriteString(s.text(k, close))
+			k = close
+		default:
+			b.WriteString(t.text)
+		}
+	}
+	return b.String()
 }
 
 // text returns the source from token i to token j, both included.
@@ -216,6 +317,14 @@ func (s *Sites) At(line, col int, top bool, prop string) (Site, bool) {
 		return Site{}, false
 	}
 	i := s.tokenAt(off)
+	if s.toks[i].tt == js.OpenBracketToken && i > 0 && (s.toks[i-1].tt == js.IdentifierToken || s.toks[i-1].tt == js.ThisToken) {
+		i-- // QuickJS reports a computed member at its "[": the chain starts at the object
+	}
+	if prop != "" && top && !isName(s.toks[i]) && s.toks[i].tt != js.ThisToken {
+		if j := s.nextRead(i, prop); j >= 0 {
+			return s.site(j), true
+		}
+	}
 	if !isName(s.toks[i]) && s.toks[i].tt != js.ThisToken {
 		if top || s.toks[i].tt != js.IntegerToken && s.toks[i].tt != js.DecimalToken && s.toks[i].tt != js.StringToken {
 			if i > 0 && s.toks[i-1].tt == js.NewToken {
@@ -235,17 +344,24 @@ func (s *Sites) At(line, col int, top bool, prop string) (Site, bool) {
 				return s.site(j), true
 			}
 		}
+		if j := s.nextRead(i, prop); top && j >= 0 {
+			return s.site(j), true
+		}
 	}
 	if start > 0 && s.toks[start-1].tt == js.NewToken {
 		st := s.site(start - 1)
-		st.Callee, st.New = s.text(start, end), true
+		st.Callee, st.New = s.render(start, end), true
 		return st, true
 	}
 	if end+1 < len(s.toks) {
 		switch next := s.toks[end+1]; next.tt {
 		case js.OpenParenToken, js.TemplateToken, js.TemplateStartToken:
+			// V8's column is the method's name, or the "(" after a computed member.
 			st := s.site(last)
-			st.Callee = s.text(start, end)
+			if s.toks[end].tt == js.CloseBracketToken {
+				st = s.site(end + 1)
+			}
+			st.Callee = s.render(start, end)
 			return st, true
 		case js.EqToken:
 			if top {
@@ -258,21 +374,39 @@ func (s *Sites) At(line, col int, top bool, prop string) (Site, bool) {
 	if !top {
 		// A call frame whose position is inside the call's arguments: the call is the
 		// innermost one open around it.
-		if open := s.unmatchedOpen(i, js.OpenParenToken); open > 0 && isName(s.toks[open-1]) {
+		if open := s.unmatchedOpen(i, js.OpenParenToken); open > 0 && s.isObjectEnd(open-1) {
 			calleeLast := open - 1
-			start := s.chainStart(calleeLast)
+			start, ok := s.objectStart(calleeLast)
+			if !ok {
+				start = calleeLast
+			}
 			if start > 0 && s.toks[start-1].tt == js.NewToken {
 				st := s.site(start - 1)
-				st.Callee, st.New = s.text(start, calleeLast), true
+				st.Callee, st.New = s.render(start, calleeLast), true
 				return st, true
 			}
 			st := s.site(calleeLast)
-			st.Callee = s.text(start, calleeLast)
+			if s.toks[calleeLast].tt == js.CloseBracketToken {
+				st = s.site(open)
+			}
+			st.Callee = s.render(start, calleeLast)
 			return st, true
 		}
 		return s.site(last), true
 	}
 	return s.site(i), true
+}
+
+// nextRead returns the first ".prop" after token i, within a few hundred tokens, or -1: QuickJS
+// reports some reads (in an arrow function's body, in a statement it reports at its line's
+// start) before the read itself.
+func (s *Sites) nextRead(i int, prop string) int {
+	for j := i + 1; j < len(s.toks) && j < i+300; j++ {
+		if isName(s.toks[j]) && s.toks[j].text == prop && (s.toks[j-1].tt == js.DotToken || s.toks[j-1].tt == js.OptChainToken) {
+			return j
+		}
+	}
+	return -1
 }
 
 // FunctionName returns V8's name for a frame of the function named name (QuickJS's name) whose
@@ -349,4 +483,167 @@ func (s *Sites) className(i int) string {
 		}
 	}
 	return ""
+}
+
+// Iterable returns the source text and V8's site of the value a for-of statement or an array
+// destructuring found not iterable, where QuickJS reported the statement (line, col).
+func (s *Sites) Iterable(line, col int) (string, Site, bool) {
+	off, ok := s.offset(line, col)
+	if !ok || len(s.toks) == 0 {
+		return "", Site{}, false
+	}
+	i := s.tokenAt(off)
+	if t := s.toks[i].tt; t != js.ForToken && t != js.EqToken {
+		// QuickJS may report the statement at its line's start: the first for-of or array
+		// pattern declared after it.
+		for j := i; j+1 < len(s.toks) && j < i+300; j++ {
+			if s.toks[j].tt == js.ForToken {
+				i = j
+				break
+			}
+			if t := s.toks[j].tt; (t == js.ConstToken || t == js.LetToken || t == js.VarToken) && s.toks[j+1].tt == js.OpenBracketToken {
+				if close := s.matching(j + 1); close > 0 && close+1 < len(s.toks) && s.toks[close+1].tt == js.EqToken {
+					i = close + 1
+					break
+				}
+			}
+		}
+	}
+	switch s.toks[i].tt {
+	case js.ForToken:
+		p := i + 1
+		if p < len(s.toks) && s.toks[p].tt == js.AwaitToken {
+			p++
+		}
+		if p >= len(s.toks) || s.toks[p].tt != js.OpenParenToken {
+			return "", Site{}, false
+		}
+		close := s.matching(p)
+		depth := 0
+		for k := p + 1; k < close; k++ {
+			switch s.toks[k].tt {
+			case js.OpenParenToken, js.OpenBracketToken, js.OpenBraceToken:
+				depth++
+			case js.CloseParenToken, js.CloseBracketToken, js.CloseBraceToken:
+				depth--
+			}
+			if depth == 0 && s.toks[k].text == "of" && k+1 < close {
+				return s.text(k+1, close-1), s.valueSite(k+1, close-1), true
+			}
+		}
+	case js.EqToken:
+		if end := s.expressionEnd(i + 1); end > i {
+			return s.text(i+1, end), s.valueSite(i+1, end), true
+		}
+	}
+	return "", Site{}, false
+}
+
+// valueSite is V8's site of the value from token i to token j: the last name of a member chain
+// (r.items at items), else where the value starts.
+func (s *Sites) valueSite(i, j int) Site {
+	if end, last := s.chainEnd(i); end == j && isName(s.toks[last]) {
+		return s.site(last)
+	}
+	return s.site(i)
+}
+
+// expressionEnd returns the last token of the expression that starts at token i: the token
+// before the ";" or "," or closing bracket that ends it at its depth, or before a new line.
+func (s *Sites) expressionEnd(i int) int {
+	depth := 0
+	line, _ := s.position(s.toks[i].off)
+	for k := i; k < len(s.toks); k++ {
+		t := s.toks[k]
+		if depth == 0 && k > i {
+			if l, _ := s.position(t.off); l != line {
+				return k - 1
+			}
+		}
+		switch t.tt {
+		case js.OpenParenToken, js.OpenBracketToken, js.OpenBraceToken, js.TemplateStartToken:
+			depth++
+		case js.CloseParenToken, js.CloseBracketToken, js.CloseBraceToken, js.TemplateEndToken:
+			if depth == 0 {
+				return k - 1
+			}
+			depth--
+		case js.SemicolonToken, js.CommaToken:
+			if depth == 0 {
+				return k - 1
+			}
+		}
+	}
+	return len(s.toks) - 1
+}
+
+// Destructure returns V8's message and site for an object pattern whose value is undefined or
+// null (QuickJS: "Cannot convert undefined or null to object"), where QuickJS reported the
+// declaration or the function (line, col).
+func (s *Sites) Destructure(line, col int) (string, Site, bool) {
+	off, ok := s.offset(line, col)
+	if !ok || len(s.toks) == 0 {
+		return "", Site{}, false
+	}
+	i := s.tokenAt(off)
+	if t := s.toks[i].tt; t != js.FunctionToken && t != js.AsyncToken && !(i+1 < len(s.toks) && s.toks[i+1].tt == js.OpenBraceToken) {
+		// QuickJS may report the declaration at its line's start: the first object pattern
+		// declared after it.
+		for j := i; j+1 < len(s.toks) && j < i+300; j++ {
+			if t := s.toks[j].tt; (t == js.ConstToken || t == js.LetToken || t == js.VarToken) && s.toks[j+1].tt == js.OpenBraceToken {
+				i = j
+				break
+			}
+		}
+	}
+	var open int
+	of := "undefined"
+	switch s.toks[i].tt {
+	case js.ConstToken, js.LetToken, js.VarToken:
+		open = i + 1
+		if open >= len(s.toks) || s.toks[open].tt != js.OpenBraceToken {
+			return "", Site{}, false
+		}
+		close := s.matching(open)
+		if close < 0 || close+2 >= len(s.toks) || s.toks[close+1].tt != js.EqToken {
+			return "", Site{}, false
+		}
+		end := s.expressionEnd(close + 2)
+		if end < close+2 {
+			return "", Site{}, false
+		}
+		of = s.text(close+2, end)
+		if of == "null" {
+			return destructureText(s, open, "null", "null")
+		}
+		return destructureText(s, open, of, "undefined")
+	case js.FunctionToken, js.AsyncToken:
+		for k := i + 1; k < len(s.toks) && k < i+6; k++ {
+			if s.toks[k].tt == js.OpenParenToken {
+				if k+1 < len(s.toks) && s.toks[k+1].tt == js.OpenBraceToken {
+					return destructureText(s, k+1, "undefined", "undefined")
+				}
+				break
+			}
+		}
+	}
+	return "", Site{}, false
+}
+
+// destructureText is V8's message for the object pattern that opens at token open.
+func destructureText(s *Sites, open int, of, is string) (string, Site, bool) {
+	if open+1 < len(s.toks) && s.toks[open+1].tt == js.CloseBraceToken {
+		return "Cannot destructure '" + of + "' as it is " + is + ".", s.site(open), true
+	}
+	close := s.matching(open)
+	for k := open + 1; k < close; k++ {
+		if t := s.toks[k].tt; t == js.OpenBraceToken || t == js.OpenBracketToken {
+			// A nested pattern: which level met undefined is not known from the code.
+			return "", Site{}, false
+		}
+	}
+	if open+1 < len(s.toks) && isName(s.toks[open+1]) {
+		return "Cannot destructure property '" + s.toks[open+1].text + "' of '" + of + "' as it is " + is + ".", s.site(open + 1), true
+	}
+	return "", Site{}, false
 }

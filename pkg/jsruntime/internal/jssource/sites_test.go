@@ -59,3 +59,21 @@ func TestSitesFunctionName(t *testing.T) {
 		}
 	}
 }
+
+func TestSitesIterable(t *testing.T) {
+	// QuickJS reports these statements at the start of their line.
+	for _, c := range []struct {
+		code string
+		text string
+		col  int
+	}{
+		{`const [a] = {};`, "{}", 13},
+		{`const o = {}; for (const x of o) {}`, "o", 31},
+		{`const r = {items: 1}; for (const [k, v] of r.items) {}`, "r.items", 46},
+	} {
+		text, st, ok := NewSites(c.code).Iterable(1, 1)
+		if !ok || text != c.text || st.Column != c.col {
+			t.Errorf("%q: got %q %+v %v, want %q at %d", c.code, text, st, ok, c.text, c.col)
+		}
+	}
+}
