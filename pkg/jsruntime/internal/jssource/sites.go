@@ -262,7 +262,20 @@ func (s *Sites) matchingOpen(k int) int {
 // literal with a dot.
 func (s *Sites) render(i, j int) string {
 	var b strings.Builder
-	for k := i; k <= j; k++ {
+	k0 := i
+	if i > 0 && s.toks[i-1].tt == js.NewToken {
+		// new A().m: the object is the new expression's value.
+		for k := i; k <= j; k++ {
+			if s.toks[k].tt == js.OpenParenToken {
+				if close := s.matching(k); close > 0 && close < j {
+					b.WriteString("(intermediate value)")
+					k0 = close + 1
+				}
+				break
+			}
+		}
+	}
+	for k := k0; k <= j; k++ {
 		t := s.toks[k]
 		switch t.tt {
 		case js.OpenParenToken:
@@ -348,7 +361,7 @@ func (s *Sites) At(line, col int, top bool, prop string) (Site, bool) {
 			return s.site(j), true
 		}
 	}
-	if start > 0 && s.toks[start-1].tt == js.NewToken {
+	if s.newOf(start, end) {
 		st := s.site(start - 1)
 		st.Callee, st.New = s.render(start, end), true
 		return st, true
@@ -380,7 +393,7 @@ func (s *Sites) At(line, col int, top bool, prop string) (Site, bool) {
 			if !ok {
 				start = calleeLast
 			}
-			if start > 0 && s.toks[start-1].tt == js.NewToken {
+			if s.newOf(start, calleeLast) {
 				st := s.site(start - 1)
 				st.Callee, st.New = s.render(start, calleeLast), true
 				return st, true
@@ -395,6 +408,20 @@ func (s *Sites) At(line, col int, top bool, prop string) (Site, bool) {
 		return s.site(last), true
 	}
 	return s.site(i), true
+}
+
+// newOf reports whether the callee from token start to token end is a new expression's: a "new"
+// before it, and no call inside it (new A().m() calls m).
+func (s *Sites) newOf(start, end int) bool {
+	if start == 0 || s.toks[start-1].tt != js.NewToken {
+		return false
+	}
+	for k := start + 1; k <= end; k++ {
+		if s.toks[k].tt == js.OpenParenToken {
+			return false
+		}
+	}
+	return true
 }
 
 // nextRead returns the first ".prop" after token i, within a few hundred tokens, or -1: QuickJS

@@ -32,6 +32,11 @@ func TestSitesAt(t *testing.T) {
 		{`const a = 1; a = 2;`, 1, 13, true, "", 16, "", false},
 		{`const f = 5; f` + "``", 1, 13, true, "", 14, "f", false},
 		{"function f(){ throw new Error(\"x\") }\nf()", 2, 1, false, "", 1, "f", false},
+		{`class A { m() { throw new Error("m") } }; new A().m()`, 1, 50, false, "", 51, "(intermediate value).m", false},
+		{`const o = {a: () => ({})}; o.a().b()`, 1, 33, true, "", 34, "o.a(...).b", false},
+		{`const o = {}; o["x"]()`, 1, 15, true, "", 21, "o.x", false},
+		{`const a = [1]; a[0]()`, 1, 16, true, "", 20, "a[0]", false},
+		{`(await tools.echo({})).foo()`, 1, 23, true, "", 24, "(intermediate value).foo", false},
 	} {
 		got, ok := NewSites(c.code).At(c.line, c.col, c.top, c.prop)
 		if !ok || got.Column != c.wantCol || got.Callee != c.wantCallee || got.New != c.wantNew {
