@@ -58,7 +58,9 @@ func decodeStack(payload string) (name, message string, frames []errorFrame, ok 
 	if !ok1 || !ok2 {
 		return "", "", nil, false
 	}
-	for i := 2; i < len(list); i += 5 {
+	// QuickJS gives as many frames as Error.stackTraceLimit, which the script sets: the frames past
+	// maxErrorFrames are dropped, so that no error costs Go more than that many frames' reading.
+	for i := 2; i < len(list) && len(frames) < maxErrorFrames; i += 5 {
 		fn, _ := list[i].(string)
 		file, _ := list[i+1].(string)
 		line, _ := list[i+2].(float64)
@@ -68,6 +70,9 @@ func decodeStack(payload string) (name, message string, frames []errorFrame, ok 
 	}
 	return name, message, frames, true
 }
+
+// maxErrorFrames is the most frames an error's stack shows (V8 shows 10 by default).
+const maxErrorFrames = 100
 
 // readFailure returns the property and the value of QuickJS's text for a property read of
 // undefined or null ("cannot read property 'x' of undefined").

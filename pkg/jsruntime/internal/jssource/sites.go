@@ -1,6 +1,7 @@
 package jssource
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/tdewolff/parse/v2"
@@ -88,20 +89,14 @@ func (s *Sites) offset(line, col int) (int, bool) {
 
 // tokenAt returns the index of the token at or before off.
 func (s *Sites) tokenAt(off int) int {
-	i := 0
-	for i+1 < len(s.toks) && s.toks[i+1].off <= off {
-		i++
-	}
-	return i
+	i := sort.Search(len(s.toks), func(i int) bool { return s.toks[i].off > off })
+	return max(i-1, 0)
 }
 
 // position returns V8's line and column of an offset (columns in bytes: the printed code of a
 // line before a non-ASCII character is rarely where an error is).
 func (s *Sites) position(off int) (int, int) {
-	line := 1
-	for line < len(s.lines) && s.lines[line] <= off {
-		line++
-	}
+	line := sort.Search(len(s.lines), func(i int) bool { return s.lines[i] > off })
 	return line, off - s.lines[line-1] + 1
 }
 
