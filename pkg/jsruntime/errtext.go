@@ -171,6 +171,10 @@ func rewriteError(sites *jssource.Sites, name, message string, frames []errorFra
 	case name == "RangeError" && message == "invalid number of digits" && len(frames) > 0 && frames[0].native && digitsTexts[frames[0].fn] != "":
 		message = digitsTexts[frames[0].fn]
 	}
+	if name == "SyntaxError" && len(frames) > 1 && frames[0].file == jssource.EvalFile && frames[0].fn == "" && frames[1].native && frames[1].fn == "parse" {
+		// QuickJS's JSON.parse reports where in the text it failed as a frame of its own.
+		frames = frames[1:]
+	}
 	var b strings.Builder
 	for i, f := range frames {
 		if f.native && (f.fn == "Array" || f.fn == "concat" && i == 0 && message == "Cannot convert a Symbol value to a string") {

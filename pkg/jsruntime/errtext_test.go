@@ -39,6 +39,10 @@ func TestRewriteError(t *testing.T) {
 		{"break", "SyntaxError", "break must be inside loop or switch",
 			[]errorFrame{{file: "exec_main.mjs", line: 2, col: 1}},
 			"SyntaxError: Illegal break statement"},
+		// QuickJS's JSON.parse adds a frame for the text it parsed; V8 has none.
+		{`JSON.parse("{'a': 1}")`, "SyntaxError", "Expected property name or '}' in JSON at position 1 (line 1 column 2)",
+			[]errorFrame{{file: "<input>", line: 1, col: 1}, {fn: "parse", line: -1, col: -1, native: true}, {file: "exec_main.mjs", line: 1, col: 5}},
+			"SyntaxError: Expected property name or '}' in JSON at position 1 (line 1 column 2)\n    at JSON.parse (<anonymous>)\n    at exec_main.mjs:1:6"},
 		// A message of the script's own that no rule knows stays, with V8's frames.
 		{`throw new TypeError("mine")`, "TypeError", "mine",
 			[]errorFrame{{file: "exec_main.mjs", line: 1, col: 10}},

@@ -212,6 +212,8 @@ func v8TextCases() []parityCase {
 		one("v8text/reduce-empty", `[].reduce((a, b) => a)`),
 		one("v8text/to-fixed-digits", `(1).toFixed(200)`),
 		one("v8text/callback-not-a-function", `const arr = [1]; arr.map(x => x())`),
+		one("v8text/json-parse-frames", `JSON.parse("{'a': 1}")`),
+		one("v8text/string-literal-callee", `"abc".foo()`),
 		one("v8syntax/end-of-input", `foo(`),
 		one("v8syntax/redeclared", `let x = 1; let x = 2;`),
 		one("v8syntax/const-without-initializer", `const x;`),

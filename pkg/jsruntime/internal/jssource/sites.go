@@ -215,7 +215,7 @@ func (s *Sites) objectStart(k int) (int, bool) {
 				return start, true
 			}
 			return k, true
-		case t.tt == js.IdentifierToken || t.tt == js.ThisToken || t.tt == js.SuperToken:
+		case t.tt == js.IdentifierToken || t.tt == js.ThisToken || t.tt == js.SuperToken || t.tt == js.StringToken || t.tt == js.TemplateToken:
 			return k, true
 		}
 		return 0, false
