@@ -28,12 +28,12 @@ type errorFrame struct {
 	called bool
 }
 
-// v8Stack answers the stack hook: payload is JSON [name, message, then for each frame fn, file,
+// v8Stack answers the stack hook: payload is JSON [name, message, constructor name, then for each frame fn, file,
 // line, col, flags ("n" native, "c" a call)]. The reply is "=" and the frames text when the
 // message stays, else "!", the new message's length in UTF-16 units, ":", the message and the
 // frames text: the prelude reads it with slices.
 func (r *cellRun) v8Stack(payload string) engine.Reply {
-	name, message, frames, ok := decodeStack(payload)
+	name, message, ctor, frames, ok := decodeStack(payload)
 	if !ok {
 		r.Fault(forged("malformed stack message"))
 		return engine.TypeError(forgedMessageText)
@@ -41,26 +41,27 @@ func (r *cellRun) v8Stack(payload string) engine.Reply {
 	if r.sites == nil && r.code != "" {
 		r.sites = jssource.NewSites(r.code)
 	}
-	msg, text := rewriteError(r.sites, name, message, frames)
+	msg, text := rewriteError(r.sites, name, message, ctor, frames)
 	if msg == message {
 		return engine.String("=" + text)
 	}
 	return engine.String("!" + strconv.Itoa(len(utf16.Encode([]rune(msg)))) + ":" + msg + text)
 }
 
-func decodeStack(payload string) (name, message string, frames []errorFrame, ok bool) {
+func decodeStack(payload string) (name, message, ctor string, frames []errorFrame, ok bool) {
 	var list []any
-	if json.Unmarshal([]byte(payload), &list) != nil || len(list) < 2 || (len(list)-2)%5 != 0 {
-		return "", "", nil, false
+	if json.Unmarshal([]byte(payload), &list) != nil || len(list) < 3 || (len(list)-3)%5 != 0 {
+		return "", "", "", nil, false
 	}
 	name, ok1 := list[0].(string)
 	message, ok2 := list[1].(string)
-	if !ok1 || !ok2 {
-		return "", "", nil, false
+	ctor, ok3 := list[2].(string)
+	if !ok1 || !ok2 || !ok3 {
+		return "", "", "", nil, false
 	}
 	// QuickJS gives as many frames as Error.stackTraceLimit, which the script sets: the frames past
 	// maxErrorFrames are dropped, so that no error costs Go more than that many frames' reading.
-	for i := 2; i < len(list) && len(frames) < maxErrorFrames; i += 5 {
+	for i := 3; i < len(list) && len(frames) < maxErrorFrames; i += 5 {
 		fn, _ := list[i].(string)
 		file, _ := list[i+1].(string)
 		line, _ := list[i+2].(float64)
@@ -68,7 +69,7 @@ func decodeStack(payload string) (name, message string, frames []errorFrame, ok 
 		flags, _ := list[i+4].(string)
 		frames = append(frames, errorFrame{fn: fn, file: file, line: int(line), col: int(col), native: flags == "n", called: flags == "c"})
 	}
-	return name, message, frames, true
+	return name, message, ctor, frames, true
 }
 
 // maxErrorFrames is the most frames an error's stack shows (V8 shows 10 by default).
@@ -108,9 +109,9 @@ var digitsTexts = map[string]string{
 	"toExponential": "toExponential() argument must be between 0 and 100",
 }
 
-// rewriteError returns V8's message and frames for an error QuickJS created. sites is nil when
-// the cell has no code (an error before the module loaded).
-func rewriteError(sites *jssource.Sites, name, message string, frames []errorFrame) (string, string) {
+// rewriteError returns V8's message and frames for an error QuickJS created; ctor names the
+// error's constructor. sites is nil when the cell has no code (an error before the module loaded).
+func rewriteError(sites *jssource.Sites, name, message, ctor string, frames []errorFrame) (string, string) {
 	prop := ""
 	if p, of, ok := readFailure(message); ok && name == "TypeError" {
 		prop = p
@@ -127,6 +128,10 @@ func rewriteError(sites *jssource.Sites, name, message string, frames []errorFra
 		if message == "not a function" && (!topOK || top.Callee == "") {
 			// QuickJS reports a call with arguments inside them: the call is the one open there.
 			top, topOK = sites.At(frames[0].line, frames[0].col, false, "")
+		}
+		// An error the script made with new, which QuickJS may report inside its arguments.
+		if st, ok := sites.EnclosingNew(frames[0].line, frames[0].col, ctor, message); ok {
+			top, topOK = st, true
 		}
 	}
 	// QuickJS's own SyntaxErrors (a module that does not link, JSON.parse) are at the position
@@ -166,6 +171,9 @@ func rewriteError(sites *jssource.Sites, name, message string, frames []errorFra
 		if len(frames) > 0 && frames[0].native {
 			message = "Cannot convert a BigInt value to a number"
 		}
+		if st, ok := operatorSite(sites, frames, topFrame); ok {
+			top, topOK = st, true
+		}
 	case name == "URIError" && len(frames) > 0 && frames[0].native:
 		message = "URI malformed"
 	case name == "RangeError" && message == "invalid number of digits" && len(frames) > 0 && frames[0].native && digitsTexts[frames[0].fn] != "":
@@ -174,6 +182,11 @@ func rewriteError(sites *jssource.Sites, name, message string, frames []errorFra
 	if name == "SyntaxError" && len(frames) > 1 && frames[0].file == jssource.EvalFile && frames[0].fn == "" && frames[1].native && frames[1].fn == "parse" {
 		// QuickJS's JSON.parse reports where in the text it failed as a frame of its own.
 		frames = frames[1:]
+	}
+	if message == "Cannot convert a Symbol value to a string" {
+		if st, ok := operatorSite(sites, frames, topFrame); ok {
+			top, topOK = st, true
+		}
 	}
 	var b strings.Builder
 	for i, f := range frames {
@@ -201,6 +214,19 @@ func rewriteError(sites *jssource.Sites, name, message string, frames []errorFra
 		}
 	}
 	return message, b.String()
+}
+
+// operatorSite is V8's site of a conversion a binary operator failed in the cell's code.
+func operatorSite(sites *jssource.Sites, frames []errorFrame, topFrame bool) (jssource.Site, bool) {
+	if !topFrame {
+		return jssource.Site{}, false
+	}
+	return sites.OperatorBefore(frames[0].line, frames[0].col)
+}
+
+// lastName is the last name of a callee ("Error" of "errors.Error").
+func lastName(callee string) string {
+	return callee[strings.LastIndexByte(callee, '.')+1:]
 }
 
 // writeFrame writes V8's "name (file:line:col)", or "file:line:col" for code outside functions.

@@ -7,8 +7,8 @@ import (
 	"github.com/codemodehq/codemode/pkg/jsruntime/internal/jssource"
 )
 
-// rewriteError on the frames QuickJS gives for these cells (the positions are QuickJS's) writes
-// what Codex 0.171's host reports for them (the parity cases v8text/* run them against it).
+// rewriteError on the frames QuickJS gives for these cells (the positions are QuickJS's; each
+// error's constructor is the one its name says) writes what Codex 0.171's host reports for them (the parity cases v8text/* run them against it).
 func TestRewriteError(t *testing.T) {
 	for _, c := range []struct {
 		code, name, message string
@@ -43,6 +43,10 @@ func TestRewriteError(t *testing.T) {
 		{`JSON.parse("{'a': 1}")`, "SyntaxError", "Expected property name or '}' in JSON at position 1 (line 1 column 2)",
 			[]errorFrame{{file: "<input>", line: 1, col: 1}, {fn: "parse", line: -1, col: -1, native: true}, {file: "exec_main.mjs", line: 1, col: 5}},
 			"SyntaxError: Expected property name or '}' in JSON at position 1 (line 1 column 2)\n    at JSON.parse (<anonymous>)\n    at exec_main.mjs:1:6"},
+		// QuickJS reports an error the script made at the last call of its arguments; V8 at the new.
+		{`const x = {a: 1}; throw new Error("failed: " + JSON.stringify(x))`, "Error", "failed: {\"a\":1}",
+			[]errorFrame{{file: "exec_main.mjs", line: 1, col: 62}},
+			"Error: failed: {\"a\":1}\n    at exec_main.mjs:1:25"},
 		// A message of the script's own that no rule knows stays, with V8's frames.
 		{`throw new TypeError("mine")`, "TypeError", "mine",
 			[]errorFrame{{file: "exec_main.mjs", line: 1, col: 10}},
@@ -56,7 +60,7 @@ func TestRewriteError(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		msg, frames := rewriteError(jssource.NewSites(p.Code), c.name, c.message, c.frames)
+		msg, frames := rewriteError(jssource.NewSites(p.Code), c.name, c.message, c.name, c.frames)
 		got := c.name + ": " + msg
 		if frames != "" {
 			got += "\n" + frames
@@ -69,17 +73,17 @@ func TestRewriteError(t *testing.T) {
 
 // A stack message the prelude would never send is refused; a long one is cut at maxErrorFrames.
 func TestDecodeStack(t *testing.T) {
-	for _, bad := range []string{``, `{}`, `["a"]`, `[1, "m"]`, `["a", "m", "f"]`, `["a","m","f","x",1,1,"",2]`} {
-		if _, _, _, ok := decodeStack(bad); ok {
+	for _, bad := range []string{``, `{}`, `["a"]`, `[1, "m", ""]`, `["a", "m"]`, `["a", "m", "", "f"]`, `["a","m","","f","x",1,1,"",2]`} {
+		if _, _, _, _, ok := decodeStack(bad); ok {
 			t.Errorf("%s accepted", bad)
 		}
 	}
-	payload := `["Error","m"` + strings.Repeat(`,"f","exec_main.mjs",1,1,"c"`, 1000) + `]`
-	if _, _, frames, ok := decodeStack(payload); !ok || len(frames) != maxErrorFrames {
+	payload := `["Error","m","Error"` + strings.Repeat(`,"f","exec_main.mjs",1,1,"c"`, 1000) + `]`
+	if _, _, _, frames, ok := decodeStack(payload); !ok || len(frames) != maxErrorFrames {
 		t.Errorf("1000 frames: %d, %v", len(frames), ok)
 	}
 	// Positions outside the code are printed as QuickJS gave them.
-	msg, text := rewriteError(jssource.NewSites("x"), "TypeError", "not a function", []errorFrame{{file: "exec_main.mjs", line: 99, col: -5}})
+	msg, text := rewriteError(jssource.NewSites("x"), "TypeError", "not a function", "TypeError", []errorFrame{{file: "exec_main.mjs", line: 99, col: -5}})
 	if msg != "not a function" || text != "    at exec_main.mjs:99:-5" {
 		t.Errorf("got %q %q", msg, text)
 	}

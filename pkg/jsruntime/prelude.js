@@ -150,14 +150,25 @@
   // prelude's frames, and the native frame a prelude function called, are left out, and so are
   // the frames of the error's own constructors (V8 starts below them).
   function v8Stack(err, sites) {
-    // The request is a flat list: name, message, then five entries a frame (function name, file,
-    // line, column, flags: "n" native, "c" a call, "" the frame that made the error).
+    // The request is a flat list: name, message, the name of the error's constructor, then five
+    // entries a frame (function name, file, line, column, flags: "n" native, "c" a call, "" the
+    // frame that made the error).
     const request = list();
     request[0] = "Error";
     request[1] = "";
+    request[2] = "";
     try {
       const proto = getPrototypeOf(err);
-      const ctors = setHas(builtinErrorProtos, proto) ? undefined : errorConstructors(proto);
+      const builtin = mapGet(builtinErrorNames, proto);
+      let ctors;
+      if (builtin !== undefined) {
+        request[2] = builtin;
+      } else {
+        ctors = errorConstructors(proto);
+        const c = ownData(proto, "constructor", false);
+        const cn = typeof c === "function" ? ownData(c, "name", false) : undefined;
+        if (typeof cn === "string") request[2] = cn;
+      }
       let leading = ctors !== undefined;
       let called = false; // a frame left out came first: the frames from here on are calls
       for (let i = 0; i < sites.length; i++) {
@@ -232,11 +243,12 @@
   const STACK_REPLIES_MAX = 256;
   let stackRepliesKept = 0;
 
-  // builtinErrorProtos are the prototypes of the engine's errors: an error made from one has no
-  // constructor of the script's to leave out.
-  const builtinErrorProtos = new SetCtor([
-    ErrorCtor.prototype, TypeError.prototype, RangeError.prototype, SyntaxError.prototype,
-    ReferenceError.prototype, EvalError.prototype, URIError.prototype, AggregateError.prototype,
+  // builtinErrorNames name the constructors of the engine's error prototypes: an error made from
+  // one has no constructor of the script's to leave out.
+  const builtinErrorNames = new MapCtor([
+    [ErrorCtor.prototype, "Error"], [TypeError.prototype, "TypeError"], [RangeError.prototype, "RangeError"],
+    [SyntaxError.prototype, "SyntaxError"], [ReferenceError.prototype, "ReferenceError"],
+    [EvalError.prototype, "EvalError"], [URIError.prototype, "URIError"], [AggregateError.prototype, "AggregateError"],
   ]);
 
   // ownData reads a data property of v or of its prototypes without running any accessor;
@@ -406,7 +418,12 @@
         if (e instanceof ErrorCtor) {
           const written = weakMapGet(stackFrames, e);
           if (written !== undefined && written[0] === stack) {
-            const head = StringCtor(e);
+            let head;
+            try {
+              head = StringCtor(e);
+            } catch (_) {
+              head = "<error>"; // V8's header for an error whose text cannot be made
+            }
             return written[1] === "" ? head : head + "\n" + written[1];
           }
         }

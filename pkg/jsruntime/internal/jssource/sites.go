@@ -405,6 +405,95 @@ func (s *Sites) At(line, col int, top bool, prop string) (Site, bool) {
 	return s.site(i), true
 }
 
+// EnclosingNew returns V8's site of the error made by "new <ctor>(…)" with this message, at or
+// around the position QuickJS reported (line, col): QuickJS reports such an error at the last
+// call or operand of its arguments, V8 at the "new". A new expression whose first argument is
+// a string literal other than the message made another error (new Error("outer", {cause: new
+// Error("inner")})).
+func (s *Sites) EnclosingNew(line, col int, ctor, message string) (Site, bool) {
+	off, ok := s.offset(line, col)
+	if !ok || len(s.toks) == 0 || ctor == "" {
+		return Site{}, false
+	}
+	i := s.tokenAt(off)
+	if i+1 < len(s.toks) && s.toks[i+1].tt == js.OpenParenToken {
+		i++ // the callee itself: its "(" is the first candidate
+	} else {
+		i = s.openParen(i + 1)
+	}
+	for n := 0; n < 32 && i > 0; n++ {
+		open := i
+		if s.toks[open-1].text == ctor && isName(s.toks[open-1]) && s.firstArgMay(open, message) {
+			if start, ok := s.objectStart(open - 1); ok && s.newOf(start, open-1) {
+				st := s.site(start - 1)
+				st.Callee, st.New = s.render(start, open-1), true
+				return st, true
+			}
+		}
+		i = s.openParen(open)
+	}
+	return Site{}, false
+}
+
+// openParen returns the index of the innermost "(" still open before token i, through any
+// other bracket still open (an object literal among the arguments), or -1.
+func (s *Sites) openParen(i int) int {
+	depth := 0
+	for j := i - 1; j >= 0; j-- {
+		switch s.toks[j].tt {
+		case js.CloseParenToken, js.CloseBracketToken, js.CloseBraceToken, js.TemplateEndToken:
+			depth++
+		case js.OpenParenToken, js.OpenBracketToken, js.OpenBraceToken, js.TemplateStartToken:
+			if depth == 0 {
+				if s.toks[j].tt == js.OpenParenToken {
+					return j
+				}
+				continue
+			}
+			depth--
+		}
+	}
+	return -1
+}
+
+// OperatorBefore returns the site of the binary operator before the operand QuickJS reported
+// (line, col): V8 reports a conversion an operator failed at the operator.
+func (s *Sites) OperatorBefore(line, col int) (Site, bool) {
+	off, ok := s.offset(line, col)
+	if !ok || len(s.toks) == 0 {
+		return Site{}, false
+	}
+	i := s.tokenAt(off)
+	if i == 0 {
+		return Site{}, false
+	}
+	switch s.toks[i-1].tt {
+	case js.AddToken, js.SubToken, js.MulToken, js.DivToken, js.ModToken, js.ExpToken,
+		js.LtToken, js.GtToken, js.LtEqToken, js.GtEqToken, js.BitAndToken, js.BitOrToken, js.BitXorToken,
+		js.LtLtToken, js.GtGtToken, js.GtGtGtToken, js.AddEqToken, js.SubEqToken, js.MulEqToken:
+		return s.site(i - 1), true
+	}
+	return Site{}, false
+}
+
+// firstArgMay reports whether the call whose "(" is at open may have made an error with this
+// message: its first argument is not a string literal with another value.
+func (s *Sites) firstArgMay(open int, message string) bool {
+	if open+2 >= len(s.toks) || s.toks[open+1].tt != js.StringToken {
+		return true
+	}
+	switch s.toks[open+2].tt {
+	case js.CommaToken, js.CloseParenToken:
+	default:
+		return true // the literal is part of a longer expression
+	}
+	lit := s.toks[open+1].text
+	if strings.Contains(lit, "\\") {
+		return true // escapes: not decoded here
+	}
+	return lit[1:len(lit)-1] == message
+}
+
 // newOf reports whether the callee from token start to token end is a new expression's: a "new"
 // before it, and no call inside it (new A().m() calls m).
 func (s *Sites) newOf(start, end int) bool {

@@ -65,6 +65,25 @@ func TestSitesFunctionName(t *testing.T) {
 	}
 }
 
+func TestSitesEnclosingNew(t *testing.T) {
+	for _, c := range []struct {
+		code      string
+		line, col int
+		message   string
+		want      int
+	}{
+		{`const x = {a: 1}; throw new Error("failed: " + JSON.stringify(x))`, 1, 62, "failed: {\"a\":1}", 25},
+		{"const x = {a: 1}; throw new Error(`failed: ${JSON.stringify(x)}`)", 1, 60, "failed: {\"a\":1}", 25},
+		{`const e = new Error("outer", {cause: new Error("inner")}); throw e`, 1, 41, "outer", 11},
+		{`throw new Error("boom")`, 1, 10, "boom", 7},
+	} {
+		st, ok := NewSites(c.code).EnclosingNew(c.line, c.col, "Error", c.message)
+		if !ok || st.Column != c.want {
+			t.Errorf("%q: got %+v %v, want column %d", c.code, st, ok, c.want)
+		}
+	}
+}
+
 func TestSitesIterable(t *testing.T) {
 	// QuickJS reports these statements at the start of their line.
 	for _, c := range []struct {
