@@ -224,11 +224,6 @@ func operatorSite(sites *jssource.Sites, frames []errorFrame, topFrame bool) (js
 	return sites.OperatorBefore(frames[0].line, frames[0].col)
 }
 
-// lastName is the last name of a callee ("Error" of "errors.Error").
-func lastName(callee string) string {
-	return callee[strings.LastIndexByte(callee, '.')+1:]
-}
-
 // writeFrame writes V8's "name (file:line:col)", or "file:line:col" for code outside functions.
 func writeFrame(b *strings.Builder, name, file string, line, col int) {
 	loc := file + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(col)
