@@ -75,6 +75,20 @@ func decodeStack(payload string) (name, message, ctor string, frames []errorFram
 // maxErrorFrames is the most frames an error's stack shows (V8 shows 10 by default).
 const maxErrorFrames = 100
 
+// writeFailure is readFailure for a property write ("cannot set property 'x' of undefined").
+func writeFailure(message string) (prop, of string, ok bool) {
+	rest, found := strings.CutPrefix(message, "cannot set property '")
+	if !found {
+		return "", "", false
+	}
+	for _, of := range []string{"undefined", "null"} {
+		if p, found := strings.CutSuffix(rest, "' of "+of); found {
+			return p, of, true
+		}
+	}
+	return "", "", false
+}
+
 // readFailure returns the property and the value of QuickJS's text for a property read of
 // undefined or null ("cannot read property 'x' of undefined").
 func readFailure(message string) (prop, of string, ok bool) {
@@ -100,7 +114,15 @@ var fixedTexts = map[[2]string]string{
 	{"TypeError", "cannot convert symbol to string"}:        "Cannot convert a Symbol value to a string",
 	{"TypeError", "toPrimitive"}:                            "Cannot convert object to primitive value",
 	{"TypeError", "invalid 'instanceof' right operand"}:     "Right-hand side of 'instanceof' is not an object",
+	{"RangeError", "Date value is NaN"}:                     "Invalid time value",
+	{"TypeError", "invalid value used as WeakMap key"}:      "Invalid value used as weak map key",
+	{"TypeError", "invalid value used in WeakSet"}:          "Invalid value used in weak set",
+	{"RangeError", "bad normalization form"}:                "The normalization form should be one of NFC, NFD, NFKC, NFKD.",
 }
+
+// readOnlyGlobals are the global object's read-only properties: assigning one is not assigning a
+// constant.
+var readOnlyGlobals = map[string]bool{"undefined": true, "NaN": true, "Infinity": true}
 
 // digitsTexts are V8's messages for a digits argument out of range, by method.
 var digitsTexts = map[string]string{
@@ -112,10 +134,15 @@ var digitsTexts = map[string]string{
 // rewriteError returns V8's message and frames for an error QuickJS created; ctor names the
 // error's constructor. sites is nil when the cell has no code (an error before the module loaded).
 func rewriteError(sites *jssource.Sites, name, message, ctor string, frames []errorFrame) (string, string) {
+	message0 := message
 	prop := ""
 	if p, of, ok := readFailure(message); ok && name == "TypeError" {
 		prop = p
 		message = "Cannot read properties of " + of + " (reading '" + p + "')"
+	} else if p, of, ok := writeFailure(message); ok && name == "TypeError" {
+		message = "Cannot set properties of " + of + " (setting '" + p + "')"
+	} else if v, ok := strings.CutSuffix(message, " is not initialized"); ok && name == "ReferenceError" {
+		message = "Cannot access '" + v + "' before initialization"
 	} else if v8, ok := fixedTexts[[2]string{name, message}]; ok {
 		message = v8
 	}
@@ -162,6 +189,17 @@ func rewriteError(sites *jssource.Sites, name, message, ctor string, frames []er
 		}
 	case name == "TypeError" && strings.HasSuffix(message, " is read-only") && topOK && top.Assignment:
 		message = "Assignment to constant variable."
+		if v := strings.TrimSuffix(strings.TrimPrefix(message0, "'"), "' is read-only"); readOnlyGlobals[v] {
+			message = "Cannot assign to read only property '" + v + "' of object '#<Object>'"
+		}
+	case name == "TypeError" && message == "not an object" && len(frames) > 1 && frames[0].native:
+		if n := nativeName(sites, frames[0], frames[1:]); strings.HasPrefix(n, "Object.") || strings.HasPrefix(n, "Reflect.") {
+			message = n + " called on non-object"
+		}
+	case name == "TypeError" && message == "Right-hand side of 'instanceof' is not an object":
+		if st, ok := operatorSite(sites, frames, topFrame); ok {
+			top, topOK = st, true
+		}
 	case name == "TypeError" && message == "class constructors must be invoked with 'new'" && len(frames) > 1 && frames[0].fn != "":
 		message = "Class constructor " + frames[0].fn + " cannot be invoked without 'new'"
 		frames = frames[1:]
@@ -190,8 +228,8 @@ func rewriteError(sites *jssource.Sites, name, message, ctor string, frames []er
 	}
 	var b strings.Builder
 	for i, f := range frames {
-		if f.native && (f.fn == "Array" || f.fn == "concat" && i == 0 && message == "Cannot convert a Symbol value to a string") {
-			continue // V8 shows no frame for its Array constructor, nor for a template's conversions
+		if f.native && (f.fn == "Array" || f.fn == "call" || f.fn == "apply" || f.fn == "concat" && i == 0 && message == "Cannot convert a Symbol value to a string") {
+			continue // V8 shows no frame for its Array constructor, Function.prototype.call and apply, nor a template's conversions
 		}
 		if b.Len() > 0 {
 			b.WriteByte('\n')
@@ -270,5 +308,5 @@ var receiverTypes = map[string]string{
 	"findIndex": "Array", "findLast": "Array", "findLastIndex": "Array", "some": "Array", "every": "Array",
 	"flatMap": "Array", "forEach": "Array", "sort": "Array", "toSorted": "Array", "splice": "Array", "push": "Array",
 	"repeat": "String", "padStart": "String", "padEnd": "String", "normalize": "String",
-	"localeCompare": "String", "toFixed": "Number", "toPrecision": "Number", "toExponential": "Number",
+	"localeCompare": "String", "toISOString": "Date", "toFixed": "Number", "toPrecision": "Number", "toExponential": "Number",
 }

@@ -82,7 +82,10 @@ func (s *Sites) offset(line, col int) (int, bool) {
 		}
 	}
 	if off >= len(s.code) {
-		return 0, false
+		if off > len(s.code) || off == 0 {
+			return 0, false
+		}
+		off-- // QuickJS reports an operator failing at the code's end just past it
 	}
 	return off, true
 }
@@ -371,7 +374,9 @@ func (s *Sites) At(line, col int, top bool, prop string) (Site, bool) {
 			}
 			st.Callee = s.render(start, end)
 			return st, true
-		case js.EqToken:
+		case js.EqToken, js.IncrToken, js.DecrToken, js.AddEqToken, js.SubEqToken, js.MulEqToken, js.DivEqToken,
+			js.ModEqToken, js.ExpEqToken, js.BitAndEqToken, js.BitOrEqToken, js.BitXorEqToken, js.LtLtEqToken,
+			js.GtGtEqToken, js.GtGtGtEqToken, js.AndEqToken, js.OrEqToken, js.NullishEqToken:
 			if top {
 				st := s.site(end + 1)
 				st.Assignment = true
@@ -468,7 +473,7 @@ func (s *Sites) OperatorBefore(line, col int) (Site, bool) {
 		return Site{}, false
 	}
 	switch s.toks[i-1].tt {
-	case js.AddToken, js.SubToken, js.MulToken, js.DivToken, js.ModToken, js.ExpToken,
+	case js.InstanceofToken, js.InToken, js.AddToken, js.SubToken, js.MulToken, js.DivToken, js.ModToken, js.ExpToken,
 		js.LtToken, js.GtToken, js.LtEqToken, js.GtEqToken, js.BitAndToken, js.BitOrToken, js.BitXorToken,
 		js.LtLtToken, js.GtGtToken, js.GtGtGtToken, js.AddEqToken, js.SubEqToken, js.MulEqToken:
 		return s.site(i - 1), true

@@ -66,6 +66,9 @@ func (e *SyntaxError) V8Message(src string) string {
 	if t.tt == js.ReturnToken {
 		return "Illegal return statement"
 	}
+	if at > 0 && toks[at-1].tt == js.AwaitToken {
+		return "Unexpected reserved word" // await outside an async function
+	}
 	if t.tt == js.EqToken && at > 0 && (toks[at-1].tt == js.IncrToken || toks[at-1].tt == js.DecrToken) {
 		return "Invalid left-hand side in assignment"
 	}
