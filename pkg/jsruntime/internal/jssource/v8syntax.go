@@ -66,7 +66,7 @@ func (e *SyntaxError) V8Message(src string) string {
 	if t.tt == js.ReturnToken {
 		return "Illegal return statement"
 	}
-	if at > 0 && toks[at-1].tt == js.AwaitToken {
+	if at > 0 && toks[at-1].tt == js.AwaitToken && startsExpression(t) {
 		return "Unexpected reserved word" // await outside an async function
 	}
 	if t.tt == js.EqToken && at > 0 && (toks[at-1].tt == js.IncrToken || toks[at-1].tt == js.DecrToken) {
@@ -81,6 +81,16 @@ func (e *SyntaxError) V8Message(src string) string {
 		}
 	}
 	return unexpected(t)
+}
+
+// startsExpression reports whether a token can start an operand (an await's).
+func startsExpression(t token) bool {
+	switch t.tt {
+	case js.IdentifierToken, js.StringToken, js.TemplateToken, js.TemplateStartToken, js.OpenParenToken,
+		js.OpenBracketToken, js.OpenBraceToken, js.ThisToken, js.NewToken, js.NullToken, js.TrueToken, js.FalseToken:
+		return true
+	}
+	return js.IsNumeric(t.tt)
 }
 
 // unexpected is V8's message for a token where it does not belong.

@@ -30,6 +30,7 @@ func TestV8Message(t *testing.T) {
 		`a = 08`:                              "Decimals with leading zeros are not allowed in strict mode.",
 		`a = 07`:                              "Octal literals are not allowed in strict mode.",
 		`x++ = 1`:                             "Invalid left-hand side in assignment",
+		`function f() { await 1 }`:            "Unexpected reserved word",
 		"/* a comment */\nx => { return }; }": "Unexpected token '}'",
 	} {
 		_, err := Module(src)
