@@ -250,13 +250,13 @@ attempt(() => setTimeout(() => {}, { valueOf() { throw new Error("from a delay")
 attempt(() => typeof Error.captureStackTrace({}));
 attempt(() => String(Error.prepareStackTrace));
 text(JSON.stringify(got));
-throw new SyntaxError("last");`, "SyntaxError: last\n    at <anonymous> (exec_main.mjs:22:11)", []string{`[` +
+throw new SyntaxError("last");`, "SyntaxError: last\n    at exec_main.mjs:22:7", []string{`[` +
 		`"undefined","TypeError: property is not configurable","true","false",` +
 		`"TypeError: could not delete property","function","undefined","string","string",` +
 		`"Error: from a getter",` +
-		`"RangeError: from toJSON\n    at toJSON (exec_main.mjs:15:43)\n    at <anonymous> (exec_main.mjs:15:15)\n    at attempt (exec_main.mjs:4:48)\n    at <anonymous> (exec_main.mjs:15:1)",` +
-		`"Error: from store\n    at toJSON (exec_main.mjs:16:49)\n    at <anonymous> (exec_main.mjs:16:15)\n    at attempt (exec_main.mjs:4:48)\n    at <anonymous> (exec_main.mjs:16:1)",` +
-		`"TypeError: from notify\n    at toJSON (exec_main.mjs:17:45)\n    at <anonymous> (exec_main.mjs:17:15)\n    at attempt (exec_main.mjs:4:48)\n    at <anonymous> (exec_main.mjs:17:1)",` +
+		`"RangeError: from toJSON\n    at Object.toJSON (exec_main.mjs:15:39)\n    at exec_main.mjs:15:15\n    at attempt (exec_main.mjs:4:48)\n    at exec_main.mjs:15:1",` +
+		`"Error: from store\n    at Object.toJSON (exec_main.mjs:16:45)\n    at exec_main.mjs:16:15\n    at attempt (exec_main.mjs:4:48)\n    at exec_main.mjs:16:1",` +
+		`"TypeError: from notify\n    at Object.toJSON (exec_main.mjs:17:41)\n    at exec_main.mjs:17:15\n    at attempt (exec_main.mjs:4:48)\n    at exec_main.mjs:17:1",` +
 		`"Error: from a delay","undefined","(e, frames) => { text(\"a prepareStackTrace hook ran\"); return frames }"]`})
 }
 
@@ -292,18 +292,18 @@ text(captured.join("\n"));
 `, []string{
 		// What a getter of an argument throws passes through as it was thrown; what serializing
 		// or converting a value throws becomes a string (Codex 0.169), its prelude frames dropped.
-		"Error: getter {message:string,stack:string} with a prelude frame\n" +
-			"TypeError: audio getter {message:string,stack:string} with a prelude frame\n" +
-			"Error: hint {message:string,stack:string} with a prelude frame\n" +
+		"Error: getter {message:string,stack:string}\n" +
+			"TypeError: audio getter {message:string,stack:string}\n" +
+			"Error: hint {message:string,stack:string}\n" +
 			"string RangeError: toJSON\n" +
 			"string Error: key\n" +
 			"string Error: input\n" +
 			"string URIError: load key\n" +
-			"string TypeError: circular reference",
+			"string TypeError: Converting circular structure to JSON",
 		// image and generatedImage read image_url twice (is it there, then its value): two
 		// captures per call.
 		"stack:string 1\nstack:string 1\n" +
-			"stack:string 4 with a prelude frame\nstack:string 4 with a prelude frame\n" +
+			"stack:string 2\nstack:string 2\n" +
 			"stack:string 1\nstack:string 1\n" +
 			`define stack ["value","writable","enumerable","configurable"] string` + "\n" +
 			`define stack ["value","writable","enumerable","configurable"] string`,
@@ -332,7 +332,7 @@ text(got.join(","));
 text(JSON.stringify(seen));
 Error.stackTraceLimit = 0;
 throw new Error("no frames");`, "Error: no frames", []string{
-		"0,0,0,4,0,4", `["set","valueOf true 0","valueOf true 0","valueOf true 0","string TypeError: circular reference 1"]`,
+		"0,0,0,2,0,2", `["set","valueOf true 0","valueOf true 0","valueOf true 0","string TypeError: Converting circular structure to JSON 3"]`,
 	})
 }
 
@@ -376,7 +376,7 @@ const e = new Error("thrown");
 Object.defineProperty(e, "stack", { get: probe(log, "stack getter", e.stack) });
 const instance = probe(log, "hasInstance", true);
 Object.defineProperty(Error, Symbol.hasInstance, { value() { instance(); text(log.join(",")); return true } });
-throw e;`, "Error: thrown\n    at <anonymous> (exec_main.mjs:7:15)",
+throw e;`, "Error: thrown\n    at exec_main.mjs:7:11",
 		// The uncaught-error path reads the stack twice (is it a string, then its value).
 		[]string{"stack getter:undefined/undefined,stack getter:undefined/undefined,hasInstance:undefined/undefined"})
 }
@@ -426,7 +426,7 @@ func TestAttackExportedThenDoesNotDecideTheOutcome(t *testing.T) {
 	}
 	// The keyword cannot hide behind an escape, nor the name behind a string: both are refused.
 	for src, errText := range map[string]string{
-		`text("start"); \u0065xport function then(resolve) { text("then was called") }`:          "SyntaxError: unexpected function in expression\n    at exec_main.mjs:1:28",
+		`text("start"); \u0065xport function then(resolve) { text("then was called") }`:          "SyntaxError: Unexpected token 'function'",
 		`text("start"); function f(r) { text("then was called") }; export { f as "th\u0065n" };`: "SyntaxError: identifier expected\n    at exec_main.mjs:1:24",
 	} {
 		jsruntime.ExpectFailure(t, s, src, errText, []string{})

@@ -53,6 +53,12 @@ func BenchmarkToolRoundTrip(b *testing.B) {
 	runLoopCell(b, newRecorderNoLog(jsruntime.EchoTool), `await tools.echo(i);`, jsruntime.TestTool("echo"))
 }
 
+// BenchmarkCaughtTypeError is one engine TypeError made and caught: what the stack hook costs an
+// error (ADR 60: V8's message and frames, worked out in Go).
+func BenchmarkCaughtTypeError(b *testing.B) {
+	runLoopCell(b, nil, `try { null.x } catch (e) {}`)
+}
+
 // BenchmarkPromiseAll100 is Promise.all over 100 tool calls.
 func BenchmarkPromiseAll100(b *testing.B) {
 	runLoopCell(b, newRecorderNoLog(jsruntime.EchoTool), `await Promise.all(Array.from({length: 100}, (_, j) => tools.echo(j)));`, jsruntime.TestTool("echo"))

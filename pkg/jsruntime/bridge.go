@@ -46,13 +46,14 @@ const (
 	opCheck    hostOp = 'k' // may serde_json parse this JSON? the reply is its refusal
 	opExit     hostOp = 'q' // exit(): no payload; the call never returns
 	opZone     hostOp = 'z' // a time zone at an instant: "MS ZONE"; the reply is "OFFSET ABBREVIATION" (zones.go)
+	opStack    hostOp = 'g' // an error was created: JSON [name, message, frames]; the reply is JSON [message, frames text] (errtext.go)
 )
 
 // hostOperations names every operation for the prelude.
 var hostOperations = map[string]hostOp{
 	"text": opText, "rawText": opRawText, "longText": opLongText, "offer": opOffer, "image": opImage, "audio": opAudio, "notify": opNotify, "yield": opYield,
 	"store": opStore, "load": opLoad, "eval": opEval, "function": opFunction, "done": opDone,
-	"fail": opFail, "records": opRecords, "check": opCheck, "exit": opExit, "zone": opZone,
+	"fail": opFail, "records": opRecords, "check": opCheck, "exit": opExit, "zone": opZone, "stack": opStack,
 }
 
 // operationsJSON is the table as the prelude receives it: {"text": "t", ...}.
@@ -128,7 +129,7 @@ func decodeHostMessage(msg string) (hostMessage, error) {
 	payload := msg[1:]
 	var err error
 	switch m.op {
-	case opRecords, opCheck, opRawText:
+	case opRecords, opCheck, opRawText, opStack:
 		m.text = payload
 	case opLongText, opOffer:
 		m.length, err = decodeLength(payload)

@@ -49,6 +49,9 @@
 // yield_control, exit, as_settled, stream_settled), with Codex's argument rules and error strings
 // (helpers throw strings), and exit() is uncatchable. Imports fail with Codex's messages. Tool
 // inputs are forwarded as the script wrote them; their input_schema is the tool owner's to check.
+// The engine's errors read as V8's (errtext.go, docs/adr/0060-v8-error-texts-and-stack-frames.md):
+// V8's messages ("tools.x is not a function"), V8's stack frames and columns, e.stack starting
+// with "Name: message", and V8's SyntaxError texts for a cell that does not compile.
 // A cell's events reach the delegate in the order the script caused them (ToolCallStarter,
 // NotificationStarter, codemode.Observer).
 //

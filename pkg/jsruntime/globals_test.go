@@ -117,7 +117,7 @@ func TestHelperErrorsAreCodexStrings(t *testing.T) {
 		`store("k", undefined)`:                            `Unable to store "k". Only plain serializable objects can be stored.`,
 		`store(Symbol("k"), 1)`:                            "store key must be a string",
 		`load(Symbol("k"))`:                                "load key must be a string",
-		`const o = {}; o.o = o; store(7, o)`:               "TypeError: circular reference\n    at <anonymous> (exec_main.mjs:1:23)",
+		`const o = {}; o.o = o; store(7, o)`:               "TypeError: Converting circular structure to JSON\n    --> starting at object with constructor 'Object'\n    --- property 'o' closes the circle\n    at exec_main.mjs:1:24",
 		`store("k", {s: "\ud800"})`:                        "failed to serialize JavaScript value: unexpected end of hex escape at line 1 column 13",
 		`generatedImage("x")`:                              "generatedImage expects an image generation result object",
 		`content("x")`:                                     "content expects one MCP ContentBlock",

@@ -60,6 +60,11 @@ type cellRun struct {
 	idle *time.Timer
 
 	stats loopStats
+
+	// code is the printed code of the cell's module, and sites its reading for V8's error texts,
+	// made when the cell first creates an error (errtext.go).
+	code  string
+	sites *jssource.Sites
 }
 
 // loopStats counts a cell's turns per kind.
@@ -114,9 +119,10 @@ func (r *cellRun) run() {
 	// QuickJS runs only code our parser printed, cleared of imports (internal/jssource).
 	prog, err := jssource.Module(r.req.Source)
 	if err != nil {
-		r.fail(sourceRefusal(err))
+		r.fail(sourceRefusal(r.req.Source, err))
 		return
 	}
+	r.code = prog.Code
 	if err := e.LoadModule(prog.Code + "\n"); err != nil {
 		r.engineFailure(err)
 		return
@@ -369,6 +375,8 @@ func (r *cellRun) Serve(msg string) engine.Reply {
 		if z, ok := zoneAt(m.text, m.instant); ok {
 			return engine.String(z)
 		}
+	case opStack:
+		return r.v8Stack(m.text)
 	}
 	return engine.Undefined()
 }
@@ -430,11 +438,17 @@ func (r *cellRun) offer(length int) engine.Reply {
 // Fault fails the cell for a forged bridge message (engine.Host).
 func (r *cellRun) Fault(err error) { r.fail(err.Error()) }
 
-// sourceRefusal is the error text of a cell whose source cannot run: Codex's import error, a
-// syntax error that reads like QuickJS's own, or the transform's internal refusal.
-func sourceRefusal(err error) string {
+// sourceRefusal is the error text of a cell whose source src cannot run: Codex's import error, a
+// syntax error with V8's message and no position as V8 reports it (ADR 60) or, where V8's message
+// is not known, one that reads like QuickJS's own, or the transform's internal refusal.
+func sourceRefusal(src string, err error) string {
 	var imp *jssource.ImportError
 	var syn *jssource.SyntaxError
+	if errors.As(err, &syn) {
+		if m := syn.V8Message(src); m != "" {
+			return "SyntaxError: " + m
+		}
+	}
 	if errors.As(err, &imp) || errors.As(err, &syn) {
 		return err.Error()
 	}

@@ -34,11 +34,16 @@
   const getOwnPropertyNames = Object.getOwnPropertyNames;
   const getOwnPropertySymbols = Object.getOwnPropertySymbols;
   const getPrototypeOf = Object.getPrototypeOf;
+  const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+  const WeakMapCtor = WeakMap;
+  const weakMapGet = uncurry(WeakMap.prototype.get);
+  const weakMapSet = uncurry(WeakMap.prototype.set);
   const setPrototypeOf = Object.setPrototypeOf;
   const mapGet = uncurry(Map.prototype.get);
   const mapSet = uncurry(Map.prototype.set);
   const mapDelete = uncurry(Map.prototype.delete);
   const setHas = uncurry(Set.prototype.has);
+  const setAdd = uncurry(Set.prototype.add);
   const arrayJoin = uncurry(Array.prototype.join);
   const promiseThen = uncurry(Promise.prototype.then);
   const stringToLowerCase = uncurry(String.prototype.toLowerCase);
@@ -122,6 +127,12 @@
   // empty for good, so no hook ever runs and prelude functions stay out of reach. Scripts written
   // for V8 assign the property, so it stays assignable (and reads back what was assigned); it
   // cannot be redefined.
+  //
+  // Before that, the prelude's own hook goes into the slot: QuickJS calls it for every error it
+  // creates, the engine's and the script's, and it writes V8's texts (ADR 60): V8's message for
+  // the engine's errors and V8's frames, which Go works out from the cell's printed code. It
+  // runs only when an error is created, so a cell without errors pays nothing for it.
+  ErrorCtor.prepareStackTrace = v8Stack;
   let stackHook;
   defineProperty(ErrorCtor, "prepareStackTrace", {
     get: () => stackHook,
@@ -129,6 +140,205 @@
     configurable: false,
     enumerable: false,
   });
+
+  // stackFrames keeps, for each error the hook saw, the stack it wrote and its frames: the error
+  // text of an uncaught error is its header as String gives it then, and these frames.
+  const stackFrames = new WeakMapCtor();
+
+  // v8Stack is the stack of err in V8's format ("Name: message" and V8's frames), with V8's
+  // message where QuickJS's own differs. sites are QuickJS's call sites, innermost first; the
+  // prelude's frames, and the native frame a prelude function called, are left out, and so are
+  // the frames of the error's own constructors (V8 starts below them).
+  function v8Stack(err, sites) {
+    // The request is a flat list: name, message, the name of the error's constructor, then five
+    // entries a frame (function name, file, line, column, flags: "n" native, "c" a call, "" the
+    // frame that made the error).
+    const request = list();
+    request[0] = "Error";
+    request[1] = "";
+    request[2] = "";
+    try {
+      const proto = getPrototypeOf(err);
+      const builtin = mapGet(builtinErrorNames, proto);
+      let ctors;
+      if (builtin !== undefined) {
+        request[2] = builtin;
+      } else {
+        ctors = errorConstructors(proto);
+        const c = ownData(proto, "constructor", false);
+        const cn = typeof c === "function" ? ownData(c, "name", false) : undefined;
+        if (typeof cn === "string") request[2] = cn;
+      }
+      let leading = ctors !== undefined;
+      let called = false; // a frame left out came first: the frames from here on are calls
+      for (let i = 0; i < sites.length; i++) {
+        const site = sites[i];
+        const file = site.getFileName();
+        if (file === PRELUDE_FILE) {
+          called = true;
+          continue;
+        }
+        const native = site.isNative();
+        if (native) {
+          const next = sites[i + 1];
+          if (next !== undefined && next.getFileName() === PRELUDE_FILE) {
+            called = true;
+            continue;
+          }
+        } else if (leading && setHas(ctors, site.getFunction())) {
+          continue;
+        }
+        leading = false;
+        const fn = site.getFunctionName();
+        const at = request.length;
+        request[at] = typeof fn === "string" ? fn : "";
+        request[at + 1] = native ? "" : file;
+        request[at + 2] = site.getLineNumber();
+        request[at + 3] = site.getColumnNumber();
+        request[at + 4] = native ? "n" : called ? "c" : "";
+      }
+      const n = ownData(err, "name", true);
+      if (typeof n === "string") request[0] = n;
+      const m = ownData(err, "message", false);
+      if (typeof m === "string") request[1] = m;
+    } catch (_) {
+      // A site or a property QuickJS could not read: the frames gathered so far.
+    }
+    const name = request[0];
+    let message = request[1];
+    let framesText = "";
+    try {
+      // The reply is "=" and the frames, or "!", the new message's length (UTF-16 units), ":",
+      // the message and the frames.
+      // A loop that makes the same error again asks Go once: the bridge call is most of what
+      // an error costs. The cache is the cell's: every cell starts from the prelude's image.
+      const key = jsonStringify(request);
+      let reply = mapGet(stackReplies, key);
+      if (reply === undefined) {
+        reply = host(OP.stack + key);
+        if (stackRepliesKept < STACK_REPLIES_MAX) {
+          mapSet(stackReplies, key, reply);
+          stackRepliesKept++;
+        }
+      }
+      if (reply[0] === "=") {
+        framesText = stringSlice(reply, 1);
+      } else {
+        const colon = stringIndexOf(reply, ":");
+        const end = colon + 1 + NumberCtor(stringSlice(reply, 1, colon));
+        message = stringSlice(reply, colon + 1, end);
+        framesText = stringSlice(reply, end);
+        defineProperty(err, "message", { value: message, writable: true, configurable: true, enumerable: false });
+      }
+    } catch (_) {
+      // No cell is running (the prelude itself is being set up): the header alone.
+    }
+    const head = name === "" ? message : message === "" ? name : name + ": " + message;
+    const stack = framesText === "" ? head : head + "\n" + framesText;
+    if (isObject(err)) weakMapSet(stackFrames, err, [stack, framesText]);
+    return stack;
+  }
+
+  const stackReplies = new MapCtor();
+  const STACK_REPLIES_MAX = 256;
+  let stackRepliesKept = 0;
+
+  // builtinErrorNames name the constructors of the engine's error prototypes: an error made from
+  // one has no constructor of the script's to leave out.
+  const builtinErrorNames = new MapCtor([
+    [ErrorCtor.prototype, "Error"], [TypeError.prototype, "TypeError"], [RangeError.prototype, "RangeError"],
+    [SyntaxError.prototype, "SyntaxError"], [ReferenceError.prototype, "ReferenceError"],
+    [EvalError.prototype, "EvalError"], [URIError.prototype, "URIError"], [AggregateError.prototype, "AggregateError"],
+  ]);
+
+  // ownData reads a data property of v or of its prototypes without running any accessor;
+  // inherited is false to read v's own only.
+  function ownData(v, key, inherited) {
+    for (let o = v; isObject(o) || typeof o === "function"; o = inherited ? getPrototypeOf(o) : null) {
+      const d = getOwnPropertyDescriptor(o, key);
+      if (d !== undefined) return d.value;
+    }
+    return undefined;
+  }
+
+  // errorConstructors are the constructors on a prototype chain below Error.prototype (the
+  // script's error classes), or undefined.
+  function errorConstructors(proto) {
+    let out;
+    for (let p = proto; isObject(p) && p !== ErrorCtor.prototype; p = getPrototypeOf(p)) {
+      const c = ownData(p, "constructor", false);
+      if (typeof c === "function") {
+        if (out === undefined) out = new SetCtor();
+        setAdd(out, c);
+      }
+    }
+    return out;
+  }
+
+  // circularText is V8's message for the cycle JSON.stringify met in v: the path from the
+  // object where the cycle starts to the property that closes it, or undefined when the walk
+  // would run the script's code (a toJSON, a getter) or finds no cycle.
+  function circularText(v) {
+    const path = list(); // [object, key] pairs from the root
+    const found = walkCycle(v, path, 0);
+    if (found === undefined) return undefined;
+    let start = 0;
+    while (path[start][0] !== found[0]) start++;
+    let out = "Converting circular structure to JSON\n    --> starting at object with constructor " + q1(ctorName(path[start][0]));
+    for (let i = start + 1; i < path.length; i++) {
+      out += "\n    |     " + keyText(path[i - 1][1], path[i - 1][0]) + " -> object with constructor " + q1(ctorName(path[i][0]));
+    }
+    return out + "\n    --- " + keyText(found[1], path[path.length - 1][0]) + " closes the circle";
+  }
+  function q1(s) { return "'" + s + "'"; }
+  function keyText(key, holder) {
+    return isArray(holder) ? "index " + key : "property " + q1(key);
+  }
+  function ctorName(o) {
+    const c = ownData(getPrototypeOf(o), "constructor", true);
+    const n = typeof c === "function" ? ownData(c, "name", false) : undefined;
+    return typeof n === "string" && n !== "" ? n : "Object";
+  }
+  // walkCycle follows v's own enumerable data properties depth first, as JSON.stringify does,
+  // and returns [object revisited, key] at the first cycle.
+  function walkCycle(v, path, depth) {
+    if (!isObject(v) || depth > 1000) return undefined;
+    if (ownData(v, "toJSON", true) !== undefined || getOwnPropertyDescriptor(v, "toJSON") !== undefined) return undefined;
+    const at = path.length;
+    path[at] = [v, undefined];
+    const keys = isArray(v) ? undefined : getOwnPropertyNames(v);
+    const n = keys === undefined ? v.length : keys.length;
+    for (let i = 0; i < n; i++) {
+      const key = keys === undefined ? StringCtor(i) : keys[i];
+      const d = getOwnPropertyDescriptor(v, key);
+      if (d === undefined || !d.enumerable && keys !== undefined) continue;
+      if (!("value" in d)) return undefined;
+      const child = d.value;
+      if (!isObject(child)) continue;
+      path[at][1] = keys === undefined ? i : key;
+      for (let j = 0; j <= at; j++) if (path[j][0] === child) return [child, path[at][1]];
+      const found = walkCycle(child, path, depth + 1);
+      if (found !== undefined) return found;
+    }
+    path.length = at;
+    return undefined;
+  }
+
+  // stringifyError is the text a helper throws for what JSON.stringify threw on v: for a cycle,
+  // with V8's path in the message.
+  function stringifyError(e, v) {
+    try {
+      if (e instanceof TypeErrorCtor && ownData(e, "message", false) === CIRCULAR) {
+        const text = circularText(v);
+        if (text !== undefined) defineProperty(e, "message", { value: text, writable: true, configurable: true, enumerable: false });
+      }
+    } catch (_) {
+      // The plain text.
+    }
+    return errorText(e);
+  }
+  const CIRCULAR = "Converting circular structure to JSON";
+  const TypeErrorCtor = TypeError;
 
   function isObject(v) {
     return v !== null && typeof v === "object";
@@ -152,7 +362,7 @@
     try {
       return jsonStringify(v);
     } catch (e) {
-      throw errorText(e);
+      throw stringifyError(e, v);
     }
   }
 
@@ -169,7 +379,7 @@
     try {
       json = jsonStringify(v);
     } catch (e) {
-      throw errorText(e);
+      throw stringifyError(e, v);
     }
     if (json === undefined) throw SERDE_UNDEFINED;
     if (mayRefuse(json)) refuse(json);
@@ -203,8 +413,21 @@
       if (typeof e === "symbol") return "";
       if (isObject(e) && typeof e.stack === "string") {
         const stack = e.stack;
-        // QuickJS's own stacks are bare frame lists ("    at f (file:1:2)\n"); a stack the
-        // script assigned itself is kept as is.
+        // The stack hook wrote the stack (v8Stack): the header as String gives it now, and the
+        // frames; a stack the script assigned itself is kept as is.
+        if (e instanceof ErrorCtor) {
+          const written = weakMapGet(stackFrames, e);
+          if (written !== undefined && written[0] === stack) {
+            let head;
+            try {
+              head = StringCtor(e);
+            } catch (_) {
+              head = "<error>"; // V8's header for an error whose text cannot be made
+            }
+            return written[1] === "" ? head : head + "\n" + written[1];
+          }
+        }
+        // QuickJS's own stacks are bare frame lists ("    at f (file:1:2)\n").
         if (e instanceof ErrorCtor && (stack === "" || stringStartsWith(stack, "    at "))) {
           const head = StringCtor(e);
           const frames = withoutPreludeFrames(stack);
@@ -629,7 +852,7 @@
         try {
           json = jsonStringify(input);
         } catch (e) {
-          throw errorText(e);
+          throw stringifyError(e, input);
         }
         if (json === undefined) throw SERDE_UNDEFINED;
         const t = typeof input;

@@ -52,7 +52,7 @@ func TestRepeatKeepsNativeErrorsAndConversions(t *testing.T) {
 		text(out.join("|"));`)
 	want := "RangeError: invalid repeat count|RangeError: invalid repeat count|RangeError: invalid string length|" +
 		"RangeError: invalid repeat count|TypeError: null or undefined are forbidden|" +
-		"TypeError: cannot convert symbol to number|TypeError: cannot convert BigInt to number|TypeError: not a constructor|" +
+		"TypeError: cannot convert symbol to number|TypeError: Cannot convert a BigInt value to a number|TypeError: not a constructor|" +
 		"18000|1|1|0|true|false|true|repeat|1|false"
 	if got := jsruntime.TextsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, []string{want}) {
 		t.Fatalf("%s\n got %q\nwant %q", jsruntime.ErrorTextOf(r), got, want)
