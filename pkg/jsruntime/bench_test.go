@@ -102,6 +102,20 @@ func BenchmarkToolResult1MiB(b *testing.B) {
 	runLoopCell(b, d, `if ((await tools.big()).data.length !== 1048576) throw "short";`, jsruntime.TestTool("big"))
 }
 
+// BenchmarkToolInput1MiB sends a 1 MiB tool input out of JavaScript to a delegate that answers
+// null: the input's way alone (ADR 62).
+func BenchmarkToolInput1MiB(b *testing.B) {
+	d := newRecorderNoLog(func(context.Context, codemode.NestedToolCall) (json.RawMessage, error) { return nil, nil })
+	b.SetBytes(1 << 20)
+	runLoopCell(b, d, `await tools.sink({s: "x".repeat(1 << 20)});`, jsruntime.TestTool("sink"))
+}
+
+// BenchmarkToolInputEcho1MiB sends a 1 MiB tool input that the delegate answers as the result.
+func BenchmarkToolInputEcho1MiB(b *testing.B) {
+	b.SetBytes(1 << 20)
+	runLoopCell(b, newRecorderNoLog(jsruntime.EchoTool), `if ((await tools.echo({s: "x".repeat(1 << 20)})).s.length !== 1048576) throw "short";`, jsruntime.TestTool("echo"))
+}
+
 // BenchmarkMemory reports what an idle session and a live cell (blocked on a tool call) cost: the
 // Go heap of an idle session (ours holds no runtime until a cell runs) and the process's resident
 // memory per live cell, which includes the runtime's mapped linear memory (outside the Go heap) and

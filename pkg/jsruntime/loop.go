@@ -311,7 +311,8 @@ func (r *cellRun) beginSpec() string {
 		MaxCalls  int         `json:"maxCalls"`
 		MaxOutput int         `json:"maxOutput"`
 		Main      string      `json:"main"` // the module begin imports (engine.LoadModule)
-	}{tools, words, limits.maxPendingTimers, limits.maxPendingToolCalls, limits.maxOutputBytes, r.e.MainName()})
+		Mark      string      `json:"mark"` // the secret part of the prelude's inputMark (toolinput.go)
+	}{tools, words, limits.maxPendingTimers, limits.maxPendingToolCalls, limits.maxOutputBytes, r.e.MainName(), r.tools.newMark()})
 	return string(b)
 }
 
@@ -363,6 +364,8 @@ func (r *cellRun) Serve(msg string) engine.Reply {
 		if _, err := serdejson.Parse([]byte(m.text)); err != nil {
 			return engine.String(err.Error())
 		}
+	case opInput:
+		return r.tools.hold(m.text)
 	case opExit:
 		r.exit()
 	}

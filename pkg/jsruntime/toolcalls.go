@@ -111,6 +111,10 @@ type toolCalls struct {
 	wg      sync.WaitGroup
 	ctx     context.Context
 	cancel  context.CancelFunc
+	// mark is the JSON token that stands for a long string in a tool input's skeleton, and held
+	// the inputs Go checked for records still to come, by call id (toolinput.go).
+	mark []byte
+	held map[int64]json.RawMessage
 }
 
 // pendingCall is a call waiting for a slot.
@@ -145,7 +149,14 @@ func (t *toolCalls) start(record string) error {
 	t.pending++
 	t.r.c.calls.started(id)
 	var raw json.RawMessage
-	if hasInput {
+	switch {
+	case hasInput && input == "@":
+		held, ok := t.takeHeld(id)
+		if !ok {
+			return forged("tool call %d of an input never sent", id)
+		}
+		raw = held
+	case hasInput:
 		if !json.Valid([]byte(input)) {
 			return forged("tool call input is not JSON")
 		}

@@ -34,6 +34,8 @@ type vm interface {
 	// ExportsKept and ShedExports count and drop the resolved exports an idle cell need not keep.
 	ExportsKept() int
 	ShedExports()
+	// QuoteParts takes n strings from the prelude's part entry point, as JSON (inside Serve).
+	QuoteParts(n int) ([][]byte, error)
 	// MainName is the name under which Begin imports the module.
 	MainName() string
 	// Retire marks the runtime unusable: its pool disposes of it instead of resetting it.
