@@ -211,3 +211,42 @@ func BenchmarkRecursionDepth(b *testing.B) {
 		})
 	}
 }
+
+// readerDelegate answers tool calls as a transport does (codemode.ToolCallStarter): a reader
+// goroutine of its own, not the cell's loop, hands each answer back.
+type readerDelegate struct {
+	jsruntime.FuncDelegate
+	calls chan readerCall
+}
+
+type readerCall struct {
+	input json.RawMessage
+	done  func(json.RawMessage, error)
+}
+
+func newReaderDelegate(b *testing.B) readerDelegate {
+	d := readerDelegate{calls: make(chan readerCall, 64)}
+	stop := make(chan struct{})
+	b.Cleanup(func() { close(stop) })
+	go func() {
+		for {
+			select {
+			case c := <-d.calls:
+				c.done(c.input, nil)
+			case <-stop:
+				return
+			}
+		}
+	}()
+	return d
+}
+
+func (d readerDelegate) StartToolCall(_ context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
+	d.calls <- readerCall{call.Input, done}
+}
+
+// BenchmarkToolRoundTripFromReader is one awaited tool call whose answer another goroutine hands
+// to the cell's loop, as a V1 connection's reader does: the hand-off that ADR 62 measures.
+func BenchmarkToolRoundTripFromReader(b *testing.B) {
+	runLoopCell(b, newReaderDelegate(b), `await tools.echo({i});`, jsruntime.TestTool("echo"))
+}

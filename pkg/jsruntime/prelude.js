@@ -902,6 +902,15 @@
         else settle[1](r[2]);
       }
     },
+    // deliverOne settles the one tool call id with the JSON text value of its result (Go sends
+    // a single small result so, without a batch array around it).
+    deliverOne(value, id) {
+      const settle = mapGet(calls, id);
+      if (settle === undefined) return;
+      mapDelete(calls, id);
+      pendingCalls--;
+      settle[0](jsonParse(value));
+    },
     // part hands Go the next long string of the tool input it is checking (ADR 62).
     part() {
       return parts === undefined ? undefined : parts[nextPart++];

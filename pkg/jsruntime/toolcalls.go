@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -389,6 +390,26 @@ func (t *toolCalls) takeBatch(n int) (batch string, longs []string) {
 	t.pending -= k
 	t.ready = append(t.ready[:0], t.ready[k:]...)
 	return batch, longs
+}
+
+// singleResultMax is the largest result deliverOne takes; a larger one goes in a batch, where
+// the engine parses it (engine.jsonArgument) or its long strings are made from Go.
+const singleResultMax = 4 << 10
+
+// takeOne removes the one ready result when it is a small successful one, which deliverOne
+// settles without a batch (ADR 62).
+func (t *toolCalls) takeOne() (toolResult, bool) {
+	if len(t.ready) != 1 {
+		return toolResult{}, false
+	}
+	r := t.ready[0]
+	if !r.ok || len(r.value) >= singleResultMax || r.id > math.MaxInt32 {
+		return toolResult{}, false
+	}
+	t.r.c.calls.delivered(t.ready[:1])
+	t.pending--
+	t.ready = t.ready[:0]
+	return r, true
 }
 
 // startWaiting launches queued calls while slots are free.

@@ -98,7 +98,7 @@ type Engine struct {
 type layout struct {
 	jsctx  uint64 // the JSContext pointer
 	hostFn uint64 // the bridge function handed to the prelude
-	entry  struct{ begin, deliver, take, describe, part uint64 }
+	entry  struct{ begin, deliver, deliverOne, take, describe, part uint64 }
 
 	scratch  uint32 // scratchSize bytes for C strings
 	argv     uint32 // one JSValue: the argument of an entry point call
@@ -226,7 +226,7 @@ func (e *Engine) install(p Prelude) error {
 	if e.scratch, err = e.malloc(scratchSize); err != nil {
 		return err
 	}
-	if e.argv, err = e.malloc(8); err != nil {
+	if e.argv, err = e.malloc(16); err != nil {
 		return err
 	}
 	if e.modFile, err = e.cString(moduleName); err != nil {
@@ -273,7 +273,7 @@ func (e *Engine) resolveEntries(internals uint64) error {
 	for _, ep := range []struct {
 		name string
 		dst  *uint64
-	}{{"begin", &e.entry.begin}, {"deliver", &e.entry.deliver}, {"take", &e.entry.take}, {"describe", &e.entry.describe}, {"part", &e.entry.part}} {
+	}{{"begin", &e.entry.begin}, {"deliver", &e.entry.deliver}, {"take", &e.entry.take}, {"describe", &e.entry.describe}, {"part", &e.entry.part}, {"deliverOne", &e.entry.deliverOne}} {
 		v, err := e.property(internals, ep.name)
 		if err != nil {
 			return fmt.Errorf("prelude entry point %s: %w", ep.name, err)
