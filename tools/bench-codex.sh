@@ -21,11 +21,12 @@ if [ -z "${REPORT_ONLY:-}" ]; then
   go test -c -o "$out/codemode-host.test" ./services/codemode-host
   go test -c -o "$out/engine.test" ./pkg/jsruntime/internal/engine
   : >"$out/codex.txt"
+  # A row that fails (its message goes to stderr) leaves the rest of the run and the table standing.
   for i in $(seq "$count"); do
-    (cd services/codemode-host && "../../$out/codemode-host.test" -test.run '^$' -test.bench 'BenchmarkAgainstCodexHost' -test.benchtime 1s) |
-      grep '^Benchmark' | tee -a "$out/codex.txt" >&2
-    (cd pkg/jsruntime/internal/engine && "../../../../$out/engine.test" -test.run '^$' -test.bench 'BenchmarkPlainQJS' -test.benchtime 1s) |
-      grep '^Benchmark' | tee -a "$out/codex.txt" >&2
+    (cd services/codemode-host && "../../$out/codemode-host.test" -test.run '^$' -test.bench 'BenchmarkAgainstCodexHost' -test.benchtime 1s || true) |
+      grep -E '^Benchmark|^ +[a-z_]+_test\.go|FAIL' | tee -a "$out/codex.txt" >&2
+    (cd pkg/jsruntime/internal/engine && "../../../../$out/engine.test" -test.run '^$' -test.bench 'BenchmarkPlainQJS' -test.benchtime 1s || true) |
+      grep -E '^Benchmark|^ +[a-z_]+_test\.go|FAIL' | tee -a "$out/codex.txt" >&2
   done
 fi
 
@@ -40,6 +41,7 @@ awk "$(cat tools/bench/median.awk)"'
     if (v >= 1e6) return sprintf("%.1f ms", v / 1e6)
     return sprintf("%.0f µs", v / 1e3)
   }
+  /FAIL/ { next }
   /^BenchmarkAgainstCodexHost\// {
     split($1, p, "/"); w = p[2]; h = p[3]; sub(/^host=/, "", h); sub(/-[0-9]+$/, "", h)
     unit = "ns/op"; v = $3
