@@ -2,7 +2,11 @@
 # codemode-host against Codex's own host (the pinned codex-code-mode-host, V8): issue 26's workloads
 # through one Go client (pkg/v1/v1client) driving both as process hosts on V1 stdio, the way Codex
 # spawns a host, in one run (BenchmarkAgainstCodexHost in services/codemode-host), printed as a
-# Markdown table of medians and ratios codemode / Codex. tools/bench.sh runs it; alone:
+# Markdown table of medians and ratios codemode / Codex. The compute rows (Loop1e6, JSON20kObjects)
+# also show the floor: the same scripts on the pinned qjs module as it ships, with no codemode code
+# (BenchmarkPlainQJS in pkg/jsruntime/internal/engine), run between the comparison's runs. A row a
+# host skipped (LiveCells1000RSS on a host that refuses the 1,000th live cell) shows "—".
+# tools/bench.sh runs it; alone:
 #
 #   COUNT=5 ./tools/bench-codex.sh
 set -euo pipefail
@@ -15,10 +19,14 @@ count=${COUNT:-3}
 if [ -z "${REPORT_ONLY:-}" ]; then
   echo "== go test -bench AgainstCodexHost (services/codemode-host), count $count" >&2
   go test -c -o "$out/codemode-host.test" ./services/codemode-host
+  go test -c -o "$out/engine.test" ./pkg/jsruntime/internal/engine
   : >"$out/codex.txt"
+  # A row that fails (its message goes to stderr) leaves the rest of the run and the table standing.
   for i in $(seq "$count"); do
-    (cd services/codemode-host && "../../$out/codemode-host.test" -test.run '^$' -test.bench 'BenchmarkAgainstCodexHost' -test.benchtime 1s) |
-      grep '^Benchmark' | tee -a "$out/codex.txt" >&2
+    (cd services/codemode-host && "../../$out/codemode-host.test" -test.run '^$' -test.bench 'BenchmarkAgainstCodexHost' -test.benchtime 1s || true) |
+      grep -E '^Benchmark|^ +[a-z_]+_test\.go|FAIL' | tee -a "$out/codex.txt" >&2
+    (cd pkg/jsruntime/internal/engine && "../../../../$out/engine.test" -test.run '^$' -test.bench 'BenchmarkPlainQJS' -test.benchtime 1s || true) |
+      grep -E '^Benchmark|^ +[a-z_]+_test\.go|FAIL' | tee -a "$out/codex.txt" >&2
   done
 fi
 
@@ -28,23 +36,27 @@ echo "Command: \`./tools/bench-codex.sh\` (COUNT=$count, medians), $(date -u +%Y
 echo
 awk "$(cat tools/bench/median.awk)"'
   function show(v, unit) {
+    if (v == "") return "—"
     if (unit == "B/live-cell") return sprintf("%.0f KiB", v / 1024)
     if (v >= 1e6) return sprintf("%.1f ms", v / 1e6)
     return sprintf("%.0f µs", v / 1e3)
   }
+  /FAIL/ { next }
   /^BenchmarkAgainstCodexHost\// {
     split($1, p, "/"); w = p[2]; h = p[3]; sub(/^host=/, "", h); sub(/-[0-9]+$/, "", h)
     unit = "ns/op"; v = $3
-    for (i = 5; i < NF; i += 2) if ($(i + 1) == "ns/call" || $(i + 1) == "B/live-cell") { v = $i; unit = $(i + 1) }
+    for (i = 5; i < NF; i += 2) if ($(i + 1) == "ns/call" || $(i + 1) == "ns/cell" || $(i + 1) == "B/live-cell") { v = $i; unit = $(i + 1) }
     vals[w, h] = vals[w, h] " " v; units[w] = unit
     if (!(w in seen)) { seen[w] = 1; order[++n] = w }
   }
+  /^BenchmarkPlainQJS\// { split($1, p, "/"); w = p[2]; sub(/-[0-9]+$/, "", w); floor[w] = floor[w] " " $3 }
   END {
-    print "| workload | Codex | codemode | codemode / Codex |"
-    print "|---|---|---|---|"
+    print "| workload | Codex | codemode | codemode / Codex | plain qjs.wasm floor / Codex |"
+    print "|---|---|---|---|---|"
     for (k = 1; k <= n; k++) {
       w = order[k]; c = median(vals[w, "codex"]); m = median(vals[w, "codemode"])
-      printf "| %s | %s | %s | %.2f× |\n", w, show(c, units[w]), show(m, units[w]), (c > 0 ? m / c : 0)
+      f = (w in floor) ? sprintf("%.2f× (%s)", median(floor[w]) / c, show(median(floor[w]), "ns/op")) : ""
+      printf "| %s | %s | %s | %s | %s |\n", w, show(c, units[w]), show(m, units[w]), (c > 0 && m != "" ? sprintf("%.2f×", m / c) : "—"), f
     }
   }
 ' "$out/codex.txt"

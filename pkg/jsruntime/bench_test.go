@@ -108,6 +108,20 @@ func BenchmarkToolResult1MiB(b *testing.B) {
 	runLoopCell(b, d, `if ((await tools.big()).data.length !== 1048576) throw "short";`, jsruntime.TestTool("big"))
 }
 
+// BenchmarkToolInput1MiB sends a 1 MiB tool input out of JavaScript to a delegate that answers
+// null: the input's way alone (ADR 62).
+func BenchmarkToolInput1MiB(b *testing.B) {
+	d := newRecorderNoLog(func(context.Context, codemode.NestedToolCall) (json.RawMessage, error) { return nil, nil })
+	b.SetBytes(1 << 20)
+	runLoopCell(b, d, `await tools.sink({s: "x".repeat(1 << 20)});`, jsruntime.TestTool("sink"))
+}
+
+// BenchmarkToolInputEcho1MiB sends a 1 MiB tool input that the delegate answers as the result.
+func BenchmarkToolInputEcho1MiB(b *testing.B) {
+	b.SetBytes(1 << 20)
+	runLoopCell(b, newRecorderNoLog(jsruntime.EchoTool), `if ((await tools.echo({s: "x".repeat(1 << 20)})).s.length !== 1048576) throw "short";`, jsruntime.TestTool("echo"))
+}
+
 // BenchmarkMemory reports what an idle session and a live cell (blocked on a tool call) cost: the
 // Go heap of an idle session (ours holds no runtime until a cell runs) and the process's resident
 // memory per live cell, which includes the runtime's mapped linear memory (outside the Go heap) and
@@ -215,4 +229,43 @@ func BenchmarkStackOverflowCaught(b *testing.B) {
 			b.Fatal(jsruntime.ErrorTextOf(r), r)
 		}
 	}
+}
+
+// readerDelegate answers tool calls as a transport does (codemode.ToolCallStarter): a reader
+// goroutine of its own, not the cell's loop, hands each answer back.
+type readerDelegate struct {
+	jsruntime.FuncDelegate
+	calls chan readerCall
+}
+
+type readerCall struct {
+	input json.RawMessage
+	done  func(json.RawMessage, error)
+}
+
+func newReaderDelegate(b *testing.B) readerDelegate {
+	d := readerDelegate{calls: make(chan readerCall, 64)}
+	stop := make(chan struct{})
+	b.Cleanup(func() { close(stop) })
+	go func() {
+		for {
+			select {
+			case c := <-d.calls:
+				c.done(c.input, nil)
+			case <-stop:
+				return
+			}
+		}
+	}()
+	return d
+}
+
+func (d readerDelegate) StartToolCall(_ context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
+	d.calls <- readerCall{call.Input, done}
+}
+
+// BenchmarkToolRoundTripFromReader is one awaited tool call whose answer another goroutine hands
+// to the cell's loop, as a V1 connection's reader does: the hand-off that ADR 62 measures.
+func BenchmarkToolRoundTripFromReader(b *testing.B) {
+	runLoopCell(b, newReaderDelegate(b), `await tools.echo({i});`, jsruntime.TestTool("echo"))
 }

@@ -44,6 +44,7 @@ const (
 	opFail     hostOp = 'x' // the cell failed: a JSON string (the error text)
 	opRecords  hostOp = 'r' // queued records to start now, in order: the text take would return
 	opCheck    hostOp = 'k' // may serde_json parse this JSON? the reply is its refusal
+	opInput    hostOp = 'j' // a tool input: "id skeleton", its long strings beside it; the reply is its refusal
 	opExit     hostOp = 'q' // exit(): no payload; the call never returns
 	opZone     hostOp = 'z' // a time zone at an instant: "MS ZONE"; the reply is "OFFSET ABBREVIATION" (zones.go)
 	opStack    hostOp = 'g' // an error was created: JSON [name, message, frames]; the reply is JSON [message, frames text] (errtext.go)
@@ -53,7 +54,7 @@ const (
 var hostOperations = map[string]hostOp{
 	"text": opText, "rawText": opRawText, "longText": opLongText, "offer": opOffer, "image": opImage, "audio": opAudio, "notify": opNotify, "yield": opYield,
 	"store": opStore, "load": opLoad, "eval": opEval, "function": opFunction, "done": opDone,
-	"fail": opFail, "records": opRecords, "check": opCheck, "exit": opExit, "zone": opZone, "stack": opStack,
+	"fail": opFail, "records": opRecords, "check": opCheck, "input": opInput, "exit": opExit, "zone": opZone, "stack": opStack,
 }
 
 // operationsJSON is the table as the prelude receives it: {"text": "t", ...}.
@@ -103,7 +104,8 @@ func forged(format string, args ...any) error { return engine.Forged(format, arg
 type hostMessage struct {
 	op hostOp
 	// text is the payload of opText, opNotify, opFail, opLoad (key), opEval (source), opAudio
-	// (URL), opImage (URL), opRecords (the records) and opCheck (the JSON).
+	// (URL), opImage (URL), opRecords (the records), opCheck (the JSON) and opInput (the id and
+	// the skeleton).
 	text string
 	// detail is the image detail of opImage.
 	detail string
@@ -129,7 +131,7 @@ func decodeHostMessage(msg string) (hostMessage, error) {
 	payload := msg[1:]
 	var err error
 	switch m.op {
-	case opRecords, opCheck, opRawText, opStack:
+	case opRecords, opCheck, opRawText, opInput, opStack:
 		m.text = payload
 	case opLongText, opOffer:
 		m.length, err = decodeLength(payload)

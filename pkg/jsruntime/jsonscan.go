@@ -22,6 +22,8 @@ type jsonScan struct {
 	limit    int // the nesting at which the scan gives up
 	// longBytes counts the bytes of string tokens of at least longStringMin bytes (longstrings.go).
 	longBytes int
+	// surrogate is set when an escape of a surrogate was seen (\ud800 to \udfff, either case).
+	surrogate bool
 }
 
 // scanJSON reports whether b is one JSON value (with white space around it) nested at most limit
@@ -174,6 +176,9 @@ func (s *jsonScan) escape() bool {
 			if !isHex(h) {
 				return false
 			}
+		}
+		if h0, h1 := s.b[s.i+2]|0x20, s.b[s.i+3]|0x20; h0 == 'd' && (h1 >= '8' && h1 <= '9' || h1 >= 'a' && h1 <= 'f') {
+			s.surrogate = true
 		}
 		s.i += 6
 		return true

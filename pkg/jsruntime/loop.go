@@ -286,10 +286,17 @@ func (r *cellRun) dispatch(queued string) error {
 // turn.
 func (r *cellRun) deliverReady() error {
 	// Let tool goroutines that are about to finish hand in their results first, so a burst of
-	// results settles in one crossing rather than one each.
-	runtime.Gosched()
+	// results settles in one crossing rather than one each. With no other call in flight (an
+	// awaited call's answer) there is nothing to wait for, and yielding would only let another
+	// thread take the loop over, a hand-off per round trip (ADR 62).
+	if r.tools.running > 0 {
+		runtime.Gosched()
+	}
 	r.tools.collect(maxBatch)
 	r.stats.deliveries++
+	if res, ok := r.tools.takeOne(); ok {
+		return r.turn(func() (string, error) { return r.e.DeliverOne(int32(res.id), string(res.value)) })
+	}
 	batch, longs := r.tools.takeBatch(maxBatch)
 	return r.turn(func() (string, error) { return r.e.Deliver(batch, longs) })
 }
@@ -317,7 +324,8 @@ func (r *cellRun) beginSpec() string {
 		MaxCalls  int         `json:"maxCalls"`
 		MaxOutput int         `json:"maxOutput"`
 		Main      string      `json:"main"` // the module begin imports (engine.LoadModule)
-	}{tools, words, limits.maxPendingTimers, limits.maxPendingToolCalls, limits.maxOutputBytes, r.e.MainName()})
+		Mark      string      `json:"mark"` // the secret part of the prelude's inputMark (toolinput.go)
+	}{tools, words, limits.maxPendingTimers, limits.maxPendingToolCalls, limits.maxOutputBytes, r.e.MainName(), r.tools.newMark()})
 	return string(b)
 }
 
@@ -369,6 +377,8 @@ func (r *cellRun) Serve(msg string) engine.Reply {
 		if _, err := serdejson.Parse([]byte(m.text)); err != nil {
 			return engine.String(err.Error())
 		}
+	case opInput:
+		return r.tools.hold(m.text)
 	case opExit:
 		r.exit()
 	case opZone:

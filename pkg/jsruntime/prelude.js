@@ -834,6 +834,25 @@
     capturedReject = reject;
   }
 
+  // A tool input crosses to Go once (ADR 62). JSON.stringify takes each string of at least
+  // LONG_INPUT characters out through extract, writing inputMark (a per-cell secret that Go knows,
+  // set by setup) in its place; Go, answering the skeleton's bridge message, takes the strings
+  // through the part entry point (one call each), quotes them from QuickJS's memory, puts them back
+  // and checks the whole input once as serde_json would parse it. No input is scanned in
+  // JavaScript.
+  const LONG_INPUT = 8192;
+  let inputMark = "";
+  let extracted; // the strings the serialization running now took out
+  let parts; // the strings of the input Go is checking, and the next one part hands out
+  let nextPart = 0;
+  function extract(key, v) {
+    if (typeof v === "string" && v.length >= LONG_INPUT) {
+      extracted[extracted.length] = v;
+      return inputMark;
+    }
+    return v;
+  }
+
   // Every bytecode costs (wazero returns to Go at each interpreter dispatch so that a script can
   // be interrupted), so the tool function does as little as it can.
   function makeTool(index, name) {
@@ -845,24 +864,53 @@
       // such call takes the last place between the check and its use. The record is built
       // before the id is taken: a string too long to build throws with no id skipped (Go expects
       // them without gaps). An input Codex's host could not carry throws at once, as there.
-      // Inlined crossingJSON: a call frame costs a tool call measurably. The JSON of a number
-      // or a boolean needs no check.
+      // The JSON of a number or a boolean needs no check; short JSON without a backslash cannot
+      // be refused (nesting 128 levels takes 256 characters); anything else is checked by Go,
+      // which keeps it for the call's record ("@"), under the id the call is about to take. A
+      // call refused by the limit leaves Go an input that the next crossing, taking the same id,
+      // replaces.
       let json;
+      let crossed = false;
       if (input !== undefined) {
-        try {
-          json = jsonStringify(input);
-        } catch (e) {
-          throw stringifyError(e, input);
-        }
-        if (json === undefined) throw SERDE_UNDEFINED;
         const t = typeof input;
-        if (t !== "number" && t !== "boolean" && mayRefuse(json)) refuse(json);
+        if (t === "object" || t === "string") {
+          const outer = extracted;
+          const mine = list();
+          extracted = mine;
+          try {
+            json = jsonStringify(input, extract);
+          } catch (e) {
+            throw stringifyError(e, input);
+          } finally {
+            extracted = outer;
+          }
+          if (json === undefined) throw SERDE_UNDEFINED;
+          if (mine.length > 0 || json.length >= 256 || stringIndexOf(json, "\\") >= 0) {
+            parts = mine;
+            nextPart = 0;
+            let refusal;
+            try {
+              refusal = host(OP.input + (nextCall + 1) + " " + mine.length + " " + json);
+            } finally {
+              parts = undefined;
+            }
+            if (refusal !== undefined) throw SERDE_PREFIX + refusal;
+            crossed = true;
+          }
+        } else {
+          try {
+            json = jsonStringify(input);
+          } catch (e) {
+            throw stringifyError(e, input);
+          }
+          if (json === undefined) throw SERDE_UNDEFINED;
+        }
       }
       if (pendingCalls >= maxPendingCalls) {
         return promiseReject("tools." + name + ": the cell already has its limit of " + maxPendingCalls + " pending tool calls");
       }
       const id = nextCall + 1;
-      const record = json === undefined ? "c " + id + tail : "c " + id + tail + " " + json;
+      const record = json === undefined ? "c " + id + tail : crossed ? "c " + id + tail + " @" : "c " + id + tail + " " + json;
       nextCall = id;
       pendingCalls++;
       const promise = new PromiseCtor(captureSettlers);
@@ -982,7 +1030,8 @@
 
   // setup installs the cell's tools, its limits and seeds Math.random, and returns the module to
   // import. Go passes spec as a value it parsed from JSON: {"tools": [[name, description], ...],
-  // "seed": [a, b, c, d], "maxTimers": n, "maxCalls": n, "maxOutput": n, "main": moduleName}.
+  // "seed": [a, b, c, d], "maxTimers": n, "maxCalls": n, "maxOutput": n, "main": moduleName,
+  // "mark": the secret part of inputMark}.
   function setup(spec) {
     const parsed = spec;
     const specTools = parsed.tools;
@@ -998,6 +1047,7 @@
     maxPendingTimers = parsed.maxTimers;
     maxPendingCalls = parsed.maxCalls;
     maxOutputBytes = parsed.maxOutput;
+    inputMark = "codemode:" + parsed.mark;
     s0 = parsed.seed[0] | 0;
     s1 = parsed.seed[1] | 0;
     s2 = parsed.seed[2] | 0;
@@ -1074,6 +1124,19 @@
         else if (r[1] === 3) settle[0](placeLongStrings(r[2], r[3], longs));
         else settle[1](r[2]);
       }
+    },
+    // deliverOne settles the one tool call id with the JSON text value of its result (Go sends
+    // a single small result so, without a batch array around it).
+    deliverOne(value, id) {
+      const settle = mapGet(calls, id);
+      if (settle === undefined) return;
+      mapDelete(calls, id);
+      pendingCalls--;
+      settle[0](jsonParse(value));
+    },
+    // part hands Go the next long string of the tool input it is checking (ADR 62).
+    part() {
+      return parts === undefined ? undefined : parts[nextPart++];
     },
     // describe renders a thrown value as error text, quoted as JSON: Go reads strings from QuickJS
     // as C strings, which would end at a NUL in the text.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -111,6 +112,10 @@ type toolCalls struct {
 	wg      sync.WaitGroup
 	ctx     context.Context
 	cancel  context.CancelFunc
+	// mark is the JSON token that stands for a long string in a tool input's skeleton, and held
+	// the inputs Go checked for records still to come, by call id (toolinput.go).
+	mark []byte
+	held map[int64]json.RawMessage
 }
 
 // pendingCall is a call waiting for a slot.
@@ -145,7 +150,14 @@ func (t *toolCalls) start(record string) error {
 	t.pending++
 	t.r.c.calls.started(id)
 	var raw json.RawMessage
-	if hasInput {
+	switch {
+	case hasInput && input == "@":
+		held, ok := t.takeHeld(id)
+		if !ok {
+			return forged("tool call %d of an input never sent", id)
+		}
+		raw = held
+	case hasInput:
 		if !json.Valid([]byte(input)) {
 			return forged("tool call input is not JSON")
 		}
@@ -378,6 +390,26 @@ func (t *toolCalls) takeBatch(n int) (batch string, longs []string) {
 	t.pending -= k
 	t.ready = append(t.ready[:0], t.ready[k:]...)
 	return batch, longs
+}
+
+// singleResultMax is the largest result deliverOne takes; a larger one goes in a batch, where
+// the engine parses it (engine.jsonArgument) or its long strings are made from Go.
+const singleResultMax = 4 << 10
+
+// takeOne removes the one ready result when it is a small successful one, which deliverOne
+// settles without a batch (ADR 62).
+func (t *toolCalls) takeOne() (toolResult, bool) {
+	if len(t.ready) != 1 {
+		return toolResult{}, false
+	}
+	r := t.ready[0]
+	if !r.ok || len(r.value) >= singleResultMax || r.id > math.MaxInt32 {
+		return toolResult{}, false
+	}
+	t.r.c.calls.delivered(t.ready[:1])
+	t.pending--
+	t.ready = t.ready[:0]
+	return r, true
 }
 
 // startWaiting launches queued calls while slots are free.

@@ -24,6 +24,8 @@ type vm interface {
 	// returns what the script queued meanwhile.
 	Begin(input string) (queued string, err error)
 	Deliver(input string, strs []string) (queued string, err error)
+	// DeliverOne is the turn that settles one call with the small JSON text of its result.
+	DeliverOne(id int32, value string) (queued string, err error)
 	// Classify says what a turn's error means: an interrupt, a trap, a JavaScript error.
 	Classify(err error) error
 	// HeapRefused reports (once) whether, and why, a heap growth was refused since the last call.
@@ -34,6 +36,8 @@ type vm interface {
 	// ExportsKept and ShedExports count and drop the resolved exports an idle cell need not keep.
 	ExportsKept() int
 	ShedExports()
+	// QuoteParts takes n strings from the prelude's part entry point, as JSON (inside Serve).
+	QuoteParts(n int) ([][]byte, error)
 	// MainName is the name under which Begin imports the module.
 	MainName() string
 	// Retire marks the runtime unusable: its pool disposes of it instead of resetting it.

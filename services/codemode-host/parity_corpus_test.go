@@ -385,6 +385,12 @@ func toolArgumentCases() []parityCase {
 		one("tool-args/uncaught-cyclic", `const o = {}; o.o = o; await tools.echo(o)`),
 		one("tool-args/negative-zero", `const r = await tools.echo({z: -0}); text(JSON.stringify(r)); text(Object.is(r.z, -0))`),
 		one("tool-args/big-number", `const r = await tools.echo({n: 12345678901234567890}); text(JSON.stringify(r))`),
+		// Long strings of an input are quoted by Go (ADR 62): escapes, wide and astral characters,
+		// a long key, a long root string, and the refusals whose columns count them.
+		one("tool-args/long-strings-escaped", `const s = "a\"\\\n\t\u0001é€😀\u2028".repeat(1000); const r = await tools.echo({s, t: [s, "short", s + "x"], [s.slice(0, 9000)]: 1}); text(r.s === s && r.t[0] === s && r.t[2] === s + "x" && r[s.slice(0, 9000)] === 1); text(JSON.stringify(r).length)`),
+		one("tool-args/long-root-string", `const r = await tools.echo("z".repeat(70000)); text(r.length)`),
+		one("tool-args/long-lone-surrogate", `try { await tools.echo({a: "x".repeat(9000), s: "y".repeat(9000) + "\ud800"}); text("sent") } catch (e) { text("caught " + e) }`),
+		one("tool-args/long-deep-130", `let v = "x".repeat(9000); for (let i = 0; i < 130; i++) v = [v]; try { await tools.echo(v); text("sent") } catch (e) { text("caught " + e) }`),
 	}
 }
 

@@ -313,7 +313,20 @@ func (l *Link[In]) closedErr() error {
 // Encode frames m. It fails when the encoding exceeds the frame limit, before anything is
 // queued, so the caller can send a smaller replacement.
 func Encode(m wirev1.Message) ([]byte, error) {
-	return v1frame.Seal(m.AppendJSON(v1frame.Reserve(nil)))
+	return v1frame.Seal(m.AppendJSON(v1frame.Reserve(make([]byte, 0, encodedSizeHint(m)))))
+}
+
+// encodedSizeHint is room enough for m's frame when m carries a large tool input, so that the
+// input is copied into the frame once (growing the buffer past it would copy it again; ADR 62);
+// other messages start small.
+func encodedSizeHint(m wirev1.Message) int {
+	const envelope = 512 // the ids, the tool's name and the keys around the input
+	if d, ok := m.(wirev1.DelegateRequestMessage); ok {
+		if call, ok := d.Request.(wirev1.ToolInvoke); ok {
+			return v1frame.HeaderBytes + envelope + len(call.Invocation.Input) + len(call.Invocation.ToolName.Name)
+		}
+	}
+	return 0
 }
 
 // lane is where m travels: its lane on a dual connection, the one stream otherwise.

@@ -98,7 +98,7 @@ type Engine struct {
 type layout struct {
 	jsctx  uint64 // the JSContext pointer
 	hostFn uint64 // the bridge function handed to the prelude
-	entry  struct{ begin, deliver, take, describe uint64 }
+	entry  struct{ begin, deliver, deliverOne, take, describe, part uint64 }
 
 	scratch  uint32 // scratchSize bytes for C strings
 	argv     uint32 // one JSValue: the argument of an entry point call
@@ -109,6 +109,8 @@ type layout struct {
 	quoteFn  uint64 // the original JSON.stringify (strings.go)
 	// directStrings reports that install verified QuickJS's string layout (strings.go).
 	directStrings bool
+	// directQuote reports that install verified Go's quoting against JSON.stringify's (quote.go).
+	directQuote bool
 }
 
 // scratchSize is the per-runtime buffer that carries strings into QuickJS without a malloc and a
@@ -234,7 +236,7 @@ func (e *Engine) install(p Prelude) error {
 	if e.scratch, err = e.malloc(scratchSize); err != nil {
 		return err
 	}
-	if e.argv, err = e.malloc(8); err != nil {
+	if e.argv, err = e.malloc(16); err != nil {
 		return err
 	}
 	if e.modFile, err = e.cString(moduleName); err != nil {
@@ -261,6 +263,7 @@ func (e *Engine) install(p Prelude) error {
 		return err
 	}
 	e.directStrings = e.verifyStringLayout()
+	e.directQuote = e.directStrings && e.verifyQuoting()
 	prelude, err := e.evalBytecode(p.File, p.Source)
 	if err != nil {
 		return fmt.Errorf("evaluate prelude: %w", err)
@@ -280,7 +283,7 @@ func (e *Engine) resolveEntries(internals uint64) error {
 	for _, ep := range []struct {
 		name string
 		dst  *uint64
-	}{{"begin", &e.entry.begin}, {"deliver", &e.entry.deliver}, {"take", &e.entry.take}, {"describe", &e.entry.describe}} {
+	}{{"begin", &e.entry.begin}, {"deliver", &e.entry.deliver}, {"take", &e.entry.take}, {"describe", &e.entry.describe}, {"part", &e.entry.part}, {"deliverOne", &e.entry.deliverOne}} {
 		v, err := e.property(internals, ep.name)
 		if err != nil {
 			return fmt.Errorf("prelude entry point %s: %w", ep.name, err)

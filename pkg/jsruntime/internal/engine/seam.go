@@ -45,6 +45,13 @@ func (e *Engine) Deliver(input string, strs []string) (queued string, err error)
 	return e.turn(e.entry.deliver, input, strs)
 }
 
+// DeliverOne runs a later turn that settles the one tool call id with value, the small JSON text
+// of its result: the prelude's deliverOne, which parses value alone, without a batch array to
+// build and parse around it (ADR 62: 1.2 µs of an awaited call's turn).
+func (e *Engine) DeliverOne(id int32, value string) (queued string, err error) {
+	return e.turnOne(id, value)
+}
+
 // Classify turns a crossing's error into what it means for the engine: an interrupt, a trap
 // (QuickJS's memory may be corrupt; a reset repairs it), or a JavaScript error.
 func (e *Engine) Classify(err error) error {

@@ -16,6 +16,29 @@ func (e *Engine) turn(entry uint64, input string, strs []string) (string, error)
 	if err != nil {
 		return "", err
 	}
+	return e.turnWith(entry, args)
+}
+
+// turnOne is the turn of deliverOne: value, the JSON text of one tool call's result (small: the
+// prelude parses it), and the call's id as a JavaScript integer.
+func (e *Engine) turnOne(id int32, value string) (string, error) {
+	v, err := e.newString(value)
+	if err != nil {
+		return "", err
+	}
+	args := callArguments{values: []uint64{v, uint64(uint32(id))}, argv: e.argv}
+	for i, v := range args.values {
+		if err := e.w.writeU64(args.argv+uint32(8*i), v); err != nil {
+			e.release(args)
+			return "", err
+		}
+	}
+	return e.turnWith(e.entry.deliverOne, args)
+}
+
+// turnWith calls entry with args (released after the call), runs the pending jobs and takes the
+// queued records.
+func (e *Engine) turnWith(entry uint64, args callArguments) (string, error) {
 	res, err := e.w.call(exCall, e.jsctx, entry, jsUndefined, uint64(len(args.values)), uint64(args.argv))
 	e.release(args)
 	if err != nil {
@@ -127,7 +150,7 @@ type callArguments struct {
 }
 
 // arguments makes the values of an entry point call: input's (jsonArgument) and a string for
-// each of strs, in an argv array (the engine's own for one argument).
+// each of strs, in an argv array (the engine's own for up to two arguments).
 func (e *Engine) arguments(input string, strs []string) (callArguments, error) {
 	arg, err := e.jsonArgument(input)
 	if err != nil {
@@ -142,7 +165,7 @@ func (e *Engine) arguments(input string, strs []string) (callArguments, error) {
 		}
 		a.values = append(a.values, v)
 	}
-	if len(a.values) > 1 {
+	if len(a.values) > 2 {
 		if a.argv, err = e.malloc(uint32(8 * len(a.values))); err != nil {
 			e.release(a)
 			return callArguments{}, err
