@@ -528,10 +528,10 @@ func (s *session) detachTerminator(c *cell, ch chan codemode.RuntimeResponse) bo
 // Shutdown interrupts every cell, refuses new ones and waits until all are closed.
 func (s *session) Shutdown(ctx context.Context) error {
 	s.closing.Store(true)
-	s.stopIdleTimer()
 	for _, c := range s.registered() {
 		s.interrupt(c)
 	}
+	s.stopIdleTimer() // every cell is ending: none is left to reclaim
 	done := make(chan struct{})
 	go func() {
 		s.open.Wait()
