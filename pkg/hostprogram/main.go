@@ -214,6 +214,12 @@ Flags:
         executes are refused with "code-mode session has too many active cells", so that one
         session cannot hold every cell slot.
           {program} --max-cells-per-session 8
+  --unobserved-cell-timeout DURATION
+        terminate and close a live cell that nobody has observed for this long: it yielded
+        (or completed) and no wait, terminate or exec waiting on it came since (default 30m0s;
+        0 keeps such cells until their session closes). Its slot and memory are given back;
+        a later wait gets the missing cell's answer, "exec cell ID not found".
+          {program} --unobserved-cell-timeout 5m
   --idle-timeout DURATION
         close a network connection that has no request or stream in progress for this long
         (default 2m0s); a session's open lease or a WebSocket is never idle.

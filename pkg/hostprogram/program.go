@@ -111,7 +111,7 @@ func New(cfg Config, stdin io.ReadCloser, stdout io.WriteCloser) (*Program, erro
 
 // buildProvider prepares the runtime actor and the provider the listeners serve.
 func (p *Program) buildProvider() error {
-	opts := jsruntime.Options{PoolSize: p.cfg.PoolSize}
+	opts := jsruntime.Options{PoolSize: p.cfg.PoolSize, UnobservedCellTimeout: p.cfg.UnobservedCellTimeout}
 	if p.budget != nil {
 		opts.MemoryBudget = p.budget
 	}
