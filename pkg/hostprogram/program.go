@@ -160,6 +160,10 @@ func (p *Program) caps() codemode.SessionCellExecutionLimits {
 func (p *Program) buildHosts() error {
 	if p.cfg.has(Stdio) || p.cfg.has(WebSocket) {
 		opts := append([]v1host.Option{v1host.WithLogger(p.log), v1host.WithMaxActiveCellsPerSession(p.cfg.MaxCellsPerSession)}, p.v1Options()...)
+		if p.budget != nil {
+			// Live V1 cells are bounded by the budget, not the gRPC cap (ADR 59).
+			opts = append(opts, v1host.WithMemoryBudget(p.budget))
+		}
 		if p.cfg.Generation != "" {
 			g, err := v1host.WithGenerationName(p.cfg.Generation)
 			if err != nil {
