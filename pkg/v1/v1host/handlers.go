@@ -22,8 +22,8 @@ const (
 	// errTooManyConnectionCells is the refusal of a WebSocket connection's share under a memory
 	// budget (WithMemoryBudget), codemode's own like the session's.
 	errTooManyConnectionCells = "code-mode connection has too many active cells"
-	errCancelled           = "code-mode request cancelled"
-	errHostClosing         = "code-mode host is shutting down"
+	errCancelled              = "code-mode request cancelled"
+	errHostClosing            = "code-mode host is shutting down"
 )
 
 // startRequest admits a request from the read loop: a reused ID is fatal; beyond the in-flight

@@ -127,8 +127,8 @@ type Host struct {
 	// of cells, and cells holds what the budget admits.
 	budget    MemoryBudget
 	connCells int
-	pairings        *pairings
-	tracer          trace.Tracer // WithTracer; nil: no spans
+	pairings  *pairings
+	tracer    trace.Tracer // WithTracer; nil: no spans
 
 	// mu guards the connections being served and whether the host drains (drain.go).
 	mu       sync.Mutex
