@@ -132,19 +132,27 @@ func (f *Flags) Finish(getenv func(string) string, stderr io.Writer) error {
 
 // finishMemoryBudget reads --memory-budget, or defaults it (defaultMemoryBudget).
 func (f *Flags) finishMemoryBudget() error {
-	if f.memoryBudget == "" {
-		f.MemoryBudget = defaultMemoryBudget()
-		return nil
+	n, err := MemoryBudgetBytes(f.memoryBudget)
+	f.MemoryBudget = n
+	return err
+}
+
+// MemoryBudgetBytes reads a --memory-budget value as every program of the project does
+// (codemode-host, codemode host, codemode serve, codemode mcp): "" is the default (three
+// quarters of the cgroup's memory limit, or DefaultMemoryBudget), otherwise a byte count of at
+// least 64Mi. A wrong value is a *UsageError.
+func MemoryBudgetBytes(flagValue string) (int64, error) {
+	if flagValue == "" {
+		return defaultMemoryBudget(), nil
 	}
-	n, err := membudget.ParseBytes(f.memoryBudget)
+	n, err := membudget.ParseBytes(flagValue)
 	if err != nil {
-		return &UsageError{Err: fmt.Errorf("--memory-budget: %v", err)}
+		return 0, &UsageError{Err: fmt.Errorf("--memory-budget: %v", err)}
 	}
 	if n < minMemoryBudget {
-		return &UsageError{Err: fmt.Errorf("--memory-budget must be at least %d bytes (64Mi), not %d", minMemoryBudget, n)}
+		return 0, &UsageError{Err: fmt.Errorf("--memory-budget must be at least %d bytes (64Mi), not %d", minMemoryBudget, n)}
 	}
-	f.MemoryBudget = n
-	return nil
+	return n, nil
 }
 
 // minMemoryBudget is the smallest --memory-budget: below it the Go runtime and the idle runtimes

@@ -51,7 +51,7 @@ func Main(name string, args []string, s Streams, getenv func(string) string, sig
 	}
 	// The process's Go memory limit follows the budget (unless GOMEMLIMIT says otherwise): set
 	// here, by the program that owns the process, never by New, which tests embed.
-	applyGoMemoryLimit(f.MemoryBudget, getenv)
+	ApplyGoMemoryLimit(f.MemoryBudget, getenv)
 	p, err := New(f.Config, s.Stdin, s.Stdout)
 	if err != nil {
 		return failed(s.Stderr, name, err)
