@@ -182,8 +182,9 @@ Flags:
           {program} --max-heap-bytes 67108864
   --memory-budget BYTES
         keep the host's resident memory under BYTES (digits, or with Ki, Mi, Gi): cells' heaps,
-        their output not yet observed and decompressed requests share three quarters of it, the
-        rest is headroom for the Go runtime and connections. A cell whose heap or output the
+        their output not yet observed, responses a client has not read yet and decompressed
+        requests share three quarters of it, the rest is headroom for the Go runtime and
+        connections; live V1 cells are bounded by it, 1 MiB each. A cell whose heap or output the
         budget cannot hold fails (its heap) or has text() throw (its output), saying the host's
         budget is spent; a compressed request is refused RESOURCE_EXHAUSTED. GOMEMLIMIT is set
         to seven eighths of it unless the environment sets GOMEMLIMIT. Default: three quarters
@@ -210,9 +211,11 @@ Flags:
         how long a shutdown may take before connections are cut (default 10s).
           {program} --drain-timeout 30s
   --max-cells-per-session N
-        one session's share of the host's active cells (default 32): beyond it the session's
-        executes are refused with "code-mode session has too many active cells", so that one
-        session cannot hold every cell slot.
+        one gRPC session's share of the host's active cells (default 32): beyond it the
+        session's executes are refused with "code-mode session has too many active cells", so
+        that one session cannot hold every cell slot. V1 cells are bounded by --memory-budget
+        instead (1 MiB a cell): a WebSocket connection takes N/128 of what it admits ("code-mode
+        connection has too many active cells"), a stdio connection all of it.
           {program} --max-cells-per-session 8
   --unobserved-cell-timeout DURATION
         terminate and close a live cell that nobody has observed for this long: it yielded
