@@ -16,7 +16,7 @@ const DefaultUnobservedCellTimeout = 30 * time.Minute
 // idleTable is a session's bookkeeping of its unobserved cells: each live cell that has no
 // observer (it yielded, or its observer went away, or it completed with nobody to take its
 // Result) and when it is to be reclaimed. It is plain data, guarded by session.mu like the cells
-// it names; the session arms one timer at next() and reclaims what expired(now) returns.
+// it names; the session arms one timer and reclaims what expired(now) returns.
 type idleTable struct {
 	// after is the unobserved time after which a cell is reclaimed; zero or less: never.
 	after     time.Duration
@@ -28,17 +28,18 @@ func newIdleTable(after time.Duration) idleTable {
 }
 
 // unobserved records that cell id has no observer since now, unless it is recorded already
-// (its clock runs from when its last observation ended). It reports whether the table's earliest
-// deadline may have changed (the caller arms its timer then).
-func (t *idleTable) unobserved(id codemode.CellID, now time.Time) bool {
+// (its clock runs from when its last observation ended). It returns the deadline it recorded,
+// false when it recorded none.
+func (t *idleTable) unobserved(id codemode.CellID, now time.Time) (time.Time, bool) {
 	if t.after <= 0 {
-		return false
+		return time.Time{}, false
 	}
 	if _, ok := t.deadlines[id]; ok {
-		return false
+		return time.Time{}, false
 	}
-	t.deadlines[id] = now.Add(t.after)
-	return true
+	d := now.Add(t.after)
+	t.deadlines[id] = d
+	return d, true
 }
 
 // observed forgets cell id: an observer attached, or the cell is ending anyway.
@@ -75,24 +76,17 @@ func (s *session) unobservedLocked(c *cell) {
 		s.idle.observed(c.id)
 		return
 	}
-	if s.idle.unobserved(c.id, time.Now()) {
-		s.armIdleLocked()
+	// One timer serves every cell. While the table holds a cell a timer is armed at or before
+	// its earliest deadline, and a deadline added later is never earlier than those before it
+	// (they all run for the same time): only a table that was empty needs arming, in O(1).
+	if d, ok := s.idle.unobserved(c.id, time.Now()); ok && s.idleTimer == nil && !s.closing.Load() {
+		s.armIdleAtLocked(d)
 	}
 }
 
-// armIdleLocked (re)arms the session's reclaim timer at the idle table's earliest deadline. One
-// timer serves every cell: a deadline added later is never earlier than one already armed (they
-// all run for the same time), and a timer that fires with nothing expired arms itself again.
-func (s *session) armIdleLocked() {
-	next, ok := s.idle.next()
-	if !ok || (s.idleTimer != nil && !s.idleArmedAt.After(next)) {
-		return
-	}
-	if s.idleTimer != nil {
-		s.idleTimer.Stop()
-	}
-	s.idleArmedAt = next
-	s.idleTimer = time.AfterFunc(time.Until(next), s.reclaimIdle)
+// armIdleAtLocked arms the session's reclaim timer at d.
+func (s *session) armIdleAtLocked(d time.Time) {
+	s.idleTimer = time.AfterFunc(time.Until(d), s.reclaimIdle)
 }
 
 // reclaimIdle ends the cells whose unobserved time ran out: a running (yielded, blocked or
@@ -108,7 +102,9 @@ func (s *session) reclaimIdle() {
 			after = append(after, s.interruptLocked(c)...)
 		}
 	}
-	s.armIdleLocked()
+	if next, ok := s.idle.next(); ok && !s.closing.Load() {
+		s.armIdleAtLocked(next) // a timer that found nothing expired arms itself again
+	}
 	s.mu.Unlock()
 	after.run()
 }

@@ -16,8 +16,11 @@ import (
 func TestIdleTableRules(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	tab := newIdleTable(time.Minute)
-	if !tab.unobserved("1", t0) || tab.unobserved("1", t0.Add(30*time.Second)) {
-		t.Fatal("a cell's first record arms the timer, a second one keeps its deadline")
+	if d, ok := tab.unobserved("1", t0); !ok || !d.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("a cell's first record: %v %v", d, ok)
+	}
+	if _, ok := tab.unobserved("1", t0.Add(30*time.Second)); ok {
+		t.Fatal("a second record keeps the first deadline")
 	}
 	tab.unobserved("2", t0.Add(10*time.Second))
 	if next, ok := tab.next(); !ok || !next.Equal(t0.Add(time.Minute)) {
@@ -38,7 +41,7 @@ func TestIdleTableRules(t *testing.T) {
 		t.Fatal("an observed cell is forgotten")
 	}
 	never := newIdleTable(0)
-	if never.unobserved("1", t0) || len(never.deadlines) != 0 {
+	if _, ok := never.unobserved("1", t0); ok || len(never.deadlines) != 0 {
 		t.Fatal("no timeout: nothing is recorded")
 	}
 }

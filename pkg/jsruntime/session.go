@@ -47,11 +47,10 @@ type session struct {
 	// running counts the cells' goroutines. One may outlive its cell, which is closed as soon as
 	// its response is delivered (or after terminateGrace); tests wait for them all.
 	running sync.WaitGroup
-	// idle is the unobserved cells and when they are reclaimed (idle.go); idleTimer fires at
-	// idleArmedAt, the earliest of them, nil while none is armed.
-	idle        idleTable
-	idleTimer   *time.Timer
-	idleArmedAt time.Time
+	// idle is the unobserved cells and when they are reclaimed (idle.go); idleTimer fires at or
+	// before the earliest of them while any is recorded; nil while none is armed.
+	idle      idleTable
+	idleTimer *time.Timer
 
 	hooks testHooks
 }
