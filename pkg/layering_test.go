@@ -124,8 +124,8 @@ var layers = []layer{
 	{
 		pkgs:         "pkg/v1/v1transport",
 		allow:        []string{std, "gen/go/wirev1", "pkg/v1/v1frame", websocket},
-		allowInTests: []string{goleak},
-		why:          "V1 transports move frames and check lanes with the generated lane table; they know no domain type, no driver and no runtime",
+		allowInTests: []string{"pkg/internal/membudget", goleak},
+		why:          "V1 transports move frames and check lanes with the generated lane table; they know no domain type, no driver and no runtime (their tests charge the host's real budget)",
 	},
 	{
 		pkgs:         "pkg/execserver/execrpc",
@@ -154,8 +154,8 @@ var layers = []layer{
 	{
 		pkgs:         "pkg/v1/v1host",
 		allow:        []string{std, "pkg/codemode", "pkg/v1/v1convert", "pkg/v1/v1transport", "pkg/v1/v1frame", "pkg/internal/recent", "pkg/internal/stdio", "pkg/internal/httpguard", "pkg/modeltool", "gen/go/wirev1", websocket, uuid, otel, otelTrace},
-		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/serdejson", goleak},
-		why:          "the V1 host driver serves any SessionProvider through the contract; it never imports a runtime (tests serve the in-process one, and measure the frames' escaping with serde_json's) nor the client driver",
+		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/serdejson", "pkg/internal/membudget", goleak},
+		why:          "the V1 host driver serves any SessionProvider through the contract; it never imports a runtime (tests serve the in-process one, measure the frames' escaping with serde_json's and charge the host's real budget) nor the client driver",
 	},
 	{
 		pkgs:         "pkg/v1/v1client",
@@ -171,8 +171,8 @@ var layers = []layer{
 	{
 		pkgs:         "pkg/grpc/grpchost",
 		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/internal/recent", "pkg/modeltool", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid, xnet, otel, otelTrace},
-		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/grpc/grpcclient", "pkg/testenv", goleak},
-		why:          "the gRPC host adapter serves any SessionProvider: it never names a runtime outside its tests, which run it on jsruntime and drive it with the Go client",
+		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/grpc/grpcclient", "pkg/testenv", "pkg/internal/membudget", goleak},
+		why:          "the gRPC host adapter serves any SessionProvider: it never names a runtime outside its tests, which run it on jsruntime, drive it with the Go client and charge the host's real budget",
 	},
 	{
 		pkgs:         "pkg/grpc/grpcclient",

@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 
 	"github.com/codemodehq/codemode/pkg/internal/membudget"
+	"github.com/codemodehq/codemode/pkg/jsruntime"
 )
 
 // DefaultMemoryBudget is --memory-budget when the process's cgroup sets no memory limit.
@@ -31,6 +32,17 @@ func defaultMemoryBudget() int64 {
 	}
 	return DefaultMemoryBudget
 }
+
+// NewMemoryBudget returns the budget of a process whose resident memory is to stay under total
+// bytes, for a program that runs its own runtime (codemode mcp): the cells take from three
+// quarters of it, as a host's do (memoryBudget). With the process's Go memory limit
+// (ApplyGoMemoryLimit) it is what --memory-budget sets up in codemode-host.
+func NewMemoryBudget(total int64) jsruntime.MemoryBudget { return memoryBudget(total) }
+
+// ApplyGoMemoryLimit sets the process's Go memory limit from a budget of total bytes (seven
+// eighths of it) unless GOMEMLIMIT is set in getenv's environment, as codemode-host does; the
+// program that owns the process calls it, once, before it starts serving.
+func ApplyGoMemoryLimit(total int64, getenv func(string) string) { applyGoMemoryLimit(total, getenv) }
 
 // goMemoryLimit is the Go runtime's soft memory limit for a host of total bytes: seven eighths of
 // it, so that the garbage collector works harder before garbage takes the host past its total

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/jsruntime"
@@ -52,5 +53,24 @@ func TestHeapLimitsHaveACeiling(t *testing.T) {
 	p.cfg.MaxHeapBytes = 64 << 20
 	if got := capLimits(ask, p.caps()).MaxHeapSizeBytes; got == nil || *got != 64<<20 {
 		t.Fatalf("a 4 GiB request under --max-heap-bytes 64Mi: %v", got)
+	}
+}
+
+// TestUnobservedCellTimeoutFlag: --unobserved-cell-timeout defaults to the runtime's 30 minutes,
+// 0 keeps unobserved cells (the runtime's "never", a negative timeout), a negative value is
+// refused.
+func TestUnobservedCellTimeoutFlag(t *testing.T) {
+	if f, err := parseFlags(); err != nil || f.UnobservedCellTimeout != jsruntime.DefaultUnobservedCellTimeout {
+		t.Fatalf("the default: %v, %v", f.UnobservedCellTimeout, err)
+	}
+	if f, err := parseFlags("--unobserved-cell-timeout", "5m"); err != nil || f.UnobservedCellTimeout != 5*time.Minute {
+		t.Fatalf("5m: %v, %v", f.UnobservedCellTimeout, err)
+	}
+	if f, err := parseFlags("--unobserved-cell-timeout", "0"); err != nil || f.UnobservedCellTimeout >= 0 {
+		t.Fatalf("0: %v, %v", f.UnobservedCellTimeout, err)
+	}
+	var usage *UsageError
+	if _, err := parseFlags("--unobserved-cell-timeout", "-1s"); !errors.As(err, &usage) {
+		t.Fatalf("-1s: %v, want a usage error", err)
 	}
 }

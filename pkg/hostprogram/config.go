@@ -47,6 +47,11 @@ type Config struct {
 	// what does not fit is refused to the cell or request that asked. Zero means no budget (a
 	// program embedded in a test); the command line defaults it (defaultMemoryBudget).
 	MemoryBudget int64
+	// UnobservedCellTimeout is how long a live cell may go without an observer (no Wait,
+	// Terminate or Execute waiting on it) before it is terminated and closed, its slot and
+	// memory given back (jsruntime.Options.UnobservedCellTimeout): zero means
+	// jsruntime.DefaultUnobservedCellTimeout, negative never.
+	UnobservedCellTimeout time.Duration
 	// PoolSize is how many runtimes are kept ready (jsruntime.Options.PoolSize: 0 is the
 	// runtime's default, negative keeps none).
 	PoolSize int

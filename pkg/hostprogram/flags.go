@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/codemodehq/codemode/pkg/grpc/grpchost"
 	"github.com/codemodehq/codemode/pkg/internal/membudget"
@@ -25,6 +26,8 @@ type Flags struct {
 	poolSize int
 	// memoryBudget is --memory-budget as given ("" for the default).
 	memoryBudget string
+	// unobservedCellTimeout is --unobserved-cell-timeout as given (0: never).
+	unobservedCellTimeout time.Duration
 }
 
 // originsFlag collects repeated --allow-origin values.
@@ -62,6 +65,7 @@ func (f *Flags) FlagSet(name string) *flag.FlagSet {
 	fs.IntVar(&f.MaxSessions, "max-sessions", 0, "")
 	fs.DurationVar(&f.DrainTimeout, "drain-timeout", DefaultDrainTimeout, "")
 	fs.DurationVar(&f.IdleTimeout, "idle-timeout", DefaultIdleTimeout, "")
+	fs.DurationVar(&f.unobservedCellTimeout, "unobserved-cell-timeout", jsruntime.DefaultUnobservedCellTimeout, "")
 	fs.IntVar(&f.MaxCellsPerSession, "max-cells-per-session", grpchost.DefaultMaxActiveCellsPerSession, "")
 	fs.IntVar(&f.MaxConnections, "max-connections", DefaultMaxConnections, "")
 	fs.Var(adminFlag{&f.AdminListen}, "admin-listen", "")
@@ -101,6 +105,14 @@ func (f *Flags) Finish(getenv func(string) string, stderr io.Writer) error {
 	if f.IdleTimeout <= 0 {
 		return &UsageError{Err: fmt.Errorf("--idle-timeout must be positive, not %s", f.IdleTimeout)}
 	}
+	switch {
+	case f.unobservedCellTimeout < 0:
+		return &UsageError{Err: fmt.Errorf("--unobserved-cell-timeout must not be negative (0 keeps unobserved cells), not %s", f.unobservedCellTimeout)}
+	case f.unobservedCellTimeout == 0:
+		f.UnobservedCellTimeout = -1 // jsruntime: never
+	default:
+		f.UnobservedCellTimeout = f.unobservedCellTimeout
+	}
 	if f.MaxCellsPerSession <= 0 {
 		return &UsageError{Err: fmt.Errorf("--max-cells-per-session must be positive, not %d", f.MaxCellsPerSession)}
 	}
@@ -120,19 +132,27 @@ func (f *Flags) Finish(getenv func(string) string, stderr io.Writer) error {
 
 // finishMemoryBudget reads --memory-budget, or defaults it (defaultMemoryBudget).
 func (f *Flags) finishMemoryBudget() error {
-	if f.memoryBudget == "" {
-		f.MemoryBudget = defaultMemoryBudget()
-		return nil
+	n, err := MemoryBudgetBytes(f.memoryBudget)
+	f.MemoryBudget = n
+	return err
+}
+
+// MemoryBudgetBytes reads a --memory-budget value as every program of the project does
+// (codemode-host, codemode host, codemode serve, codemode mcp): "" is the default (three
+// quarters of the cgroup's memory limit, or DefaultMemoryBudget), otherwise a byte count of at
+// least 64Mi. A wrong value is a *UsageError.
+func MemoryBudgetBytes(flagValue string) (int64, error) {
+	if flagValue == "" {
+		return defaultMemoryBudget(), nil
 	}
-	n, err := membudget.ParseBytes(f.memoryBudget)
+	n, err := membudget.ParseBytes(flagValue)
 	if err != nil {
-		return &UsageError{Err: fmt.Errorf("--memory-budget: %v", err)}
+		return 0, &UsageError{Err: fmt.Errorf("--memory-budget: %v", err)}
 	}
 	if n < minMemoryBudget {
-		return &UsageError{Err: fmt.Errorf("--memory-budget must be at least %d bytes (64Mi), not %d", minMemoryBudget, n)}
+		return 0, &UsageError{Err: fmt.Errorf("--memory-budget must be at least %d bytes (64Mi), not %d", minMemoryBudget, n)}
 	}
-	f.MemoryBudget = n
-	return nil
+	return n, nil
 }
 
 // minMemoryBudget is the smallest --memory-budget: below it the Go runtime and the idle runtimes

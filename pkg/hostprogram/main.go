@@ -51,7 +51,7 @@ func Main(name string, args []string, s Streams, getenv func(string) string, sig
 	}
 	// The process's Go memory limit follows the budget (unless GOMEMLIMIT says otherwise): set
 	// here, by the program that owns the process, never by New, which tests embed.
-	applyGoMemoryLimit(f.MemoryBudget, getenv)
+	ApplyGoMemoryLimit(f.MemoryBudget, getenv)
 	p, err := New(f.Config, s.Stdin, s.Stdout)
 	if err != nil {
 		return failed(s.Stderr, name, err)
@@ -182,14 +182,15 @@ Flags:
           {program} --max-heap-bytes 67108864
   --memory-budget BYTES
         keep the host's resident memory under BYTES (digits, or with Ki, Mi, Gi): cells' heaps,
-        the native stacks of their deep recursion, their output not yet observed and
-        decompressed requests share three quarters of it, the rest is headroom for the Go
-        runtime and connections. A cell whose heap or output the budget cannot hold fails (its
-        heap) or has text() throw (its output), saying the host's budget is spent; recursion
-        it cannot hold throws a catchable "RangeError: Maximum call stack size exceeded"; a
-        compressed request is refused RESOURCE_EXHAUSTED. GOMEMLIMIT is set
-        to seven eighths of it unless the environment sets GOMEMLIMIT. Default: three quarters
-        of the cgroup's memory limit (/sys/fs/cgroup/memory.max), or 2Gi without one.
+        the native stacks of their deep recursion, their output not yet observed, responses a
+        client has not read yet and decompressed requests share three quarters of it, the rest
+        is headroom for the Go runtime and connections; live V1 cells are bounded by it, 1 MiB
+        each. A cell whose heap or output the budget cannot hold fails (its heap) or has text()
+        throw (its output), saying the host's budget is spent; recursion it cannot hold throws a
+        catchable "RangeError: Maximum call stack size exceeded"; a compressed request is
+        refused RESOURCE_EXHAUSTED. GOMEMLIMIT is set to seven eighths of it unless the
+        environment sets GOMEMLIMIT. Default: three quarters of the cgroup's memory limit
+        (/sys/fs/cgroup/memory.max), or 2Gi without one.
           {program} --memory-budget 384Mi
   --pool-size N
         JavaScript runtimes kept ready for new cells (default 2; 0 keeps none).
@@ -212,10 +213,18 @@ Flags:
         how long a shutdown may take before connections are cut (default 10s).
           {program} --drain-timeout 30s
   --max-cells-per-session N
-        one session's share of the host's active cells (default 32): beyond it the session's
-        executes are refused with "code-mode session has too many active cells", so that one
-        session cannot hold every cell slot.
+        one gRPC session's share of the host's active cells (default 32): beyond it the
+        session's executes are refused with "code-mode session has too many active cells", so
+        that one session cannot hold every cell slot. V1 cells are bounded by --memory-budget
+        instead (1 MiB a cell): a WebSocket connection takes N/128 of what it admits ("code-mode
+        connection has too many active cells"), a stdio connection all of it.
           {program} --max-cells-per-session 8
+  --unobserved-cell-timeout DURATION
+        terminate and close a live cell that nobody has observed for this long: it yielded
+        (or completed) and no wait, terminate or exec waiting on it came since (default 30m0s;
+        0 keeps such cells until their session closes). Its slot and memory are given back;
+        a later wait gets the missing cell's answer, "exec cell ID not found".
+          {program} --unobserved-cell-timeout 5m
   --idle-timeout DURATION
         close a network connection that has no request or stream in progress for this long
         (default 2m0s); a session's open lease or a WebSocket is never idle.

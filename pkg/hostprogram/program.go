@@ -111,7 +111,7 @@ func New(cfg Config, stdin io.ReadCloser, stdout io.WriteCloser) (*Program, erro
 
 // buildProvider prepares the runtime actor and the provider the listeners serve.
 func (p *Program) buildProvider() error {
-	opts := jsruntime.Options{PoolSize: p.cfg.PoolSize}
+	opts := jsruntime.Options{PoolSize: p.cfg.PoolSize, UnobservedCellTimeout: p.cfg.UnobservedCellTimeout}
 	if p.budget != nil {
 		opts.MemoryBudget = p.budget
 	}
@@ -160,6 +160,10 @@ func (p *Program) caps() codemode.SessionCellExecutionLimits {
 func (p *Program) buildHosts() error {
 	if p.cfg.has(Stdio) || p.cfg.has(WebSocket) {
 		opts := append([]v1host.Option{v1host.WithLogger(p.log), v1host.WithMaxActiveCellsPerSession(p.cfg.MaxCellsPerSession)}, p.v1Options()...)
+		if p.budget != nil {
+			// Live V1 cells are bounded by the budget, not the gRPC cap (ADR 59).
+			opts = append(opts, v1host.WithMemoryBudget(p.budget))
+		}
 		if p.cfg.Generation != "" {
 			g, err := v1host.WithGenerationName(p.cfg.Generation)
 			if err != nil {

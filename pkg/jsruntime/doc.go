@@ -61,6 +61,8 @@
 //   - unobserved output, undelivered notifications, stored values, pending timers and pending
 //     tool calls are bounded
 //     (Options);
+//   - a live cell nobody has observed for Options.UnobservedCellTimeout (30 minutes by default)
+//     is terminated and closed, once, and a later Wait finds no cell (idle.go);
 //   - tool results deeper than MaxToolResultDepth or larger than Options.MaxToolResultBytes are
 //     rejected before JavaScript parses them;
 //   - each cell's peak heap (its runtime's linear memory, hole excluded) goes to a delegate that

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/jsruntime/internal/engine"
@@ -52,6 +53,13 @@ type Options struct {
 	// cover makes text() (image(), audio()) throw outputBudgetText. nil: no budget beyond the
 	// per-cell caps.
 	MemoryBudget MemoryBudget
+	// UnobservedCellTimeout is how long a live cell may have no observer before it is
+	// reclaimed: a cell that yielded (or whose observer went away, or that completed with nobody
+	// to take its Result) and that no Wait, Terminate or pending observation has reached since
+	// is terminated and closed, exactly once, as an abandoned one is; a later Wait finds no cell
+	// (codemode.MissingCellOutcome). Zero means DefaultUnobservedCellTimeout; a negative value
+	// keeps unobserved cells until their session shuts down.
+	UnobservedCellTimeout time.Duration
 }
 
 // MemoryBudget is the host's memory budget as the runtime uses it (membudget.Budget implements it).
@@ -125,6 +133,8 @@ type Provider struct {
 	storeLimits        storeLimits
 	// budget is Options.MemoryBudget, or noBudget.
 	budget MemoryBudget
+	// unobservedAfter is Options.UnobservedCellTimeout with its default; ≤ 0: never.
+	unobservedAfter time.Duration
 
 	mu       sync.Mutex
 	closed   bool
@@ -160,8 +170,9 @@ func newProvider(opts Options, prelude engine.Prelude) (*Provider, error) {
 			maxValues: cmp.Or(max(opts.MaxStoredValues, 0), DefaultMaxStoredValues),
 			maxBytes:  cmp.Or(max(opts.MaxStoredBytes, 0), DefaultMaxStoredBytes),
 		},
-		sessions: map[*session]struct{}{},
-		budget:   noBudget{},
+		sessions:        map[*session]struct{}{},
+		budget:          noBudget{},
+		unobservedAfter: cmp.Or(opts.UnobservedCellTimeout, DefaultUnobservedCellTimeout),
 	}
 	if opts.MemoryBudget != nil {
 		p.budget = opts.MemoryBudget
@@ -246,6 +257,7 @@ func (p *Provider) CreateSession(_ context.Context, d codemode.Delegate, l codem
 		limits:   l,
 		cells:    map[codemode.CellID]*cell{},
 		stored:   storedValues{},
+		idle:     newIdleTable(p.unobservedAfter),
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

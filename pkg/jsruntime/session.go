@@ -47,6 +47,10 @@ type session struct {
 	// running counts the cells' goroutines. One may outlive its cell, which is closed as soon as
 	// its response is delivered (or after terminateGrace); tests wait for them all.
 	running sync.WaitGroup
+	// idle is the unobserved cells and when they are reclaimed (idle.go); idleTimer fires at or
+	// before the earliest of them while any is recorded; nil while none is armed.
+	idle      idleTable
+	idleTimer *time.Timer
 
 	hooks testHooks
 }
@@ -170,6 +174,7 @@ func (s *session) admitLocked(req codemode.ExecuteRequest, obs *observer) (*cell
 		// The runtime has not started, so nothing is served yet and no timer is armed.
 		c.observed, c.observer = true, obs
 	}
+	s.unobservedLocked(c)
 	snapshot := maps.Clone(s.stored)
 	if snapshot == nil {
 		snapshot = storedValues{}
@@ -253,10 +258,14 @@ func (s *session) attachLocked(id codemode.CellID, obs *observer) (*cell, action
 	switch {
 	case c == nil || c.state == cellDelivering || c.state == cellClosed:
 		return nil, nil, nil
-	case c.state == cellCompleted:
-		return c, s.serveCompletedLocked(c, obs), nil
-	case c.observer != nil:
+	case c.state != cellCompleted && c.observer != nil:
 		return nil, nil, codemode.NewCellError(codemode.CellHasObserver, c.id)
+	}
+	// An observation restarts the cell's unobserved time, whether it is served at once or waits.
+	s.idle.observed(c.id)
+	defer s.unobservedLocked(c)
+	if c.state == cellCompleted {
+		return c, s.serveCompletedLocked(c, obs), nil
 	}
 	return c, s.observeLocked(c, obs), nil
 }
@@ -408,6 +417,7 @@ func (s *session) dropObserverLocked(c *cell) {
 		c.observer.end()
 	}
 	c.observer = nil
+	s.unobservedLocked(c)
 }
 
 // await waits for obs's observation. If ctx ends first and obs was not served yet, obs is
@@ -476,12 +486,14 @@ func (s *session) terminateLocked(id codemode.CellID) terminationClaim {
 	switch c.state {
 	case cellCompleted:
 		resp := s.claimCompletionLocked(c)
+		s.idle.observed(id)
 		return terminationClaim{c: c, completion: &resp}
 	case cellTerminating:
 		return terminationClaim{c: c, err: codemode.NewCellError(codemode.CellTerminating, id)}
 	case cellRunning:
 		ch := make(chan codemode.RuntimeResponse, 1)
 		c.terminator, c.state = ch, cellTerminating
+		s.idle.observed(id)
 		return terminationClaim{c: c, ch: ch, after: actions{func() { s.stop(c) }}}
 	}
 	return terminationClaim{}
@@ -518,6 +530,7 @@ func (s *session) Shutdown(ctx context.Context) error {
 	for _, c := range s.registered() {
 		s.interrupt(c)
 	}
+	s.stopIdleTimer() // every cell is ending: none is left to reclaim
 	done := make(chan struct{})
 	go func() {
 		s.open.Wait()
@@ -547,17 +560,23 @@ func (s *session) registered() []*cell {
 // and its observer, if any, gets the Terminated response; a completed, unobserved cell is closed.
 func (s *session) interrupt(c *cell) {
 	s.mu.Lock()
-	var after actions
+	after := s.interruptLocked(c)
+	s.mu.Unlock()
+	after.run()
+}
+
+// interruptLocked is interrupt's decision.
+func (s *session) interruptLocked(c *cell) actions {
+	s.idle.observed(c.id)
 	switch c.state {
 	case cellRunning:
 		c.state = cellTerminating
-		after.add(func() { s.stop(c) })
+		return actions{func() { s.stop(c) }}
 	case cellCompleted:
 		c.state = cellDelivering
-		after.add(func() { s.closeCell(c) })
+		return actions{func() { s.closeCell(c) }}
 	}
-	s.mu.Unlock()
-	after.run()
+	return nil
 }
 
 // outputLimitText is the error a helper throws when the cell's unobserved output would exceed
@@ -706,6 +725,7 @@ func (s *session) completeLocked(c *cell, errText *string, writes storedValues) 
 	if obs == nil {
 		resp.ContentItems = c.out.takeResult()
 		c.state, c.result, c.completedAt = cellCompleted, &resp, time.Now()
+		s.unobservedLocked(c)
 		return nil
 	}
 	var live time.Duration
@@ -774,6 +794,7 @@ func (s *session) closeCell(c *cell) {
 		s.mu.Lock()
 		c.state = cellClosed
 		delete(s.cells, c.id)
+		s.idle.observed(c.id)
 		c.out.releaseHeld() // a Result nobody claimed
 		s.mu.Unlock()
 		c.cancel()

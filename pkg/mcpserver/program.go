@@ -47,6 +47,9 @@ type Config struct {
 	SessionTimeout time.Duration
 	// Version is the version reported to clients.
 	Version string
+	// MemoryBudget, when set, is the budget cells' heaps and unobserved output take from
+	// (jsruntime.Options.MemoryBudget; codemode mcp's --memory-budget). nil: per-cell caps only.
+	MemoryBudget jsruntime.MemoryBudget
 }
 
 // UsageError is a configuration Serve refuses before starting (exit status 2 in the CLI).
@@ -88,7 +91,7 @@ func Serve(ctx context.Context, c Config, stdin io.ReadCloser, stdout io.WriteCl
 	if err := c.Check(); err != nil {
 		return err
 	}
-	provider, err := jsruntime.NewProvider(jsruntime.Options{})
+	provider, err := jsruntime.NewProvider(jsruntime.Options{MemoryBudget: c.MemoryBudget})
 	if err != nil {
 		return fmt.Errorf("starting the runtime: %w", err)
 	}

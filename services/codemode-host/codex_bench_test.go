@@ -281,7 +281,7 @@ func liveCellRSS(b *testing.B, h comparedHost, cells int) {
 }
 
 // hostPID finds the one running child of this process whose executable is path.
-func hostPID(b *testing.B, path string) int {
+func hostPID(b testing.TB, path string) int {
 	b.Helper()
 	want, _ := filepath.EvalSymlinks(path)
 	entries, _ := os.ReadDir("/proc")

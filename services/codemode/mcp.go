@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/codemodehq/codemode/pkg/hostprogram"
 	"github.com/codemodehq/codemode/pkg/mcpserver"
 	"github.com/codemodehq/codemode/pkg/toolsources"
 	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
@@ -22,7 +23,7 @@ func init() {
 
 var mcpCmd = flagCommand{
 	name:     "codemode mcp",
-	synopsis: "codemode mcp [--tools FILE] [--listen IP:PORT] [--token TOKEN] [--max-yield-ms MS] [--max-heap-bytes N] [--session-timeout D]",
+	synopsis: "codemode mcp [--tools FILE] [--listen IP:PORT] [--token TOKEN] [--max-yield-ms MS] [--max-heap-bytes N] [--memory-budget BYTES] [--session-timeout D]",
 	help: `usage: codemode mcp [flags]
 
 Serves Code Mode to an MCP client (Claude Desktop, VS Code, any MCP host): an MCP server whose
@@ -52,6 +53,14 @@ Flags:
   --max-heap-bytes N
         cap the JavaScript heap of every cell, in bytes (0: the runtime's own cap).
           codemode mcp --max-heap-bytes 67108864
+  --memory-budget BYTES
+        keep the server's resident memory under BYTES (digits, or with Ki, Mi, Gi), as
+        codemode-host does: cells' heaps and their output not yet observed share three
+        quarters of it, and a cell the budget cannot hold fails (its heap) or has text()
+        throw (its output), saying the budget is spent. GOMEMLIMIT is set to seven eighths of
+        it unless the environment sets GOMEMLIMIT. Default: three quarters of the cgroup's
+        memory limit, or 2Gi without one.
+          codemode mcp --memory-budget 512Mi
   --session-timeout D
         close an HTTP client session that sent no request for this long, terminating its
         cells (default 30m; 0 keeps idle sessions until they are deleted).
@@ -79,6 +88,7 @@ type mcpOptions struct {
 	maxYieldMs     uint64
 	maxHeapBytes   uint64
 	sessionTimeout time.Duration
+	memoryBudget   string
 }
 
 // mcpFlags defines the flags of `codemode mcp` into o (their help is mcpCmd.help).
@@ -90,6 +100,7 @@ func mcpFlags(o *mcpOptions) *flag.FlagSet {
 	fs.Uint64Var(&o.maxYieldMs, "max-yield-ms", 0, "")
 	fs.Uint64Var(&o.maxHeapBytes, "max-heap-bytes", 0, "")
 	fs.DurationVar(&o.sessionTimeout, "session-timeout", mcpserver.DefaultSessionTimeout, "")
+	fs.StringVar(&o.memoryBudget, "memory-budget", "", "")
 	return fs
 }
 
@@ -132,6 +143,12 @@ func mcpWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err := cfg.Check(); err != nil {
 		return mcpCmd.wrong(stderr, err.Error())
 	}
+	budget, err := hostprogram.MemoryBudgetBytes(o.memoryBudget)
+	if err != nil {
+		return mcpCmd.wrong(stderr, err.Error())
+	}
+	hostprogram.ApplyGoMemoryLimit(budget, getenv)
+	cfg.MemoryBudget = hostprogram.NewMemoryBudget(budget)
 	sets, closeSets, status, err := mcpToolSets(ctx, o.tools)
 	if err != nil {
 		fmt.Fprintln(stderr, err)

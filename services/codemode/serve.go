@@ -21,7 +21,7 @@ func init() {
 
 var serveCmd = flagCommand{
 	name:     "codemode serve",
-	synopsis: "codemode serve [--tools FILE] [--grpc-port N] [--ws-port N] [--allow-origin ORIGIN]... [--log-level LEVEL]",
+	synopsis: "codemode serve [--tools FILE] [--grpc-port N] [--ws-port N] [--allow-origin ORIGIN]... [--memory-budget BYTES] [--log-level LEVEL]",
 	help: `usage: codemode serve [flags]
 
 Runs the code-mode host on this machine with both network protocols on 127.0.0.1: gRPC
@@ -45,6 +45,12 @@ Flags:
   --allow-origin ORIGIN
         let a browser page from ORIGIN (or *) call the host through Connect (CORS); repeatable.
           codemode serve --allow-origin http://localhost:5173
+  --memory-budget BYTES
+        keep the host's resident memory under BYTES (digits, or with Ki, Mi, Gi), as
+        codemode host --memory-budget does: cells' heaps, their output not yet observed and
+        decompressed requests share three quarters of it, and live V1 cells are bounded by it.
+        Default: three quarters of the cgroup's memory limit, or 2Gi without one.
+          codemode serve --memory-budget 1Gi
   --log-level debug|info|warn|error
         what the host logs on stderr (default warn).
           codemode serve --log-level info
@@ -68,6 +74,7 @@ type serveOptions struct {
 	wsPort   uint
 	origins  []string
 	logLevel string
+	memory   string
 }
 
 // serveFlags defines the flags of `codemode serve` into o.
@@ -81,6 +88,7 @@ func serveFlags(o *serveOptions) *flag.FlagSet {
 		return nil
 	})
 	fs.StringVar(&o.logLevel, "log-level", "warn", "")
+	fs.StringVar(&o.memory, "memory-budget", "", "")
 	return fs
 }
 
@@ -102,6 +110,7 @@ func serveWith(args []string, stdin io.Reader, stdout, stderr io.Writer, signals
 	if err != nil {
 		return serveCmd.wrong(stderr, err.Error())
 	}
+	hostprogram.ApplyGoMemoryLimit(cfg.MemoryBudget, os.Getenv)
 	s := streams(stdin, stdout, stderr)
 	p, err := hostprogram.New(cfg, s.Stdin, s.Stdout)
 	var usage *hostprogram.UsageError
@@ -142,6 +151,10 @@ func (o serveOptions) config(fs *flag.FlagSet, stderr io.Writer) (hostprogram.Co
 	if err != nil {
 		return hostprogram.Config{}, err
 	}
+	budget, err := hostprogram.MemoryBudgetBytes(o.memory)
+	if err != nil {
+		return hostprogram.Config{}, err
+	}
 	loopback := netip.AddrFrom4([4]byte{127, 0, 0, 1})
 	return hostprogram.Config{
 		Listens: []hostprogram.Listen{
@@ -150,6 +163,7 @@ func (o serveOptions) config(fs *flag.FlagSet, stderr io.Writer) (hostprogram.Co
 		},
 		Tools:        o.tools,
 		AllowOrigins: o.origins,
+		MemoryBudget: budget,
 		Logger:       log,
 	}, nil
 }

@@ -2,12 +2,16 @@ package grpchost
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
+	"net/http"
+	"sync"
 
 	"connectrpc.com/connect/v2"
 	"google.golang.org/protobuf/proto"
 
+	pb "github.com/codemodehq/codemode/gen/go/pb/codex/code_mode/v1"
 	"github.com/codemodehq/codemode/pkg/grpc/grpcconv"
 )
 
@@ -129,4 +133,53 @@ func (h *Host) holdWhileSending(msg proto.Message) (release func()) {
 	n := sendingCopies * int64(proto.Size(msg))
 	h.budget.Charge(n)
 	return func() { h.budget.Give(n) }
+}
+
+// unaryHolds are the budget charges of a unary response (Wait, Terminate): connect marshals and
+// writes the response after the handler returned, so the handler cannot release its charge
+// itself; withUnaryHolds releases them once the HTTP handler returned, when the response was
+// written (or the client went away).
+type unaryHolds struct {
+	mu       sync.Mutex
+	releases []func()
+}
+
+// unaryHoldsKey is the request context's key of its unaryHolds.
+type unaryHoldsKey struct{}
+
+// withUnaryHolds gives every request a place for the charges of its response, and gives them
+// back once next has written it.
+func withUnaryHolds(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		holds := &unaryHolds{}
+		defer holds.release()
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), unaryHoldsKey{}, holds)))
+	})
+}
+
+// release gives back every charge.
+func (u *unaryHolds) release() {
+	u.mu.Lock()
+	releases := u.releases
+	u.releases = nil
+	u.mu.Unlock()
+	for _, release := range releases {
+		release()
+	}
+}
+
+// holdUnaryResponse charges the host's budget with what sending msg, the response of the unary
+// request of ctx, holds until the response was written (holdWhileSending; a client that stops
+// reading a 48 MiB Wait response made the host hold it unseen, ADR 59). The runtime gave the
+// output back when the Wait took it. It returns msg.
+func (h *Host) holdUnaryResponse(ctx context.Context, msg *pb.WaitResponse) *pb.WaitResponse {
+	holds, _ := ctx.Value(unaryHoldsKey{}).(*unaryHolds)
+	if holds == nil || h.budget == nil || msg == nil {
+		return msg
+	}
+	release := h.holdWhileSending(msg)
+	holds.mu.Lock()
+	holds.releases = append(holds.releases, release)
+	holds.mu.Unlock()
+	return msg
 }

@@ -45,7 +45,7 @@ func (h *Host) Handler() http.Handler {
 		connecthttp.WithCompressors(h.bounded(zstd.New()), h.bounded(connectgzip.New())),
 	)
 	mux.HandleFunc(HealthPath, health)
-	return http1Guard(mux)
+	return http1Guard(withUnaryHolds(mux))
 }
 
 // health answers the readiness probe.

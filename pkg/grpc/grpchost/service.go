@@ -225,7 +225,8 @@ func (svc service) Wait(ctx context.Context, req *pb.WaitRequest) (*pb.WaitRespo
 	}
 	outcome.Response = s.truncated(outcome.Response, req.MaxOutputTokens)
 	reportBuffered(ctx, outcome)
-	return waitResponse(outcome, received)
+	resp, err := waitResponse(outcome, received)
+	return svc.h.holdUnaryResponse(ctx, resp), err
 }
 
 // CancelWait cancels the Wait registered under the ID, or pre-cancels one not yet arrived, and
@@ -278,7 +279,8 @@ func (svc service) Terminate(ctx context.Context, req *pb.TerminateRequest) (*pb
 		return nil, connect.NewError(connect.CodeFailedPrecondition, err.Error())
 	}
 	outcome.Response = s.truncated(outcome.Response, req.MaxOutputTokens)
-	return waitResponse(outcome, received)
+	resp, err := waitResponse(outcome, received)
+	return svc.h.holdUnaryResponse(ctx, resp), err
 }
 
 // waitResponse converts a Wait or Terminate outcome; the runtime never produces what cannot be

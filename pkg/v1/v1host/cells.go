@@ -97,8 +97,10 @@ func (c *conn) startCell(session wirev1.SessionId, id wirev1.RequestId, started 
 	c.cellTasks.Add(1)
 	go func() {
 		defer c.cellTasks.Done()
-		defer releaseCell()
 		defer c.routes.remove(key)
+		// Before the route is removed, which a session/shutdown waits for: once it is answered,
+		// the session's cells are given back.
+		defer releaseCell()
 		defer c.supervise("cell forwarding")
 		c.driveCell(r, key, started)
 	}()

@@ -33,6 +33,9 @@ type conn struct {
 	routes *routeTable
 
 	delegates delegateCalls
+	// cells is a WebSocket connection's share of the host's cells under a memory budget; nil:
+	// none (no budget, or a connection that is its process's only client).
+	cells semaphore
 	// refusals carries the read loop's own replies to sendRefusals, made on the first one.
 	refusals      chan wirev1.Message
 	startRefusing sync.Once
@@ -45,6 +48,8 @@ type conn struct {
 // ServeConn serves one single-lane connection (dual websockets are never granted on it) until
 // the client ends it, a protocol violation ends it or ctx ends. It returns nil for a clean end
 // and the reason otherwise.
+// A connection served here is its process's only client (stdio, a pipe): under a memory budget it
+// takes every cell the host admits, where a WebSocket connection takes its share.
 func (h *Host) ServeConn(ctx context.Context, c v1transport.Conn) error {
 	return h.serve(ctx, c, nil, nil)
 }
@@ -65,12 +70,12 @@ func (h *Host) serve(ctx context.Context, c v1transport.Conn, offer dualOffer, u
 		}
 		c = dual
 	}
-	return h.run(ctx, c, hs)
+	return h.run(ctx, c, hs, offer != nil)
 }
 
-// run serves a negotiated connection.
-func (h *Host) run(parent context.Context, c v1transport.Conn, hs handshake) error {
-	cn := h.newConn(parent, c, hs)
+// run serves a negotiated connection; shared is set for a WebSocket's, one of many clients.
+func (h *Host) run(parent context.Context, c v1transport.Conn, hs handshake, shared bool) error {
+	cn := h.newConn(parent, c, hs, shared)
 	if !h.track(cn) {
 		// The host drains: a connection that completed its handshake meanwhile ends at once.
 		cn.cancel()
@@ -100,11 +105,20 @@ func (h *Host) run(parent context.Context, c v1transport.Conn, hs handshake) err
 }
 
 // newConn starts serving a negotiated connection's transport; its read loop is not started.
-func (h *Host) newConn(parent context.Context, c v1transport.Conn, hs handshake) *conn {
+func (h *Host) newConn(parent context.Context, c v1transport.Conn, hs handshake, shared bool) *conn {
 	ctx, cancel := context.WithCancel(parent)
+	var linkOpts []v1transport.LinkOption
+	var cells semaphore
+	if h.budget != nil {
+		linkOpts = append(linkOpts, v1transport.WithBudget(h.budget))
+		if shared {
+			cells = newSemaphore(h.connCells)
+		}
+	}
 	return &conn{
 		host:      h,
-		link:      v1transport.NewLink(c, v1transport.SideClient, h.decodeClientMessage),
+		cells:     cells,
+		link:      v1transport.NewLink(c, v1transport.SideClient, h.decodeClientMessage, linkOpts...),
 		limits:    hs.limits,
 		ctx:       ctx,
 		cancel:    cancel,

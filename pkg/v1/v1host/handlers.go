@@ -19,8 +19,11 @@ const (
 	// errTooManySessionCells is codemode's own refusal (Codex's host has no per-session share),
 	// worded as Codex words its per-session limits.
 	errTooManySessionCells = "code-mode session has too many active cells"
-	errCancelled           = "code-mode request cancelled"
-	errHostClosing         = "code-mode host is shutting down"
+	// errTooManyConnectionCells is the refusal of a WebSocket connection's share under a memory
+	// budget (WithMemoryBudget), codemode's own like the session's.
+	errTooManyConnectionCells = "code-mode connection has too many active cells"
+	errCancelled              = "code-mode request cancelled"
+	errHostClosing            = "code-mode host is shutting down"
 )
 
 // startRequest admits a request from the read loop: a reused ID is fatal; beyond the in-flight
@@ -109,7 +112,7 @@ func (c *conn) execute(ctx context.Context, id wirev1.RequestId, r wirev1.Execut
 		c.respond(id, failure(err))
 		return
 	}
-	releaseCell, refusal := s.takeCell(c.host.cells)
+	releaseCell, refusal := c.takeCell(s)
 	if releaseCell == nil {
 		c.respondError(id, refusal)
 		return

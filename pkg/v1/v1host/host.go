@@ -69,6 +69,35 @@ func WithMaxActiveCellsPerSession(n int) Option {
 	}
 }
 
+// CellMemoryBytes is what a live cell holds beside its heap's growth (which the runtime charges
+// to the budget itself): its runtime's memory image, its goroutines and its route. A cell blocked
+// on a tool call measured 818–832 KB of resident memory (issue 38). Under WithMemoryBudget every
+// admitted cell charges it until it closes, and the host admits as many cells as the budget holds
+// of it.
+const CellMemoryBytes = 1 << 20
+
+// MemoryBudget is the host's memory budget as a V1 host uses it (membudget.Budget implements it).
+type MemoryBudget interface {
+	// Charge takes n bytes even past the budget (a cell admitted, a frame to write).
+	Charge(n int64)
+	// Give gives back n bytes charged earlier.
+	Give(n int64)
+	// Limit is the budget's size in bytes.
+	Limit() int64
+}
+
+// WithMemoryBudget bounds the host's live cells by the host's memory budget instead of
+// MaxActiveCells (docs/adr/0059-*.md), as Codex's V1 host, which has no cell cap, is bounded by
+// its memory only: the host admits Limit()/CellMemoryBytes cells (1,536 for a 2 GiB host, whose
+// budget is 1.5 GiB), each charging CellMemoryBytes until it closes, and beyond that refuses
+// "code-mode host has too many active cells". The per-session share then gives way to a share
+// per WebSocket connection, the same fraction of what the budget admits as
+// WithMaxActiveCellsPerSession is of MaxActiveCells (a quarter by default), refused with
+// "code-mode connection has too many active cells"; a connection of ServeConn or ServeStdio is
+// its process's only client and takes what the host admits. Frames waiting to be written are
+// charged too (v1transport.WithBudget).
+func WithMemoryBudget(b MemoryBudget) Option { return func(h *Host) { h.budget = b } }
+
 // WithGeneration makes the host serve wire generation g instead of DefaultGeneration.
 func WithGeneration(g wirev1.Generation) Option { return func(h *Host) { h.generation = g } }
 
@@ -94,8 +123,12 @@ type Host struct {
 	cells      semaphore
 	// cellsPerSession is each session's share of cells.
 	cellsPerSession int
-	pairings        *pairings
-	tracer          trace.Tracer // WithTracer; nil: no spans
+	// budget is WithMemoryBudget's (nil: none); connCells is then a WebSocket connection's share
+	// of cells, and cells holds what the budget admits.
+	budget    MemoryBudget
+	connCells int
+	pairings  *pairings
+	tracer    trace.Tracer // WithTracer; nil: no spans
 
 	// mu guards the connections being served and whether the host drains (drain.go).
 	mu       sync.Mutex
@@ -119,6 +152,11 @@ func New(provider codemode.SessionProvider, opts ...Option) *Host {
 	for _, o := range opts {
 		o(h)
 	}
+	if h.budget != nil {
+		admitted := int(max(h.budget.Limit()/CellMemoryBytes, 1))
+		h.cells = newSemaphore(admitted)
+		h.connCells = max(admitted*h.cellsPerSession/MaxActiveCells, 1)
+	}
 	return h
 }
 
@@ -128,8 +166,12 @@ type semaphore chan struct{}
 
 func newSemaphore(n int) semaphore { return make(semaphore, n) }
 
-// tryAcquire takes a slot and returns its release function, or nil when none is free.
+// tryAcquire takes a slot and returns its release function, or nil when none is free. A nil
+// semaphore has no limit.
 func (s semaphore) tryAcquire() func() {
+	if s == nil {
+		return func() {}
+	}
 	select {
 	case s <- struct{}{}:
 		return func() { <-s }

@@ -30,7 +30,7 @@ func TestStartCellReportsWhenInitialResponseIsEnqueued(t *testing.T) {
 	cn := baselineHost(t).newConn(context.Background(), v1transport.NewStreamConn(toHostR, fromHostW, func() error {
 		_ = toHostR.Close()
 		return fromHostW.Close()
-	}), handshake{})
+	}), handshake{}, false)
 	frames := make(chan string, 4)
 	go func() {
 		defer close(frames)

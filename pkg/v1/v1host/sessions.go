@@ -17,7 +17,8 @@ type hostSession struct {
 	// serverTruncation is set when session/open asked for outputTruncation "server": every
 	// runtime response is truncated to its request's token budget on the host.
 	serverTruncation bool
-	// cells is the session's share of the host's active cells.
+	// cells is the session's share of the host's active cells; nil under a memory budget, where
+	// a WebSocket connection has the share instead (conn.cells).
 	cells semaphore
 }
 
@@ -66,7 +67,11 @@ func (c *conn) openSession(ctx context.Context, r wirev1.OpenSession) result {
 		return failure(err)
 	}
 	server := r.OutputTruncation != nil && *r.OutputTruncation == wirev1.WireOutputTruncationServer
-	if !c.state.addSession(&hostSession{id: r.SessionId, session: sess, serverTruncation: server, cells: newSemaphore(c.host.cellsPerSession)}) {
+	hs := &hostSession{id: r.SessionId, session: sess, serverTruncation: server}
+	if c.host.budget == nil {
+		hs.cells = newSemaphore(c.host.cellsPerSession) // under a budget the connection has the share
+	}
+	if !c.state.addSession(hs) {
 		_ = sess.Shutdown(context.Background())
 		return failed(errHostClosing)
 	}
@@ -86,18 +91,32 @@ func (c *conn) shutdownSession(ctx context.Context, r wirev1.ShutdownSession) re
 	return ok(wirev1.SessionClosed(r))
 }
 
-// takeCell takes one of the host's cells, then a slot of the session's share, and returns the
-// function that releases both; or nil and the refusal's text (the host's, Codex's, when both are
-// exhausted).
-func (s *hostSession) takeCell(host semaphore) (func(), string) {
-	releaseHost := host.tryAcquire()
-	if releaseHost == nil {
-		return nil, errTooManyCells
+// takeCell takes one of the host's cells, then a slot of the connection's share and of the
+// session's (either may have none), and charges the host's memory budget for the cell; it
+// returns the function that undoes it all, or nil and the refusal's text (the host's, Codex's,
+// when the host is full whatever else is).
+func (c *conn) takeCell(s *hostSession) (func(), string) {
+	slots := []struct {
+		sem     semaphore
+		refusal string
+	}{{c.host.cells, errTooManyCells}, {c.cells, errTooManyConnectionCells}, {s.cells, errTooManySessionCells}}
+	var taken []func()
+	undo := func() {
+		for _, release := range taken {
+			release()
+		}
 	}
-	releaseShare := s.cells.tryAcquire()
-	if releaseShare == nil {
-		releaseHost()
-		return nil, errTooManySessionCells
+	for _, slot := range slots {
+		release := slot.sem.tryAcquire()
+		if release == nil {
+			undo()
+			return nil, slot.refusal
+		}
+		taken = append(taken, release)
 	}
-	return func() { releaseShare(); releaseHost() }, ""
+	if b := c.host.budget; b != nil {
+		b.Charge(CellMemoryBytes)
+		taken = append(taken, func() { b.Give(CellMemoryBytes) })
+	}
+	return undo, ""
 }

@@ -69,7 +69,39 @@ type Link[In wirev1.Message] struct {
 	err     error
 	readers sync.WaitGroup
 	writers sync.WaitGroup
+
+	// budget, when set (WithBudget), is charged for every frame from when it is sent until it is
+	// written; held is what the link's frames hold of it now, given back by Wait for frames
+	// that were never written.
+	budget Budget
+	held   atomic.Int64
 }
+
+// Budget is a memory budget a link charges for the frames it holds (membudget.Budget implements
+// it): a peer that stops reading makes the sender hold every frame it still has to write.
+type Budget interface {
+	// Charge takes n bytes even past the budget: the frame exists already.
+	Charge(n int64)
+	// Give gives back n bytes charged earlier.
+	Give(n int64)
+}
+
+// LinkOption configures a Link.
+type LinkOption func(*linkOptions)
+
+type linkOptions struct{ budget Budget }
+
+// WithBudget charges b for the frames the link holds: FrameCharge times each frame's size, from
+// Send until the frame is written (or dropped when the link ends). The charge is never refused
+// (docs/adr/0059-*.md): the frame exists already, and what the budget refuses meanwhile is
+// what would grow further, cells' heaps and output.
+func WithBudget(b Budget) LinkOption { return func(o *linkOptions) { o.budget = b } }
+
+// FrameCharge is how many times its size a frame costs the budget while the link holds it: the
+// frame, its buffer's spare capacity (it grew by doubling) and the message it was encoded from,
+// which its sender holds until the send returns; as the gRPC host charges a response it sends
+// (docs/adr/0058-one-host-wide-memory-budget.md).
+const FrameCharge = 3
 
 type inbound[In any] struct {
 	msg In
@@ -80,8 +112,12 @@ type inbound[In any] struct {
 // reads. decode turns a payload into a message; its error is wrapped into Codex's "failed to
 // decode code-mode IPC frame: …", which is invalid data (errors.Is v1frame.ErrInvalidData) like a
 // malformed frame.
-func NewLink[In wirev1.Message](conn Conn, peer Side, decode func([]byte) (In, error)) *Link[In] {
-	l := &Link[In]{conn: conn, peer: peer, decode: decode, done: make(chan struct{})}
+func NewLink[In wirev1.Message](conn Conn, peer Side, decode func([]byte) (In, error), opts ...LinkOption) *Link[In] {
+	var o linkOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	l := &Link[In]{conn: conn, peer: peer, decode: decode, done: make(chan struct{}), budget: o.budget}
 	lanes := []wirev1.Lane{wirev1.LaneControl}
 	if conn.Dual() {
 		lanes = append(lanes, wirev1.LaneBulk)
@@ -138,11 +174,44 @@ func (l *Link[In]) Close(err error) {
 	l.writers.Wait()
 }
 
-// Wait waits until every goroutine of a closed link has returned.
+// Wait waits until every goroutine of a closed link has returned, and gives the budget back what
+// frames never written still held (the caller has no sender left by then).
 func (l *Link[In]) Wait() {
 	<-l.done
 	l.writers.Wait()
 	l.readers.Wait()
+	if n := l.held.Swap(0); n > 0 {
+		l.budget.Give(n)
+	}
+}
+
+// hold charges the budget for frame f and returns the charge, for release once f is written or
+// dropped.
+func (l *Link[In]) hold(f []byte) int64 {
+	if l.budget == nil {
+		return 0
+	}
+	n := FrameCharge * int64(len(f))
+	l.held.Add(n)
+	l.budget.Charge(n)
+	return n
+}
+
+// release gives back a charge of hold.
+func (l *Link[In]) release(n int64) {
+	if l.budget == nil || n == 0 {
+		return
+	}
+	l.held.Add(-n)
+	l.budget.Give(n)
+}
+
+// frameCharge is what hold charged for f.
+func (l *Link[In]) frameCharge(f []byte) int64 {
+	if l.budget == nil {
+		return 0
+	}
+	return FrameCharge * int64(len(f))
 }
 
 func (l *Link[In]) fail(err error) {
@@ -355,18 +424,22 @@ func (l *Link[In]) SendFrame(ctx context.Context, lane wirev1.Lane, f []byte) er
 		return l.closedErr()
 	default:
 	}
+	n := l.hold(f)
 	if l.writeIfIdle(lane, f) {
+		l.release(n)
 		return nil
 	}
 	l.queued[lane].Add(1)
 	select {
 	case l.queue[lane] <- f:
-		return nil
+		return nil // the writer releases it
 	case <-ctx.Done():
 		l.queued[lane].Add(-1)
+		l.release(n)
 		return ctx.Err()
 	case <-l.done:
 		l.queued[lane].Add(-1)
+		l.release(n)
 		return l.closedErr()
 	}
 }
@@ -380,15 +453,18 @@ func (l *Link[In]) TrySend(m wirev1.Message) error {
 	}
 	// No direct write here: the caller must not wait for the peer to read.
 	lane := l.lane(m)
+	n := l.hold(f)
 	l.queued[lane].Add(1)
 	select {
 	case <-l.done:
 		l.queued[lane].Add(-1)
+		l.release(n)
 		return l.closedErr()
 	case l.queue[lane] <- f:
 		return nil
 	default:
 		l.queued[lane].Add(-1)
+		l.release(n)
 		err := fmt.Errorf("code-mode %s outgoing queue is full: %w", l.self(), ErrQueueFull)
 		l.fail(err)
 		return err
@@ -483,6 +559,7 @@ func (l *Link[In]) write(lane wirev1.Lane) {
 			err := l.conn.WriteFrame(lane, f)
 			l.queued[lane].Add(-1)
 			l.writing[lane].Unlock()
+			l.release(l.frameCharge(f))
 			if err != nil {
 				l.fail(fmt.Errorf("failed to write code-mode %s message: %w", l.self(), err))
 				return

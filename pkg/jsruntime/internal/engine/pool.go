@@ -92,13 +92,16 @@ func (p *Pool) Get() (*Engine, error) {
 	// Taking an idle engine does not ask for a refill: the engine comes back after its cell, and
 	// refilling meanwhile would create one each time a cell starts before the previous one has
 	// put its engine back, until the pool held capacity engines. Refills replace engines that
-	// were disposed.
+	// were disposed, and follow a miss: no engine was idle and none on its way back, so cells
+	// are starting faster than they end (a burst, or live cells piling up), and the filler
+	// creates the next warm ones on another core while this cell creates its own.
 	select {
 	case e := <-p.idle:
 		p.count(func(s *PoolStats) { s.took(false, true) })
 		return e, nil
 	default:
 	}
+	p.signalRefill()
 	e, err := newEngine(p.cfg, p.img)
 	p.count(func(s *PoolStats) { s.took(true, err == nil) })
 	return e, err
