@@ -21,8 +21,8 @@ import (
 const execIntroduction = "Run JavaScript that calls the tools listed below, and answer with what it outputs.\n" +
 	"- The code runs as an async JavaScript module in codemode's sandbox: the QuickJS-ng engine compiled to " +
 	"WebAssembly, inside this MCP server. It has standard ECMAScript (Promise and async/await, JSON, Math, Date, " +
-	"RegExp, Map, Set, typed arrays, BigInt) and the globals listed under \"Globals\", nothing else: no Node or " +
-	"browser APIs (no `console`, `fetch`, `Intl`, `setInterval`), no imports, no file system and no network. " +
+	"RegExp, Map, Set, typed arrays, BigInt, and an `Intl` that formats as en-US) and the globals listed under " +
+	"\"Globals\", nothing else: no Node or browser APIs (no `console`, `fetch`, `setInterval`), no imports, no file system and no network. " +
 	"The tools are its only way out.\n" +
 	"- Each tool listed at the end of this description is a method of the global `tools` object: " +
 	"`const r = await tools.NAME(input)`; start several and await them together with `Promise.all`. A tool whose " +
