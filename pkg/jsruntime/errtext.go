@@ -118,6 +118,7 @@ var fixedTexts = map[[2]string]string{
 	{"TypeError", "invalid value used as WeakMap key"}:      "Invalid value used as weak map key",
 	{"TypeError", "invalid value used in WeakSet"}:          "Invalid value used in weak set",
 	{"RangeError", "bad normalization form"}:                "The normalization form should be one of NFC, NFD, NFKC, NFKD.",
+	{"RangeError", "BigInt division by zero"}:               "Division by zero",
 }
 
 // readOnlyGlobals are the global object's read-only properties: assigning one is not assigning a

@@ -249,6 +249,16 @@ func v8TextCases() []parityCase {
 		one("v8text/stack-after-tool-call", `async function f() { await tools.echo({}); null.x } try { await f() } catch (e) { text(typeof e.stack); text(e.stack.split("\n")[0]) }`),
 		one("v8text/stack-in-timer", `await new Promise(r => setTimeout(() => { try { null.x } catch (e) { text(typeof e.stack); text(e.stack.split("\n")[0]) } r() }, 0))`),
 		one("v8text/stack-helper-error", `try { text(1n) } catch (e) { text(typeof e.stack); text(e.stack.split("\n")[0]) }`),
+		one("v8text/probe-tool-input-bigint", `const probe = async (f) => { try { await f(); text("no error") } catch (e) { text(typeof e + " " + typeof e.stack); text(String(e)); if (typeof e.stack === "string") text(e.stack.split("\n")[0]) } }; await probe(() => tools.echo({a: 1n}))`),
+		one("v8text/probe-tool-input-cycle", `const probe = async (f) => { try { await f(); text("no error") } catch (e) { text(typeof e + " " + typeof e.stack); text(String(e)); if (typeof e.stack === "string") text(e.stack.split("\n")[0]) } }; await probe(() => { const o = {}; o.o = o; return tools.echo(o) })`),
+		one("v8text/probe-dynamic-import", `const probe = async (f) => { try { await f(); text("no error") } catch (e) { text(typeof e + " " + typeof e.stack); text(String(e)); if (typeof e.stack === "string") text(e.stack.split("\n")[0]) } }; await probe(() => import("nope"))`),
+		one("v8text/probe-store-symbol", `const probe = async (f) => { try { await f(); text("no error") } catch (e) { text(typeof e + " " + typeof e.stack); text(String(e)); if (typeof e.stack === "string") text(e.stack.split("\n")[0]) } }; await probe(() => store("k", Symbol()))`),
+		one("v8text/probe-image-number", `const probe = async (f) => { try { await f(); text("no error") } catch (e) { text(typeof e + " " + typeof e.stack); text(String(e)); if (typeof e.stack === "string") text(e.stack.split("\n")[0]) } }; await probe(() => image(5))`),
+		one("v8text/probe-new-function-syntax", `try { new Function("(") } catch (e) { text(typeof e.stack); text(e.name) }`), // the messages differ (ADR 60: not done)
+		one("v8text/probe-regexp-syntax", `try { new RegExp("(") } catch (e) { text(typeof e.stack); text(e.name) }`), // the messages differ (ADR 60: not done)
+		one("v8text/probe-capture-stack-trace", `const probe = async (f) => { try { await f(); text("no error") } catch (e) { text(typeof e + " " + typeof e.stack); text(String(e)); if (typeof e.stack === "string") text(e.stack.split("\n")[0]) } }; await probe(() => { const o = {}; Error.captureStackTrace(o); throw o })`),
+		one("v8text/probe-error-without-message", `const probe = async (f) => { try { await f(); text("no error") } catch (e) { text(typeof e + " " + typeof e.stack); text(String(e)); if (typeof e.stack === "string") text(e.stack.split("\n")[0]) } }; await probe(() => { throw new Error() })`),
+		one("v8text/probe-bigint-division", `const probe = async (f) => { try { await f(); text("no error") } catch (e) { text(typeof e + " " + typeof e.stack); text(String(e)); if (typeof e.stack === "string") text(e.stack.split("\n")[0]) } }; await probe(() => 1n / 0n)`),
 		one("v8text/stack-tool-failure", `try { await tools.fail({}) } catch (e) { text(typeof e.stack); text(String(e)) }`),
 		one("v8syntax/await-in-function", `function f() { await 1 }`),
 		one("v8syntax/end-of-input", `foo(`),
