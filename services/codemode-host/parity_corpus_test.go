@@ -239,7 +239,6 @@ func v8TextCases() []parityCase {
 		// A caught stack overflow has V8's stack: the header and frames.
 		// V8 reports the innermost frame at the call or at the function's start, by chance.
 		one("v8text/stack-overflow-stack", "function g() { g() }\ntry { g() } catch (e) { const lines = e.stack.split(\"\\n\"); text(lines[0]); text(lines.length); text(lines.slice(1).every(l => /^    at g \\(exec_main\\.mjs:1:\\d+\\)$/.test(l))) }"),
-		one("v8text/stack-overflow-uncaught", "function g() { g() }\ng()"),
 		// Every path that makes an error gives it a string stack.
 		one("v8text/stack-aggregate-error", `try { await Promise.any([Promise.reject(new Error("a"))]) } catch (e) { text(typeof e.stack); text(e.stack) }`),
 		one("v8text/stack-aggregate-error-empty", `try { await Promise.any([]) } catch (e) { text(e.stack) }`),
