@@ -181,6 +181,12 @@ func errorCases() []parityCase {
 
 // v8TextCases are the engine errors whose texts and frames codemode writes as V8 does (ADR 60,
 // docs/runtime-parity.md, V8's error texts).
+// probe is a case that runs body under a probe printing what the error it throws is, its stack's
+// type, its text and its stack's first line.
+func probe(name, body string) parityCase {
+	return one(name, `const probe = async (f) => { try { await f(); text("no error") } catch (e) { text(typeof e + " " + typeof e.stack); text(String(e)); if (typeof e.stack === "string") text(e.stack.split("\n")[0]) } }; `+body)
+}
+
 func v8TextCases() []parityCase {
 	return []parityCase{
 		one("v8text/tool-not-a-function", `tools.read_fle({})`),
@@ -248,16 +254,16 @@ func v8TextCases() []parityCase {
 		one("v8text/stack-after-tool-call", `async function f() { await tools.echo({}); null.x } try { await f() } catch (e) { text(typeof e.stack); text(e.stack.split("\n")[0]) }`),
 		one("v8text/stack-in-timer", `await new Promise(r => setTimeout(() => { try { null.x } catch (e) { text(typeof e.stack); text(e.stack.split("\n")[0]) } r() }, 0))`),
 		one("v8text/stack-helper-error", `try { text(1n) } catch (e) { text(typeof e.stack); text(e.stack.split("\n")[0]) }`),
-		one("v8text/probe-tool-input-bigint", `const probe = async (f) => { try { await f(); text("no error") } catch (e) { text(typeof e + " " + typeof e.stack); text(String(e)); if (typeof e.stack === "string") text(e.stack.split("\n")[0]) } }; await probe(() => tools.echo({a: 1n}))`),
-		one("v8text/probe-tool-input-cycle", `const probe = async (f) => { try { await f(); text("no error") } catch (e) { text(typeof e + " " + typeof e.stack); text(String(e)); if (typeof e.stack === "string") text(e.stack.split("\n")[0]) } }; await probe(() => { const o = {}; o.o = o; return tools.echo(o) })`),
-		one("v8text/probe-dynamic-import", `const probe = async (f) => { try { await f(); text("no error") } catch (e) { text(typeof e + " " + typeof e.stack); text(String(e)); if (typeof e.stack === "string") text(e.stack.split("\n")[0]) } }; await probe(() => import("nope"))`),
-		one("v8text/probe-store-symbol", `const probe = async (f) => { try { await f(); text("no error") } catch (e) { text(typeof e + " " + typeof e.stack); text(String(e)); if (typeof e.stack === "string") text(e.stack.split("\n")[0]) } }; await probe(() => store("k", Symbol()))`),
-		one("v8text/probe-image-number", `const probe = async (f) => { try { await f(); text("no error") } catch (e) { text(typeof e + " " + typeof e.stack); text(String(e)); if (typeof e.stack === "string") text(e.stack.split("\n")[0]) } }; await probe(() => image(5))`),
+		probe("v8text/probe-tool-input-bigint", `await probe(() => tools.echo({a: 1n}))`),
+		probe("v8text/probe-tool-input-cycle", `await probe(() => { const o = {}; o.o = o; return tools.echo(o) })`),
+		probe("v8text/probe-dynamic-import", `await probe(() => import("nope"))`),
+		probe("v8text/probe-store-symbol", `await probe(() => store("k", Symbol()))`),
+		probe("v8text/probe-image-number", `await probe(() => image(5))`),
 		one("v8text/probe-new-function-syntax", `try { new Function("(") } catch (e) { text(typeof e.stack); text(e.name) }`), // the messages differ (ADR 60: not done)
-		one("v8text/probe-regexp-syntax", `try { new RegExp("(") } catch (e) { text(typeof e.stack); text(e.name) }`), // the messages differ (ADR 60: not done)
-		one("v8text/probe-capture-stack-trace", `const probe = async (f) => { try { await f(); text("no error") } catch (e) { text(typeof e + " " + typeof e.stack); text(String(e)); if (typeof e.stack === "string") text(e.stack.split("\n")[0]) } }; await probe(() => { const o = {}; Error.captureStackTrace(o); throw o })`),
-		one("v8text/probe-error-without-message", `const probe = async (f) => { try { await f(); text("no error") } catch (e) { text(typeof e + " " + typeof e.stack); text(String(e)); if (typeof e.stack === "string") text(e.stack.split("\n")[0]) } }; await probe(() => { throw new Error() })`),
-		one("v8text/probe-bigint-division", `const probe = async (f) => { try { await f(); text("no error") } catch (e) { text(typeof e + " " + typeof e.stack); text(String(e)); if (typeof e.stack === "string") text(e.stack.split("\n")[0]) } }; await probe(() => 1n / 0n)`),
+		one("v8text/probe-regexp-syntax", `try { new RegExp("(") } catch (e) { text(typeof e.stack); text(e.name) }`),         // the messages differ (ADR 60: not done)
+		probe("v8text/probe-capture-stack-trace", `await probe(() => { const o = {}; Error.captureStackTrace(o); throw o })`),
+		probe("v8text/probe-error-without-message", `await probe(() => { throw new Error() })`),
+		probe("v8text/probe-bigint-division", `await probe(() => 1n / 0n)`),
 		one("v8text/stack-tool-failure", `try { await tools.fail({}) } catch (e) { text(typeof e.stack); text(String(e)) }`),
 		one("v8syntax/await-in-function", `function f() { await 1 }`),
 		one("v8syntax/end-of-input", `foo(`),
