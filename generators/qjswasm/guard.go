@@ -41,6 +41,19 @@ const SegmentFrames = 1024
 // construction and for the variables of the frame that passed the guard.
 const StackGuardBytes = 1 << 20
 
+// The slack of a stack overflow. QuickJS writes the RangeError's stack when the error unwinds
+// the frame that made the failed call, and runs the prelude's stack hook then
+// (docs/adr/0060-v8-error-texts-and-stack-frames.md): at the limit, so the guard would refuse
+// the hook's own calls and the error's stack would be null. The guard that throws records the
+// depth it threw at (a global, 0 when unarmed); until the frame at that depth returns, the guard
+// allows SlackFrames more calls and StackSlackBytes more of the stack, room for the hook, and
+// throws again past them. A trap leaves the record behind; the first call that returns after the
+// reset clears it.
+const (
+	SlackFrames     = 64
+	StackSlackBytes = StackGuardBytes / 2
+)
+
 // CallDepthExport is the export name of the guard's count of interpreter calls.
 const CallDepthExport = "codemode_call_depth"
 
@@ -63,6 +76,7 @@ const (
 // Opcodes of the guard beside those of instructions.go.
 const (
 	opElse    = 0x05
+	opSelect  = 0x1b
 	opI32And  = 0x71
 	opI32Load = 0x28
 	opI64Load = 0x29
@@ -79,14 +93,26 @@ func depthGlobal() []byte {
 // guardBody is the guard function (see above); it has the interpreter's signature.
 func guardBody(plan pollPlan, layout Layout) []byte {
 	depth := func(b []byte, op byte) []byte { return appendU32(append(b, op), plan.depth) }
+	slack := func(b []byte, op byte) []byte { return appendU32(append(b, op), plan.slack) }
 	b := []byte{0} // no locals
-	// if sp < limit || depth >= MaxCallDepth { return QJS_ThrowRangeError(ctx, text) }
+	// armed := slack != 0
+	// if sp < (armed ? limit-StackSlackBytes : limit) || depth >= (armed ? MaxCallDepth+SlackFrames : MaxCallDepth) {
 	b = append(b, opGlobalGet, 0, opI32Const)
-	b = appendS32(b, int32(layout.StackLow+StackGuardBytes))
-	b = append(b, opI32LtU)
+	b = appendS32(b, int32(layout.StackLow+StackGuardBytes-StackSlackBytes))
+	b = appendS32(append(b, opI32Const), int32(layout.StackLow+StackGuardBytes))
+	b = slack(b, opGlobalGet)
+	b = append(b, opSelect, opI32LtU)
 	b = depth(b, opGlobalGet)
+	b = appendS32(append(b, opI32Const), MaxCallDepth+SlackFrames)
 	b = appendS32(append(b, opI32Const), MaxCallDepth)
-	b = append(b, opI32GeU, opI32Or, opIf, blockEmpty)
+	b = slack(b, opGlobalGet)
+	b = append(b, opSelect, opI32GeU, opI32Or, opIf, blockEmpty)
+	//   if !armed { slack = depth }
+	b = slack(b, opGlobalGet)
+	b = depth(b, opGlobalGet)
+	b = slack(b, opGlobalGet)
+	b = slack(append(b, opSelect), opGlobalSet)
+	//   return QJS_ThrowRangeError(ctx, text) }
 	b = append(b, opLocalGet, 0, opI32Const)
 	b = appendS32(b, int32(plan.overflowText))
 	b = appendU32(append(b, opCallDirect), plan.throwRangeError)
@@ -110,6 +136,13 @@ func guardBody(plan pollPlan, layout Layout) []byte {
 	b = depth(b, opGlobalGet)
 	b = append(b, opI32Const, 1, opI32Sub)
 	b = depth(b, opGlobalSet)
+	// if depth < slack { slack = 0 }: the frame the guard threw at has returned
+	b = slack(b, opGlobalGet)
+	b = append(b, opI32Const, 0)
+	b = depth(b, opGlobalGet)
+	b = slack(b, opGlobalGet)
+	b = append(b, opI32GeU, opSelect)
+	b = slack(b, opGlobalSet)
 	b = append(b, opEnd)
 	return append(appendU32(nil, uint32(len(b))), b...)
 }

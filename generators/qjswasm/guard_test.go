@@ -61,10 +61,33 @@ func TestGuardThrowsAtItsLimits(t *testing.T) {
 	if res, depth := callAt(t, mod, MaxCallDepth, 0); res != thrown || depth != MaxCallDepth {
 		t.Fatalf("at MaxCallDepth: result %d, count %d; want the throw", res, depth)
 	}
+	// Until the frame the guard threw at returns, the stack hook has SlackFrames more.
+	if res, depth := callAt(t, mod, MaxCallDepth+SlackFrames-1, 0); res != 0 || depth != MaxCallDepth+SlackFrames-1 {
+		t.Fatalf("within the slack: result %d, count %d; want the interpreter's 0", res, depth)
+	}
+	if res, _ := callAt(t, mod, MaxCallDepth+SlackFrames, 0); res != thrown {
+		t.Fatalf("past the slack: result %d; want the throw", res)
+	}
+	// A call that returns below that frame ends the slack.
+	if res, _ := callAt(t, mod, MaxCallDepth-2, 0); res != 0 {
+		t.Fatalf("below the limit again: result %d; want the interpreter's 0", res)
+	}
+	if res, _ := callAt(t, mod, MaxCallDepth, 0); res != thrown {
+		t.Fatalf("at MaxCallDepth after the slack: result %d; want the throw", res)
+	}
+	callAt(t, mod, 0, 0)
 	sp := mod.ExportedGlobal(StackPointerExport).(api.MutableGlobal)
 	sp.Set(uint64(layout.StackLow + StackGuardBytes - 16))
-	if res, _ := callAt(t, mod, 0, 0); res != thrown {
+	if res, _ := callAt(t, mod, 1, 0); res != thrown {
 		t.Fatalf("with the stack nearly used up: result %d; want the throw", res)
+	}
+	sp.Set(uint64(layout.StackLow + StackGuardBytes - StackSlackBytes + 16))
+	if res, _ := callAt(t, mod, 2, 0); res != 0 {
+		t.Fatalf("with the stack nearly used up, within the slack: result %d; want the interpreter's 0", res)
+	}
+	sp.Set(uint64(layout.StackLow + StackGuardBytes - StackSlackBytes - 16))
+	if res, _ := callAt(t, mod, 2, 0); res != thrown {
+		t.Fatalf("past the stack's slack: result %d; want the throw", res)
 	}
 }
 

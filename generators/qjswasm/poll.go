@@ -70,13 +70,14 @@ type pollPlan struct {
 	guard       uint32 // the function index of the interpreter's stack guard (guard.go)
 	trampoline  uint32 // the function index of the guard's trampoline (guard.go)
 	depth       uint32 // the global index of the interpreter's call depth (guard.go)
+	slack       uint32 // the global index of the depth a stack overflow was thrown at (guard.go)
 }
 
 // withPoll adds the counter global, the poll function and the counting at every loop header. It
 // returns the number of loops instrumented. The global section must hold exactly the stack
 // pointer (so the counter is global 1) and the module must import no global.
 func withPoll(sections []section, q quickJS, layout Layout) ([]section, int, error) {
-	plan := pollPlan{counter: 1, depth: 2, quickJS: q}
+	plan := pollPlan{counter: 1, depth: 2, slack: 3, quickJS: q}
 	typeAt, funcAt, codeAt, globalAt := -1, -1, -1, -1
 	for i, s := range sections {
 		switch s.id {
@@ -123,6 +124,7 @@ func withPoll(sections []section, q quickJS, layout Layout) ([]section, int, err
 	}
 	sections[globalAt].body = appendVectorItem(sections[globalAt].body, counterGlobal())
 	sections[globalAt].body = appendVectorItem(sections[globalAt].body, depthGlobal())
+	sections[globalAt].body = appendVectorItem(sections[globalAt].body, depthGlobal()) // the slack's record, also 0
 	code, loops, err := instrumentCode(sections[codeAt].body, plan, imported)
 	if err != nil {
 		return nil, 0, err

@@ -113,8 +113,8 @@ func TestTransformMovesTheStackAndExportsItsPointer(t *testing.T) {
 		t.Errorf("memory minimum %d pages, want 5", got)
 	}
 	globals := sectionOf(t, sections, sectionGlobal)
-	if !bytes.Equal(globals, appendVectorItem(appendVectorItem(globalSection(want.StackTop), counterGlobal()), depthGlobal())) {
-		t.Errorf("globals %x, want the stack pointer at %d, the poll counter and the call depth", globals, want.StackTop)
+	if !bytes.Equal(globals, appendVectorItem(appendVectorItem(appendVectorItem(globalSection(want.StackTop), counterGlobal()), depthGlobal()), depthGlobal())) {
+		t.Errorf("globals %x, want the stack pointer at %d, the poll counter, the call depth and the slack's record", globals, want.StackTop)
 	}
 	exports := sectionOf(t, sections, sectionExport)
 	for _, export := range [][]byte{

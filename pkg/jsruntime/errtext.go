@@ -118,6 +118,7 @@ var fixedTexts = map[[2]string]string{
 	{"TypeError", "invalid value used as WeakMap key"}:      "Invalid value used as weak map key",
 	{"TypeError", "invalid value used in WeakSet"}:          "Invalid value used in weak set",
 	{"RangeError", "bad normalization form"}:                "The normalization form should be one of NFC, NFD, NFKC, NFKD.",
+	{"RangeError", "BigInt division by zero"}:               "Division by zero",
 }
 
 // readOnlyGlobals are the global object's read-only properties: assigning one is not assigning a
@@ -147,7 +148,7 @@ func rewriteError(sites *jssource.Sites, name, message, ctor string, frames []er
 		message = v8
 	}
 	var top jssource.Site
-	topOK := false
+	topOK, scriptMade := false, false
 	// topFrame: the error was made in the cell's own code, whose position Sites can read.
 	topFrame := len(frames) > 0 && !frames[0].native && !frames[0].called && frames[0].file == jssource.ModuleFile && sites != nil
 	if topFrame {
@@ -156,10 +157,31 @@ func rewriteError(sites *jssource.Sites, name, message, ctor string, frames []er
 			// QuickJS reports a call with arguments inside them: the call is the one open there.
 			top, topOK = sites.At(frames[0].line, frames[0].col, false, "")
 		}
-		// An error the script made with new, which QuickJS may report inside its arguments.
-		if st, ok := sites.EnclosingNew(frames[0].line, frames[0].col, ctor, message); ok {
+		// An error the script made (new TypeError(…), TypeError(…)), which QuickJS may report
+		// inside its arguments.
+		if st, ok := sites.EnclosingConstruction(frames[0].line, frames[0].col, ctor, message0); ok {
 			top, topOK = st, true
+			scriptMade = true
 		}
+	}
+	if name == "AggregateError" && message == "" && !scriptMade && !(len(frames) > 0 && frames[0].native && constructingNatives[frames[0].fn]) {
+		// Promise.any's rejection, which QuickJS makes without a message; V8 makes it in a
+		// microtask, without frames.
+		return "All promises were rejected", ""
+	}
+	if len(frames) == 0 || frames[0].native && constructingNatives[frames[0].fn] {
+		// No frame to tell the engine's error from the script's (Error.stackTraceLimit = 0), or a
+		// native that calls the script's constructor (Reflect.construct(TypeError, …)).
+		scriptMade = true
+	}
+	if scriptMade {
+		// A script's or a library's own message never changes: only its frames are V8's, which
+		// show no frame for the Reflect.construct that called the constructor.
+		if len(frames) > 1 && frames[0].native && frames[0].fn == "construct" {
+			frames = frames[1:]
+			frames[0].called = true
+		}
+		return message0, v8Frames(sites, frames, top, topOK, false, message0)
 	}
 	// QuickJS's own SyntaxErrors (a module that does not link, JSON.parse) are at the position
 	// its parser reports, which is no call site to map.
@@ -226,6 +248,16 @@ func rewriteError(sites *jssource.Sites, name, message, ctor string, frames []er
 			top, topOK = st, true
 		}
 	}
+	return message, v8Frames(sites, frames, top, topOK, rawTop, message)
+}
+
+// constructingNatives are the natives that call a function they are given, the script's error
+// constructor among them: an error whose innermost frame is one of them may be the script's.
+var constructingNatives = map[string]bool{"construct": true, "apply": true, "call": true}
+
+// v8Frames writes frames as V8 prints them; top is V8's site of the innermost frame when topOK,
+// rawTop keeps the innermost frame's position as QuickJS reported it.
+func v8Frames(sites *jssource.Sites, frames []errorFrame, top jssource.Site, topOK, rawTop bool, message string) string {
 	var b strings.Builder
 	for i, f := range frames {
 		if f.native && (f.fn == "Array" || f.fn == "call" || f.fn == "apply" || f.fn == "concat" && i == 0 && message == "Cannot convert a Symbol value to a string") {
@@ -251,7 +283,7 @@ func rewriteError(sites *jssource.Sites, name, message, ctor string, frames []er
 			writeFrame(&b, f.fn, f.file, f.line, f.col)
 		}
 	}
-	return message, b.String()
+	return b.String()
 }
 
 // operatorSite is V8's site of a conversion a binary operator failed in the cell's code.

@@ -51,6 +51,27 @@ func TestRewriteError(t *testing.T) {
 		{`throw new TypeError("mine")`, "TypeError", "mine",
 			[]errorFrame{{file: "exec_main.mjs", line: 1, col: 10}},
 			"TypeError: mine\n    at exec_main.mjs:1:7"},
+		// A script's own error keeps its message, however much it reads like QuickJS's, with or
+		// without new, and when Reflect.construct made it (whose frame V8 does not show).
+		{`try { throw new TypeError("not a function") } catch (e) {}`, "TypeError", "not a function",
+			[]errorFrame{{file: "exec_main.mjs", line: 1, col: 16}},
+			"TypeError: not a function\n    at exec_main.mjs:1:13"},
+		{`const e = TypeError("circular reference")`, "TypeError", "circular reference",
+			[]errorFrame{{file: "exec_main.mjs", line: 1, col: 10}},
+			"TypeError: circular reference\n    at exec_main.mjs:1:11"},
+		{`const e = Reflect.construct(TypeError, ["empty array"])`, "TypeError", "empty array",
+			[]errorFrame{{fn: "construct", line: -1, col: -1, native: true}, {file: "exec_main.mjs", line: 1, col: 28}},
+			"TypeError: empty array\n    at exec_main.mjs:1:19"},
+		{`const e = new TypeError("cannot read property 'b' of undefined")`, "TypeError", "cannot read property 'b' of undefined",
+			[]errorFrame{{file: "exec_main.mjs", line: 1, col: 14}},
+			"TypeError: cannot read property 'b' of undefined\n    at exec_main.mjs:1:11"},
+		// No frame tells the engine's error from the script's (Error.stackTraceLimit = 0).
+		{`throw new TypeError("circular reference")`, "TypeError", "circular reference", nil,
+			"TypeError: circular reference"},
+		// Promise.any's AggregateError, which QuickJS makes without a message.
+		{`await Promise.any([])`, "AggregateError", "",
+			[]errorFrame{{file: "exec_main.mjs", line: 1, col: 20}},
+			"AggregateError: All promises were rejected"},
 		// Frames of eval code keep QuickJS's positions.
 		{`eval("x")`, "ReferenceError", "x is not defined",
 			[]errorFrame{{fn: "<eval>", file: "<input>", line: 1, col: 1}, {file: "exec_main.mjs", line: 1, col: 1, called: true}},

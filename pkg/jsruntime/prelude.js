@@ -157,6 +157,9 @@
     request[0] = "Error";
     request[1] = "";
     request[2] = "";
+    // An error of the script's own class (class E extends TypeError) is never the engine's: its
+    // message stays whatever it is, only its frames are V8's.
+    let scripts = false;
     try {
       const proto = getPrototypeOf(err);
       const builtin = mapGet(builtinErrorNames, proto);
@@ -169,7 +172,8 @@
         const cn = typeof c === "function" ? ownData(c, "name", false) : undefined;
         if (typeof cn === "string") request[2] = cn;
       }
-      let leading = ctors !== undefined;
+      scripts = ctors !== undefined;
+      let leading = scripts;
       let called = false; // a frame left out came first: the frames from here on are calls
       for (let i = 0; i < sites.length; i++) {
         const site = sites[i];
@@ -226,16 +230,25 @@
       } else {
         const colon = stringIndexOf(reply, ":");
         const end = colon + 1 + NumberCtor(stringSlice(reply, 1, colon));
-        message = stringSlice(reply, colon + 1, end);
         framesText = stringSlice(reply, end);
-        defineProperty(err, "message", { value: message, writable: true, configurable: true, enumerable: false });
+        if (!scripts) {
+          message = stringSlice(reply, colon + 1, end);
+          defineProperty(err, "message", { value: message, writable: true, configurable: true, enumerable: false });
+        }
       }
     } catch (_) {
       // No cell is running (the prelude itself is being set up): the header alone.
     }
+    // The hook never throws: QuickJS would make the stack null. At the bottom of a full stack
+    // (a stack overflow) the guard allows the hook a few calls (generators/qjswasm/guard.go);
+    // when those run out, the stack is the header and whatever frames Go answered.
     const head = name === "" ? message : message === "" ? name : name + ": " + message;
     const stack = framesText === "" ? head : head + "\n" + framesText;
-    if (isObject(err)) weakMapSet(stackFrames, err, [stack, framesText]);
+    try {
+      if (isObject(err)) weakMapSet(stackFrames, err, [stack, framesText]);
+    } catch (_) {
+      // The uncaught error's report falls back to its stack.
+    }
     return stack;
   }
 

@@ -150,3 +150,64 @@ func TestHelpersWorkAcrossNativeStacks(t *testing.T) {
 		}
 	}
 }
+
+// A caught stack overflow has V8's stack, a string: the header and the frames, however the
+// recursion went (the stack hook runs at the bottom of the full stack, in the guard's slack,
+// generators/qjswasm/guard.go); a cell that catches overflows in a loop gets one every time.
+func TestCaughtStackOverflowHasAStack(t *testing.T) {
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	r := jsruntime.ExecuteCell(t, s, `
+const show = (e) => { const lines = e.stack.split("\n"); text(lines[0] + " / " + lines.length + " / " + lines[1].slice(0, 10)) };
+function g() { g() }
+try { g() } catch (e) { show(e) }
+const f = (n) => [n].map(x => f(x + 1))[0];
+try { f(0) } catch (e) { show(e) }
+const o = { get x() { return this.x } };
+try { o.x } catch (e) { show(e) }
+let caught = 0;
+for (let i = 0; i < 5; i++) { try { g() } catch (e) { if (typeof e.stack === "string" && e.stack.startsWith("RangeError: Maximum call stack size exceeded\n")) caught++ } }
+text(caught)`)
+	want := []string{
+		jsruntime.StackOverflowText + " / 11 /     at g (",
+		jsruntime.StackOverflowText + " / 11 /     at Arr",
+		jsruntime.StackOverflowText + " / 11 /     at get",
+		"5",
+	}
+	if got := jsruntime.TextsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %s %q, want %q", jsruntime.ErrorTextOf(r), got, want)
+	}
+}
+
+// A script's own errors keep their messages, however much they read like QuickJS's (which the
+// stack hook rewrites to V8's): only their frames are V8's.
+func TestScriptErrorsKeepTheirMessages(t *testing.T) {
+	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	r := jsruntime.ExecuteCell(t, s, `
+class E extends TypeError {}
+const errors = [
+  () => new TypeError("not a function"),
+  () => TypeError("circular reference"),
+  () => Reflect.construct(TypeError, ["empty array"]),
+  () => new E("not a function"),
+  () => new Error("cannot read property 'b' of undefined"),
+  () => new TypeError("BigInt are forbidden in JSON.stringify"),
+  () => new RangeError("invalid array length"),
+  () => { const m = "value is not iterable"; return new TypeError(m) },
+];
+for (const make of errors) { const e = make(); text(e.message + " | " + e.stack.split("\n")[0]) }
+try { null.x } catch (e) { text(e.message) }`)
+	want := []string{
+		"not a function | TypeError: not a function",
+		"circular reference | TypeError: circular reference",
+		"empty array | TypeError: empty array",
+		"not a function | TypeError: not a function",
+		"cannot read property 'b' of undefined | Error: cannot read property 'b' of undefined",
+		"BigInt are forbidden in JSON.stringify | TypeError: BigInt are forbidden in JSON.stringify",
+		"invalid array length | RangeError: invalid array length",
+		"value is not iterable | TypeError: value is not iterable",
+		"Cannot read properties of null (reading 'x')",
+	}
+	if got := jsruntime.TextsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %s %q, want %q", jsruntime.ErrorTextOf(r), got, want)
+	}
+}

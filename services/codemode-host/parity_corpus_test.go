@@ -181,6 +181,12 @@ func errorCases() []parityCase {
 
 // v8TextCases are the engine errors whose texts and frames codemode writes as V8 does (ADR 60,
 // docs/runtime-parity.md, V8's error texts).
+// probe is a case that runs body under a probe printing what the error it throws is, its stack's
+// type, its text and its stack's first line.
+func probe(name, body string) parityCase {
+	return one(name, `const probe = async (f) => { try { await f(); text("no error") } catch (e) { text(typeof e + " " + typeof e.stack); text(String(e)); if (typeof e.stack === "string") text(e.stack.split("\n")[0]) } }; `+body)
+}
+
 func v8TextCases() []parityCase {
 	return []parityCase{
 		one("v8text/tool-not-a-function", `tools.read_fle({})`),
@@ -227,6 +233,38 @@ func v8TextCases() []parityCase {
 		one("v8text/reflect-non-object", `Reflect.ownKeys(1)`),
 		one("v8text/invalid-time-value", `new Date(NaN).toISOString()`),
 		one("v8text/call-frame-left-out", `[].at.call(null)`),
+		// A script's own errors keep their messages, however much they read like the engine's.
+		one("v8text/own-error-not-a-function", `try { throw new TypeError("not a function") } catch (e) { text(String(e)); text(e.stack) }`),
+		one("v8text/own-error-circular", `const e = new TypeError("circular reference"); text(String(e)); throw e`),
+		one("v8text/own-error-without-new", `const e = TypeError("not a function"); text(e.message); text(e.stack)`),
+		one("v8text/own-error-reflect-construct", `const e = Reflect.construct(TypeError, ["empty array"]); text(e.message); text(e.stack)`),
+		one("v8text/own-error-subclass", `class E extends TypeError {}; const e = new E("not a function"); text(String(e)); throw e`),
+		one("v8text/own-error-read-text", `const e = new Error("cannot read property 'b' of undefined"); text(e.message); text(e.stack)`),
+		one("v8text/own-error-object-create", `const e = Object.create(TypeError.prototype); e.message = "not a function"; text(String(e)); text(typeof e.stack)`),
+		one("v8text/own-error-computed-message", "const what = \"circular\";\nthrow new TypeError(what + \" reference\")"),
+		// A caught stack overflow has V8's stack: the header and frames.
+		// V8 reports the innermost frame at the call or at the function's start, by chance.
+		one("v8text/stack-overflow-stack", "function g() { g() }\ntry { g() } catch (e) { const lines = e.stack.split(\"\\n\"); text(lines[0]); text(lines.length); text(lines.slice(1).every(l => /^    at g \\(exec_main\\.mjs:1:\\d+\\)$/.test(l))) }"),
+		// Every path that makes an error gives it a string stack.
+		one("v8text/stack-aggregate-error", `try { await Promise.any([Promise.reject(new Error("a"))]) } catch (e) { text(typeof e.stack); text(e.stack) }`),
+		one("v8text/stack-aggregate-error-empty", `try { await Promise.any([]) } catch (e) { text(e.stack) }`),
+		one("v8text/own-aggregate-error", `const e = new AggregateError([]); text(JSON.stringify(e.message)); text(e.stack)`),
+		one("v8text/stack-eval-error", `try { eval("null.x") } catch (e) { text(typeof e.stack); text(e.stack.split("\n")[0]) }`),
+		one("v8text/stack-new-function-error", `try { new Function("return null.x")() } catch (e) { text(typeof e.stack); text(e.stack.split("\n")[0]) }`),
+		one("v8text/stack-after-tool-call", `async function f() { await tools.echo({}); null.x } try { await f() } catch (e) { text(typeof e.stack); text(e.stack.split("\n")[0]) }`),
+		one("v8text/stack-in-timer", `await new Promise(r => setTimeout(() => { try { null.x } catch (e) { text(typeof e.stack); text(e.stack.split("\n")[0]) } r() }, 0))`),
+		one("v8text/stack-helper-error", `try { text(1n) } catch (e) { text(typeof e.stack); text(e.stack.split("\n")[0]) }`),
+		probe("v8text/probe-tool-input-bigint", `await probe(() => tools.echo({a: 1n}))`),
+		probe("v8text/probe-tool-input-cycle", `await probe(() => { const o = {}; o.o = o; return tools.echo(o) })`),
+		probe("v8text/probe-dynamic-import", `await probe(() => import("nope"))`),
+		probe("v8text/probe-store-symbol", `await probe(() => store("k", Symbol()))`),
+		probe("v8text/probe-image-number", `await probe(() => image(5))`),
+		one("v8text/probe-new-function-syntax", `try { new Function("(") } catch (e) { text(typeof e.stack); text(e.name) }`), // the messages differ (ADR 60: not done)
+		one("v8text/probe-regexp-syntax", `try { new RegExp("(") } catch (e) { text(typeof e.stack); text(e.name) }`),         // the messages differ (ADR 60: not done)
+		probe("v8text/probe-capture-stack-trace", `await probe(() => { const o = {}; Error.captureStackTrace(o); throw o })`),
+		probe("v8text/probe-error-without-message", `await probe(() => { throw new Error() })`),
+		probe("v8text/probe-bigint-division", `await probe(() => 1n / 0n)`),
+		one("v8text/stack-tool-failure", `try { await tools.fail({}) } catch (e) { text(typeof e.stack); text(String(e)) }`),
 		one("v8syntax/await-in-function", `function f() { await 1 }`),
 		one("v8syntax/end-of-input", `foo(`),
 		one("v8syntax/redeclared", `let x = 1; let x = 2;`),

@@ -410,12 +410,14 @@ func (s *Sites) At(line, col int, top bool, prop string) (Site, bool) {
 	return s.site(i), true
 }
 
-// EnclosingNew returns V8's site of the error made by "new <ctor>(…)" with this message, at or
-// around the position QuickJS reported (line, col): QuickJS reports such an error at the last
-// call or operand of its arguments, V8 at the "new". A new expression whose first argument is
-// a string literal other than the message made another error (new Error("outer", {cause: new
-// Error("inner")})).
-func (s *Sites) EnclosingNew(line, col int, ctor, message string) (Site, bool) {
+// EnclosingConstruction returns V8's site of the error made by "new <ctor>(…)" or "<ctor>(…)"
+// with this message, at or around the position QuickJS reported (line, col): QuickJS reports
+// such an error at the last call or operand of its arguments, V8 at the "new" (Site.New) or at
+// the callee's name. A construction whose first argument is a string literal other than the
+// message made another error (new Error("outer", {cause: new Error("inner")})). Its success
+// tells the error is the script's own, whose message is never rewritten
+// (docs/adr/0060-v8-error-texts-and-stack-frames.md).
+func (s *Sites) EnclosingConstruction(line, col int, ctor, message string) (Site, bool) {
 	off, ok := s.offset(line, col)
 	if !ok || len(s.toks) == 0 || ctor == "" {
 		return Site{}, false
@@ -432,6 +434,10 @@ func (s *Sites) EnclosingNew(line, col int, ctor, message string) (Site, bool) {
 			if start, ok := s.objectStart(open - 1); ok && s.newOf(start, open-1) {
 				st := s.site(start - 1)
 				st.Callee, st.New = s.render(start, open-1), true
+				return st, true
+			} else if ok {
+				st := s.site(open - 1)
+				st.Callee = s.render(start, open-1)
 				return st, true
 			}
 		}

@@ -65,7 +65,7 @@ func TestSitesFunctionName(t *testing.T) {
 	}
 }
 
-func TestSitesEnclosingNew(t *testing.T) {
+func TestSitesEnclosingConstruction(t *testing.T) {
 	for _, c := range []struct {
 		code      string
 		line, col int
@@ -76,8 +76,16 @@ func TestSitesEnclosingNew(t *testing.T) {
 		{"const x = {a: 1}; throw new Error(`failed: ${JSON.stringify(x)}`)", 1, 60, "failed: {\"a\":1}", 25},
 		{`const e = new Error("outer", {cause: new Error("inner")}); throw e`, 1, 41, "outer", 11},
 		{`throw new Error("boom")`, 1, 10, "boom", 7},
+		{"try {\n  throw Error(\"not a function\")\n} catch (e) {}", 2, 9, "not a function", 9},
+		{`const e = Reflect.apply(Error, null, ["x" + JSON.stringify(1)])`, 1, 50, "x1", 0},
 	} {
-		st, ok := NewSites(c.code).EnclosingNew(c.line, c.col, "Error", c.message)
+		st, ok := NewSites(c.code).EnclosingConstruction(c.line, c.col, "Error", c.message)
+		if c.want == 0 {
+			if ok {
+				t.Errorf("%q: got %+v, want no construction", c.code, st)
+			}
+			continue
+		}
 		if !ok || st.Column != c.want {
 			t.Errorf("%q: got %+v %v, want column %d", c.code, st, ok, c.want)
 		}
