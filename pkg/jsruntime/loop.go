@@ -21,9 +21,9 @@ import (
 
 // Error texts of cells whose runtime failed underneath the script.
 const (
-	// stackOverflowText is the error of a cell whose JavaScript exhausted the engine's stack (deep
-	// recursion, deeply nested data). QuickJS cannot raise a catchable RangeError in this build, so
-	// the cell fails; its runtime is reset.
+	// stackOverflowText is the error of a cell whose runtime trapped on its stack: nesting inside
+	// QuickJS's C code (a deeply nested JSON.parse), which the module's stack guard does not see.
+	// JavaScript recursion throws the same text as a catchable RangeError instead (ADR 61).
 	stackOverflowText = "RangeError: Maximum call stack size exceeded"
 	// outOfMemoryTextFormat is the error of a cell that needed more memory than its heap limit.
 	outOfMemoryTextFormat = "RangeError: Out of memory: the cell needed more than its heap limit of %d bytes"
