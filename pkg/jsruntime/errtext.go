@@ -75,24 +75,10 @@ func decodeStack(payload string) (name, message, ctor string, frames []errorFram
 // maxErrorFrames is the most frames an error's stack shows (V8 shows 10 by default).
 const maxErrorFrames = 100
 
-// writeFailure is readFailure for a property write ("cannot set property 'x' of undefined").
-func writeFailure(message string) (prop, of string, ok bool) {
-	rest, found := strings.CutPrefix(message, "cannot set property '")
-	if !found {
-		return "", "", false
-	}
-	for _, of := range []string{"undefined", "null"} {
-		if p, found := strings.CutSuffix(rest, "' of "+of); found {
-			return p, of, true
-		}
-	}
-	return "", "", false
-}
-
-// readFailure returns the property and the value of QuickJS's text for a property read of
-// undefined or null ("cannot read property 'x' of undefined").
-func readFailure(message string) (prop, of string, ok bool) {
-	rest, found := strings.CutPrefix(message, "cannot read property '")
+// accessFailure returns the property and the value of QuickJS's text for a property access of
+// undefined or null, where verb is "read" ("cannot read property 'x' of undefined") or "set".
+func accessFailure(message, verb string) (prop, of string, ok bool) {
+	rest, found := strings.CutPrefix(message, "cannot "+verb+" property '")
 	if !found {
 		return "", "", false
 	}
@@ -137,10 +123,10 @@ var digitsTexts = map[string]string{
 func rewriteError(sites *jssource.Sites, name, message, ctor string, frames []errorFrame) (string, string) {
 	message0 := message
 	prop := ""
-	if p, of, ok := readFailure(message); ok && name == "TypeError" {
+	if p, of, ok := accessFailure(message, "read"); ok && name == "TypeError" {
 		prop = p
 		message = "Cannot read properties of " + of + " (reading '" + p + "')"
-	} else if p, of, ok := writeFailure(message); ok && name == "TypeError" {
+	} else if p, of, ok := accessFailure(message, "set"); ok && name == "TypeError" {
 		message = "Cannot set properties of " + of + " (setting '" + p + "')"
 	} else if v, ok := strings.CutSuffix(message, " is not initialized"); ok && name == "ReferenceError" {
 		message = "Cannot access '" + v + "' before initialization"

@@ -405,8 +405,10 @@ func TestRecursionBombsStayWithinTheMemoryBudget(t *testing.T) {
 	checkBenign(ctx, t, url, "among the bombs")
 	all.Wait()
 	checkPeak(t, "8 recursion bombs and a cell catching 20 overflows", rss)
+	// A bomb the budget stopped may have no frames: the stack hook that writes them (ADR 60) needs
+	// a native stack the spent budget refuses too, and the error keeps its header (ADR 61).
 	for i, e := range errs {
-		if !strings.HasPrefix(e, overflowText+"\n    at f (") {
+		if e != overflowText && !strings.HasPrefix(e, overflowText+"\n    at f (") {
 			t.Errorf("recursion bomb %d ended with %.300q, want %q", i, e, overflowText)
 		}
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -14,31 +13,14 @@ import (
 // --memory-budget 64Mi (cells share 48 MiB of it) fails with the budget's text long before its
 // own 512 MiB cap, and the server answers the next cell.
 func TestMCPHasTheHostsMemoryBudget(t *testing.T) {
-	cmd := exec.Command(codemodeBinary(t), "mcp", "--memory-budget", "64Mi")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = stdin.Close()
-		_ = cmd.Wait()
-	})
 	ctx, cancel := context.WithTimeout(context.Background(), mcpWaitLimit)
 	defer cancel()
-	client, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
-		Connect(ctx, &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr.String())
-	}
+	p := startMCPOverStdio(t, ctx, "--memory-budget", "64Mi")
+	t.Cleanup(func() {
+		_ = p.stdin.Close()
+		_ = p.cmd.Wait()
+	})
+	client := p.client
 	exec := func(code string) string {
 		t.Helper()
 		res, err := client.CallTool(ctx, &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{"code": code, "yield_time_ms": 600000}})

@@ -225,26 +225,9 @@ func TestMCPClientGoneKillsTheRunningToolAndExits(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "tools.json"), []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(codemodeBinary(t), "mcp", "--tools", filepath.Join(dir, "tools.json"))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill() }()
-	client, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
-		Connect(context.Background(), &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr.String())
-	}
+	p := startMCPOverStdio(t, context.Background(), "--tools", filepath.Join(dir, "tools.json"))
+	defer func() { _ = p.cmd.Process.Kill() }()
+	cmd, stdin, stderr, client := p.cmd, p.stdin, p.stderr, p.client
 	called := make(chan error, 1)
 	go func() {
 		_, err := client.CallTool(context.Background(), &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{"code": "await tools.hang({})"}})
@@ -270,6 +253,41 @@ func TestMCPClientGoneKillsTheRunningToolAndExits(t *testing.T) {
 		t.Error("the pending exec returned no error after the connection closed")
 	}
 	_ = client.Close()
+}
+
+// mcpProcess is `codemode mcp` running as a child, with an MCP client on its stdio.
+type mcpProcess struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stderr *strings.Builder
+	client *mcp.ClientSession
+}
+
+// startMCPOverStdio starts `codemode mcp args...` and connects an MCP client to its stdio;
+// stopping the process is the caller's.
+func startMCPOverStdio(t *testing.T, ctx context.Context, args ...string) *mcpProcess {
+	t.Helper()
+	p := &mcpProcess{cmd: exec.Command(codemodeBinary(t), append([]string{"mcp"}, args...)...), stderr: &strings.Builder{}}
+	p.cmd.Stderr = p.stderr
+	stdin, err := p.cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.stdin = stdin
+	p.client, err = mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(ctx, &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
+	if err != nil {
+		_ = p.cmd.Process.Kill()
+		t.Fatalf("connect: %v\nstderr:\n%s", err, p.stderr.String())
+	}
+	return p
 }
 
 // readPID reads a process ID from the FIFO at path, opening it (which waits for a writer) in a

@@ -139,16 +139,29 @@ func (s *Sites) chainEnd(i int) (end, last int) {
 
 // matching returns the index of the bracket that closes the one at i, or -1.
 func (s *Sites) matching(i int) int {
+	return s.walkBrackets(i, 1)
+}
+
+// matchingOpen returns the index of the bracket that opens the one that closes at k, or -1.
+func (s *Sites) matchingOpen(k int) int {
+	return s.walkBrackets(k, -1)
+}
+
+// walkBrackets walks the tokens from i in direction step (1 forward, -1 back) and returns the
+// index where the bracket at i is balanced again, or -1.
+func (s *Sites) walkBrackets(i, step int) int {
 	depth := 0
-	for j := i; j < len(s.toks); j++ {
+	for j := i; j >= 0 && j < len(s.toks); j += step {
 		switch s.toks[j].tt {
 		case js.OpenParenToken, js.OpenBracketToken, js.OpenBraceToken, js.TemplateStartToken:
-			depth++
+			depth += step
 		case js.CloseParenToken, js.CloseBracketToken, js.CloseBraceToken, js.TemplateEndToken:
-			depth--
-			if depth == 0 {
-				return j
-			}
+			depth -= step
+		default:
+			continue
+		}
+		if depth == 0 {
+			return j
 		}
 	}
 	return -1
@@ -236,23 +249,6 @@ func (s *Sites) isObjectEnd(k int) bool {
 		return k > 0 && (s.toks[k-1].tt == js.DotToken || s.toks[k-1].tt == js.OptChainToken)
 	}
 	return false
-}
-
-// matchingOpen returns the index of the bracket that opens the one that closes at k, or -1.
-func (s *Sites) matchingOpen(k int) int {
-	depth := 0
-	for j := k; j >= 0; j-- {
-		switch s.toks[j].tt {
-		case js.CloseParenToken, js.CloseBracketToken, js.CloseBraceToken, js.TemplateEndToken:
-			depth++
-		case js.OpenParenToken, js.OpenBracketToken, js.OpenBraceToken, js.TemplateStartToken:
-			depth--
-			if depth == 0 {
-				return j
-			}
-		}
-	}
-	return -1
 }
 
 // render prints the expression from token i to token j as V8 names a callee: a call's arguments
