@@ -95,28 +95,33 @@ func guardBody(plan pollPlan, layout Layout) []byte {
 	depth := func(b []byte, op byte) []byte { return appendU32(append(b, op), plan.depth) }
 	slack := func(b []byte, op byte) []byte { return appendU32(append(b, op), plan.slack) }
 	b := []byte{0} // no locals
-	// armed := slack != 0
-	// if sp < (armed ? limit-StackSlackBytes : limit) || depth >= (armed ? MaxCallDepth+SlackFrames : MaxCallDepth) {
+	// The common path reads only the stack pointer and the depth, as without the slack: a call
+	// past the limits goes into the block, where the slack is looked at.
+	// if sp < limit || depth >= MaxCallDepth {
 	b = append(b, opGlobalGet, 0, opI32Const)
-	b = appendS32(b, int32(layout.StackLow+StackGuardBytes-StackSlackBytes))
-	b = appendS32(append(b, opI32Const), int32(layout.StackLow+StackGuardBytes))
+	b = appendS32(b, int32(layout.StackLow+StackGuardBytes))
+	b = append(b, opI32LtU)
+	b = depth(b, opGlobalGet)
+	b = appendS32(append(b, opI32Const), MaxCallDepth)
+	b = append(b, opI32GeU, opI32Or, opIf, blockEmpty)
+	//   if slack == 0 || sp < limit-StackSlackBytes || depth >= MaxCallDepth+SlackFrames {
 	b = slack(b, opGlobalGet)
-	b = append(b, opSelect, opI32LtU)
+	b = append(b, opI32Eqz, opGlobalGet, 0, opI32Const)
+	b = appendS32(b, int32(layout.StackLow+StackGuardBytes-StackSlackBytes))
+	b = append(b, opI32LtU, opI32Or)
 	b = depth(b, opGlobalGet)
 	b = appendS32(append(b, opI32Const), MaxCallDepth+SlackFrames)
-	b = appendS32(append(b, opI32Const), MaxCallDepth)
-	b = slack(b, opGlobalGet)
-	b = append(b, opSelect, opI32GeU, opI32Or, opIf, blockEmpty)
-	//   if !armed { slack = depth }
+	b = append(b, opI32GeU, opI32Or, opIf, blockEmpty)
+	//     if slack == 0 { slack = depth }
 	b = slack(b, opGlobalGet)
 	b = depth(b, opGlobalGet)
 	b = slack(b, opGlobalGet)
 	b = slack(append(b, opSelect), opGlobalSet)
-	//   return QJS_ThrowRangeError(ctx, text) }
+	//     return QJS_ThrowRangeError(ctx, text) } }
 	b = append(b, opLocalGet, 0, opI32Const)
 	b = appendS32(b, int32(plan.overflowText))
 	b = appendU32(append(b, opCallDirect), plan.throwRangeError)
-	b = append(b, opReturn, opEnd)
+	b = append(b, opReturn, opEnd, opEnd)
 	// depth += 1
 	b = depth(b, opGlobalGet)
 	b = append(b, opI32Const, 1, opI32Add)
@@ -136,13 +141,16 @@ func guardBody(plan pollPlan, layout Layout) []byte {
 	b = depth(b, opGlobalGet)
 	b = append(b, opI32Const, 1, opI32Sub)
 	b = depth(b, opGlobalSet)
-	// if depth < slack { slack = 0 }: the frame the guard threw at has returned
+	// if slack != 0 && depth < slack { slack = 0 }: the frame the guard threw at has returned
+	b = slack(b, opGlobalGet)
+	b = append(b, opIf, blockEmpty)
 	b = slack(b, opGlobalGet)
 	b = append(b, opI32Const, 0)
 	b = depth(b, opGlobalGet)
 	b = slack(b, opGlobalGet)
 	b = append(b, opI32GeU, opSelect)
 	b = slack(b, opGlobalSet)
+	b = append(b, opEnd)
 	b = append(b, opEnd)
 	return append(appendU32(nil, uint32(len(b))), b...)
 }
