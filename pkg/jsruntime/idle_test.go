@@ -46,7 +46,9 @@ func TestIdleTableRules(t *testing.T) {
 	}
 }
 
-// inIdleBubble is inBubble with a provider whose unobserved cells are reclaimed after after.
+// inIdleBubble is inBubble with a provider whose unobserved cells are reclaimed after after. The
+// tests' sleeps are synctest's virtual time: the clock moves only once every goroutine of the bubble
+// (the cell's loop included) is durably blocked, so no sleep races the work however slow the machine.
 func inIdleBubble(t *testing.T, after time.Duration, f func(t *testing.T, p *Provider)) {
 	t.Helper()
 	synctest.Test(t, func(t *testing.T) {

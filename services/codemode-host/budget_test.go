@@ -64,7 +64,9 @@ type rssPeak struct {
 	done chan struct{}
 }
 
-// watchRSS starts sampling pid's VmRSS every millisecond.
+// watchRSS starts sampling pid's VmRSS every millisecond. The interval paces the sampling only: no
+// test waits on it, and a peak a slow machine misses can only make the reading lower, never fail a
+// cell's result, which the tests assert from the host's answers.
 func watchRSS(t *testing.T, pid int) *rssPeak {
 	t.Helper()
 	w := &rssPeak{stop: make(chan struct{}), done: make(chan struct{})}
