@@ -211,9 +211,25 @@ func TestDroppingSubscriptionsOnlyRetiresSessionsWithUnreadCalls(t *testing.T) {
 	if ev, err := e.stream.Receive(); err == nil {
 		t.Fatalf("the execution outlived its session: %v", ev)
 	}
-	_, err = srv.client.Wait(context.Background(), &pb.WaitRequest{SessionId: l.id, CellId: "1", WaitId: "w", YieldTimeMs: 1})
-	wantStatus(t, "the retired session", err, connect.CodeNotFound, "unknown code-mode session "+l.id)
+	wantStatus(t, "the retired session", waitRetired(t, srv, l.id), connect.CodeNotFound, "unknown code-mode session "+l.id)
 	waitClosures(t, provider, 0, map[string]int{"1": 1, "2": 1})
+}
+
+// waitRetired waits on a session being retired and returns the first answer that is not the one of
+// a session still closing: the execution's stream and the subscriptions end while the session
+// closes, and a Wait that arrives before its removal from the registry is told "code-mode session
+// is closed" (canceled); the event waited for is the removal, not a time.
+func waitRetired(t *testing.T, srv *server, id string) error {
+	t.Helper()
+	deadline := time.Now().Add(testTimeout)
+	for {
+		_, err := srv.client.Wait(context.Background(), &pb.WaitRequest{SessionId: id, CellId: "1", WaitId: "w", YieldTimeMs: 1})
+		var ce *connect.Error
+		if !errors.As(err, &ce) || ce.Code() != connect.CodeCanceled || ce.Message() != "code-mode session is closed" || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // waitClosures waits until the index-th session's runtime reported exactly want (cell → count),
