@@ -34,7 +34,7 @@ var (
 // schemas and their descriptions, scripts.
 var citedExtensions = map[string]bool{
 	".go": true, ".md": true, ".proto": true, ".json": true, ".ts": true, ".js": true, ".mjs": true,
-	".sh": true, ".yaml": true, ".yml": true, ".html": true, ".css": true, ".txt": true,
+	".sh": true, ".yaml": true, ".yml": true, ".html": true, ".css": true, ".txt": true, ".golden": true,
 }
 
 // citationExempt are the files that name the patterns above in order to find them.
