@@ -24,7 +24,7 @@ func TestNothingCitesFilesOutsideTheRepository(t *testing.T) {
 		b.WriteString("\n  " + c.String())
 	}
 	t.Errorf("%d lines cite text outside the repository; cite docs/protocol/<page>.md#<anchor> instead "+
-		"(a rewrite from the old citations: /work/notes/spec-rewrite.py's mapping, ADR 0064):%s", len(outside), b.String())
+		"(docs/protocol/README.md#how-to-cite, ADR 0064):%s", len(outside), b.String())
 }
 
 // TestProtocolCitationsResolve checks that every docs/protocol/<page>.md#<anchor> cited anywhere,
