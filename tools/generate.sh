@@ -18,7 +18,7 @@ go run ./generators/grpcfixtures
 if [ -d generators/cmd/wiregen ] && compgen -G 'generators/cmd/wiregen/*.go' >/dev/null; then
   go run ./generators/cmd/wiregen
   # The same generator, unchanged, for Codex's exec-server protocol (JSON-RPC-lite envelope and
-  # the methods of spec §7): the dialect is not V1-specific.
+  # the methods of docs/protocol/exec-server.md#methods): the dialect is not V1-specific.
   go run ./generators/cmd/wiregen -schemas schemas/jsonschema/execserver -out gen/go/execserverwire \
     -package execserverwire -fixtures fixtures/execserver -protocol exec-server -fuzz-all
 fi

@@ -1,6 +1,6 @@
 // Behaviour of the generated V1 TypeScript codecs (gen/ts/wirev1) beyond the fixture tree: the
 // exact error texts of the cases Codex's peers reject (the same texts as the Go codec), i64/u64
-// beyond 2^53, preservation of arbitrary JSON, encoder validation and the lane table of spec §2.7.
+// beyond 2^53, preservation of arbitrary JSON, encoder validation and the lane table of docs/protocol/v1.md#websocket-and-lanes.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
@@ -323,7 +323,7 @@ test("connection/ready keeps the pairing token; cellExecutionLimits and its fiel
   );
 });
 
-test("lane table of spec §2.7", () => {
+test("lane table of docs/protocol/v1.md#websocket-and-lanes", () => {
   const c = (s: string) => laneOf(unmarshalClientToHost(s));
   const h = (s: string) => laneOf(unmarshalHostToClient(s));
   assert.equal(c(hello("")), "control");

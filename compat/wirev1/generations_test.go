@@ -7,7 +7,7 @@ import (
 	"github.com/codemodehq/codemode/gen/go/wirev1"
 )
 
-// The bounded-output generation (Codex 0.169, spec codex-0169.md §B.2) beside the two before it:
+// The bounded-output generation (Codex 0.169, docs/protocol/v1.md#bounded-output-g3) beside the two before it:
 // each message decodes in its generation and is refused, with serde's text, in the earlier ones.
 
 var g2, g3 = wirev1.GenerationHostDuration, wirev1.GenerationBoundedOutput
@@ -110,7 +110,7 @@ func TestResultOfBoundedOutputCarriesItsBufferedTime(t *testing.T) {
 }
 
 // TestCodexDecodeTexts: the decode errors of Codex 0.169's host for unknown fields and variants
-// (spec codex-0169.md §B.2.1–B.2.2), which list a variant's fields without its tag and word short
+// (docs/protocol/v1.md#handshake, docs/protocol/v1.md#messages), which list a variant's fields without its tag and word short
 // lists as serde does. codemode's texts carry a JSON path before them.
 func TestCodexDecodeTexts(t *testing.T) {
 	cases := []struct{ json, codex string }{

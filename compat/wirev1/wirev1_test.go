@@ -33,7 +33,7 @@ func mustDecodeHost(t *testing.T, s string) wirev1.HostToClient {
 	return m
 }
 
-// TestMessageFamiliesUseDedicatedTransportLanes is §5.1 message_families_use_dedicated_transport_lanes.
+// TestMessageFamiliesUseDedicatedTransportLanes is Codex's message_families_use_dedicated_transport_lanes.
 func TestMessageFamiliesUseDedicatedTransportLanes(t *testing.T) {
 	big := strings.Repeat("x", 128*1024)
 	cases := []struct {
@@ -63,7 +63,7 @@ func TestMessageFamiliesUseDedicatedTransportLanes(t *testing.T) {
 	}
 }
 
-// TestGoValuesEncodeToThePinnedExecuteRequest builds §2.4's pinned execute request in Go.
+// TestGoValuesEncodeToThePinnedExecuteRequest builds the pinned execute request of docs/protocol/v1.md#payloads in Go.
 func TestGoValuesEncodeToThePinnedExecuteRequest(t *testing.T) {
 	msg := wirev1.OperationRequest{Id: 2, Request: wirev1.Execute{SessionId: "session-1", Request: wirev1.WireExecuteRequest{
 		ToolCallId: "call-1",
@@ -216,7 +216,7 @@ func BenchmarkEncodePinnedExecute(b *testing.B) {
 	}
 }
 
-// TestHandshakeV1VariantsArePinned is §5.1 handshake_v1_variants_are_pinned: the hello, the
+// TestHandshakeV1VariantsArePinned is Codex's handshake_v1_variants_are_pinned: the hello, the
 // ready and the three rejections encode to these exact bytes and decode back to equal values.
 func TestHandshakeV1VariantsArePinned(t *testing.T) {
 	cases := []struct {
@@ -251,7 +251,7 @@ func TestHandshakeV1VariantsArePinned(t *testing.T) {
 	}
 }
 
-// TestInvalidProtocolStatesCannotBeConstructedOrDecoded is §5.1
+// TestInvalidProtocolStatesCannotBeConstructedOrDecoded is Codex's
 // invalid_protocol_states_cannot_be_constructed_or_decoded. Codex's identifier, version and set
 // types have checked constructors, so an invalid value cannot exist in Rust. The generated Go
 // types are plain strings, integers and slices: a Go program can build any of these states.

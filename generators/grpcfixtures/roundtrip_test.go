@@ -76,10 +76,10 @@ func roundTrip(t *testing.T, path string) {
 // package, so a generator regression cannot shrink the tree unnoticed.
 func TestEveryMessageHasFixtures(t *testing.T) {
 	messages := code_modev1.File_codex_code_mode_v1_code_mode_proto.Messages()
-	// Spec §3.2 has 36; Codex 0.169 adds YieldObservation's and GetProcessMetrics' requests and
-	// responses (codex-0169.md §B.3).
+	// The baseline proto has 36; Codex 0.169 adds YieldObservation's and GetProcessMetrics' requests and
+	// responses (docs/protocol/grpc.md#messages).
 	if messages.Len() != 40 {
-		t.Errorf("codex.code_mode.v1 declares %d messages, spec §3.2 and codex-0169.md §B.3 have 40", messages.Len())
+		t.Errorf("codex.code_mode.v1 declares %d messages, docs/protocol/grpc.md#messages has 40", messages.Len())
 	}
 	for i := range messages.Len() {
 		name := string(messages.Get(i).Name())

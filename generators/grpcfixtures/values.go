@@ -8,7 +8,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// uuidFields are the identifiers that are v4 UUIDs on Codex's wire (spec §3.3): host-generated
+// uuidFields are the identifiers that are v4 UUIDs on Codex's wire (docs/protocol/grpc.md#identifiers-and-validation): host-generated
 // session, invocation and notification IDs, and the execution and wait IDs Codex generates.
 var uuidFields = map[protoreflect.Name]bool{
 	"session_id":      true,

@@ -52,7 +52,7 @@ func (m *model) lanesFile() (src []byte, ok bool, err error) {
 	m.p("/** LaneMessage is every transport message: what laneOf classifies. */")
 	m.p("export type LaneMessage = %s;", strings.Join(names, " | "))
 	m.p("")
-	m.p("/** laneOf returns the lane of a message (the transport_lane table of spec §2.7). */")
+	m.p("/** laneOf returns the lane of a message (the transport_lane table of docs/protocol/v1.md#websocket-and-lanes). */")
 	m.p("export function laneOf(msg: LaneMessage): Lane {")
 	m.p("  switch (%s) {", access("msg", tag))
 	for _, s := range unions {

@@ -574,7 +574,7 @@ func (g *generator) generationFile() (string, []byte, error) {
 	if g.protocol == "V1" {
 		g.p("// Generation is a generation of the V1 wire: the shapes one range of Codex releases speaks.")
 		g.p("// Every V1 object denies unknown fields, so a field added by a later generation breaks the")
-		g.p("// earlier one in both directions; a decoder reads exactly one generation (spec §6.1).")
+		g.p("// earlier one in both directions; a decoder reads exactly one generation (docs/protocol/v1.md#wire-generations).")
 	} else {
 		g.p("// Generation is a generation of the %s wire: the shapes one range of Codex releases speaks", g.protocol)
 		g.p("// (fields marked x-generation exist from their generation on).")

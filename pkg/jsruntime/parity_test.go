@@ -14,7 +14,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// Codex runtime tests (spec §5.8) about the runtime's internals, under Codex's names. Go has no
+// Codex runtime tests (docs/protocol/README.md#codex-test-suites) about the runtime's internals, under Codex's names. Go has no
 // threads to panic and no task join errors; their counterparts are a cell goroutine that panics or
 // ends through runtime.Goexit, played by the session's test hook, and a delegate goroutine that
 // ends through runtime.Goexit (as t.FailNow in a test delegate does).

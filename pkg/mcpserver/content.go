@@ -13,10 +13,10 @@ import (
 )
 
 // imageDetailMeta is the _meta key under which an image's detail travels, as in the MCP image
-// blocks a cell's image() accepts (spec §4.2).
+// blocks a cell's image() accepts (docs/protocol/javascript.md#image).
 const imageDetailMeta = "codex/imageDetail"
 
-// toolResult is what exec or wait answers for resp: Codex's formatted output (spec §4.5: the
+// toolResult is what exec or wait answers for resp: Codex's formatted output (docs/protocol/javascript.md#tool-output: the
 // status header, the items truncated to maxTokens, "Script error:" for a failed script), texts
 // as text content, images and audio as MCP image and audio content. A failed script is an
 // error result.

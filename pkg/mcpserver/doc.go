@@ -1,6 +1,6 @@
 // Package mcpserver serves Code Mode to MCP clients: an MCP server (built on the official Go
 // SDK, github.com/modelcontextprotocol/go-sdk) whose two tools are Codex's model-facing `exec`
-// and `wait`, with Codex's output text (spec §4.5), images and audio as MCP image and audio
+// and `wait`, with Codex's output text (docs/protocol/javascript.md#tool-output), images and audio as MCP image and audio
 // content. Their descriptions are written for MCP clients (description.go): the QuickJS sandbox
 // they run, the globals it has, notify() as progress, cells per MCP session; the enabled tools
 // are presented as Codex presents them, TypeScript declarations included (pkg/modeltool).

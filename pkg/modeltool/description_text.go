@@ -1,6 +1,6 @@
 package modeltool
 
-// The model-facing texts below are Codex's, verbatim, at the spec's baseline
+// The model-facing texts below are Codex's, verbatim, at the baseline of docs/protocol/README.md#versions
 // (codex-rs/code-mode-protocol/src/description.rs, 4f39251a).
 
 // execDescriptionTemplate is the fixed part of the exec tool description. The yield-time

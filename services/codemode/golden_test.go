@@ -52,7 +52,7 @@ func checkGolden(t *testing.T, name, got string) {
 	}
 }
 
-// The output of `codemode run` is what Codex shows the model (spec §4.5), byte for byte: a
+// The output of `codemode run` is what Codex shows the model (docs/protocol/javascript.md#tool-output), byte for byte: a
 // status line, the wall time, "Output:", the content (with "Script error:" for a failed script,
 // and truncated in the middle beyond the token budget). testdata/run/NAME.stdout holds it with
 // the wall time normalized.

@@ -44,7 +44,7 @@ type checkInput struct {
 	Input *string `json:"input"`
 	// Generation means what the kind says: for "v1:" lines the wire generation the message is
 	// read in, a string ("baseline", the default; "host-duration": runtime responses with
-	// code_mode_host_duration_ns, spec §6.1; "bounded-output": Codex 0.169's, codex-0169.md §B);
+	// code_mode_host_duration_ns, docs/protocol/v1.md#host-duration-g2; "bounded-output": Codex 0.169's, docs/protocol/v1.md#bounded-output-g3);
 	// for "cell_id" lines the host generation, a number
 	// (wire_check_grpc.go).
 	Generation json.RawMessage `json:"generation"`

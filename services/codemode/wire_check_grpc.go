@@ -29,7 +29,7 @@ func grpcSemanticCheck(m proto.Message) error {
 
 // checkCellID maps a public cell ID of a generation to the host's ID, as a client does before a
 // wait or terminate: {"kind":"cell_id","generation":N,"public":"…"} with the gRPC client's rule
-// (spec §3.9), or with "client":"v1" the V1 client's stricter one. The value is
+// (docs/protocol/grpc.md#cell-ids-across-host-restarts), or with "client":"v1" the V1 client's stricter one. The value is
 // {"remote":"<host ID>"}.
 func checkCellID(_ string, in checkInput) checkResult {
 	if in.Generation == nil {

@@ -38,7 +38,7 @@ func TestWireCheckAppliesGrpcSemanticsAndCellIDRules(t *testing.T) {
 			`{"ok":true,"value":{"cellId":"1","yielded":{},"codeModeHostDurationNs":"1500000"}}`},
 		{`{"kind":"grpc:ToolCall","json":{"invocationId":"` + session + `","toolName":{"name":"echo"},"toolKind":"TOOL_KIND_FUNCTION","traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}`,
 			`{"ok":true,"value":{"invocationId":"` + session + `","toolName":{"name":"echo"},"toolKind":"TOOL_KIND_FUNCTION","traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}`},
-		// Cell IDs across generations (spec §3.9): the gRPC client's rule by default.
+		// Cell IDs across generations (docs/protocol/grpc.md#cell-ids-across-host-restarts): the gRPC client's rule by default.
 		{`{"kind":"cell_id","generation":1,"public":"42"}`, `{"ok":true,"value":{"remote":"42"}}`},
 		{`{"kind":"cell_id","generation":1,"public":"g2:42"}`, `{"ok":true,"value":{"remote":"g2:42"}}`},
 		{`{"kind":"cell_id","generation":1,"public":"graphics:1"}`, `{"ok":true,"value":{"remote":"graphics:1"}}`},

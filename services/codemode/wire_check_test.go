@@ -51,7 +51,7 @@ func TestWireCheckAnswersEveryLineInOrder(t *testing.T) {
 		{`{"kind":"frame","hex":"01000004"}`, `{"ok":false,"kind":"invalid_data","error":"code-mode IPC frame length 67108865 exceeds 67108864 bytes"}`},
 		{`{"kind":"frame","hex":"010000007b"}`, `{"ok":false,"kind":"invalid_data","error":"failed to decode code-mode IPC frame: EOF while parsing an object at line 1 column 1"}`},
 		{`{"kind":"frame","hex":"010000007b7d"}`, `{"ok":false,"kind":"invalid_data","error":"code-mode IPC frame declares 1 payload bytes but contains 2"}`},
-		// Both Codex wire generations (spec §6.1): the baseline (default) refuses the host
+		// Both Codex wire generations (docs/protocol/v1.md#wire-generations): the baseline (default) refuses the host
 		// duration, host-duration requires it, and each re-encodes its own shape.
 		{`{"kind":"v1:WireRuntimeResponse","json":{"Result":{"cell_id":"1","content_items":[],"error_text":null}}}`,
 			`{"ok":true,"value":{"Result":{"cell_id":"1","content_items":[],"error_text":null}}}`},

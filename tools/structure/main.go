@@ -2,7 +2,9 @@
 // packages per directory, exported identifiers per package (p50 and max), the types with the
 // most methods, and the share of test files that are white-box (in the package under test
 // rather than in its _test package). Generated code (gen/) is left out: its shape follows the
-// schemas. Run it from the module root: go run ./tools/structure.
+// schemas. It also counts the lines that cite text outside the repository (to be 0,
+// docs/protocol/README.md#how-to-cite) and the citations of docs/protocol whose section does not
+// exist. Run it from the module root: go run ./tools/structure.
 package main
 
 import (
@@ -35,6 +37,10 @@ func main() {
 		os.Exit(1)
 	}
 	report(os.Stdout, figures)
+	if err := reportCitations(os.Stdout, "."); err != nil {
+		fmt.Fprintln(os.Stderr, "structure:", err)
+		os.Exit(1)
+	}
 }
 
 // scan reads every hand-written Go directory below root.

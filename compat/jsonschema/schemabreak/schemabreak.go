@@ -1,6 +1,6 @@
 // Package schemabreak reports breaking changes between two trees of JSON Schema documents: the
 // committed baseline (what deployed peers speak) and the current schemas. Because every V1
-// object rejects unknown fields (spec §2.5), additions to closed objects and new union variants
+// object rejects unknown fields (docs/protocol/v1.md#unknown-fields), additions to closed objects and new union variants
 // are breaking too: an old peer refuses them.
 package schemabreak
 

@@ -109,7 +109,7 @@ func TestCurrentSchemasMatchTheBaseline(t *testing.T) {
 	}
 }
 
-// TestNewerCodexDurationFieldIsBreaking replays the field failure of spec §6.1: adding the
+// TestNewerCodexDurationFieldIsBreaking replays the field failure of docs/protocol/v1.md#wire-generations: adding the
 // required code_mode_host_duration_ns to a runtime response body breaks baseline peers. The
 // committed schema describes the field as a generation of its own (x-generation), so the test
 // starts from the baseline shape without it.

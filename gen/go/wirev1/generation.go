@@ -9,7 +9,7 @@ import (
 
 // Generation is a generation of the V1 wire: the shapes one range of Codex releases speaks.
 // Every V1 object denies unknown fields, so a field added by a later generation breaks the
-// earlier one in both directions; a decoder reads exactly one generation (spec §6.1).
+// earlier one in both directions; a decoder reads exactly one generation (docs/protocol/v1.md#wire-generations).
 type Generation uint8
 
 // The generations, oldest first.

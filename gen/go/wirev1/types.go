@@ -69,7 +69,7 @@ func DecodeCapabilitySet(data []byte) (CapabilitySet, error) {
 	return decodeCapabilitySet(n, "")
 }
 
-// ClientToHost is defined by ClientToHost.schema.json. Every frame a client sends, internally tagged by `type`, camelCase fields. x-lane per §2.7. Implemented by: ClientHello, OperationRequest, OperationCancel, OperationYield, DelegateResponseMessage.
+// ClientToHost is defined by ClientToHost.schema.json. Every frame a client sends, internally tagged by `type`, camelCase fields. x-lane per docs/protocol/v1.md#websocket-and-lanes. Implemented by: ClientHello, OperationRequest, OperationCancel, OperationYield, DelegateResponseMessage.
 type ClientToHost interface {
 	Message
 	isClientToHost()
@@ -1561,7 +1561,7 @@ func DecodeHostResponseResultFor(g Generation, data []byte) (HostResponseResult,
 	return decodeHostResponseResult(n, "", g)
 }
 
-// HostToClient is defined by HostToClient.schema.json. Every frame a host sends, internally tagged by `type`, camelCase fields. x-lane per §2.7. Implemented by: HostHello, HandshakeRejected, OperationResponse, InitialResponse, DelegateRequestMessage, DelegateCancel, CellClosed.
+// HostToClient is defined by HostToClient.schema.json. Every frame a host sends, internally tagged by `type`, camelCase fields. x-lane per docs/protocol/v1.md#websocket-and-lanes. Implemented by: HostHello, HandshakeRejected, OperationResponse, InitialResponse, DelegateRequestMessage, DelegateCancel, CellClosed.
 type HostToClient interface {
 	Message
 	isHostToClient()
@@ -2654,7 +2654,7 @@ func DecodeWireOutputTruncation(data []byte) (WireOutputTruncation, error) {
 	return decodeWireOutputTruncation(n, "")
 }
 
-// WireRuntimeResponse is defined by WireRuntimeResponse.schema.json. Runtime response, externally tagged with PascalCase keys (exactly one key). Two wire generations (spec §6.1): the baseline (Codex ≤ 0.151) has no code_mode_host_duration_ns; from generation host-duration on (Codex ≥ 0.152) every variant requires it, and each generation refuses the other's shape (deny_unknown_fields). From generation bounded-output on (Codex ≥ 0.169) a Result also requires result_buffered_for_ns, before code_mode_host_duration_ns. Implemented by: Yielded, Terminated, Result.
+// WireRuntimeResponse is defined by WireRuntimeResponse.schema.json. Runtime response, externally tagged with PascalCase keys (exactly one key). Two wire generations (docs/protocol/v1.md#wire-generations): the baseline (Codex ≤ 0.151) has no code_mode_host_duration_ns; from generation host-duration on (Codex ≥ 0.152) every variant requires it, and each generation refuses the other's shape (deny_unknown_fields). From generation bounded-output on (Codex ≥ 0.169) a Result also requires result_buffered_for_ns, before code_mode_host_duration_ns. Implemented by: Yielded, Terminated, Result.
 type WireRuntimeResponse interface {
 	Message
 	isWireRuntimeResponse()

@@ -11,7 +11,7 @@ export type Lane = "control" | "bulk";
 /** LaneMessage is every transport message: what laneOf classifies. */
 export type LaneMessage = ClientToHost | HostToClient;
 
-/** laneOf returns the lane of a message (the transport_lane table of spec §2.7). */
+/** laneOf returns the lane of a message (the transport_lane table of docs/protocol/v1.md#websocket-and-lanes). */
 export function laneOf(msg: LaneMessage): Lane {
   switch (msg.type) {
     case "connection/hello":

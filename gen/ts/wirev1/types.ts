@@ -84,7 +84,7 @@ export function marshalCapabilitySet(v: CapabilitySet): string {
 
 // ---- ClientToHost (ClientToHost.schema.json) ----
 
-/** Every frame a client sends, internally tagged by `type`, camelCase fields. x-lane per §2.7. */
+/** Every frame a client sends, internally tagged by `type`, camelCase fields. x-lane per docs/protocol/v1.md#websocket-and-lanes. */
 export type ClientToHost = ClientHello | OperationRequest | OperationCancel | DelegateResponseMessage;
 
 function readClientToHost(n: unknown, path: string): ClientToHost {
@@ -1106,7 +1106,7 @@ export function marshalHostResponseResult(v: HostResponseResult): string {
 
 // ---- HostToClient (HostToClient.schema.json) ----
 
-/** Every frame a host sends, internally tagged by `type`, camelCase fields. x-lane per §2.7. */
+/** Every frame a host sends, internally tagged by `type`, camelCase fields. x-lane per docs/protocol/v1.md#websocket-and-lanes. */
 export type HostToClient = HostHello | HandshakeRejected | OperationResponse | InitialResponse | DelegateRequestMessage | DelegateCancel | CellClosed;
 
 function readHostToClient(n: unknown, path: string): HostToClient {
@@ -1957,7 +1957,7 @@ export function marshalWireOutputTruncation(v: WireOutputTruncation): string {
 
 // ---- WireRuntimeResponse (WireRuntimeResponse.schema.json) ----
 
-/** Runtime response, externally tagged with PascalCase keys (exactly one key). Two wire generations (spec §6.1): the baseline (Codex ≤ 0.151) has no code_mode_host_duration_ns; from generation host-duration on (Codex ≥ 0.152) every variant requires it, and each generation refuses the other's shape (deny_unknown_fields). From generation bounded-output on (Codex ≥ 0.169) a Result also requires result_buffered_for_ns, before code_mode_host_duration_ns. */
+/** Runtime response, externally tagged with PascalCase keys (exactly one key). Two wire generations (docs/protocol/v1.md#wire-generations): the baseline (Codex ≤ 0.151) has no code_mode_host_duration_ns; from generation host-duration on (Codex ≥ 0.152) every variant requires it, and each generation refuses the other's shape (deny_unknown_fields). From generation bounded-output on (Codex ≥ 0.169) a Result also requires result_buffered_for_ns, before code_mode_host_duration_ns. */
 export type WireRuntimeResponse = Yielded | Terminated | Result;
 
 function readWireRuntimeResponse(n: unknown, path: string): WireRuntimeResponse {

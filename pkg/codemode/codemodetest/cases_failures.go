@@ -9,7 +9,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// failureCases cover failures that no response carries (spec §1.4, Codex's task failure
+// failureCases cover failures that no response carries (docs/protocol/javascript.md#the-delegate, Codex's task failure
 // handler): a delegate callback that panics is contained, the script sees Codex's text where it
 // waits for the callback, and the owner is told through codemode.FailureReporter, which the
 // Recorder implements.

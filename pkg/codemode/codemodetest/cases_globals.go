@@ -9,7 +9,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// globalsCases cover the JavaScript surface of a cell (spec §4.1, §4.2). They belong to the
+// globalsCases cover the JavaScript surface of a cell (docs/protocol/javascript.md#evaluation, docs/protocol/javascript.md#globals). They belong to the
 // session contract because every transport must carry the content items they produce unchanged.
 func globalsCases() []testCase {
 	return []testCase{
@@ -77,7 +77,7 @@ text("standard: " + [typeof JSON, typeof Promise, typeof Map, typeof eval, typeo
 
 // allowedGlobals is Codex 0.169's global scope, observed on its host: every own property of
 // globalThis must be one of these (an engine may lack some, such as Intl, but may add none).
-// Temporal, which the earlier spec lists, is absent in 0.169.
+// Temporal, which Codex's baseline had, is absent in 0.169 (docs/protocol/javascript.md#evaluation).
 var allowedGlobals = []string{
 	"AggregateError", "ALL_TOOLS", "Array", "ArrayBuffer", "AsyncDisposableStack", "BigInt", "BigInt64Array",
 	"BigUint64Array", "Boolean", "clearTimeout", "DataView", "Date", "DisposableStack", "Error", "EvalError",
@@ -270,7 +270,7 @@ func testToolNameNormalization(t *testing.T, h *harness) {
 }
 
 // An empty name becomes "_". A transport may refuse the definition instead: Codex's gRPC host
-// requires non-empty tool names (spec §3.3), so over gRPC Execute fails and the case is skipped.
+// requires non-empty tool names (docs/protocol/grpc.md#identifiers-and-validation), so over gRPC Execute fails and the case is skipped.
 func testEmptyToolNameNormalization(t *testing.T, h *harness) {
 	f := h.session()
 	c, err := f.tryExecute(`text(ALL_TOOLS.map((t) => t.name).join(" "));`, withTools(functionTool("")))

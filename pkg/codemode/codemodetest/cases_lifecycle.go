@@ -8,7 +8,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// lifecycleCases cover admission, cell IDs, results and script errors (spec §1.4, §4.1).
+// lifecycleCases cover admission, cell IDs, results and script errors (docs/protocol/javascript.md#sessions-and-cells, docs/protocol/javascript.md#evaluation).
 func lifecycleCases() []testCase {
 	return []testCase{
 		{"availability_reports_ready", testAvailability},
@@ -69,7 +69,7 @@ func testEmptyResult(t *testing.T, h *harness) {
 	checkResult(t, "result", f.run(`const x = 1 + 1;`), "1")
 }
 
-// An uncaught Error reports its stack (spec §4.1). In V8, whose behaviour Codex pins, an Error's
+// An uncaught Error reports its stack (docs/protocol/javascript.md#evaluation). In V8, whose behaviour Codex pins, an Error's
 // stack begins with its "Name: message" line; engines whose stacks lack that line must still report
 // it, so the suite asks for the header followed by the frames the script itself saw in e.stack.
 func testScriptErrorStack(t *testing.T, h *harness) {
@@ -86,7 +86,7 @@ func testScriptErrorStack(t *testing.T, h *harness) {
 	checkResponse(t, "result", r, want{kind: codemode.Result, cell: "1", items: texts("before", got[1]), errorText: r.ErrorText})
 }
 
-// Thrown values without a string stack report String(value) (spec §4.1).
+// Thrown values without a string stack report String(value) (docs/protocol/javascript.md#evaluation).
 func testScriptErrorValues(t *testing.T, h *harness) {
 	f := h.session()
 	cases := []struct{ source, errorText string }{

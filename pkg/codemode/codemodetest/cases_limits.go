@@ -8,7 +8,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// limitCases cover the session's MaxYieldTimeMs (spec §1.4 effective yield timeout). Yield times
+// limitCases cover the session's MaxYieldTimeMs (docs/protocol/javascript.md#yield-deadlines). Yield times
 // that would never elapse prove the cap: without it the operation would outlive opTimeout.
 func limitCases() []testCase {
 	return []testCase{

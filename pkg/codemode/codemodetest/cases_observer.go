@@ -7,7 +7,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// observerCases cover yielding, resuming and the one-observer rule (spec §1.4, §4.2 yield_control).
+// observerCases cover yielding, resuming and the one-observer rule (docs/protocol/javascript.md#observers, docs/protocol/javascript.md#yield_control).
 func observerCases() []testCase {
 	return []testCase{
 		{"yields_and_resumes", testYieldsAndResumes},

@@ -10,7 +10,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// pendingCases cover the pending-frontier API (codemode.PendingSession; spec §1.2
+// pendingCases cover the pending-frontier API (codemode.PendingSession; docs/protocol/javascript.md#the-pending-frontier:
 // ExecuteToPendingOutcome and WaitToPendingOutcome). They are skipped for sessions that do not
 // implement it: Codex offers it in process only. Cases that release a tool and then expect the
 // next frontier to reflect its result need FakeTime, which tells when the result has reached the

@@ -7,7 +7,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// shutdownCases cover Session.Shutdown (spec §1.4).
+// shutdownCases cover Session.Shutdown (docs/protocol/javascript.md#shutdown).
 func shutdownCases() []testCase {
 	return []testCase{
 		{"shutdown_interrupts_cpu_bound_cells", testShutdownInterruptsCPUBoundCells},

@@ -6,7 +6,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// storeCases cover store()/load() (spec §4.2): shared between the cells of a session, isolated
+// storeCases cover store()/load() (docs/protocol/javascript.md#store-and-load): shared between the cells of a session, isolated
 // between sessions, snapshotted at cell start, committed at completion but not on termination.
 func storeCases() []testCase {
 	return []testCase{

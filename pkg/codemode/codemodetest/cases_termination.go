@@ -7,7 +7,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// terminationCases cover terminate, missing cells, abandoned cells and CellClosed (spec §1.4).
+// terminationCases cover terminate, missing cells, abandoned cells and CellClosed (docs/protocol/javascript.md#termination).
 func terminationCases() []testCase {
 	return []testCase{
 		{"terminate_returns_the_buffered_output", testTerminateBufferedOutput},

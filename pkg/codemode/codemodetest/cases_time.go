@@ -9,7 +9,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// timeCases steer the clock (FakeTime): yield deadlines, the 1 s grace of long yields (spec §1.4),
+// timeCases steer the clock (FakeTime): yield deadlines, the 1 s grace of long yields (docs/protocol/javascript.md#yield-deadlines),
 // and the termination of a cell whose callback ignores cancellation. Codex runs them on tokio's
 // paused clock; on the real clock they would race it, so they are skipped there.
 func timeCases() []testCase {

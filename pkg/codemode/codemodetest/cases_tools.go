@@ -9,7 +9,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// toolCases cover nested tool calls through the Delegate (spec §1.3, §4.2 tools).
+// toolCases cover nested tool calls through the Delegate (docs/protocol/javascript.md#the-delegate, docs/protocol/javascript.md#tools).
 func toolCases() []testCase {
 	return []testCase{
 		{"nested_tool_call_round_trip", testToolRoundTrip},

@@ -10,9 +10,9 @@
 //		})
 //	}
 //
-// Behaviour is driven by small JavaScript sources (spec §4) and observed through a Recorder, a real
+// Behaviour is driven by small JavaScript sources (docs/protocol/javascript.md) and observed through a Recorder, a real
 // Delegate that records tool calls, notifications and cell closures in order and lets a test script
-// each tool's behaviour. Subtests are named after Codex's runtime tests (spec §5.8) where one matches.
+// each tool's behaviour. Subtests are named after Codex's runtime tests (docs/protocol/README.md#codex-test-suites) where one matches.
 // Every subtest ends by shutting its sessions down and checking that each admitted cell was reported
 // closed exactly once.
 //
@@ -24,7 +24,7 @@
 // steer time run as well (on the real clock they are skipped). Cases of the pending-frontier API
 // run when the session implements codemode.PendingSession.
 //
-// Codex runtime tests (spec §5.8) that do not apply, and why:
+// Codex runtime tests (docs/protocol/README.md#codex-test-suites) that do not apply, and why:
 //   - linked_v8_has_sandbox_enabled: V8's pointer-compression sandbox; QuickJS runs inside a wasm
 //     instance, whose isolation package jsruntime tests (isolation_test.go).
 //   - code_mode_runs_with_jit_disabled: V8's --jitless; QuickJS has no JIT, and wazero compiles

@@ -1,5 +1,5 @@
-// Package execrpc is Codex's JSON-RPC "lite" dialect as its exec-server speaks it (spec
-// protocol-layers.md §1.1, §4.1–4.2): the four message kinds of gen/go/execserverwire told apart
+// Package execrpc is Codex's JSON-RPC "lite" dialect as its exec-server speaks it (docs/protocol/exec-server.md#envelope,
+// docs/protocol/exec-server.md#decoding): the four message kinds of gen/go/execserverwire told apart
 // in Codex's precedence, the bounded decoder (MaxValueNodes JSON values, counted before anything
 // is allocated; duplicate keys refused with Codex's text; numbers kept as written), the standard
 // error codes, newline-delimited (stdio) and WebSocket transports, and a Peer that serves

@@ -12,7 +12,7 @@ import (
 // wire.JSONRPCResponse or wire.JSONRPCError value.
 type Message = serdeimpl.Message
 
-// Standard error codes of the dialect (spec §7).
+// Standard error codes of the dialect (docs/protocol/exec-server.md#error-codes).
 const (
 	CodeParseError     = -32700
 	CodeInvalidRequest = -32600

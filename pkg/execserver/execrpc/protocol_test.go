@@ -7,7 +7,7 @@ import (
 	wire "github.com/codemodehq/codemode/gen/go/execserverwire"
 )
 
-// The tests named after Codex's exec-server-protocol/src/protocol.rs tests (spec §4.4) that are
+// The tests named after Codex's exec-server-protocol/src/protocol.rs tests (docs/protocol/README.md#codex-test-suites) that are
 // about the wire types (gen/go/execserverwire, generated from schemas/jsonschema/execserver).
 // local_environment_info_* are in pkg/execserver/execserver, which computes that information.
 

@@ -10,7 +10,7 @@ import (
 	wire "github.com/codemodehq/codemode/gen/go/execserverwire"
 )
 
-// The tests named after Codex's exec-server-protocol/src/rpc_tests.rs (spec §4.4), one Go test
+// The tests named after Codex's exec-server-protocol/src/rpc_tests.rs (docs/protocol/README.md#codex-test-suites), one Go test
 // per Codex test: Test_<codex_name>.
 
 func mustDecode(t *testing.T, data []byte) Message {
@@ -115,7 +115,7 @@ func Test_round_trips_arbitrary_precision_numbers(t *testing.T) {
 	}
 }
 
-// Codex's RolloutLine is layer A (spec §2.5), which codemode does not model; what these tests
+// Codex's RolloutLine belongs to Codex's rollout files, which codemode does not model (docs/protocol/exec-server.md#scope); what these tests
 // guard, f64 fields that survive the arbitrary-precision feature, is asserted here for the same
 // lines carried through the envelope.
 func Test_rollout_line_round_trips_rate_limit_windows_with_arbitrary_precision(t *testing.T) {

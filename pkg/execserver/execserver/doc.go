@@ -1,5 +1,5 @@
-// Package execserver is Codex's exec-server (spec protocol-layers.md §4, the "must have" subset
-// of §7) served over any execrpc.Conn: initialize/initialized, environment/info (every
+// Package execserver is Codex's exec-server (docs/protocol/exec-server.md#scope, the part codemode
+// serves) served over any execrpc.Conn: initialize/initialized, environment/info (every
 // capability false) and environment/status, process/start|read|write|signal|terminate with real
 // processes (each in its own process group; process/output, process/exited and process/closed in
 // seq order; base64 chunks; no pty) and fs/readFile|writeFile|getMetadata|readDirectory|

@@ -94,7 +94,7 @@ func openBinding(ctx context.Context, serverTruncation bool, client code_modev1c
 
 // openLease opens the session and reads its opening event. An attempt the host (or a proxy)
 // refuses with UNAVAILABLE or RESOURCE_EXHAUSTED before the opening event is tried again, up to
-// grpcconv.MaxOpenAttempts in all; nothing else is retried (spec §6.1).
+// grpcconv.MaxOpenAttempts in all; nothing else is retried (docs/protocol/grpc.md#routing).
 func (b *binding) openLease(ctx context.Context, limits codemode.SessionCellExecutionLimits) (code_modev1connect.CodeModeHostOpenSessionClientStream, error) {
 	stop := context.AfterFunc(ctx, b.cancel)
 	defer stop()

@@ -3,7 +3,7 @@
 // or Connect (Options.Protocol), on connect-go.
 //
 // A session is a lease on the host (OpenSession) with one catch-all tool subscription. The host's
-// callbacks are admitted by Codex's rules before the delegate sees them (spec §3.7): the session
+// callbacks are admitted by Codex's rules before the delegate sees them (docs/protocol/grpc.md#tool-calls): the session
 // must match, an invocation ID must be a UUID never seen before (reuse is fatal), a cell belongs to
 // one execution (a host that reuses a live cell ID is fatal), a call for a closed execution is
 // answered with the closed-cell failure, a call the host already cancelled is dropped, a tool
@@ -22,7 +22,7 @@
 // and its cells are reported closed; cells of generation N ≥ 2 are named "g<N>:<host ID>", and an
 // ID of another generation fails with ErrStaleGeneration.
 //
-// Behind a proxy (spec §6.1, docs/scale-out.md) every request of a session carries the route its
+// Behind a proxy (docs/protocol/grpc.md#routing, docs/scale-out.md) every request of a session carries the route its
 // host returned on OpenSession (x-code-mode-route). A failure that says the route was lost
 // (x-code-mode-route-lost: true) resets the session: the operation fails with ErrSessionReset and is
 // not replayed, and the next one opens the next generation. OpenSession refused with UNAVAILABLE or

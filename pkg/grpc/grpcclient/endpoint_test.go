@@ -8,7 +8,7 @@ import (
 )
 
 // grpc_endpoints_reject_credentials_without_disclosing_them (Codex's tests/grpc.rs), and the
-// other endpoint rules of spec §3.10.
+// other endpoint rules of docs/protocol/grpc.md#endpoints.
 func TestGrpcEndpointsRejectCredentialsWithoutDisclosingThem(t *testing.T) {
 	for _, endpoint := range []string{
 		"http://alice:secret@host.example",

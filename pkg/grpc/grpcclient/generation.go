@@ -10,7 +10,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// Cell IDs across host generations (spec §3.9). A session's first lease is generation 1; each
+// Cell IDs across host generations (docs/protocol/grpc.md#cell-ids-across-host-restarts). A session's first lease is generation 1; each
 // lease opened after the host was lost is the next. Generation 1 shows the host's cell IDs as
 // they are; later generations prefix them with "g<N>:", so an ID of a lost generation can never
 // name a cell of the current one.

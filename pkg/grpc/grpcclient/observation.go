@@ -10,7 +10,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/grpc/grpcconv"
 )
 
-// What the client sends and reads of Codex 0.169's additions (spec codex-0169.md §B.3).
+// What the client sends and reads of Codex 0.169's additions (docs/protocol/grpc.md#additions-of-codex-0169).
 
 // openRequest is the binding's OpenSession: its limits, who truncates, and the bound on pending
 // callbacks the client itself admits (so the host refuses what the client would).

@@ -8,12 +8,12 @@ import (
 )
 
 // ErrSessionReset is the error of the operations of a session whose host was lost behind a
-// proxy: a request came back with x-code-mode-route-lost (spec §6.1). The session's stored values
+// proxy: a request came back with x-code-mode-route-lost (docs/protocol/grpc.md#routing). The session's stored values
 // and running cells are gone; its cells were reported closed, and its next operation opens a new
 // lease, the next generation ("g<N>:" cell IDs). The failed operation itself is not replayed.
 var ErrSessionReset error = sessionReset{}
 
-// sessionReset is ErrSessionReset's type: its text is the spec's, capitalized as Codex writes it.
+// sessionReset is ErrSessionReset's type: its text is Codex's (docs/protocol/grpc.md#routing), capitalized as Codex writes it.
 type sessionReset struct{}
 
 // Error returns grpcconv.SessionResetText.

@@ -18,7 +18,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/jsruntime"
 )
 
-// Per-session routing and admission retries (spec §6.1), against hosts behind an in-process
+// Per-session routing and admission retries (docs/protocol/grpc.md#routing), against hosts behind an in-process
 // front: a small sticky router that sends a request to the host its x-code-mode-route names
 // (unless that host was taken out) and everything else to the current default host, and that
 // can refuse OpenSession attempts with a chosen gRPC status first.
@@ -177,7 +177,7 @@ func TestEveryRequestOfASessionCarriesItsRoute(t *testing.T) {
 }
 
 // A request that reaches a host without the session, carrying a lost host's route, resets the
-// session: the request fails with the spec's text and is not replayed, the lost generation's
+// session: the request fails with Codex's text and is not replayed, the lost generation's
 // cells are reported closed, its IDs are stale, and the next cell runs on a new lease as "g2:1"
 // without the lost stored values.
 func TestLostRouteResetsTheSessionToTheNextGeneration(t *testing.T) {

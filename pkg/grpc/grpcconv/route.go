@@ -1,6 +1,6 @@
 package grpcconv
 
-// Per-session routing (spec §6.1, newer Codex): a host names itself in the OpenSession response
+// Per-session routing (docs/protocol/grpc.md#routing): a host names itself in the OpenSession response
 // header RouteHeader, and the client sends that value on every later request of the session, so an
 // L7 proxy can keep the session's requests on the host that holds it (HAProxy: stick store-response
 // on the response header, stick match on the request header). A request that reaches a host which
@@ -12,7 +12,7 @@ const (
 	RouteHeader = "X-Code-Mode-Route"
 	// RouteLostHeader is "true" on a failure for a session whose route names another host.
 	RouteLostHeader = "X-Code-Mode-Route-Lost"
-	// SessionResetText is the spec's text for what a reset session lost.
+	// SessionResetText is Codex's text for what a reset session lost (docs/protocol/grpc.md#routing).
 	SessionResetText = "Stored values and running cells were lost"
 )
 

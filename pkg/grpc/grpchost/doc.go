@@ -11,7 +11,7 @@
 // at once and then one outcome; Wait, CancelWait and Terminate observe and stop cells.
 //
 // The host validates every request as Codex's does and answers with its status codes and texts
-// (spec §3.3, §3.4): identifiers non-empty and at most 256 bytes, host-generated ones UUIDs;
+// (docs/protocol/grpc.md#identifiers-and-validation, docs/protocol/grpc.md#status-codes): identifiers non-empty and at most 256 bytes, host-generated ones UUIDs;
 // reused execution and wait IDs refused among the last 4,096; per-host limits on in-flight
 // requests, active cells, control requests and pending callbacks, answered RESOURCE_EXHAUSTED
 // without waiting; 64 MiB messages. Texts are part of the contract, and tests pin them.
@@ -20,7 +20,7 @@
 // port, TCP_NODELAY, GET /healthz over both HTTP versions, 505 for gRPC over HTTP/1 (neither
 // the health check nor Connect or gRPC-Web), and 404 for unknown paths.
 //
-// For proxies (spec §6.1, docs/scale-out.md), a Host has a route (Options.Route) returned as
+// For proxies (docs/protocol/grpc.md#routing, docs/scale-out.md), a Host has a route (Options.Route) returned as
 // x-code-mode-route on OpenSession; a request for a session it does not hold that carries another
 // route is answered NOT_FOUND with x-code-mode-route-lost: true. Limits.MaxSessions makes a full
 // host refuse OpenSession with RESOURCE_EXHAUSTED.

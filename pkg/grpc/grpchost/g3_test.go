@@ -15,7 +15,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/internal/zstd"
 )
 
-// Codex 0.169's additions to the gRPC host (spec codex-0169.md §B.3), with its exact statuses.
+// Codex 0.169's additions to the gRPC host (docs/protocol/grpc.md#additions-of-codex-0169), with its exact statuses.
 
 // openWith opens a session with req and returns the lease, or the status of the opening.
 func (srv *server) openWith(t *testing.T, req *pb.OpenSessionRequest) (*lease, error) {

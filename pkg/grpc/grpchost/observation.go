@@ -15,7 +15,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/modeltool"
 )
 
-// What Codex 0.169 added to the gRPC host (spec codex-0169.md §B.3): host-side truncation and a
+// What Codex 0.169 added to the gRPC host (docs/protocol/grpc.md#additions-of-codex-0169): host-side truncation and a
 // per-session bound on pending callbacks (OpenSession), early yields (YieldObservation), the
 // buffered time of a Wait's Result (a response header), and GetProcessMetrics.
 

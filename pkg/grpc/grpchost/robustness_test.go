@@ -18,8 +18,8 @@ import (
 
 // Codex's code-mode-host/src/grpc/robustness_tests.rs that need a client, over a real socket.
 
-// TestRejectsOversizedIdentifiersAndSubscriptionFilters checks every validation of spec §3.3
-// with its status code and text (§3.4), and that none of them harms the session.
+// TestRejectsOversizedIdentifiersAndSubscriptionFilters checks every validation of docs/protocol/grpc.md#identifiers-and-validation
+// with its status code and text (docs/protocol/grpc.md#status-codes), and that none of them harms the session.
 func TestRejectsOversizedIdentifiersAndSubscriptionFilters(t *testing.T) {
 	srv := startServer(t, newJSProvider(t), grpchost.Options{})
 	l := srv.openSession(t, nil)

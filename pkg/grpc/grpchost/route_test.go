@@ -12,7 +12,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/grpc/grpchost"
 )
 
-// Per-session routing (spec §6.1): the host names itself on OpenSession, and a request for a
+// Per-session routing (docs/protocol/grpc.md#routing): the host names itself on OpenSession, and a request for a
 // session it does not hold says the route was lost only when it carries another host's route.
 
 func TestOpenSessionReturnsTheHostsRoute(t *testing.T) {

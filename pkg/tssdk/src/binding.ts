@@ -46,7 +46,7 @@ import { MAX_PENDING_CALLBACKS, SessionState, type EnabledTool, type ToolNameLik
 export const ACKNOWLEDGEMENTS_HEADER = "X-Code-Mode-Notification-Acks";
 
 /**
- * Per-session routing (spec §6.1): the host names itself in this OpenSession response header, and
+ * Per-session routing (docs/protocol/grpc.md#routing): the host names itself in this OpenSession response header, and
  * every later request of the session carries the value, so an L7 proxy keeps the session on its
  * host.
  */

@@ -3,7 +3,7 @@
 
 import { Code, ConnectError } from "@connectrpc/connect";
 
-/** The message of {@link StaleGenerationError} (spec §3.9), exactly as Codex's client says it. */
+/** The message of {@link StaleGenerationError} (docs/protocol/grpc.md#cell-ids-across-host-restarts), exactly as Codex's client says it. */
 export const STALE_GENERATION_TEXT = "cell belongs to a stale code-mode host generation";
 
 /** The message of {@link ShuttingDownError}: the session is being closed or was closed. */
@@ -12,7 +12,7 @@ export const SHUTTING_DOWN_TEXT = "code mode session is shutting down";
 /** The message an operation fails with when its lease stopped under it without another failure. */
 export const SESSION_STOPPED_TEXT = "gRPC code-mode session closed";
 
-/** The completion failure of a tool call beyond the 1,024 pending callbacks (spec §3.7). */
+/** The completion failure of a tool call beyond the 1,024 pending callbacks (docs/protocol/grpc.md#tool-calls). */
 export const PENDING_LIMIT_TEXT = "code-mode host exceeded its pending delegate callback limit";
 
 /** The most bytes a failure text built from a transport status has (Codex's client bound). */
@@ -30,12 +30,12 @@ export class StaleGenerationError extends Error {
   }
 }
 
-/** The spec's text for a session reset after its host's route was lost. */
+/** Codex's text for a session reset after its host's route was lost (docs/protocol/grpc.md#routing). */
 export const SESSION_RESET_TEXT = "Stored values and running cells were lost";
 
 /**
  * The session's host was lost behind a proxy: a request came back with `x-code-mode-route-lost:
- * true` (spec §6.1). Its stored values and running cells are gone and its cells were reported
+ * true` (docs/protocol/grpc.md#routing). Its stored values and running cells are gone and its cells were reported
  * closed; the failed operation is not replayed, and the session's next operation opens the next
  * generation ("g<N>:" cell IDs). The message is {@link SESSION_RESET_TEXT}.
  */

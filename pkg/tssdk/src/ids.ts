@@ -1,5 +1,5 @@
-// Identifiers: cell IDs across host generations (spec §3.9), UUIDs (the host's callback IDs and
-// the client's execution and wait IDs, spec §3.3) and the bounded set of recently seen IDs.
+// Identifiers: cell IDs across host generations (docs/protocol/grpc.md#cell-ids-across-host-restarts), UUIDs (the host's callback IDs and
+// the client's execution and wait IDs, docs/protocol/grpc.md#identifiers-and-validation) and the bounded set of recently seen IDs.
 
 import { StaleGenerationError } from "./errors.js";
 

@@ -348,7 +348,7 @@ describe("host restarts", { timeout }, () => {
 });
 
 /**
- * Per-session routing (spec §6.1) behind the test host's sticky front: the session sends its
+ * Per-session routing (docs/protocol/grpc.md#routing) behind the test host's sticky front: the session sends its
  * host's route on every request, and when its host is taken out, the next request reaches a host
  * that says the route was lost: that request fails with the reset (no replay), the lost cells
  * close, and the next cell runs as g2:1 without the lost stored values.

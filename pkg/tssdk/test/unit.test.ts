@@ -40,7 +40,7 @@ test("later generations prefix public IDs and strip wire IDs", () => {
   assert.equal(remoteCellId(2, publicCellId(2, "g2:7")), "g2:7", "a wire ID that looks prefixed round-trips");
 });
 
-test("IDs of another generation are refused with the spec's text, without echoing them", () => {
+test("IDs of another generation are refused with Codex's text, without echoing them", () => {
   for (const id of ["42", "g1:42", "g3:42", "g22:42", "G2:42", "x".repeat(10_000)]) {
     assert.throws(() => remoteCellId(2, id), isStale, id.slice(0, 20));
   }

@@ -9,7 +9,7 @@ import (
 )
 
 // publicCellID is the ID a caller sees for a wire cell of a connection of generation gen: the
-// wire ID itself for the first host, "g{gen}:{wire}" after restarts (spec §3.9).
+// wire ID itself for the first host, "g{gen}:{wire}" after restarts (docs/protocol/grpc.md#cell-ids-across-host-restarts).
 func publicCellID(gen uint64, wire wirev1.WireCellId) codemode.CellID {
 	if gen == 1 {
 		return codemode.CellID(wire)

@@ -13,7 +13,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/v1/v1frame"
 )
 
-// The client's delegate limits (spec §2.8).
+// The client's delegate limits (docs/protocol/v1.md#client-rules).
 const (
 	// MaxPendingDelegateCalls bounds the delegate calls running at once.
 	MaxPendingDelegateCalls = 1024

@@ -13,7 +13,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode/codemodetest"
 )
 
-// More of Codex's driver_tests.rs (spec §5.5) under Codex's names, against the scripted host of
+// More of Codex's driver_tests.rs (docs/protocol/README.md#codex-test-suites) under Codex's names, against the scripted host of
 // driver_test.go: how the client closes cells and sessions while delegate calls, waits and
 // opens are still in flight.
 

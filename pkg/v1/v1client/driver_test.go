@@ -15,7 +15,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/v1/v1transport"
 )
 
-// Codex's remote_session driver_tests.rs (spec §5.5) under Codex's names: the client against a
+// Codex's remote_session driver_tests.rs (docs/protocol/README.md#codex-test-suites) under Codex's names: the client against a
 // scripted host that the test plays frame by frame, with exact bytes both ways.
 
 // It is minutes because under -race on 2 saturated cores a 72 MiB response alone took over

@@ -6,7 +6,7 @@ import (
 	"github.com/codemodehq/codemode/gen/go/wirev1"
 )
 
-// tolerantDecoder reads host messages of every wire generation (spec §6.1, codex-0169.md §B):
+// tolerantDecoder reads host messages of every wire generation (docs/protocol/v1.md#wire-generations):
 // runtime responses with or without code_mode_host_duration_ns, Results with or without
 // result_buffered_for_ns. Messages without a runtime response decode alike
 // in all generations; for the others it tries the generation that worked last, then the rest,

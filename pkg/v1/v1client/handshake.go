@@ -30,7 +30,7 @@ type negotiated struct {
 	bulkToken string
 }
 
-// handshake sends Codex's hello on conn's control lane and checks the host's answer (spec §2.6).
+// handshake sends Codex's hello on conn's control lane and checks the host's answer (docs/protocol/v1.md#handshake).
 // dual asks for dual websockets as an optional capability. ctx bounds the exchange: a Conn
 // whose read cannot be interrupted is closed when ctx ends.
 func handshake(ctx context.Context, conn v1transport.Conn, dual bool) (negotiated, error) {

@@ -14,7 +14,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/v1/v1client"
 )
 
-// Codex's code-mode-host tests/stdio.rs and tests/websocket.rs (spec §5.7) under Codex's names:
+// Codex's code-mode-host tests/stdio.rs and tests/websocket.rs (docs/protocol/README.md#codex-test-suites) under Codex's names:
 // the client against real host processes, over stdio and over dual websockets on 127.0.0.1.
 
 func createSession(t *testing.T, p *v1client.Provider, d codemode.Delegate, limits codemode.SessionCellExecutionLimits) codemode.Session {

@@ -14,7 +14,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/v1/v1client"
 )
 
-// Codex's remote_session_tests and the client side of the fault suite (spec §5.5, §5.7), against
+// Codex's remote_session_tests and the client side of the fault suite (docs/protocol/README.md#codex-test-suites), against
 // real host processes.
 
 // It is minutes because under -race on 2 saturated cores a 72 MiB response alone took over

@@ -71,7 +71,7 @@ type requestTable struct {
 	pending  map[wirev1.RequestId]*pendingRequest
 	initials map[wirev1.RequestId]*initialWaiter
 	// retiring counts, per cell, the cancelled waits the host has not answered yet; deferred
-	// are the waits queued behind them (spec §2.8: a cancelled wait is retired before the next
+	// are the waits queued behind them (docs/protocol/v1.md#client-rules: a cancelled wait is retired before the next
 	// wait frame is sent).
 	retiring map[cellKey]int
 	deferred map[cellKey][]chan struct{}
@@ -113,7 +113,7 @@ func (t *requestTable) drain() []interface{ fail(error) } {
 }
 
 // transportDeadline is the client's deadline for a request with a runtime allowance of yieldMs
-// (spec §2.8: wait = yield_time_ms + 1 s + 60 s, terminate = 60 s).
+// (docs/protocol/v1.md#client-rules: wait = yield_time_ms + 1 s + 60 s, terminate = 60 s).
 func (c *connection) transportDeadline(yieldMs *uint64) time.Duration {
 	d := c.opts.transportTimeout()
 	if yieldMs == nil {

@@ -62,7 +62,7 @@ func dialWebSocket(ctx context.Context, rawURL string, dual bool, gen uint64, op
 }
 
 // BulkURL is where the bulk socket of a dual connection is opened: the control URL's path
-// without its trailing '/', then "/bulk/" and the token, keeping the query (spec §2.7).
+// without its trailing '/', then "/bulk/" and the token, keeping the query (docs/protocol/v1.md#websocket-and-lanes).
 func BulkURL(control, token string) (string, error) {
 	u, err := url.Parse(control)
 	if err != nil {

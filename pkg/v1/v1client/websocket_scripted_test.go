@@ -134,7 +134,7 @@ func wsExpect(t *testing.T, ws *websocket.Conn, want string) {
 
 const wsHello = `{"type":"connection/hello","supportedVersions":[1],"requiredCapabilities":[],"optionalCapabilities":["bounded-output-v1","delegate-capacity-4096","dual-websocket-v1","session-cell-execution-resource-limits","yield-observation"]}`
 
-// TestWebsocketProviderExecutesOverSharedConnector is §5.5
+// TestWebsocketProviderExecutesOverSharedConnector is Codex's
 // websocket_provider_executes_over_shared_connector: every session of a WebSocket provider runs
 // on one connection to a legacy host (one that grants no capability); refusing a session with
 // limits leaves that connection usable, and closing the provider ends it.
@@ -222,7 +222,7 @@ func TestWebsocketProviderExecutesOverSharedConnector(t *testing.T) {
 	}
 }
 
-// TestConcurrentLargeDelegateResultsDoNotDisconnectABackpressuredBulkLane is §5.5
+// TestConcurrentLargeDelegateResultsDoNotDisconnectABackpressuredBulkLane is Codex's
 // concurrent_large_delegate_results_do_not_disconnect_a_backpressured_bulk_lane: 129 tool
 // results of 256 KiB each finish at once while the host does not read the bulk socket (more
 // than a 128-frame queue, and far more than the socket buffers hold). They wait for the host

@@ -11,7 +11,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// Codex's code-mode-protocol host_tests.rs (spec §5.1) where they concern converting domain
+// Codex's code-mode-protocol host_tests.rs (docs/protocol/README.md#codex-test-suites) where they concern converting domain
 // values to and from the wire; the shape-only tests are the generated fixture tests
 // (gen/go/wirev1) and compat/wirev1.
 
@@ -39,7 +39,7 @@ func TestClientToHostV1VariantsArePinned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Spec §2.4's pinned execute request.
+	// The pinned execute request of docs/protocol/v1.md#payloads.
 	pinned(t, wirev1.OperationRequest{Id: 2, Request: wirev1.Execute{SessionId: "session-1", Request: w}},
 		`{"type":"operation/request","id":2,"request":{"method":"session/execute","sessionId":"session-1","request":{"tool_call_id":"call-1","enabled_tools":[{"name":"function_tool","tool_name":{"name":"function_tool","namespace":null},"description":"function tool","kind":"function","input_schema":{"type":"object"},"output_schema":null},{"name":"freeform_tool","tool_name":{"name":"freeform_tool","namespace":"mcp__sample__"},"description":"freeform tool","kind":"freeform","input_schema":null,"output_schema":{"type":"string"}}],"source":"text('hello');","yield_time_ms":25,"max_output_tokens":100}}}`)
 	back, err := ExecuteRequestFromWire(w)
@@ -76,7 +76,7 @@ func TestHostToClientV1VariantsArePinned(t *testing.T) {
 	}
 }
 
-// The host-duration generation (spec §6.1): timed output round-trips, untimed output is refused
+// The host-duration generation (docs/protocol/v1.md#host-duration-g2): timed output round-trips, untimed output is refused
 // (Codex's stdio_encoding_rejects_untimed_runtime_output and
 // code_mode_host_duration_survives_runtime_and_stdio_serialization).
 func TestCodeModeHostDurationSurvivesRuntimeAndWireSerialization(t *testing.T) {
@@ -179,7 +179,7 @@ func TestDualWebsocketHelloPreservesThePairingToken(t *testing.T) {
 	}
 }
 
-// TestSessionCellExecutionLimitsRejectHeapSizesThatExceedUsize is §5.1
+// TestSessionCellExecutionLimitsRejectHeapSizesThatExceedUsize is Codex's
 // session_cell_execution_limits_reject_heap_sizes_that_exceed_usize. In Codex the domain keeps
 // the heap size as usize and the wire as u64, so on a 32-bit target a wire value above
 // u32::MAX fails to convert. Go's domain keeps it as uint64, the wire's own width, on every

@@ -17,7 +17,7 @@ type cellKey struct {
 	cell    codemode.CellID
 }
 
-// cellRoute orders what the host sends about one cell (spec §2.8 session/execute):
+// cellRoute orders what the host sends about one cell (docs/protocol/v1.md#execute):
 // execution/started first, then the cell's delegate requests, the cancellations of those it
 // abandoned and the responses of its observations, in the order the runtime produced them (so in
 // the order the script caused them, as Codex's host sends them), and cell/closed last, after the

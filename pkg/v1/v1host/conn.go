@@ -172,7 +172,7 @@ func (c *conn) fail(err error) {
 	c.cancel()
 }
 
-// disconnect tears the connection down (spec §2.8): no new requests, every request cancelled,
+// disconnect tears the connection down (docs/protocol/v1.md#disconnect): no new requests, every request cancelled,
 // pending delegate calls failed with "code-mode client connection closed", every session shut
 // down (at most ShutdownTimeout), then the transport closed.
 func (c *conn) disconnect() {

@@ -11,7 +11,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/v1/v1convert"
 )
 
-// Errors a delegate call of the runtime ends with (spec §2.8). The script sees their texts.
+// Errors a delegate call of the runtime ends with (docs/protocol/v1.md#delegate-calls). The script sees their texts.
 var (
 	errClientClosed        = errors.New("code-mode client connection closed")
 	errTooManyDelegates    = errors.New("code-mode host has too many pending delegate calls")

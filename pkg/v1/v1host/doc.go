@@ -1,4 +1,4 @@
-// Package v1host serves any codemode.SessionProvider to Codex over Protocol V1 (spec §2): the
+// Package v1host serves any codemode.SessionProvider to Codex over Protocol V1 (docs/protocol/v1.md): the
 // handshake, concurrent operations on sessions and cells, delegate calls back to the client,
 // and the host's limits, over a host process's stdio or a WebSocket listener (single or dual
 // WebSocket connections).

@@ -9,7 +9,7 @@ import (
 	"github.com/codemodehq/codemode/gen/go/wirev1"
 )
 
-// The host of generation bounded-output (Codex 0.169, spec codex-0169.md §B.2), frame by frame
+// The host of generation bounded-output (Codex 0.169, docs/protocol/v1.md#bounded-output-g3), frame by frame
 // with Codex's exact shapes.
 
 // codexHello is Codex 0.169's client hello.

@@ -12,7 +12,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/v1/v1convert"
 )
 
-// Error texts of refused operations (spec §2.8). They reach the model: keep them stable.
+// Error texts of refused operations (docs/protocol/v1.md#sessions, docs/protocol/v1.md#execute). They reach the model: keep them stable.
 const (
 	errTooManyRequests = "code-mode host has too many in-flight requests"
 	errTooManyCells    = "code-mode host has too many active cells"
@@ -94,7 +94,7 @@ func failed(format string, args ...any) result {
 }
 func failure(err error) result { return result{err: err} }
 
-// execute admits a cell (spec §2.8 session/execute): execution/started, then the cell's route
+// execute admits a cell (docs/protocol/v1.md#execute): execution/started, then the cell's route
 // sends its delegate requests, its initial response and finally cell/closed. The request stays
 // active, and its ID unusable, until the initial response was sent.
 func (c *conn) execute(ctx context.Context, id wirev1.RequestId, r wirev1.Execute, receivedAt time.Time) {
@@ -216,7 +216,7 @@ func (c *conn) respondOnRoute(key cellKey, id wirev1.RequestId, answer result) {
 
 // waitCompleted answers a wait or terminate, its output truncated to budget when there is one.
 // The host duration counts from receipt of the request until now, when the outcome is ready
-// (spec §6.1).
+// (docs/protocol/v1.md#host-duration-g2).
 func (c *conn) waitCompleted(o codemode.WaitOutcome, receivedAt time.Time, budget *outputBudget) result {
 	d := time.Since(receivedAt)
 	o.Response.HostDuration = &d

@@ -23,7 +23,7 @@ type handshake struct {
 // (stdio) or a false result (every slot taken) means the capability is not granted.
 type dualOffer func() (*pairing, bool)
 
-// negotiate runs the host side of the handshake on conn's control lane (spec §2.6). It returns
+// negotiate runs the host side of the handshake on conn's control lane (docs/protocol/v1.md#handshake). It returns
 // ok=false when the connection must end without serving: the client ended before any frame (no
 // reply) or the hello was rejected (after the rejection was written). An undecodable first frame
 // is an error, with no reply.

@@ -12,7 +12,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/internal/recent"
 )
 
-// The host's limits (spec §2.8). Requests and cells are counted across all connections of a
+// The host's limits (docs/protocol/v1.md#limits). Requests and cells are counted across all connections of a
 // Host, pending delegate calls per connection.
 const (
 	MaxInFlightRequests = 256
@@ -48,7 +48,7 @@ const (
 // DefaultGeneration is the wire generation a Host serves unless told otherwise: the one current
 // Codex (0.169 and later) speaks, bounded-output. Codex 0.152 to 0.168 need
 // WithGeneration(wirev1.GenerationHostDuration), 0.151 and older wirev1.GenerationBaseline; no
-// host can serve two, because each refuses the others' shapes (spec §6.1, codex-0169.md §B).
+// host can serve two, because each refuses the others' shapes (docs/protocol/v1.md#wire-generations).
 const DefaultGeneration = wirev1.GenerationBoundedOutput
 
 // Option configures a Host.

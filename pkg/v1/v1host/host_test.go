@@ -10,7 +10,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// Codex's code-mode-host host_tests.rs (spec §5.6), under Codex's names, against the host driver
+// Codex's code-mode-host host_tests.rs (docs/protocol/README.md#codex-test-suites), under Codex's names, against the host driver
 // over in-memory pipes. Frames are written and compared as exact bytes; hosts serve the baseline
 // generation unless a test is about generations, so pinned shapes stay short.
 

@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// Dual-websocket pairing (spec §2.6, §2.7): a connection granted dual-websocket-v1 gets a one-use
+// Dual-websocket pairing (docs/protocol/v1.md#handshake, docs/protocol/v1.md#websocket-and-lanes): a connection granted dual-websocket-v1 gets a one-use
 // v4 UUID token, and the client opens /bulk/{token} within PairingTimeout.
 const (
 	// MaxPendingPairings bounds the tokens handed out but not yet paired, across a Host.

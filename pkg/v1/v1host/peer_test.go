@@ -12,7 +12,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/v1/v1transport"
 )
 
-// TestStartCellReportsWhenInitialResponseIsEnqueued is §5.6 peer_tests
+// TestStartCellReportsWhenInitialResponseIsEnqueued is Codex's peer_tests
 // start_cell_reports_when_initial_response_is_enqueued, on the connection's cell routes (Go's
 // counterpart of Codex's HostPeer), over a real pipe: startCell's channel stays open until the
 // cell's initial response is queued, and the cell's slot (Codex's active-cell permit) is held

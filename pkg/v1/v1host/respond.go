@@ -9,7 +9,7 @@ import (
 
 // respond answers request id with r, its final answer: the ID is retired into the history
 // first, so that a client that sees the answer may rely on it. A response too large for a frame
-// is replaced by an error response saying so (spec §2.8); the connection survives.
+// is replaced by an error response saying so (docs/protocol/v1.md#limits); the connection survives.
 func (c *conn) respond(id wirev1.RequestId, r result) {
 	c.state.finishRequest(id)
 	c.respondKeepingID(id, r)

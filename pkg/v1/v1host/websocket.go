@@ -15,7 +15,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/v1/v1transport"
 )
 
-// WebSocketHandler returns the routes of a V1 WebSocket listener (spec §2.7): "/" accepts a
+// WebSocketHandler returns the routes of a V1 WebSocket listener (docs/protocol/v1.md#websocket-and-lanes): "/" accepts a
 // control (or single) connection, "/bulk/{token}" pairs the bulk socket of a dual connection
 // (an unknown or used token is 404), and "GET /readyz" answers 200. Any request with an Origin
 // header is refused with 403: the host is for programs, never for a browser page that could be

@@ -20,7 +20,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/v1/v1frame"
 )
 
-// Codex's code-mode-host transport_tests.rs and tests/websocket.rs (spec §5.6, §5.7) against a
+// Codex's code-mode-host transport_tests.rs and tests/websocket.rs (docs/protocol/README.md#codex-test-suites) against a
 // WebSocket listener on 127.0.0.1.
 
 // listen serves h's WebSocket routes on 127.0.0.1 until the test ends and returns the base URL

@@ -1,6 +1,6 @@
 // Package v1transport carries V1 frames between a host and a client: over a byte stream (a host
 // process's stdin and stdout), over one WebSocket, or over two WebSockets of one dual connection
-// (control and bulk lanes, spec §2.7). Both drivers use it: v1host serves a Conn, v1client dials
+// (control and bulk lanes, docs/protocol/v1.md#websocket-and-lanes). Both drivers use it: v1host serves a Conn, v1client dials
 // one.
 //
 // A Conn moves frames. A Link runs a Conn for a driver: one goroutine per lane reads and decodes

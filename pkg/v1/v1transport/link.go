@@ -12,7 +12,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/v1/v1frame"
 )
 
-// Queue bounds (spec §2.8): the control queue, which is the only queue of a single connection,
+// Queue bounds (docs/protocol/v1.md#limits): the control queue, which is the only queue of a single connection,
 // and the bulk queue of a dual connection.
 const (
 	ControlQueueFrames = 128

@@ -29,7 +29,7 @@ var malformedFrames = []struct {
 	{"payload_that_is_not_json", []byte{1, 0, 0, 0, '{'}, "failed to decode code-mode IPC frame: EOF while parsing an object at line 1 column 1"},
 }
 
-// TestOversizedAndMalformedFramesAreRejected is §5.2 oversized_and_malformed_frames_are_rejected:
+// TestOversizedAndMalformedFramesAreRejected is Codex's oversized_and_malformed_frames_are_rejected:
 // a declared length of 64 MiB + 1 and a payload `{` are both invalid data, on a byte stream (a
 // real pipe) and on a WebSocket (a real socket on 127.0.0.1). Framing and JSON decoding are
 // separate layers here (package v1frame, then the Link), so the test reads through a Link, where

@@ -198,7 +198,7 @@ func (c *laneConn) Close() error {
 }
 
 // TestServeHandlesControlBeforeBulk: on a dual connection, a control message that is waiting is
-// handled before a bulk message that is waiting too (spec §2.7), through Serve as through Next.
+// handled before a bulk message that is waiting too (docs/protocol/v1.md#websocket-and-lanes), through Serve as through Next.
 func TestServeHandlesControlBeforeBulk(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	for round := range 20 {

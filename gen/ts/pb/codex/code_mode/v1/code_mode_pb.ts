@@ -4,11 +4,11 @@
 // Message, field, enum and RPC names, field numbers, `optional` markers and oneofs are fixed by
 // that peer: changing any of them breaks the wire (protobuf and protojson). Comments are ours.
 //
-// Two fields of newer Codex (spec §6.1) are added on top of the baseline, both additive:
+// Two fields of newer Codex (docs/protocol/grpc.md#messages) are added on top of the baseline, both additive:
 // ExecutionOutcome.code_mode_host_duration_ns (6) and ToolCall.traceparent (10). A baseline peer
 // skips them as unknown fields; a newer peer finds them set.
 //
-// Codex 0.169 (spec codex-0169.md §B.3) adds, all additive: OpenSessionRequest 2 and 3,
+// Codex 0.169 (docs/protocol/grpc.md#additions-of-codex-0169) adds, all additive: OpenSessionRequest 2 and 3,
 // WaitRequest 5, TerminateRequest 3, and the YieldObservation and GetProcessMetrics RPCs. Their
 // field numbers and wire types were observed on the real host (its prost decode errors name
 // them); the names of the new enum's values and of the new messages are ours, since only numbers
@@ -301,7 +301,7 @@ export type ToolCall = Message<"codex.code_mode.v1.ToolCall"> & {
 
   /**
    * W3C trace parent of the Execute that started the cell, when its caller sent one (newer
-   * Codex, spec §6.1).
+   * Codex, docs/protocol/grpc.md#messages).
    *
    * @generated from field: optional string traceparent = 10;
    */
@@ -953,7 +953,7 @@ export type ExecutionOutcome = Message<"codex.code_mode.v1.ExecutionOutcome"> & 
   /**
    * Nanoseconds from the host's receipt of the Execute, Wait or Terminate request until this
    * outcome was ready, nested tool waits included; always set by the host, 0 is a valid
-   * measurement, saturating at 2^64-1 (newer Codex, spec §6.1).
+   * measurement, saturating at 2^64-1 (newer Codex, docs/protocol/grpc.md#messages).
    *
    * @generated from field: uint64 code_mode_host_duration_ns = 6;
    */
