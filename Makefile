@@ -13,12 +13,12 @@ export GOFLAGS := -buildvcs=false
 START := $(shell date +%s)
 PHASE := ./tools/phase.sh
 
-.PHONY: help setup setup-system tools run generate check test test-short test-go test-race test-ts test-packages test-browser lint cross drift compat fuzz bench dist clean codex-next diff-codex-exec diff-codex
+.PHONY: help setup setup-system tools run generate check test test-short test-go test-race test-ts test-packages test-browser lint cross drift compat fuzz bench gate-under-load dist clean codex-next diff-codex-exec diff-codex
 
 ## help: list the targets (what a bare `make` does).
 help:
 	@echo "usage: make <target>   (make check is the whole gate; CI runs it)"
-	@awk '/^## [a-z-]+: / { name = $$2; sub(/:$$/, "", name); sub(/^## [a-z-]+: /, ""); printf "  %-13s %s\n", name, $$0 }' $(firstword $(MAKEFILE_LIST))
+	@awk '/^## [a-z-]+: / { name = $$2; sub(/:$$/, "", name); sub(/^## [a-z-]+: /, ""); printf "  %-16s %s\n", name, $$0 }' $(firstword $(MAKEFILE_LIST))
 
 ## setup: install what the project needs: node packages, Go modules (tools included); idempotent.
 setup:
@@ -43,6 +43,10 @@ generate: setup tools
 ## check: the whole gate CI runs: lint, the six platform builds, drift, compat, Go (also -race), TS and browser tests, brief fuzzing.
 check: setup setup-system tools lint cross drift compat test test-packages test-browser test-race fuzz
 	@took=$$(( $$(date +%s) - $(START) )); printf '==> check: every phase passed in %dm%02ds\n' $$((took / 60)) $$((took % 60))
+
+## gate-under-load: .ci/run on fresh clones of HEAD, 5 times in a row, while busy loops saturate every core (RUNS=, BUSY= to change).
+gate-under-load:
+	./tools/gate-under-load.sh $(or $(RUNS),5) $(or $(BUSY),$(shell nproc))
 
 ## test: the Go and TypeScript tests.
 test: test-go test-ts

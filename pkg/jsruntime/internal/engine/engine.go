@@ -76,11 +76,9 @@ type Prelude struct {
 // image taken when it was prepared (snapshot.go) and serves the next cell, unless that cell broke
 // it (interrupted it, or grew its memory too far).
 type Engine struct {
-	rt   *qjs.Runtime
-	w    wasm
+	heap
 	mem  *linearMemory
 	slot *proxySlot
-	layout
 
 	img  *image    // the memory image every cell starts from, shared by a provider's engines
 	regs registers // the module's stack pointer and call depth
@@ -91,6 +89,16 @@ type Engine struct {
 	// main is the module the cell's begin imports: moduleName, or mainModuleName when the cell
 	// exports anything (see loadModule).
 	main string
+}
+
+// heap is QuickJS's heap as Go reaches it: the qjs runtime, the module's exports and memory, and
+// the addresses the prelude's installation left there. Its methods make JavaScript values from
+// Go's (values.go), read and quote strings (strings.go, quote.go) and compile and evaluate scripts
+// (scripts.go); they know nothing of cells, turns, pools or images, which are the Engine's.
+type heap struct {
+	rt *qjs.Runtime
+	w  wasm
+	layout
 }
 
 // layout is what the Go side of an engine knows about its memory: addresses of values and

@@ -61,41 +61,41 @@ var errNotFlat = errors.New("javascript runtime: not a flat string")
 
 // quoteText appends the JSON of the JS string v to dst: read from memory when the string is flat,
 // else QuickJS's own JSON.stringify of it. It does not free v.
-func (e *Engine) quoteText(dst []byte, v uint64) ([]byte, error) {
+func (h *heap) quoteText(dst []byte, v uint64) ([]byte, error) {
 	if valueTag(v) != tagString {
 		return dst, errors.New("javascript runtime: not a string")
 	}
-	if e.directQuote {
-		if out, err := e.quoteFlat(dst, uint32(v)); err == nil {
+	if h.directQuote {
+		if out, err := h.quoteFlat(dst, uint32(v)); err == nil {
 			return out, nil
 		}
 	}
-	quoted, err := e.callValue(e.quoteFn, v, "")
+	quoted, err := h.callValue(h.quoteFn, v, "")
 	if err != nil {
 		return dst, err
 	}
-	defer e.free(quoted)
+	defer h.free(quoted)
 	// JSON.stringify's output escapes every lone surrogate, so reading it as text loses nothing.
-	text, err := e.readText(quoted)
+	text, err := h.readText(quoted)
 	return append(dst, text...), err
 }
 
 // quoteFlat appends the JSON of the flat JSString at ptr to dst.
-func (e *Engine) quoteFlat(dst []byte, ptr uint32) ([]byte, error) {
-	hdr, err := e.w.view(ptr, stringDataOffset)
+func (h *heap) quoteFlat(dst []byte, ptr uint32) ([]byte, error) {
+	hdr, err := h.w.view(ptr, stringDataOffset)
 	if err != nil {
 		return dst, errNotFlat
 	}
 	word := binary.LittleEndian.Uint32(hdr[stringLengthOffset:])
 	n := word &^ stringWide
 	if word&stringWide == 0 {
-		b, err := e.w.view(ptr+stringDataOffset, n)
+		b, err := h.w.view(ptr+stringDataOffset, n)
 		if err != nil {
 			return dst, errNotFlat
 		}
 		return quoteLatin1(dst, b), nil
 	}
-	b, err := e.w.view(ptr+stringDataOffset, 2*n)
+	b, err := h.w.view(ptr+stringDataOffset, 2*n)
 	if err != nil || 2*n < n {
 		return dst, errNotFlat
 	}
@@ -200,20 +200,20 @@ func growFor(dst []byte, n int) []byte {
 }
 
 // verifyQuoting checks quoteFlat against QuickJS's own JSON.stringify of quoteProbes.
-func (e *Engine) verifyQuoting() bool {
+func (h *heap) verifyQuoting() bool {
 	for _, src := range quoteProbes {
-		v, err := e.evalSource("codemode_quote_probe.js", src)
+		v, err := h.evalSource("codemode_quote_probe.js", src)
 		if err != nil {
 			return false
 		}
-		got, flatErr := e.quoteFlat(nil, uint32(v))
-		want, err := e.callValue(e.quoteFn, v, "")
-		e.free(v)
+		got, flatErr := h.quoteFlat(nil, uint32(v))
+		want, err := h.callValue(h.quoteFn, v, "")
+		h.free(v)
 		if err != nil {
 			return false
 		}
-		wantText, err := e.readText(want)
-		e.free(want)
+		wantText, err := h.readText(want)
+		h.free(want)
 		if flatErr != nil || err != nil || string(got) != wantText {
 			return false
 		}

@@ -35,35 +35,35 @@ var stringProbes = map[string]string{
 
 // readText returns the text of the JS string v with NUL kept and every lone surrogate replaced by
 // U+FFFD. It does not free v.
-func (e *Engine) readText(v uint64) (string, error) {
+func (h *heap) readText(v uint64) (string, error) {
 	if valueTag(v) != tagString {
 		return "", errors.New("javascript runtime: not a string")
 	}
-	if e.directStrings {
-		if s, ok := e.flatString(uint32(v)); ok {
+	if h.directStrings {
+		if s, ok := h.flatString(uint32(v)); ok {
 			return s, nil
 		}
 	}
-	return e.stringViaJSON(v)
+	return h.stringViaJSON(v)
 }
 
 // flatString reads the characters of the JSString at ptr. It reports false when they are not in
 // linear memory (a forged or a non-flat value).
-func (e *Engine) flatString(ptr uint32) (string, bool) {
-	hdr, err := e.w.view(ptr, stringDataOffset)
+func (h *heap) flatString(ptr uint32) (string, bool) {
+	hdr, err := h.w.view(ptr, stringDataOffset)
 	if err != nil {
 		return "", false
 	}
 	word := binary.LittleEndian.Uint32(hdr[stringLengthOffset:])
 	n := word &^ stringWide
 	if word&stringWide == 0 {
-		b, err := e.w.view(ptr+stringDataOffset, n)
+		b, err := h.w.view(ptr+stringDataOffset, n)
 		if err != nil {
 			return "", false
 		}
 		return latin1Text(b), true
 	}
-	b, err := e.w.view(ptr+stringDataOffset, 2*n)
+	b, err := h.w.view(ptr+stringDataOffset, 2*n)
 	if err != nil || 2*n < n {
 		return "", false
 	}
@@ -111,13 +111,13 @@ func utf16Text(b []byte) string {
 
 // stringViaJSON reads v as JSON.stringify quotes it (NUL and lone surrogates escaped, so the C copy
 // holds it whole) and unquotes it. The function is the one install kept, before any cell ran.
-func (e *Engine) stringViaJSON(v uint64) (string, error) {
-	quoted, err := e.callValue(e.quoteFn, v, "")
+func (h *heap) stringViaJSON(v uint64) (string, error) {
+	quoted, err := h.callValue(h.quoteFn, v, "")
 	if err != nil {
 		return "", err
 	}
-	defer e.free(quoted)
-	text, err := e.readString(quoted)
+	defer h.free(quoted)
+	text, err := h.readString(quoted)
 	if err != nil {
 		return "", err
 	}
@@ -129,15 +129,15 @@ func (e *Engine) stringViaJSON(v uint64) (string, error) {
 }
 
 // verifyStringLayout checks flatString against QuickJS's own JSON of stringProbes.
-func (e *Engine) verifyStringLayout() bool {
+func (h *heap) verifyStringLayout() bool {
 	for src, want := range stringProbes {
-		v, err := e.evalSource("codemode_strings.js", src)
+		v, err := h.evalSource("codemode_strings.js", src)
 		if err != nil {
 			return false
 		}
-		got, ok := e.flatString(uint32(v))
-		viaJSON, err := e.stringViaJSON(v)
-		e.free(v)
+		got, ok := h.flatString(uint32(v))
+		viaJSON, err := h.stringViaJSON(v)
+		h.free(v)
 		if !ok || err != nil || got != want || viaJSON != want {
 			return false
 		}

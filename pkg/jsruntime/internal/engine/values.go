@@ -11,8 +11,8 @@ import (
 // and exceptions out.
 
 // malloc allocates n bytes of wasm memory.
-func (e *Engine) malloc(n uint32) (uint32, error) {
-	p, err := e.w.call(exMalloc, uint64(n))
+func (h *heap) malloc(n uint32) (uint32, error) {
+	p, err := h.w.call(exMalloc, uint64(n))
 	if err != nil {
 		return 0, err
 	}
@@ -23,29 +23,29 @@ func (e *Engine) malloc(n uint32) (uint32, error) {
 }
 
 // cString copies s into a new NUL-terminated allocation.
-func (e *Engine) cString(s string) (uint64, error) {
-	p, err := e.malloc(uint32(len(s) + 1))
+func (h *heap) cString(s string) (uint64, error) {
+	p, err := h.malloc(uint32(len(s) + 1))
 	if err != nil {
 		return 0, err
 	}
-	return uint64(p), e.w.writeCString(p, s)
+	return uint64(p), h.w.writeCString(p, s)
 }
 
 // free releases a JS value; undefined needs no release.
-func (e *Engine) free(v uint64) {
+func (h *heap) free(v uint64) {
 	if v != jsUndefined && v != 0 {
-		_, _ = e.w.call(exFreeValue, e.jsctx, v)
+		_, _ = h.w.call(exFreeValue, h.jsctx, v)
 	}
 }
 
 // newString makes a JS string of s. QuickJS's string constructors exported to wasm read C strings,
 // which end at the first NUL, so a string holding NUL (code that eval builds at run time, say) is
 // made by parsing it as a JSON string instead, whose escapes carry NUL intact.
-func (e *Engine) newString(s string) (uint64, error) {
+func (h *heap) newString(s string) (uint64, error) {
 	if strings.IndexByte(s, 0) >= 0 {
-		return e.fromCString(exParseJSON, jsonQuote(s))
+		return h.fromCString(exParseJSON, jsonQuote(s))
 	}
-	return e.fromCString(exNewString, s)
+	return h.fromCString(exNewString, s)
 }
 
 // smallJSON is the size below which an entry point receives JSON as a string to parse itself:
@@ -55,39 +55,39 @@ const smallJSON = 4 << 10
 
 // jsonArgument makes the argument of an entry point from the JSON text s: the text itself when
 // it is small, else its parsed value.
-func (e *Engine) jsonArgument(s string) (uint64, error) {
+func (h *heap) jsonArgument(s string) (uint64, error) {
 	if len(s) < smallJSON {
-		return e.newString(s)
+		return h.newString(s)
 	}
-	return e.parseJSON(s)
+	return h.parseJSON(s)
 }
 
 // parseJSON makes the JS value of the JSON text s, which has no NUL (Go's encoders escape it).
-func (e *Engine) parseJSON(s string) (uint64, error) {
+func (h *heap) parseJSON(s string) (uint64, error) {
 	if strings.IndexByte(s, 0) >= 0 {
 		return 0, errors.New("javascript runtime: JSON with NUL crosses into QuickJS")
 	}
-	return e.fromCString(exParseJSON, s)
+	return h.fromCString(exParseJSON, s)
 }
 
 // fromCString calls maker(ctx, s as a C string) and returns the value it makes: s is written to
 // the scratch buffer, or to an allocation of its own when it does not fit.
-func (e *Engine) fromCString(maker export, s string) (uint64, error) {
-	ptr := e.scratch
+func (h *heap) fromCString(maker export, s string) (uint64, error) {
+	ptr := h.scratch
 	if len(s)+1 > scratchSize {
-		p, err := e.malloc(uint32(len(s) + 1))
+		p, err := h.malloc(uint32(len(s) + 1))
 		if err != nil {
 			return 0, err
 		}
-		defer e.w.call(exFree, uint64(p))
+		defer h.w.call(exFree, uint64(p))
 		ptr = p
 	}
-	if err := e.w.writeCString(ptr, s); err != nil {
+	if err := h.w.writeCString(ptr, s); err != nil {
 		return 0, err
 	}
-	v, err := e.w.call(maker, e.jsctx, uint64(ptr))
+	v, err := h.w.call(maker, h.jsctx, uint64(ptr))
 	if err == nil && valueTag(v) == tagException {
-		err = e.takeException()
+		err = h.takeException()
 	}
 	return v, err
 }
@@ -107,28 +107,28 @@ func jsonQuote(s string) string {
 // only JSON, whose strings escape NUL. A lone surrogate, which the copy encodes as the three bytes
 // of its code point (WTF-8, as a forged message could hold one), becomes U+FFFD, so that the text
 // is valid UTF-8 for whatever carries it on (protobuf refuses anything else).
-func (e *Engine) readString(v uint64) (string, error) {
-	packed, err := e.w.call(exToCString, e.jsctx, v)
+func (h *heap) readString(v uint64) (string, error) {
+	packed, err := h.w.call(exToCString, h.jsctx, v)
 	if err != nil {
 		return "", err
 	}
 	if packed == 0 {
-		return "", e.takeException()
+		return "", h.takeException()
 	}
-	ptrLen, err := e.w.readU64(uint32(packed))
+	ptrLen, err := h.w.readU64(uint32(packed))
 	if err != nil {
 		return "", err
 	}
 	addr, n := uint32(ptrLen>>32), uint32(ptrLen)
-	b, err := e.w.view(addr, n)
+	b, err := h.w.view(addr, n)
 	if err != nil {
 		return "", err
 	}
 	s := wellFormed(b)
-	if _, err := e.w.call(exFreeCString, e.jsctx, uint64(addr)); err != nil {
+	if _, err := h.w.call(exFreeCString, h.jsctx, uint64(addr)); err != nil {
 		return "", err
 	}
-	_, err = e.w.call(exFree, packed)
+	_, err = h.w.call(exFree, packed)
 	return s, err
 }
 
@@ -158,27 +158,27 @@ func wellFormed(b []byte) string {
 
 // takeException takes the pending exception and renders it with the prelude's errorText, which
 // arrives quoted as JSON so that NUL survives.
-func (e *Engine) takeException() error {
-	exc, err := e.w.call(exGetException, e.jsctx)
+func (h *heap) takeException() error {
+	exc, err := h.w.call(exGetException, h.jsctx)
 	if err != nil {
 		return err
 	}
-	defer e.free(exc)
-	if e.entry.describe == 0 {
+	defer h.free(exc)
+	if h.entry.describe == 0 {
 		return errors.New("javascript exception during runtime setup")
 	}
-	if err := e.w.writeU64(e.argv, exc); err != nil {
+	if err := h.w.writeU64(h.argv, exc); err != nil {
 		return err
 	}
-	text, err := e.w.call(exCall, e.jsctx, e.entry.describe, jsUndefined, 1, uint64(e.argv))
+	text, err := h.w.call(exCall, h.jsctx, h.entry.describe, jsUndefined, 1, uint64(h.argv))
 	if err != nil {
 		return err
 	}
-	defer e.free(text)
+	defer h.free(text)
 	if valueTag(text) != tagString {
 		return errors.New("uncaught exception")
 	}
-	s, err := e.readText(text)
+	s, err := h.readText(text)
 	if err != nil {
 		return err
 	}

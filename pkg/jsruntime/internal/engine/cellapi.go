@@ -5,7 +5,7 @@ import (
 	"errors"
 )
 
-// The methods a cell runs its turns with: the seam between the engine, which knows nothing of
+// The methods a cell runs its turns with: the boundary between the engine, which knows nothing of
 // cells, and the cell layer, which touches no wasm memory, export or module.
 
 // Attach gives the runtime to a cell: host answers its bridge messages, its heap may grow by

@@ -2,7 +2,8 @@ package v1client
 
 import "github.com/codemodehq/codemode/gen/go/wirev1"
 
-// What the client does on a host of generation bounded-output (Codex 0.169).
+// What the client does with what a host of wire generation bounded-output (Codex 0.169) grants:
+// output truncated on the host to a wait's token budget, and yield observation.
 
 // serverTruncation reports whether the connection's sessions truncate on the host.
 func (c *connection) serverTruncation() bool { return c.opts.ServerTruncation && c.boundedOutput }
