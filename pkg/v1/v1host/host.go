@@ -25,9 +25,6 @@ const (
 	// MaxPendingDelegateCallsGranted replaces MaxPendingDelegateCalls on a connection that
 	// was granted DelegateCapacityCapability.
 	MaxPendingDelegateCallsGranted = 4096
-	// MaxQueuedCellMessages bounds the delegate requests a cell may queue before its
-	// execution/started response is sent; further calls wait for the response.
-	MaxQueuedCellMessages = 128
 	// RecentIDs is how many finished request IDs and opened session IDs a connection remembers.
 	RecentIDs = recent.Limit
 )

@@ -66,7 +66,9 @@ func TestStartCellReportsWhenInitialResponseIsEnqueued(t *testing.T) {
 
 	initial := make(chan codemode.InitialResult, 1)
 	released := make(chan struct{})
-	sent := cn.startCell("session-1", 1, codemode.NewStartedCell("cell-1", initial, nil), func() { close(released) }, time.Now(), nil)
+	key := cellKey{"session-1", "cell-1"}
+	sent := cn.startCell(key, execution{id: 1, receivedAt: time.Now()}, func() { close(released) })
+	go cn.forwardInitial(key, codemode.NewStartedCell("cell-1", initial, nil))
 	select {
 	case <-sent:
 		t.Fatal("reported before the initial response existed")
