@@ -34,7 +34,7 @@ func (c *conn) startRequest(id wirev1.RequestId, req wirev1.HostRequest) error {
 	if err != nil {
 		return err
 	}
-	release := c.host.requests.tryAcquire()
+	release := tryAcquire(c.host.requests)
 	if release == nil {
 		c.state.finishRequest(id)
 		c.refuse(id, errTooManyRequests)
