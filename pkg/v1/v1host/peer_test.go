@@ -15,8 +15,8 @@ import (
 // TestStartCellReportsWhenInitialResponseIsEnqueued is §5.6 peer_tests
 // start_cell_reports_when_initial_response_is_enqueued, on the connection's cell routes (Go's
 // counterpart of Codex's HostPeer), over a real pipe: startCell's channel stays open until the
-// cell's initial response is queued, and the cell's slot (Codex's active-cell permit) is held
-// past it, until the cell closes and cell/closed is sent.
+// cell's initial response, queued by forwardInitial, was written, and the cell's slot (Codex's
+// active-cell permit) is held past it, until the cell closes and cell/closed is sent.
 func TestStartCellReportsWhenInitialResponseIsEnqueued(t *testing.T) {
 	checkLeaks(t)
 	fromHostR, fromHostW, err := os.Pipe()
