@@ -33,6 +33,9 @@ const (
 	// unread bytes (FIONREAD), which the standard library does not expose; pkg/internal/procgroup
 	// kills a process tree with a Windows job object.
 	xsys = "golang.org/x/sys"
+	// xsync is golang.org/x/sync: the V1 host's limits are its weighted semaphores, only ever
+	// tried (docs/adr/0067-one-queue-per-cell.md).
+	xsync = "golang.org/x/sync"
 	// zstd is klauspost/compress, whose zstd codec is the compression Codex's gRPC peers offer.
 	zstd = "github.com/klauspost/compress"
 	// mcpSDK is the official MCP Go SDK: pkg/toolsources/mcptools speaks MCP only through it.
@@ -153,7 +156,7 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/v1/v1host",
-		allow:        []string{std, "pkg/codemode", "pkg/v1/v1convert", "pkg/v1/v1transport", "pkg/v1/v1frame", "pkg/internal/recent", "pkg/internal/stdio", "pkg/internal/httpguard", "pkg/modeltool", "gen/go/wirev1", websocket, uuid, otel, otelTrace},
+		allow:        []string{std, "pkg/codemode", "pkg/v1/v1convert", "pkg/v1/v1transport", "pkg/v1/v1frame", "pkg/internal/recent", "pkg/internal/stdio", "pkg/internal/httpguard", "pkg/modeltool", "gen/go/wirev1", websocket, uuid, otel, otelTrace, xsync},
 		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/serdejson", "pkg/internal/membudget", goleak},
 		why:          "the V1 host driver serves any SessionProvider through the contract; it never imports a runtime (tests serve the in-process one, measure the frames' escaping with serde_json's and charge the host's real budget) nor the client driver",
 	},
@@ -313,7 +316,7 @@ var families = []layer{
 	},
 	{
 		pkgs:         "pkg/v1/...",
-		allow:        []string{std, "pkg/codemode", "pkg/v1/...", "pkg/internal/...", "pkg/modeltool", "gen/go/wirev1", websocket, uuid, otel, otelTrace},
+		allow:        []string{std, "pkg/codemode", "pkg/v1/...", "pkg/internal/...", "pkg/modeltool", "gen/go/wirev1", websocket, uuid, otel, otelTrace, xsync},
 		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv", "pkg/serdejson", goleak},
 		why:          "the V1 family speaks the domain contract and the V1 wire: it never touches gRPC, the exec-server, the tool sources or a runtime (outside tests, which serve the in-process one)",
 	},

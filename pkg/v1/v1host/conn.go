@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/codemodehq/codemode/gen/go/wirev1"
 	"github.com/codemodehq/codemode/pkg/v1/v1transport"
 )
@@ -35,7 +37,7 @@ type conn struct {
 	delegates delegateCalls
 	// cells is a WebSocket connection's share of the host's cells under a memory budget; nil:
 	// none (no budget, or a connection that is its process's only client).
-	cells semaphore
+	cells *semaphore.Weighted
 	// refusals carries the read loop's own replies to sendRefusals, made on the first one.
 	refusals      chan wirev1.Message
 	startRefusing sync.Once
@@ -108,11 +110,11 @@ func (h *Host) run(parent context.Context, c v1transport.Conn, hs handshake, sha
 func (h *Host) newConn(parent context.Context, c v1transport.Conn, hs handshake, shared bool) *conn {
 	ctx, cancel := context.WithCancel(parent)
 	var linkOpts []v1transport.LinkOption
-	var cells semaphore
+	var cells *semaphore.Weighted
 	if h.budget != nil {
 		linkOpts = append(linkOpts, v1transport.WithBudget(h.budget))
 		if shared {
-			cells = newSemaphore(h.connCells)
+			cells = semaphore.NewWeighted(int64(h.connCells))
 		}
 	}
 	return &conn{

@@ -166,12 +166,11 @@ func (c *conn) call(ctx context.Context, session wirev1.SessionId, cell codemode
 	return o.resp, o.err
 }
 
-// startCall sends a delegate request about cell through the cell's route and returns; finish
-// gets the outcome exactly once, from whichever goroutine ends the call: the connection's reader
-// with the answer, this one when the request cannot go out, the runtime's context ending (the
-// call is abandoned: delegate/cancel goes out if the request did, a late answer is ignored), or
-// the disconnect. When the route is idle the request is written on this goroutine; otherwise it
-// is queued for the route, and a route whose queue is full is waited for on a goroutine.
+// startCall queues a delegate request about cell on the cell's route and returns; finish gets
+// the outcome exactly once, from whichever goroutine ends the call: the connection's reader with
+// the answer, the route's sender when the request cannot go out, the runtime's context ending
+// (the call is abandoned: delegate/cancel goes out if the request did, a late answer is ignored),
+// or the disconnect.
 func (c *conn) startCall(ctx context.Context, session wirev1.SessionId, cell codemode.CellID, req wirev1.DelegateRequest, finish func(wirev1.DelegateResponse, error)) {
 	if ctx.Err() != nil {
 		finish(nil, errDelegateCancelled)
@@ -185,19 +184,9 @@ func (c *conn) startCall(ctx context.Context, session wirev1.SessionId, cell cod
 	key := cellKey{session, cell}
 	call.key = key
 	call.stopWatching = context.AfterFunc(ctx, func() { c.abandon(call.id) })
-	if r := c.routes.claimIdle(key); r != nil {
-		c.dispatchCall(session, call)
-		c.routes.doneSending(r)
-		return
+	if !c.routes.push(key, routeMessage{kind: routeCall, call: call}) {
+		c.dispatchCall(session, call) // the cell closed: nothing is left to order it behind
 	}
-	if c.routes.tryEnqueue(key, routeMessage{kind: routeCall, call: call}) {
-		return
-	}
-	go func() {
-		if err := c.routes.enqueue(ctx, key, routeMessage{kind: routeCall, call: call}); err != nil {
-			c.delegates.fail(call.id, err)
-		}
-	}()
 }
 
 // abandon forgets a call the runtime no longer needs and tells the client to stop it: the
@@ -209,7 +198,7 @@ func (c *conn) abandon(id wirev1.DelegateRequestId) {
 	if !ok {
 		return
 	}
-	if p.dispatched && !c.routes.enqueueIfRouted(p.call.key, routeMessage{kind: routeCancel, cancel: id}) {
+	if p.dispatched && !c.routes.pushIfRouted(p.call.key, routeMessage{kind: routeCancel, cancel: id}) {
 		c.send(wirev1.DelegateCancel{Id: id})
 	}
 	p.call.end(nil, errDelegateCancelled)

@@ -34,7 +34,7 @@ func (c *conn) startRequest(id wirev1.RequestId, req wirev1.HostRequest) error {
 	if err != nil {
 		return err
 	}
-	release := c.host.requests.tryAcquire()
+	release := tryAcquire(c.host.requests)
 	if release == nil {
 		c.state.finishRequest(id)
 		c.refuse(id, errTooManyRequests)
@@ -118,7 +118,9 @@ func (c *conn) execute(ctx context.Context, id wirev1.RequestId, r wirev1.Execut
 		return
 	}
 	req.YieldNow = c.state.yieldChannel(id)
-	req.Observe = func(resp codemode.RuntimeResponse) { c.routes.observeInitial(s.id, resp) }
+	req.Observe = func(resp codemode.RuntimeResponse) {
+		c.routes.offerInitial(cellKey{s.id, resp.CellID}, routeMessage{kind: routeInitial, initial: codemode.InitialResult{Response: resp}}, true)
+	}
 	started, err := s.session.Execute(ctx, req)
 	if err != nil {
 		releaseCell()
@@ -130,9 +132,11 @@ func (c *conn) execute(ctx context.Context, id wirev1.RequestId, r wirev1.Execut
 		return
 	}
 	c.respondKeepingID(id, ok(wirev1.ExecutionStarted{CellId: wirev1.WireCellId(started.CellID)}))
-	sent := c.startCell(s.id, id, started, releaseCell, receivedAt, s.budget(req.MaxOutputTokens))
+	key := cellKey{s.id, started.CellID}
+	written := c.startCell(key, execution{id: id, receivedAt: receivedAt, budget: s.budget(req.MaxOutputTokens)}, releaseCell)
+	c.forwardInitial(key, started)
 	select {
-	case <-sent:
+	case <-written:
 	case <-c.ctx.Done():
 	}
 }
@@ -157,7 +161,7 @@ func (c *conn) wait(ctx context.Context, id wirev1.RequestId, r wirev1.Wait, rec
 			c.respond(id, answer)
 			close(routed)
 		}
-		onRoute.Store(c.routes.enqueueIfRouted(cellKey{s.id, resp.CellID}, routeMessage{kind: routeResponse, send: send}))
+		onRoute.Store(c.routes.pushIfRouted(cellKey{s.id, resp.CellID}, routeMessage{kind: routeResponse, send: send}))
 	}
 	release := c.routes.hold(cellKey{s.id, req.CellID})
 	defer release()
@@ -204,7 +208,7 @@ func (c *conn) respondOnRoute(key cellKey, id wirev1.RequestId, answer result) {
 		c.respond(id, answer)
 		close(written)
 	}
-	if !c.routes.enqueueIfRouted(key, routeMessage{kind: routeResponse, send: send}) {
+	if !c.routes.pushIfRouted(key, routeMessage{kind: routeResponse, send: send}) {
 		c.respond(id, answer)
 		return
 	}

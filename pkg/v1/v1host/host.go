@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"go.opentelemetry.io/otel/trace"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
 	"github.com/codemodehq/codemode/pkg/codemode"
@@ -25,9 +26,6 @@ const (
 	// MaxPendingDelegateCallsGranted replaces MaxPendingDelegateCalls on a connection that
 	// was granted DelegateCapacityCapability.
 	MaxPendingDelegateCallsGranted = 4096
-	// MaxQueuedCellMessages bounds the delegate requests a cell may queue before its
-	// execution/started response is sent; further calls wait for the response.
-	MaxQueuedCellMessages = 128
 	// RecentIDs is how many finished request IDs and opened session IDs a connection remembers.
 	RecentIDs = recent.Limit
 )
@@ -119,8 +117,8 @@ type Host struct {
 	provider   codemode.SessionProvider
 	log        *slog.Logger
 	generation wirev1.Generation
-	requests   semaphore
-	cells      semaphore
+	requests   *semaphore.Weighted
+	cells      *semaphore.Weighted
 	// cellsPerSession is each session's share of cells.
 	cellsPerSession int
 	// budget is WithMemoryBudget's (nil: none); connCells is then a WebSocket connection's share
@@ -142,8 +140,8 @@ func New(provider codemode.SessionProvider, opts ...Option) *Host {
 		provider:   provider,
 		log:        slog.New(slog.NewTextHandler(io.Discard, nil)),
 		generation: DefaultGeneration,
-		requests:   newSemaphore(MaxInFlightRequests),
-		cells:      newSemaphore(MaxActiveCells),
+		requests:   semaphore.NewWeighted(MaxInFlightRequests),
+		cells:      semaphore.NewWeighted(MaxActiveCells),
 		// Set before the options, which may replace it.
 		cellsPerSession: DefaultMaxActiveCellsPerSession,
 		pairings:        newPairings(MaxPendingPairings),
@@ -154,30 +152,22 @@ func New(provider codemode.SessionProvider, opts ...Option) *Host {
 	}
 	if h.budget != nil {
 		admitted := int(max(h.budget.Limit()/CellMemoryBytes, 1))
-		h.cells = newSemaphore(admitted)
+		h.cells = semaphore.NewWeighted(int64(admitted))
 		h.connCells = max(admitted*h.cellsPerSession/MaxActiveCells, 1)
 	}
 	return h
 }
 
-// semaphore is a counting semaphore that is only ever tried, never waited on: the host refuses
-// work beyond a limit at once rather than queueing it.
-type semaphore chan struct{}
-
-func newSemaphore(n int) semaphore { return make(semaphore, n) }
-
-// tryAcquire takes a slot and returns its release function, or nil when none is free. A nil
-// semaphore has no limit.
-func (s semaphore) tryAcquire() func() {
+// tryAcquire takes a slot of s and returns its release function, or nil when none is free: the
+// host refuses work beyond a limit at once rather than queueing it. A nil s has no limit.
+func tryAcquire(s *semaphore.Weighted) func() {
 	if s == nil {
 		return func() {}
 	}
-	select {
-	case s <- struct{}{}:
-		return func() { <-s }
-	default:
+	if !s.TryAcquire(1) {
 		return nil
 	}
+	return func() { s.Release(1) }
 }
 
 // decodeClientMessage reads a client's message in the host's generation: operation/yield and

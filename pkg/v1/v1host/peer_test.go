@@ -15,8 +15,8 @@ import (
 // TestStartCellReportsWhenInitialResponseIsEnqueued is Codex's peer_tests
 // start_cell_reports_when_initial_response_is_enqueued, on the connection's cell routes (Go's
 // counterpart of Codex's HostPeer), over a real pipe: startCell's channel stays open until the
-// cell's initial response is queued, and the cell's slot (Codex's active-cell permit) is held
-// past it, until the cell closes and cell/closed is sent.
+// cell's initial response, queued by forwardInitial, was written, and the cell's slot (Codex's
+// active-cell permit) is held past it, until the cell closes and cell/closed is sent.
 func TestStartCellReportsWhenInitialResponseIsEnqueued(t *testing.T) {
 	checkLeaks(t)
 	fromHostR, fromHostW, err := os.Pipe()
@@ -66,7 +66,9 @@ func TestStartCellReportsWhenInitialResponseIsEnqueued(t *testing.T) {
 
 	initial := make(chan codemode.InitialResult, 1)
 	released := make(chan struct{})
-	sent := cn.startCell("session-1", 1, codemode.NewStartedCell("cell-1", initial, nil), func() { close(released) }, time.Now(), nil)
+	key := cellKey{"session-1", "cell-1"}
+	sent := cn.startCell(key, execution{id: 1, receivedAt: time.Now()}, func() { close(released) })
+	go cn.forwardInitial(key, codemode.NewStartedCell("cell-1", initial, nil))
 	select {
 	case <-sent:
 		t.Fatal("reported before the initial response existed")

@@ -6,226 +6,138 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
-	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// routeTable is the connection's cell routes as bookkeeping: which cells have a route, what each
-// has queued, how many answers are held back and whether it finished. It starts no goroutine and
-// does no I/O, so its rules are tested without either (route_test.go); the conn's route goroutines
-// (cells.go) do the sending. Its own lock guards it, a leaf under every other lock of the conn.
+// routeTable is the connection's cell routes: for each cell its order (cellOrder) and what its
+// sender needs beside it. Its lock guards every route's order, a leaf under every other lock of
+// the conn. Each change that may give a sender work wakes it; the sender (cells.go) is the only
+// goroutine that writes a cell's messages.
 type routeTable struct {
 	mu     sync.Mutex
 	routes map[cellKey]*cellRoute
 	// gone is closed (and replaced) whenever a route is removed, to wake shutdowns that wait for a
 	// session's cells.
 	gone chan struct{}
-	// done is closed when the connection ends: from then on nothing is queued.
+	// done is closed when the connection ends: the senders are gone then, and nothing waits for
+	// what was queued.
 	done <-chan struct{}
+}
+
+// cellRoute is one cell's route: its order under the table's lock, the wake-up of its sender,
+// and the execute's details for its initial response.
+type cellRoute struct {
+	order cellOrder
+	// wake holds one pending signal: the order changed since the sender last looked.
+	wake chan struct{}
+	// exec is set by start, before the sender runs, and read only by the sender.
+	exec execution
+}
+
+// execution is what the initial response of a cell's execute needs.
+type execution struct {
+	id         wirev1.RequestId
+	receivedAt time.Time
+	// budget is the host-side truncation of the initial response; nil: it goes out whole.
+	budget *outputBudget
+	// written is closed by the sender once the initial response was written.
+	written chan struct{}
 }
 
 func newRouteTable(done <-chan struct{}) *routeTable {
 	return &routeTable{routes: map[cellKey]*cellRoute{}, gone: make(chan struct{}), done: done}
 }
 
-// closed reports whether the connection ended.
-func (t *routeTable) closed() bool {
-	select {
-	case <-t.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// start marks the route of key started, with the execute's answer details, and returns it.
-func (t *routeTable) start(key cellKey, id wirev1.RequestId, receivedAt time.Time, budget *outputBudget) *cellRoute {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	r := t.routeLocked(key)
-	r.started, r.budget, r.id, r.receivedAt = true, budget, id, receivedAt
-	return r
-}
-
-// observed reports whether the runtime queued r's initial response on the route.
-func (t *routeTable) observed(r *cellRoute) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return r.observed
-}
-
-// routeLocked returns the route of key, creating it (not started) if needed. Callers hold t.mu.
+// routeLocked returns the route of key, creating it (not started) if needed: the runtime may
+// hand over a cell's messages before Execute returned. Callers hold t.mu.
 func (t *routeTable) routeLocked(key cellKey) *cellRoute {
 	r := t.routes[key]
 	if r == nil {
-		r = newCellRoute()
+		r = &cellRoute{wake: make(chan struct{}, 1)}
 		t.routes[key] = r
 	}
 	return r
 }
 
-// enqueue adds m to the route of key. Before the route is started, a full queue makes a
-// delegate request wait for room (ctx bounds the wait); nothing else waits.
-func (t *routeTable) enqueue(ctx context.Context, key cellKey, m routeMessage) error {
-	for {
-		t.mu.Lock()
-		if t.closed() {
-			t.mu.Unlock()
-			return errClientClosed
-		}
-		r := t.routeLocked(key)
-		if r.started || m.kind != routeCall || len(r.queue) < MaxQueuedCellMessages {
-			r.queue = append(r.queue, m)
-			t.mu.Unlock()
-			signal(r.wake)
-			return nil
-		}
-		space := r.space
-		t.mu.Unlock()
-		select {
-		case <-space:
-		case <-ctx.Done():
-			return errDelegateCancelled
-		case <-t.done:
-			return errClientClosed
-		}
-	}
-}
-
-// tryEnqueue adds a delegate request to the route of key if that needs no wait (see enqueue)
-// and reports whether it did.
-func (t *routeTable) tryEnqueue(key cellKey, m routeMessage) bool {
+// update applies change to the order of key's route, creating the route if asked, and wakes its
+// sender; false when there is no route and none was to be created.
+func (t *routeTable) update(key cellKey, create bool, change func(*cellOrder) bool) bool {
 	t.mu.Lock()
-	if t.closed() {
-		t.mu.Unlock()
-		return false
-	}
-	r := t.routeLocked(key)
-	if !r.started && len(r.queue) >= MaxQueuedCellMessages {
-		t.mu.Unlock()
-		return false
-	}
-	r.queue = append(r.queue, m)
-	t.mu.Unlock()
-	signal(r.wake)
-	return true
-}
-
-// take empties the route's queue and marks the route as sending, unless a caller is sending
-// right now (it wakes the route when it is done).
-func (t *routeTable) take(r *cellRoute) []routeMessage {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if r.sending {
-		return nil
-	}
-	q := r.queue
-	r.queue = nil
-	r.sending = len(q) > 0
-	close(r.space)
-	r.space = make(chan struct{})
-	return q
-}
-
-// doneSending clears the sending mark and wakes the route if requests queued meanwhile.
-func (t *routeTable) doneSending(r *cellRoute) {
-	t.mu.Lock()
-	r.sending = false
-	more := len(r.queue) > 0
-	t.mu.Unlock()
-	if more {
-		signal(r.wake)
-	}
-}
-
-// claimIdle marks the route of key as sending if it is started, idle and has nothing
-// queued, so that the caller may send its delegate request itself.
-func (t *routeTable) claimIdle(key cellKey) *cellRoute {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	r := t.routes[key]
-	if r == nil || r.finished || !r.started || r.sending || len(r.queue) > 0 || t.closed() {
-		return nil
+	if r == nil && create {
+		r = t.routeLocked(key)
 	}
-	r.sending = true
+	if r == nil {
+		t.mu.Unlock()
+		return false
+	}
+	changed := change(&r.order)
+	t.mu.Unlock()
+	if changed {
+		wake(r.wake)
+	}
+	return changed
+}
+
+func wake(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// start records the execute's details on the route of key and lets its sender take, and returns
+// the route for the sender.
+func (t *routeTable) start(key cellKey, exec execution) *cellRoute {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r := t.routeLocked(key)
+	r.exec = exec
+	r.order.start()
 	return r
 }
 
-// enqueueIfRouted adds m to the route of key if the cell still has one (it did not close yet)
-// and reports whether it did.
-func (t *routeTable) enqueueIfRouted(key cellKey, m routeMessage) bool {
-	t.mu.Lock()
-	r := t.routes[key]
-	if r == nil || r.finished || t.closed() {
-		t.mu.Unlock()
-		return false
-	}
-	if m.kind == routeInitial {
-		r.observed = true
-	}
-	r.queue = append(r.queue, m)
-	t.mu.Unlock()
-	signal(r.wake)
-	return true
+// push queues m on the route of key, created if needed; false when the cell's closure was decided
+// already (the caller sends m itself).
+func (t *routeTable) push(key cellKey, m routeMessage) bool {
+	return t.update(key, true, func(o *cellOrder) bool { return o.push(m) })
 }
 
-// observeInitial queues an execute's initial response on its cell's route, where the runtime
-// produced it among the cell's delegate requests (codemode.ExecuteRequest.Observe). The route is
-// created if it was not yet: the runtime may answer before Execute returned.
-func (t *routeTable) observeInitial(session wirev1.SessionId, resp codemode.RuntimeResponse) {
-	t.mu.Lock()
-	if t.closed() {
-		t.mu.Unlock()
-		return
-	}
-	r := t.routeLocked(cellKey{session, resp.CellID})
-	r.observed = true
-	r.queue = append(r.queue, routeMessage{kind: routeInitial, response: resp})
-	t.mu.Unlock()
-	signal(r.wake)
+// pushIfRouted queues m on the route of key if the cell has one that still takes messages, and
+// reports whether it did; otherwise the caller sends m itself.
+func (t *routeTable) pushIfRouted(key cellKey, m routeMessage) bool {
+	return t.update(key, false, func(o *cellOrder) bool { return o.push(m) })
+}
+
+// offerInitial queues the initial response of key unless it is queued already
+// (cellOrder.offerInitial). Observe creates the route, as it may come before Execute returned;
+// the execute's future does not, since a route gone by then sent its initial response and closed.
+func (t *routeTable) offerInitial(key cellKey, m routeMessage, create bool) {
+	t.update(key, create, func(o *cellOrder) bool { o.offerInitial(m); return true })
+}
+
+// closeCell records that the cell of key closed.
+func (t *routeTable) closeCell(key cellKey) {
+	t.update(key, true, func(o *cellOrder) bool { o.close(); return true })
 }
 
 // hold keeps the cell/closed of key back until the returned release is called: a wait or
-// terminate response is being written, and the closure must follow it. A cell without a route
-// (closed already) needs no hold.
+// terminate answer is being made, and the closure must follow it. A cell without a route, or
+// whose closure was decided, needs no hold.
 func (t *routeTable) hold(key cellKey) (release func()) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	r := t.routes[key]
-	if r == nil || r.finished {
+	if !t.update(key, false, (*cellOrder).hold) {
 		return func() {}
 	}
-	r.holds++
 	var once sync.Once
 	return func() {
-		once.Do(func() {
-			t.mu.Lock()
-			r.holds--
-			close(r.released)
-			r.released = make(chan struct{})
-			t.mu.Unlock()
-		})
+		once.Do(func() { t.update(key, false, func(o *cellOrder) bool { o.release(); return true }) })
 	}
 }
 
-// finish marks r finished and reports true when nothing is left for it to send before
-// cell/closed: no wait or terminate response is being written and nothing is queued. The check
-// and the mark are one step under t.mu, so a response is either queued before it (and sent) or
-// finds the route finished (and goes out directly), never queued where nobody drains it.
-func (t *routeTable) finish(r *cellRoute) bool {
+// next is the sender's step on r (cellOrder.next).
+func (t *routeTable) next(r *cellRoute) ([]routeMessage, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if r.holds > 0 || len(r.queue) > 0 {
-		return false
-	}
-	r.finished = true
-	return true
-}
-
-// releasedSignal is closed at the next release of a hold on r.
-func (t *routeTable) releasedSignal(r *cellRoute) <-chan struct{} {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return r.released
+	return r.order.next()
 }
 
 // remove forgets a finished route and wakes shutdowns waiting for the session's cells.

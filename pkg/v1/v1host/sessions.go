@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/codemodehq/codemode/gen/go/wirev1"
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/modeltool"
@@ -19,7 +21,7 @@ type hostSession struct {
 	serverTruncation bool
 	// cells is the session's share of the host's active cells; nil under a memory budget, where
 	// a WebSocket connection has the share instead (conn.cells).
-	cells semaphore
+	cells *semaphore.Weighted
 }
 
 // budget is how a response of s goes out: whole (nil, the client truncates), or as
@@ -69,7 +71,7 @@ func (c *conn) openSession(ctx context.Context, r wirev1.OpenSession) result {
 	server := r.OutputTruncation != nil && *r.OutputTruncation == wirev1.WireOutputTruncationServer
 	hs := &hostSession{id: r.SessionId, session: sess, serverTruncation: server}
 	if c.host.budget == nil {
-		hs.cells = newSemaphore(c.host.cellsPerSession) // under a budget the connection has the share
+		hs.cells = semaphore.NewWeighted(int64(c.host.cellsPerSession)) // under a budget the connection has the share
 	}
 	if !c.state.addSession(hs) {
 		_ = sess.Shutdown(context.Background())
@@ -97,7 +99,7 @@ func (c *conn) shutdownSession(ctx context.Context, r wirev1.ShutdownSession) re
 // when the host is full whatever else is).
 func (c *conn) takeCell(s *hostSession) (func(), string) {
 	slots := []struct {
-		sem     semaphore
+		sem     *semaphore.Weighted
 		refusal string
 	}{{c.host.cells, errTooManyCells}, {c.cells, errTooManyConnectionCells}, {s.cells, errTooManySessionCells}}
 	var taken []func()
@@ -107,7 +109,7 @@ func (c *conn) takeCell(s *hostSession) (func(), string) {
 		}
 	}
 	for _, slot := range slots {
-		release := slot.sem.tryAcquire()
+		release := tryAcquire(slot.sem)
 		if release == nil {
 			undo()
 			return nil, slot.refusal

@@ -1,0 +1,85 @@
+package v1host
+
+// cellOrder is the order of what the host sends about one cell (docs/protocol/v1.md#execute), as
+// plain data: one queue, drained by the cell's one sender (cells.go). execution/started goes
+// first (nothing is taken before start), then the cell's delegate requests, the cancellations of
+// those it abandoned, its initial response and the responses of its waits, in the order they were
+// pushed (the order the runtime produced them, so the order the script caused them, as Codex's
+// host sends them), and cell/closed last: once the cell closed, its initial response went out,
+// the queue is empty and no wait or terminate answer is still being made (hold). It does no I/O,
+// starts no goroutine and has no lock of its own (routeTable's guards it), so its rules are
+// unit-tested on their own (cellorder_test.go). See docs/adr/0067-one-queue-per-cell.md.
+type cellOrder struct {
+	queue []routeMessage
+	// started is set once execution/started was written: only then may the sender take.
+	started bool
+	// initialQueued is set when the initial response took its place in the queue: the runtime
+	// hands it over where it produced it (codemode.ExecuteRequest.Observe) and the execute's
+	// future returns it too; the first to arrive is queued, the same response arriving again is
+	// dropped (offerInitial).
+	initialQueued bool
+	// closed is set when the runtime reported that the cell closed (Delegate.CellClosed).
+	closed bool
+	// holds counts the wait and terminate answers being made: cell/closed waits for them.
+	holds int
+	// finished is set once the sender decided to send cell/closed: from then on nothing is
+	// queued and nothing held, since nothing would drain it; it goes out at once instead.
+	finished bool
+}
+
+// push queues m behind everything pushed before. It reports false when the cell's closure was
+// decided already: the caller then sends m itself.
+func (o *cellOrder) push(m routeMessage) bool {
+	if o.finished {
+		return false
+	}
+	o.queue = append(o.queue, m)
+	return true
+}
+
+// offerInitial queues the initial response unless it is queued already (the runtime handed it
+// over in its order of events before the execute's future returned it).
+func (o *cellOrder) offerInitial(m routeMessage) {
+	if o.initialQueued {
+		return
+	}
+	o.initialQueued = true
+	o.queue = append(o.queue, m)
+}
+
+// start lets the sender take: execution/started was written.
+func (o *cellOrder) start() { o.started = true }
+
+// close records that the cell closed: cell/closed is due once the rest is out.
+func (o *cellOrder) close() { o.closed = true }
+
+// hold keeps cell/closed back until release; false when the closure was decided already (the
+// answer then has nothing to precede).
+func (o *cellOrder) hold() bool {
+	if o.finished {
+		return false
+	}
+	o.holds++
+	return true
+}
+
+// release ends a hold.
+func (o *cellOrder) release() { o.holds-- }
+
+// next is the sender's step: the messages to send now, in order, or finish when cell/closed is
+// all that is left (the route is finished from then on); neither means wait for a change.
+// Messages the sender took count as sent by its next step, which the same sender takes only
+// after sending them.
+func (o *cellOrder) next() (batch []routeMessage, finish bool) {
+	switch {
+	case !o.started:
+		return nil, false
+	case len(o.queue) > 0:
+		batch, o.queue = o.queue, nil
+		return batch, false
+	case o.closed && o.initialQueued && o.holds == 0:
+		o.finished = true
+		return nil, true
+	}
+	return nil, false
+}

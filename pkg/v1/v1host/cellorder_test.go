@@ -1,0 +1,144 @@
+package v1host
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/codemodehq/codemode/gen/go/wirev1"
+	"github.com/codemodehq/codemode/pkg/codemode"
+)
+
+// The rules of a cell's order (cellOrder, routeTable), without goroutines or a connection. The
+// wire order they make is asserted end to end in order_test.go.
+
+// labels names the messages of a batch: "call N", "cancel N", "initial CELL" or "response".
+func labels(batch []routeMessage) []string {
+	var out []string
+	for _, m := range batch {
+		switch m.kind {
+		case routeCall:
+			out = append(out, "call "+string(rune('0'+m.call.id)))
+		case routeCancel:
+			out = append(out, "cancel "+string(rune('0'+m.cancel)))
+		case routeInitial:
+			out = append(out, "initial "+string(m.initial.Response.CellID))
+		case routeResponse:
+			out = append(out, "response")
+		}
+	}
+	return out
+}
+
+func callMessage(id int) routeMessage {
+	return routeMessage{kind: routeCall, call: &delegateCall{id: wirev1.DelegateRequestId(id)}}
+}
+
+func initialMessage(cell string) routeMessage {
+	return routeMessage{kind: routeInitial, initial: codemode.InitialResult{Response: codemode.RuntimeResponse{CellID: codemode.CellID(cell)}}}
+}
+
+func wantStep(t *testing.T, o *cellOrder, wantFinish bool, want ...string) {
+	t.Helper()
+	batch, finish := o.next()
+	if got := labels(batch); finish != wantFinish || !reflect.DeepEqual(got, want) {
+		t.Fatalf("next = %q, finish %v; want %q, finish %v", got, finish, want, wantFinish)
+	}
+}
+
+func TestNothingIsTakenBeforeTheCellStarted(t *testing.T) {
+	var o cellOrder
+	o.push(callMessage(1))
+	o.offerInitial(initialMessage("a"))
+	o.close()
+	wantStep(t, &o, false)
+	o.start()
+	wantStep(t, &o, false, "call 1", "initial a")
+	wantStep(t, &o, true)
+}
+
+func TestTheInitialResponseTakesThePlaceWhereItFirstArrived(t *testing.T) {
+	var o cellOrder
+	o.start()
+	o.push(callMessage(1))
+	o.offerInitial(initialMessage("observed"))
+	o.push(callMessage(2))
+	o.offerInitial(initialMessage("future")) // the execute's future returns the same response
+	wantStep(t, &o, false, "call 1", "initial observed", "call 2")
+	o.offerInitial(initialMessage("late"))
+	wantStep(t, &o, false)
+}
+
+func TestCellClosedWaitsForTheInitialResponse(t *testing.T) {
+	var o cellOrder
+	o.start()
+	o.close()
+	wantStep(t, &o, false)
+	o.offerInitial(initialMessage("a"))
+	wantStep(t, &o, false, "initial a")
+	wantStep(t, &o, true)
+}
+
+func TestCellClosedWaitsForTheAnswersBeingMade(t *testing.T) {
+	var o cellOrder
+	o.start()
+	o.offerInitial(initialMessage("a"))
+	if !o.hold() {
+		t.Fatal("hold on a live route refused")
+	}
+	o.close()
+	wantStep(t, &o, false, "initial a")
+	wantStep(t, &o, false) // the held answer would follow cell/closed
+	o.push(routeMessage{kind: routeResponse})
+	o.release()
+	wantStep(t, &o, false, "response")
+	wantStep(t, &o, true)
+}
+
+func TestWhatIsQueuedAfterTheClosureStillPrecedesCellClosed(t *testing.T) {
+	var o cellOrder
+	o.start()
+	o.offerInitial(initialMessage("a"))
+	o.close()
+	o.push(routeMessage{kind: routeCancel, cancel: 3})
+	wantStep(t, &o, false, "initial a", "cancel 3")
+	wantStep(t, &o, true)
+}
+
+func TestAFinishedRouteTakesNoHoldAndNoMessage(t *testing.T) {
+	var o cellOrder
+	o.start()
+	o.offerInitial(initialMessage("a"))
+	o.close()
+	wantStep(t, &o, false, "initial a")
+	wantStep(t, &o, true)
+	if o.hold() {
+		t.Fatal("hold on a finished route counted: nobody waits for it")
+	}
+	if o.push(routeMessage{kind: routeResponse}) {
+		t.Fatal("a finished route queued an answer: nothing would send it")
+	}
+	if len(o.queue) != 0 || o.holds != 0 {
+		t.Fatalf("finished route holds %d messages, %d holds", len(o.queue), o.holds)
+	}
+}
+
+func TestOnlyACellsOwnMessagesCreateItsRoute(t *testing.T) {
+	tab := newRouteTable(make(chan struct{}))
+	key := cellKey{session: "s", cell: "1"}
+	if tab.pushIfRouted(key, routeMessage{kind: routeResponse}) {
+		t.Fatal("an answer was queued for a cell without a route")
+	}
+	tab.hold(key)() // a cell without a route needs no hold
+	tab.offerInitial(key, initialMessage("1"), false)
+	if len(tab.routes) != 0 {
+		t.Fatal("the execute's future created a route: a route gone by then has closed")
+	}
+	tab.offerInitial(key, initialMessage("1"), true)
+	if !tab.push(key, callMessage(1)) {
+		t.Fatal("a call to a cell not started yet was not queued")
+	}
+	r := tab.start(key, execution{id: 7})
+	if batch, _ := tab.next(r); !reflect.DeepEqual(labels(batch), []string{"initial 1", "call 1"}) {
+		t.Fatalf("next = %q", labels(batch))
+	}
+}
