@@ -19,12 +19,12 @@ import (
 
 // binding is one lease on the host: a session of the host, the streams that carry its callbacks,
 // and the client's bookkeeping. When the lease is lost the binding stops for good; the
-// reconnecting session opens the next generation.
+// reconnecting session opens the next epoch.
 type binding struct {
 	client     code_modev1connect.CodeModeHostClient
 	id         string
-	generation uint64
-	// delegate shows public cell IDs (generationDelegate).
+	epoch uint64
+	// delegate shows public cell IDs (epochDelegate).
 	delegate codemode.Delegate
 
 	// ctx is the lease's: cancelled when the binding stops (failed or closed), which ends its
@@ -64,12 +64,12 @@ type binding struct {
 	st *state
 }
 
-// openBinding opens a lease of generation: OpenSession, its opening event, and the one catch-all
+// openBinding opens the lease of epoch: OpenSession, its opening event, and the one catch-all
 // subscription, whose response headers say the host has registered it. Each step has the startup
 // deadline.
-func openBinding(ctx context.Context, serverTruncation bool, client code_modev1connect.CodeModeHostClient, d codemode.Delegate, limits codemode.SessionCellExecutionLimits, generation uint64) (*binding, error) {
+func openBinding(ctx context.Context, serverTruncation bool, client code_modev1connect.CodeModeHostClient, d codemode.Delegate, limits codemode.SessionCellExecutionLimits, epoch uint64) (*binding, error) {
 	b := &binding{
-		client: client, generation: generation, delegate: d, askServerTruncation: serverTruncation,
+		client: client, epoch: epoch, delegate: d, askServerTruncation: serverTruncation,
 		shutdownDone: make(chan struct{}),
 	}
 	b.route.Store("")

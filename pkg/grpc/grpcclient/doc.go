@@ -18,13 +18,13 @@
 // FAILED_PRECONDITION) reach the caller with the runtime's own text.
 //
 // When the lease is lost (the host restarted, the network failed) the session's next operation
-// opens a new lease, the next generation. Stored values and running cells of the lost one are gone
-// and its cells are reported closed; cells of generation N ≥ 2 are named "g<N>:<host ID>", and an
-// ID of another generation fails with ErrStaleGeneration.
+// opens a new lease, the next epoch. Stored values and running cells of the lost one are gone
+// and its cells are reported closed; cells of epoch N ≥ 2 are named "g<N>:<host ID>", and an
+// ID of another epoch fails with ErrStaleEpoch.
 //
 // Behind a proxy (spec §6.1, docs/scale-out.md) every request of a session carries the route its
 // host returned on OpenSession (x-code-mode-route). A failure that says the route was lost
 // (x-code-mode-route-lost: true) resets the session: the operation fails with ErrSessionReset and is
-// not replayed, and the next one opens the next generation. OpenSession refused with UNAVAILABLE or
+// not replayed, and the next one opens the next epoch. OpenSession refused with UNAVAILABLE or
 // RESOURCE_EXHAUSTED is tried again, at most 5 attempts in all.
 package grpcclient

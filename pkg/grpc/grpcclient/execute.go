@@ -160,7 +160,7 @@ func (e *execution) hand() *codemode.StartedCell {
 			results <- codemode.InitialResult{Err: b.stoppedError()}
 		}
 	}
-	return codemode.NewStartedCell(PublicCellID(b.generation, e.cell), results, e.abandon)
+	return codemode.NewStartedCell(PublicCellID(b.epoch, e.cell), results, e.abandon)
 }
 
 // readOutcome reads the one outcome, checks it names the cell and settles the cell's
@@ -183,7 +183,7 @@ func (e *execution) readOutcome(results chan<- codemode.InitialResult) {
 		results <- codemode.InitialResult{Err: errBindingStopped}
 		return
 	}
-	results <- codemode.InitialResult{Response: publicResponse(e.b.generation, resp)}
+	results <- codemode.InitialResult{Response: publicResponse(e.b.epoch, resp)}
 }
 
 // outcome receives the outcome event within the yield time, the grace and the transport's

@@ -10,7 +10,7 @@ import (
 // ErrSessionReset is the error of the operations of a session whose host was lost behind a
 // proxy: a request came back with x-code-mode-route-lost (spec §6.1). The session's stored values
 // and running cells are gone; its cells were reported closed, and its next operation opens a new
-// lease, the next generation ("g<N>:" cell IDs). The failed operation itself is not replayed.
+// lease, the next epoch ("g<N>:" cell IDs). The failed operation itself is not replayed.
 var ErrSessionReset error = sessionReset{}
 
 // sessionReset is ErrSessionReset's type: its text is the spec's, capitalized as Codex writes it.
@@ -46,7 +46,7 @@ func (t routeTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // lostRoute fails the binding with ErrSessionReset: every live cell is reported closed, the
-// lease dropped, and the session's next operation opens the next generation.
+// lease dropped, and the session's next operation opens the next epoch.
 func (b *binding) lostRoute() {
 	b.reset.Store(true)
 	b.fail(ErrSessionReset)

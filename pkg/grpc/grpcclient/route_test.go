@@ -177,10 +177,10 @@ func TestEveryRequestOfASessionCarriesItsRoute(t *testing.T) {
 }
 
 // A request that reaches a host without the session, carrying a lost host's route, resets the
-// session: the request fails with the spec's text and is not replayed, the lost generation's
+// session: the request fails with the spec's text and is not replayed, the lost epoch's
 // cells are reported closed, its IDs are stale, and the next cell runs on a new lease as "g2:1"
 // without the lost stored values.
-func TestLostRouteResetsTheSessionToTheNextGeneration(t *testing.T) {
+func TestLostRouteResetsTheSessionToTheNextEpoch(t *testing.T) {
 	f := startFront(t, 2)
 	s, rec := session(t, newProvider(t, f.url, grpcclient.ProtocolGRPC), codemode.SessionCellExecutionLimits{})
 	rec.Handle("echo", codemodetest.Returns(`"echoed"`))
@@ -204,8 +204,8 @@ func TestLostRouteResetsTheSessionToTheNextGeneration(t *testing.T) {
 	}
 
 	_, err = s.Wait(ctxT(t), codemode.WaitRequest{CellID: "2", YieldTimeMs: 1})
-	if !errors.Is(err, grpcclient.ErrStaleGeneration) {
-		t.Fatalf("Wait on the lost generation's cell: %v, want %v", err, grpcclient.ErrStaleGeneration)
+	if !errors.Is(err, grpcclient.ErrStaleEpoch) {
+		t.Fatalf("Wait on the lost epoch's cell: %v, want %v", err, grpcclient.ErrStaleEpoch)
 	}
 	r := run(t, s, execReq(`text(String(load("k"))); text(await tools.echo({}));`, 5_000, fnTool("echo")))
 	if r.Kind != codemode.Result || r.CellID != "g2:2" && r.CellID != "g2:1" || texts(r) != "{undefined};{echoed};" {

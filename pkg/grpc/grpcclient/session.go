@@ -8,7 +8,7 @@ import (
 )
 
 // session is the codemode.Session a Provider returns: the current binding (lease) of the session
-// and the reconnection to the next generation when it is lost.
+// and the reconnection to the next epoch when it is lost.
 type session struct {
 	p        *Provider
 	delegate codemode.Delegate
@@ -19,7 +19,7 @@ type session struct {
 
 	mu             sync.Mutex
 	current        *binding
-	nextGeneration uint64
+	nextEpoch uint64
 	shutdown       bool
 
 	shutdownOnce sync.Once
@@ -30,10 +30,10 @@ type session struct {
 var _ codemode.Session = (*session)(nil)
 
 func newSession(p *Provider, d codemode.Delegate, limits codemode.SessionCellExecutionLimits) *session {
-	return &session{p: p, delegate: d, limits: limits, opening: make(chan struct{}, 1), nextGeneration: 1, shutdownDone: make(chan struct{})}
+	return &session{p: p, delegate: d, limits: limits, opening: make(chan struct{}, 1), nextEpoch: 1, shutdownDone: make(chan struct{})}
 }
 
-// binding returns the live binding, opening the next generation if the current one was lost.
+// binding returns the live binding, opening the next epoch if the current one was lost.
 // Opening is serialized; a session being shut down opens nothing.
 func (s *session) binding(ctx context.Context) (*binding, error) {
 	if b, err := s.live(); b != nil || err != nil {
@@ -52,13 +52,13 @@ func (s *session) binding(ctx context.Context) (*binding, error) {
 	}
 	s.mu.Lock()
 	old := s.current
-	generation := s.nextGeneration
-	s.nextGeneration++
+	epoch := s.nextEpoch
+	s.nextEpoch++
 	s.mu.Unlock()
 	if old != nil {
 		_ = old.shutdown(ctx)
 	}
-	b, err := openBinding(ctx, s.p.opts.ServerTruncation, s.p.transport.client, generationDelegate{delegate: s.delegate, generation: generation}, s.limits, generation)
+	b, err := openBinding(ctx, s.p.opts.ServerTruncation, s.p.transport.client, epochDelegate{delegate: s.delegate, epoch: epoch}, s.limits, epoch)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func (s *session) live() (*binding, error) {
 	return nil, nil
 }
 
-// Execute admits a cell on the live binding; its ID is public (generation-prefixed after a
+// Execute admits a cell on the live binding; its ID is public (epoch-prefixed after a
 // reconnection).
 func (s *session) Execute(ctx context.Context, req codemode.ExecuteRequest) (*codemode.StartedCell, error) {
 	b, err := s.binding(ctx)
@@ -96,13 +96,13 @@ func (s *session) Execute(ctx context.Context, req codemode.ExecuteRequest) (*co
 	return b.execute(ctx, req)
 }
 
-// Wait observes a cell of the live binding's generation.
+// Wait observes a cell of the live binding's epoch.
 func (s *session) Wait(ctx context.Context, req codemode.WaitRequest) (codemode.WaitOutcome, error) {
 	b, err := s.binding(ctx)
 	if err != nil {
 		return codemode.WaitOutcome{}, err
 	}
-	wire, err := RemoteCellID(b.generation, req.CellID)
+	wire, err := RemoteCellID(b.epoch, req.CellID)
 	if err != nil {
 		return codemode.WaitOutcome{}, err
 	}
@@ -111,7 +111,7 @@ func (s *session) Wait(ctx context.Context, req codemode.WaitRequest) (codemode.
 	if err != nil {
 		return codemode.WaitOutcome{}, err
 	}
-	return publicWaitOutcome(b.generation, o), nil
+	return publicWaitOutcome(b.epoch, o), nil
 }
 
 // Terminate stops a cell of the current binding. It never opens a new binding: cleanup must not
@@ -123,7 +123,7 @@ func (s *session) Terminate(ctx context.Context, cell codemode.CellID) (codemode
 	if b == nil || shutdown {
 		return codemode.WaitOutcome{}, codemode.ErrShuttingDown
 	}
-	wire, err := RemoteCellID(b.generation, cell)
+	wire, err := RemoteCellID(b.epoch, cell)
 	if err != nil {
 		return codemode.WaitOutcome{}, err
 	}
@@ -131,7 +131,7 @@ func (s *session) Terminate(ctx context.Context, cell codemode.CellID) (codemode
 	if err != nil {
 		return codemode.WaitOutcome{}, err
 	}
-	return publicWaitOutcome(b.generation, o), nil
+	return publicWaitOutcome(b.epoch, o), nil
 }
 
 // Shutdown closes the session on the host and reports every live cell closed. New operations fail
