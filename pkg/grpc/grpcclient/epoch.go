@@ -55,8 +55,8 @@ func publicWaitOutcome(epoch uint64, o codemode.WaitOutcome) codemode.WaitOutcom
 
 // epochDelegate shows a delegate the public cell IDs of its epoch in every callback.
 type epochDelegate struct {
-	delegate   codemode.Delegate
-	epoch uint64
+	delegate codemode.Delegate
+	epoch    uint64
 }
 
 // InvokeTool forwards the call with its public cell ID.

@@ -3,7 +3,6 @@ package grpcclient
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"time"
 
@@ -34,7 +33,7 @@ type execution struct {
 // If ctx ends before the cell is admitted, the cell, once admitted, is terminated and reported
 // closed, and ctx's error is returned.
 func (b *binding) execute(ctx context.Context, req codemode.ExecuteRequest) (*codemode.StartedCell, error) {
-	if err := b.requireOpen(); err != nil {
+	if err := b.life().err(); err != nil {
 		return nil, err
 	}
 	id := uuid.NewString()
@@ -57,7 +56,7 @@ func (b *binding) execute(ctx context.Context, req codemode.ExecuteRequest) (*co
 		}
 		result <- openedExecution{e, err}
 	}) {
-		b.retire(id)
+		b.retire(id, "")
 		return nil, b.stoppedError()
 	}
 	select {
@@ -67,7 +66,7 @@ func (b *binding) execute(ctx context.Context, req codemode.ExecuteRequest) (*co
 		}
 		return r.e.hand(), nil
 	case <-ctx.Done():
-		go b.abandonWhenStarted(result)
+		go abandonWhenStarted(result)
 		return nil, context.Cause(ctx)
 	}
 }
@@ -87,7 +86,7 @@ func (b *binding) openExecution(traceparent string, msg *pb.ExecuteRequest) (*ex
 	}
 	fail := func(err error) (*execution, error) {
 		cancel()
-		b.retire(e.id)
+		b.retire(e.id, "")
 		return nil, err
 	}
 	err := b.request(ctx, "execution", 0, func(context.Context) error {
@@ -106,9 +105,9 @@ func (b *binding) openExecution(traceparent string, msg *pb.ExecuteRequest) (*ex
 	})
 	switch {
 	case timed:
-		b.fail(err)
+		b.stop(leaseFailed, err)
 		return fail(err)
-	case err != nil && b.reset.Load():
+	case err != nil && b.life().routeLost:
 		return fail(ErrSessionReset)
 	case errors.Is(err, io.EOF):
 		return fail(errors.New("gRPC code-mode execution ended before its starting event"))
@@ -119,25 +118,15 @@ func (b *binding) openExecution(traceparent string, msg *pb.ExecuteRequest) (*ex
 	if started == nil {
 		return fail(errors.New("gRPC code-mode execution omitted its starting event"))
 	}
-	if err := b.admitStarted(e.id, started); err != nil {
-		b.fail(err)
+	b.mu.Lock()
+	err = b.st.admitStarted(e.id, started)
+	b.mu.Unlock()
+	if err != nil {
+		b.stop(leaseFailed, err)
 		return fail(err)
 	}
 	e.cell = codemode.CellID(started.GetCellId())
 	return e, nil
-}
-
-// admitStarted checks a started event against its execution.
-func (b *binding) admitStarted(id string, started *pb.ExecutionStarted) error {
-	if err := grpcconv.CheckHostIdentifier(started.GetExecutionId(), "execution ID"); err != nil {
-		return err
-	}
-	if started.GetExecutionId() != id {
-		return fmt.Errorf("gRPC code-mode execution returned ID %s instead of %s", started.GetExecutionId(), id)
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.st.admitExecution(id, started.GetCellId())
 }
 
 // hand gives the caller the StartedCell: the execution is claimed (its closure may now be
@@ -152,7 +141,7 @@ func (e *execution) hand() *codemode.StartedCell {
 		e.cancel()
 		results <- codemode.InitialResult{Err: err}
 	} else {
-		b.reportClosed(closed)
+		reportClosed(b.delegate, closed)
 		b.observing.begin()
 		if !b.streams.spawn(func() { defer b.observing.end(); e.readOutcome(results) }) {
 			b.observing.end()
@@ -197,7 +186,7 @@ func (e *execution) outcome() (codemode.RuntimeResponse, error) {
 	})
 	switch {
 	case timed:
-		e.b.fail(err)
+		e.b.stop(leaseFailed, err)
 		return codemode.RuntimeResponse{}, err
 	case errors.Is(err, io.EOF):
 		return codemode.RuntimeResponse{}, errors.New("gRPC code-mode execution omitted its initial outcome")
@@ -224,7 +213,7 @@ func (e *execution) outcome() (codemode.RuntimeResponse, error) {
 // cell is terminated (before this returns, so the caller's next Wait finds it gone), the stream
 // dropped, and the closure reported.
 func (e *execution) abandon() {
-	e.b.abandon(e.id, e.cell)
+	e.b.retire(e.id, e.cell)
 	e.cancel()
 }
 
@@ -236,15 +225,15 @@ type openedExecution struct {
 
 // abandonWhenStarted finishes an Execute whose caller gave up before the started event: a cell
 // the host admitted all the same is abandoned.
-func (b *binding) abandonWhenStarted(result <-chan openedExecution) {
+func abandonWhenStarted(result <-chan openedExecution) {
 	if r := <-result; r.err == nil {
 		r.e.abandon()
 	}
 }
 
-// abandon terminates an abandoned execution's cell on the host, retires the execution and
-// reports its closure.
-func (b *binding) abandon(id string, cell codemode.CellID) {
+// retire forgets an execution and reports its closure. The cell of an abandoned execution
+// (cell "" for one that never started) is terminated on the host first.
+func (b *binding) retire(id string, cell codemode.CellID) {
 	if !b.stopped() && cell != "" {
 		// An error means the cell closed on its own meanwhile, or the binding stopped; either
 		// way there is nothing left to stop.
@@ -253,13 +242,5 @@ func (b *binding) abandon(id string, cell codemode.CellID) {
 	b.mu.Lock()
 	closed := b.st.removeExecution(id)
 	b.mu.Unlock()
-	b.reportClosed(closed)
-}
-
-// retire forgets an execution that never started.
-func (b *binding) retire(id string) {
-	b.mu.Lock()
-	closed := b.st.removeExecution(id)
-	b.mu.Unlock()
-	b.reportClosed(closed)
+	reportClosed(b.delegate, closed)
 }

@@ -179,10 +179,19 @@ func TestEveryRequestOfASessionCarriesItsRoute(t *testing.T) {
 // A request that reaches a host without the session, carrying a lost host's route, resets the
 // session: the request fails with the spec's text and is not replayed, the lost epoch's
 // cells are reported closed, its IDs are stale, and the next cell runs on a new lease as "g2:1"
-// without the lost stored values.
+// without the lost stored values. The loss is found by a streaming request (Execute) and by a
+// unary one (Wait), on every protocol.
 func TestLostRouteResetsTheSessionToTheNextEpoch(t *testing.T) {
+	for _, protocol := range []grpcclient.Protocol{grpcclient.ProtocolGRPC, grpcclient.ProtocolGRPCWeb, grpcclient.ProtocolConnect} {
+		for _, finder := range []string{"Execute", "Wait"} {
+			t.Run(protocol.String()+" "+finder, func(t *testing.T) { testLostRouteResets(t, protocol, finder) })
+		}
+	}
+}
+
+func testLostRouteResets(t *testing.T, protocol grpcclient.Protocol, finder string) {
 	f := startFront(t, 2)
-	s, rec := session(t, newProvider(t, f.url, grpcclient.ProtocolGRPC), codemode.SessionCellExecutionLimits{})
+	s, rec := session(t, newProvider(t, f.url, protocol), codemode.SessionCellExecutionLimits{})
 	rec.Handle("echo", codemodetest.Returns(`"echoed"`))
 	if r := run(t, s, execReq(`store("k", "v"); text(await tools.echo({}));`, 5_000, fnTool("echo"))); r.Kind != codemode.Result || r.CellID != "1" {
 		t.Fatalf("first cell %+v", r)
@@ -192,15 +201,20 @@ func TestLostRouteResetsTheSessionToTheNextEpoch(t *testing.T) {
 	}
 	f.takeOut(0, 1)
 
-	_, err := s.Execute(ctxT(t), execReq(`text("never runs")`, 5_000))
+	var err error
+	if finder == "Execute" {
+		_, err = s.Execute(ctxT(t), execReq(`text("never runs")`, 5_000))
+	} else {
+		_, err = s.Wait(ctxT(t), codemode.WaitRequest{CellID: "2", YieldTimeMs: 1})
+	}
 	if !errors.Is(err, grpcclient.ErrSessionReset) || err.Error() != "Stored values and running cells were lost" {
-		t.Fatalf("Execute after the route was lost: %v, want %q", err, grpcclient.ErrSessionReset)
+		t.Fatalf("%s after the route was lost: %v, want %q", finder, err, grpcclient.ErrSessionReset)
 	}
 	if err := rec.AwaitCellClosed(ctxT(t), "2"); err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(f.requests(1)); got != "[Execute host-0]" {
-		t.Fatalf("the second host received %s, want exactly the one Execute that found the route lost (no replay)", got)
+	if got, want := fmt.Sprint(f.requests(1)), "["+finder+" host-0]"; got != want {
+		t.Fatalf("the second host received %s, want exactly the one %s that found the route lost (no replay)", got, finder)
 	}
 
 	_, err = s.Wait(ctxT(t), codemode.WaitRequest{CellID: "2", YieldTimeMs: 1})

@@ -17,20 +17,19 @@ type session struct {
 	// opening serializes the opening of bindings (a one-token semaphore).
 	opening chan struct{}
 
-	mu             sync.Mutex
-	current        *binding
+	mu        sync.Mutex
+	current   *binding
 	nextEpoch uint64
-	shutdown       bool
+	shutdown  bool
 
-	shutdownOnce sync.Once
-	shutdownDone chan struct{}
-	shutdownErr  error
+	// closing runs the shutdown once; its done channel exists from the start.
+	closing closer
 }
 
 var _ codemode.Session = (*session)(nil)
 
 func newSession(p *Provider, d codemode.Delegate, limits codemode.SessionCellExecutionLimits) *session {
-	return &session{p: p, delegate: d, limits: limits, opening: make(chan struct{}, 1), nextEpoch: 1, shutdownDone: make(chan struct{})}
+	return &session{p: p, delegate: d, limits: limits, opening: make(chan struct{}, 1), nextEpoch: 1, closing: closer{done: make(chan struct{})}}
 }
 
 // binding returns the live binding, opening the next epoch if the current one was lost.
@@ -43,7 +42,7 @@ func (s *session) binding(ctx context.Context) (*binding, error) {
 	case s.opening <- struct{}{}:
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
-	case <-s.shutdownDone:
+	case <-s.closing.done:
 		return nil, codemode.ErrShuttingDown
 	}
 	defer func() { <-s.opening }()
@@ -58,7 +57,7 @@ func (s *session) binding(ctx context.Context) (*binding, error) {
 	if old != nil {
 		_ = old.shutdown(ctx)
 	}
-	b, err := openBinding(ctx, s.p.opts.ServerTruncation, s.p.transport.client, epochDelegate{delegate: s.delegate, epoch: epoch}, s.limits, epoch)
+	b, err := openBinding(ctx, s.p.opts.ServerTruncation, s.p.transport, epochDelegate{delegate: s.delegate, epoch: epoch}, s.limits, epoch)
 	if err != nil {
 		return nil, err
 	}
@@ -140,25 +139,16 @@ func (s *session) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.shutdown = true
 	s.mu.Unlock()
-	s.shutdownOnce.Do(func() { go s.runShutdown() })
-	select {
-	case <-s.shutdownDone:
-		return s.shutdownErr
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
-}
-
-// runShutdown waits for an opening in progress, then shuts the current binding down.
-func (s *session) runShutdown() {
-	defer close(s.shutdownDone)
-	s.opening <- struct{}{}
-	s.mu.Lock()
-	b := s.current
-	s.mu.Unlock()
-	<-s.opening
-	if b != nil {
-		b.shutdownRequested.Store(true)
-		s.shutdownErr = b.shutdown(context.Background())
-	}
+	return s.closing.close(ctx, func() error {
+		// An opening in progress finishes first; then the current binding is shut down.
+		s.opening <- struct{}{}
+		s.mu.Lock()
+		b := s.current
+		s.mu.Unlock()
+		<-s.opening
+		if b == nil {
+			return nil
+		}
+		return b.shutdown(context.Background())
+	})
 }
