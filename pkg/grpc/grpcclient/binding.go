@@ -197,7 +197,7 @@ func (b *binding) subscribe(ctx context.Context) error {
 	}
 	if !b.streams.spawn(func() { b.readSubscription(sub) }) {
 		sub.Close()
-		return b.stoppedError()
+		return b.life().interrupted()
 	}
 	return nil
 }

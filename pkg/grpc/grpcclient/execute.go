@@ -57,7 +57,7 @@ func (b *binding) execute(ctx context.Context, req codemode.ExecuteRequest) (*co
 		result <- openedExecution{e, err}
 	}) {
 		b.retire(id, "")
-		return nil, b.stoppedError()
+		return nil, b.life().interrupted()
 	}
 	select {
 	case r := <-result:
@@ -146,7 +146,7 @@ func (e *execution) hand() *codemode.StartedCell {
 		if !b.streams.spawn(func() { defer b.observing.end(); e.readOutcome(results) }) {
 			b.observing.end()
 			e.cancel()
-			results <- codemode.InitialResult{Err: b.stoppedError()}
+			results <- codemode.InitialResult{Err: b.life().interrupted()}
 		}
 	}
 	return codemode.NewStartedCell(PublicCellID(b.epoch, e.cell), results, e.abandon)
@@ -162,7 +162,9 @@ func (e *execution) readOutcome(results chan<- codemode.InitialResult) {
 	resp, err := e.outcome()
 	close(read)
 	if err == nil {
-		err = e.b.checkCell(e.cell, resp)
+		if err = checkCell(e.cell, resp); err != nil {
+			e.b.stop(leaseFailed, err)
+		}
 	}
 	if err != nil {
 		results <- codemode.InitialResult{Err: err}
@@ -192,7 +194,7 @@ func (e *execution) outcome() (codemode.RuntimeResponse, error) {
 		return codemode.RuntimeResponse{}, errors.New("gRPC code-mode execution omitted its initial outcome")
 	case err != nil:
 		if e.b.stopped() {
-			return codemode.RuntimeResponse{}, e.b.stoppedError()
+			return codemode.RuntimeResponse{}, e.b.life().interrupted()
 		}
 		return codemode.RuntimeResponse{}, err
 	}

@@ -97,6 +97,15 @@ func (l lifecycle) err() error {
 	return l.stoppedErr()
 }
 
+// interrupted is what an operation the lease's stop interrupted fails with: err, or
+// errBindingStopped when the lease ended without a recorded reason.
+func (l lifecycle) interrupted() error {
+	if err := l.err(); err != nil {
+		return err
+	}
+	return errBindingStopped
+}
+
 // execPhase is where an execution stands. The host's started event (on the Execute stream) and
 // its CellClosed (on the lease) travel on different streams, so either may be read first.
 type execPhase uint8

@@ -139,3 +139,22 @@ func TestEveryPhaseHasItsMoves(t *testing.T) {
 		}
 	}
 }
+
+// An operation the stop interrupted fails with the stop's reason, the shutdown's, or
+// errBindingStopped when the lease ended without one.
+func TestInterruptedOperationsFailWithTheStopsReason(t *testing.T) {
+	failure := errors.New("failure")
+	for _, c := range []struct {
+		l    lifecycle
+		want error
+	}{
+		{lifecycle{}, errBindingStopped},
+		{lifecycle{phase: leaseShuttingDown}, codemode.ErrShuttingDown},
+		{lifecycle{phase: leaseStopped, failure: failure}, failure},
+		{lifecycle{phase: leaseStopped}, errSessionStateClosed},
+	} {
+		if got := c.l.interrupted(); !errors.Is(got, c.want) {
+			t.Errorf("%+v: %v, want %v", c.l, got, c.want)
+		}
+	}
+}

@@ -293,6 +293,19 @@ func (st *state) finishNotification(execution string) codemode.CellID {
 	return st.closeIfReady(execution)
 }
 
+// settle applies a response to its cell's notifications: a Terminated cancels them; a Result
+// returns the channel closed once they were delivered, unless the host waits for
+// acknowledgements (acked), which sent the Result after them. Nil means nothing to wait for.
+func (st *state) settle(r codemode.RuntimeResponse, acked bool) <-chan struct{} {
+	switch {
+	case r.Kind == codemode.Terminated:
+		st.cancelNotifications(r.CellID)
+	case r.Kind == codemode.Result && !acked:
+		return st.notificationsSettled(r.CellID)
+	}
+	return nil
+}
+
 // notificationsSettled returns a channel closed once the notifications of cell are settled, or
 // nil for a cell without an execution.
 func (st *state) notificationsSettled(cell codemode.CellID) <-chan struct{} {

@@ -305,7 +305,9 @@ func TestTerminatedCellsCancelPendingNotifications(t *testing.T) {
 	st := newTestState(t)
 	mustOK(t, "begin", st.beginExecution(stateRequest("execution")))
 	cb := wantAdmission(t, "notification", must[callback](t, "")(st.admitNotification(stateNotification("execution", 1))), nil, admitted)
-	st.cancelNotifications("cell")
+	if settled := st.settle(codemode.RuntimeResponse{Kind: codemode.Terminated, CellID: "cell"}, false); settled != nil {
+		t.Fatal("a Terminated waits for nothing")
+	}
 	if !cancelled(cb.ctx) {
 		t.Fatal("a termination must cancel the cell's notifications")
 	}
@@ -333,3 +335,30 @@ func TestDisconnectRevokesCallbacksAndReturnsEachLiveCellOnce(t *testing.T) {
 }
 
 var errLeaseClosed = fmt.Errorf("lease closed")
+
+// A Result waits for its cell's notifications, unless the host waited for their
+// acknowledgements before sending it; a cell without an execution has nothing to wait for.
+func TestResultsWaitForNotificationsUnlessTheHostAcknowledged(t *testing.T) {
+	st := newTestState(t)
+	mustOK(t, "begin", st.beginExecution(stateRequest("execution")))
+	mustOK(t, "admit", st.admitExecution("execution", "cell"))
+	result := codemode.RuntimeResponse{Kind: codemode.Result, CellID: "cell"}
+	if st.settle(result, true) != nil {
+		t.Fatal("an acknowledged Result waits for its notifications")
+	}
+	settled := st.settle(result, false)
+	if settled == nil {
+		t.Fatal("a Result does not wait for its notifications")
+	}
+	if st.settle(codemode.RuntimeResponse{Kind: codemode.Result, CellID: "other"}, false) != nil {
+		t.Fatal("a Result of an unknown cell waits")
+	}
+	if _, err := st.closeCell(closure("execution", 0)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-settled:
+	default:
+		t.Fatal("the closure of a cell without notifications did not settle them")
+	}
+}

@@ -134,26 +134,26 @@ func (b *binding) waitOutcome(ctx context.Context, cell codemode.CellID, resp *p
 	if buffered != nil {
 		buffered(&o)
 	}
-	if err := b.checkCell(cell, o.Response); err != nil {
+	if err := checkCell(cell, o.Response); err != nil {
+		b.stop(leaseFailed, err)
 		return codemode.WaitOutcome{}, err
 	}
 	if !b.settle(ctx, o.Response) {
 		if err := context.Cause(ctx); err != nil && b.ctx.Err() == nil {
 			return codemode.WaitOutcome{}, err
 		}
-		return codemode.WaitOutcome{}, b.stoppedError()
+		return codemode.WaitOutcome{}, b.life().interrupted()
 	}
 	return o, nil
 }
 
-// checkCell fails the binding if a response names another cell than the one asked for.
-func (b *binding) checkCell(cell codemode.CellID, r codemode.RuntimeResponse) error {
+// checkCell fails if a response names another cell than the one asked for; the error is fatal
+// to the binding.
+func checkCell(cell codemode.CellID, r codemode.RuntimeResponse) error {
 	if r.CellID == cell {
 		return nil
 	}
-	err := fmt.Errorf("gRPC code-mode host returned cell %s instead of %s", r.CellID, cell)
-	b.stop(leaseFailed, err)
-	return err
+	return fmt.Errorf("gRPC code-mode host returned cell %s instead of %s", r.CellID, cell)
 }
 
 // settle applies a response to the cell's notifications: a Result returns once all of them were
@@ -163,15 +163,7 @@ func (b *binding) checkCell(cell codemode.CellID, r codemode.RuntimeResponse) er
 // binding ended first.
 func (b *binding) settle(ctx context.Context, r codemode.RuntimeResponse) bool {
 	b.mu.Lock()
-	var settled <-chan struct{}
-	switch r.Kind {
-	case codemode.Terminated:
-		b.st.cancelNotifications(r.CellID)
-	case codemode.Result:
-		if !b.acked {
-			settled = b.st.notificationsSettled(r.CellID)
-		}
-	}
+	settled := b.st.settle(r, b.acked)
 	b.mu.Unlock()
 	if settled == nil {
 		return true
@@ -184,15 +176,6 @@ func (b *binding) settle(ctx context.Context, r codemode.RuntimeResponse) bool {
 	case <-b.ctx.Done():
 		return false
 	}
-}
-
-// stoppedError is what an operation interrupted by the binding's stop fails with: the failure
-// that stopped it, or errBindingStopped.
-func (b *binding) stoppedError() error {
-	if err := b.life().err(); err != nil {
-		return err
-	}
-	return errBindingStopped
 }
 
 // runtimeError passes the runtime's own errors through: a host answers FAILED_PRECONDITION with
