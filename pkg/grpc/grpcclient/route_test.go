@@ -46,6 +46,10 @@ type front struct {
 	log map[int][]string
 	// opens counts OpenSession attempts, refused ones included.
 	opens int
+	// outAfterOpen, when set, takes the host of the next OpenSession out of the rotation as soon as
+	// that OpenSession reached it, making outAfterOpen[0] the default: the session's next request
+	// finds its route lost.
+	outAfterOpen []int
 }
 
 // startFront serves n hosts behind a front until the test ends.
@@ -102,6 +106,9 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	f.log[target] = append(f.log[target], method+" "+route)
+	if method == "OpenSession" && f.outAfterOpen != nil {
+		f.out[target], f.current, f.outAfterOpen = true, f.outAfterOpen[0], nil
+	}
 	f.mu.Unlock()
 	f.hosts[target].handler.ServeHTTP(w, r)
 }
@@ -233,6 +240,34 @@ func testLostRouteResets(t *testing.T, protocol grpcclient.Protocol, finder stri
 		if req != "OpenSession " && req[len(req)-len(" host-1"):] != " host-1" {
 			t.Errorf("request %q after the reset, want the new host's route", req)
 		}
+	}
+}
+
+// A subscription that finds the route lost (the host went away between OpenSession and the
+// subscription) fails the opening with ErrSessionReset; the next session opens on another host.
+func TestLostRouteAtTheSubscriptionFailsTheOpening(t *testing.T) {
+	for _, protocol := range []grpcclient.Protocol{grpcclient.ProtocolGRPC, grpcclient.ProtocolGRPCWeb, grpcclient.ProtocolConnect} {
+		t.Run(protocol.String(), func(t *testing.T) {
+			f := startFront(t, 2)
+			f.mu.Lock()
+			f.outAfterOpen = []int{1}
+			f.mu.Unlock()
+			p := newProvider(t, f.url, protocol)
+			_, err := p.CreateSession(ctxT(t), codemodetest.NewRecorder(), codemode.SessionCellExecutionLimits{})
+			if !errors.Is(err, grpcclient.ErrSessionReset) {
+				t.Fatalf("CreateSession whose subscription found the route lost: %v, want %v", err, grpcclient.ErrSessionReset)
+			}
+			if got := fmt.Sprint(f.requests(1)); got != "[SubscribeToToolCalls host-0]" {
+				t.Fatalf("the second host received %s, want the one subscription that found the route lost", got)
+			}
+			s, _ := session(t, p, codemode.SessionCellExecutionLimits{})
+			if r := run(t, s, execReq(`text("here")`, 5_000)); r.Kind != codemode.Result || texts(r) != "{here};" {
+				t.Fatalf("cell of the next session %+v", r)
+			}
+			if route, _ := grpcclient.Route(s); route != "host-1" {
+				t.Fatalf("the next session is on %q, want host-1", route)
+			}
+		})
 	}
 }
 
