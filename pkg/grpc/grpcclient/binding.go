@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"connectrpc.com/connect/v2"
@@ -18,13 +17,16 @@ import (
 )
 
 // binding is one lease on the host: a session of the host, the streams that carry its callbacks,
-// and the client's bookkeeping. When the lease is lost the binding stops for good; the
-// reconnecting session opens the next generation.
+// and the I/O that serves them. Its bookkeeping lives in small types: the lease's and each
+// execution's lifecycle and the callback rules (state, under mu), the route (routing), the
+// dropped waits (droppedWaits), the outcomes being read (observing), its goroutines (tasks). When
+// the lease is lost the binding stops for good; the reconnecting session opens the next epoch.
 type binding struct {
-	client     code_modev1connect.CodeModeHostClient
-	id         string
-	generation uint64
-	// delegate shows public cell IDs (generationDelegate).
+	// client is the binding's own, its requests passing routing's interceptor.
+	client code_modev1connect.CodeModeHostClient
+	id     string
+	epoch  uint64
+	// delegate shows public cell IDs (epochDelegate).
 	delegate codemode.Delegate
 
 	// ctx is the lease's: cancelled when the binding stops (failed or closed), which ends its
@@ -32,26 +34,19 @@ type binding struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	// askServerTruncation: the session is opened with OUTPUT_TRUNCATION_SERVER
-	// (Options.ServerTruncation); serverTruncation: the host said it truncates, so waits send
-	// their budget.
-	askServerTruncation, serverTruncation bool
+	// truncation is who truncates outcomes (observation.go).
+	truncation truncation
 
 	// acked is set when the host waits for notification acknowledgements
 	// (grpcconv.AcknowledgementsHeader): its Results come after their notifications were handled.
 	acked bool
 
-	// route is the host's route identity from the OpenSession response ("" when the host sends
-	// none); every later request carries it (grpcconv.RouteHeader, set by routeTripper).
-	route atomic.Value
-	// reset is set when a request came back with grpcconv.RouteLostHeader: the session lived on
-	// a host the proxy no longer reaches, and the binding failed with ErrSessionReset.
-	reset atomic.Bool
+	// routing is the host's route identity from the OpenSession response, which every later
+	// request carries, and the observer of its loss (route.go).
+	routing *routing
 
-	shutdownRequested atomic.Bool
-	shutdownOnce      sync.Once
-	shutdownDone      chan struct{}
-	shutdownErr       error
+	// closing runs the shutdown once.
+	closing closer
 
 	// streams are the goroutines that read the lease, the subscription and executions' outcomes,
 	// and that retire dropped waits; shutdown waits for them.
@@ -59,21 +54,21 @@ type binding struct {
 	// observing counts the outcomes being read and the Waits in progress: a lease the host ended
 	// waits for them (observing.go).
 	observing observing
+	// dropped holds back a cell's next wait until its dropped ones retired (droppedwaits.go).
+	dropped droppedWaits
 
 	mu sync.Mutex
 	st *state
 }
 
-// openBinding opens a lease of generation: OpenSession, its opening event, and the one catch-all
+// openBinding opens the lease of epoch: OpenSession, its opening event, and the one catch-all
 // subscription, whose response headers say the host has registered it. Each step has the startup
 // deadline.
-func openBinding(ctx context.Context, serverTruncation bool, client code_modev1connect.CodeModeHostClient, d codemode.Delegate, limits codemode.SessionCellExecutionLimits, generation uint64) (*binding, error) {
-	b := &binding{
-		client: client, generation: generation, delegate: d, askServerTruncation: serverTruncation,
-		shutdownDone: make(chan struct{}),
-	}
-	b.route.Store("")
-	leaseCtx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(ctx), bindingKey{}, b))
+func openBinding(ctx context.Context, serverTruncation bool, t *transport, d codemode.Delegate, limits codemode.SessionCellExecutionLimits, epoch uint64) (*binding, error) {
+	b := &binding{epoch: epoch, delegate: d, truncation: truncation{asked: serverTruncation}}
+	b.routing = newRouting(func() { b.stop(leaseRouteLost, nil) })
+	b.client = t.client(b.routing.interceptor)
+	leaseCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	b.ctx, b.cancel, b.st = leaseCtx, cancel, newState(leaseCtx)
 	lease, err := b.openLease(ctx, limits)
 	if err != nil {
@@ -85,7 +80,7 @@ func openBinding(ctx context.Context, serverTruncation bool, client code_modev1c
 		_ = b.shutdown(ctx)
 		return nil, err
 	}
-	if err := b.requireOpen(); err != nil {
+	if err := b.life().err(); err != nil {
 		_ = b.shutdown(ctx)
 		return nil, err
 	}
@@ -144,7 +139,7 @@ func (b *binding) openLeaseOnce(limits codemode.SessionCellExecutionLimits) (cod
 	info.RequestHeader().Set(grpcconv.AcknowledgementsHeader, "true")
 	_, err := enforce(b.ctx, "session opening", 0, func(context.Context) error {
 		var err error
-		lease, err = b.client.OpenSession(leaseCtx, b.openRequest(limits))
+		lease, err = b.client.OpenSession(leaseCtx, openRequest(limits, b.truncation))
 		return err
 	})
 	if err != nil {
@@ -178,13 +173,14 @@ func (b *binding) openLeaseOnce(limits codemode.SessionCellExecutionLimits) (cod
 	opened = true
 	b.id = event.GetSessionId()
 	b.acked = info.ResponseHeader().Get(grpcconv.AcknowledgementsHeader) == "true"
-	// The host says whether it truncates (Codex 0.169); an older host never does.
-	b.serverTruncation = b.askServerTruncation && event.GetOutputTruncation() == pb.OutputTruncation_OUTPUT_TRUNCATION_SERVER
-	b.route.Store(info.ResponseHeader().Get(grpcconv.RouteHeader))
+	b.truncation.answered(event)
+	b.routing.set(info.ResponseHeader().Get(grpcconv.RouteHeader))
 	return lease, nil
 }
 
 // subscribe opens the catch-all tool subscription and waits until the host has registered it.
+// Its response headers are checked for a lost route as they arrive, before any message: the
+// subscription's first Receive comes later, on its own goroutine.
 func (b *binding) subscribe(ctx context.Context) error {
 	streamCtx, headers := withHeaderSignal(b.ctx)
 	sub, err := b.client.SubscribeToToolCalls(streamCtx, &pb.SubscribeToToolCallsRequest{SessionId: b.id})
@@ -192,85 +188,60 @@ func (b *binding) subscribe(ctx context.Context) error {
 		return failure("tool subscription", err)
 	}
 	select {
-	case <-headers:
+	case <-headers.done:
+		b.routing.observe(headers.header)
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	case <-b.ctx.Done():
-		return b.requireOpen()
+		return b.life().err()
 	}
 	if !b.streams.spawn(func() { b.readSubscription(sub) }) {
 		sub.Close()
-		return b.stoppedError()
+		return b.life().interrupted()
 	}
 	return nil
 }
 
-// requireOpen fails once the binding has stopped or its shutdown was requested.
-func (b *binding) requireOpen() error {
+// life is the lease's lifecycle as it stands (lifecycle.go); its err is what a new operation
+// fails with.
+func (b *binding) life() lifecycle {
 	b.mu.Lock()
-	err := b.st.requireOpen()
-	b.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	if b.shutdownRequested.Load() {
-		return codemode.ErrShuttingDown
-	}
-	return nil
+	defer b.mu.Unlock()
+	return b.st.life
 }
 
 // stopped reports whether the binding can serve no more requests.
 func (b *binding) stopped() bool { return b.ctx.Err() != nil }
 
-// fail stops the binding with reason: the session's requests fail with it from now on, every live
-// cell is reported closed, and the lease is dropped (so the host closes its session too).
-func (b *binding) fail(reason error) { b.closeState(reason) }
-
-// closeState closes the state with failure (nil for a shutdown), stops the streams and reports the
-// live cells closed.
-func (b *binding) closeState(failure error) {
+// stop moves the lease by ev, which stops it: leaseFailed (with its reason), leaseRouteLost or
+// leaseClosed. From the first one on, the session's requests fail with its error, every live cell
+// is reported closed, and the lease is dropped (so the host closes its session too).
+func (b *binding) stop(ev leaseEvent, failure error) {
 	b.mu.Lock()
-	cells := b.st.close(failure)
+	cells := b.st.apply(ev, failure)
 	b.mu.Unlock()
 	b.cancel()
-	b.reportClosed(cells...)
-}
-
-// reportClosed tells the delegate that cells (wire IDs) closed.
-func (b *binding) reportClosed(cells ...codemode.CellID) {
-	for _, cell := range cells {
-		if cell != "" {
-			cellClosed(b.delegate, cell)
-		}
-	}
+	reportClosed(b.delegate, cells...)
 }
 
 // shutdown closes the session on the host (if the lease still stands), closes the binding and
-// waits for its streams. Concurrent and later calls wait for the first; ctx bounds the wait.
+// waits for its streams. New operations fail from its start; concurrent and later calls wait for
+// the first; ctx bounds the wait.
 func (b *binding) shutdown(ctx context.Context) error {
-	b.shutdownRequested.Store(true)
-	b.shutdownOnce.Do(func() { go b.runShutdown() })
-	select {
-	case <-b.shutdownDone:
-		return b.shutdownErr
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
-}
-
-func (b *binding) runShutdown() {
-	defer close(b.shutdownDone)
 	b.mu.Lock()
-	open := b.st.requireOpen() == nil
+	b.st.apply(leaseShutdown, nil)
 	b.mu.Unlock()
-	if open {
-		_, b.shutdownErr = enforce(b.ctx, "session shutdown", 0, func(ctx context.Context) error {
-			_, err := b.client.CloseSession(ctx, &pb.CloseSessionRequest{SessionId: b.id})
-			return err
-		})
-	}
-	b.closeState(nil)
-	b.streams.closeAndWait()
+	return b.closing.close(ctx, func() (err error) {
+		if b.life().stoppedErr() == nil {
+			_, err = enforce(b.ctx, "session shutdown", 0, func(ctx context.Context) error {
+				_, err := b.client.CloseSession(ctx, &pb.CloseSessionRequest{SessionId: b.id})
+				return err
+			})
+		}
+		b.stop(leaseClosed, nil)
+		b.streams.closeAndWait()
+		return err
+	})
 }
 
 // readLease handles the lease's events until it ends.
@@ -283,7 +254,7 @@ func (b *binding) readLease(lease code_modev1connect.CodeModeHostOpenSessionClie
 			return
 		}
 		if err := b.handleSessionEvent(e); err != nil {
-			b.fail(err)
+			b.stop(leaseFailed, err)
 			return
 		}
 	}
@@ -299,7 +270,7 @@ func (b *binding) readSubscription(sub code_modev1connect.CodeModeHostSubscribeT
 			return
 		}
 		if err := b.handleToolCall(call); err != nil {
-			b.fail(err)
+			b.stop(leaseFailed, err)
 			return
 		}
 	}
@@ -307,15 +278,15 @@ func (b *binding) readSubscription(sub code_modev1connect.CodeModeHostSubscribeT
 
 // streamEnded fails the binding when one of its streams ends while nobody asked it to.
 func (b *binding) streamEnded(name string, err error) {
-	if b.shutdownRequested.Load() || b.stopped() {
+	if b.life().phase != leaseOpen || b.stopped() {
 		return
 	}
 	if errors.Is(err, io.EOF) {
 		// The host ended the stream on purpose (a drain, a close): it answered the Executes and
 		// Waits in progress first, and those answers are taken before they are failed.
 		b.observing.await(leaseEndGrace)
-		b.fail(fmt.Errorf("gRPC code-mode %s closed unexpectedly", name))
+		b.stop(leaseFailed, fmt.Errorf("gRPC code-mode %s closed unexpectedly", name))
 		return
 	}
-	b.fail(failure(name, err))
+	b.stop(leaseFailed, failure(name, err))
 }

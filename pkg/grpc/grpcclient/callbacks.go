@@ -32,7 +32,7 @@ func (b *binding) handleSessionEvent(e *pb.SessionEvent) error {
 		if err != nil {
 			return err
 		}
-		b.reportClosed(cell)
+		reportClosed(b.delegate, cell)
 		return nil
 	default:
 		return errors.New("gRPC code-mode host sent an empty session event")
@@ -74,7 +74,9 @@ func (b *binding) invoke(ctx context.Context, call *pb.ToolCall) {
 		if !returned && ctx.Err() == nil {
 			b.complete(ctx, call.GetInvocationId(), failed(goexitFailure(b.delegate)))
 		}
-		b.finishInvocation(call.GetInvocationId())
+		b.mu.Lock()
+		b.st.finishInvocation(call.GetInvocationId())
+		b.mu.Unlock()
 	}()
 	domain, err := grpcconv.NestedToolCallFromProto(call)
 	if err != nil {
@@ -118,14 +120,8 @@ func (b *binding) complete(ctx context.Context, invocation string, result grpcco
 		return err
 	})
 	if err != nil && ctx.Err() == nil && !b.stopped() {
-		b.fail(err)
+		b.stop(leaseFailed, err)
 	}
-}
-
-func (b *binding) finishInvocation(invocation string) {
-	b.mu.Lock()
-	b.st.finishInvocation(invocation)
-	b.mu.Unlock()
 }
 
 // handleNotification admits a Notification and delivers it on a goroutine of its own, then
@@ -148,7 +144,7 @@ func (b *binding) handleNotification(n *pb.Notification) error {
 		b.mu.Lock()
 		cell := b.st.finishNotification(n.GetExecutionId())
 		b.mu.Unlock()
-		b.reportClosed(cell)
+		reportClosed(b.delegate, cell)
 	}()
 	return nil
 }
@@ -161,6 +157,15 @@ func (b *binding) acknowledge(notification string) {
 		return err
 	})
 	if err != nil && !b.stopped() {
-		b.fail(err)
+		b.stop(leaseFailed, err)
+	}
+}
+
+// reportClosed tells the delegate that cells (wire IDs; "" is skipped) closed.
+func reportClosed(d codemode.Delegate, cells ...codemode.CellID) {
+	for _, cell := range cells {
+		if cell != "" {
+			cellClosed(d, cell)
+		}
 	}
 }

@@ -119,7 +119,7 @@ var errBindingStopped = errors.New("gRPC code-mode session closed")
 // request runs a unary request of the binding under the deadline of operation. A timeout fails
 // the whole binding: the host no longer answers, and everything else would wait as long.
 func (b *binding) request(ctx context.Context, operation string, runtime time.Duration, f func(context.Context) error) error {
-	ctx, cancel := context.WithCancel(context.WithValue(ctx, bindingKey{}, b))
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(b.ctx, cancel)
 	defer stop()
@@ -128,9 +128,9 @@ func (b *binding) request(ctx context.Context, operation string, runtime time.Du
 	case err == nil:
 		return nil
 	case timed:
-		b.fail(err)
+		b.stop(leaseFailed, err)
 		return err
-	case b.reset.Load():
+	case b.life().routeLost:
 		return ErrSessionReset
 	case b.stopped():
 		return errBindingStopped

@@ -3,7 +3,6 @@ package grpcclient
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"time"
 
@@ -34,7 +33,7 @@ type execution struct {
 // If ctx ends before the cell is admitted, the cell, once admitted, is terminated and reported
 // closed, and ctx's error is returned.
 func (b *binding) execute(ctx context.Context, req codemode.ExecuteRequest) (*codemode.StartedCell, error) {
-	if err := b.requireOpen(); err != nil {
+	if err := b.life().err(); err != nil {
 		return nil, err
 	}
 	id := uuid.NewString()
@@ -57,8 +56,8 @@ func (b *binding) execute(ctx context.Context, req codemode.ExecuteRequest) (*co
 		}
 		result <- openedExecution{e, err}
 	}) {
-		b.retire(id)
-		return nil, b.stoppedError()
+		b.retire(id, "")
+		return nil, b.life().interrupted()
 	}
 	select {
 	case r := <-result:
@@ -67,7 +66,7 @@ func (b *binding) execute(ctx context.Context, req codemode.ExecuteRequest) (*co
 		}
 		return r.e.hand(), nil
 	case <-ctx.Done():
-		go b.abandonWhenStarted(result)
+		go abandonWhenStarted(result)
 		return nil, context.Cause(ctx)
 	}
 }
@@ -87,7 +86,7 @@ func (b *binding) openExecution(traceparent string, msg *pb.ExecuteRequest) (*ex
 	}
 	fail := func(err error) (*execution, error) {
 		cancel()
-		b.retire(e.id)
+		b.retire(e.id, "")
 		return nil, err
 	}
 	err := b.request(ctx, "execution", 0, func(context.Context) error {
@@ -106,9 +105,9 @@ func (b *binding) openExecution(traceparent string, msg *pb.ExecuteRequest) (*ex
 	})
 	switch {
 	case timed:
-		b.fail(err)
+		b.stop(leaseFailed, err)
 		return fail(err)
-	case err != nil && b.reset.Load():
+	case err != nil && b.life().routeLost:
 		return fail(ErrSessionReset)
 	case errors.Is(err, io.EOF):
 		return fail(errors.New("gRPC code-mode execution ended before its starting event"))
@@ -119,25 +118,15 @@ func (b *binding) openExecution(traceparent string, msg *pb.ExecuteRequest) (*ex
 	if started == nil {
 		return fail(errors.New("gRPC code-mode execution omitted its starting event"))
 	}
-	if err := b.admitStarted(e.id, started); err != nil {
-		b.fail(err)
+	b.mu.Lock()
+	err = b.st.admitStarted(e.id, started)
+	b.mu.Unlock()
+	if err != nil {
+		b.stop(leaseFailed, err)
 		return fail(err)
 	}
 	e.cell = codemode.CellID(started.GetCellId())
 	return e, nil
-}
-
-// admitStarted checks a started event against its execution.
-func (b *binding) admitStarted(id string, started *pb.ExecutionStarted) error {
-	if err := grpcconv.CheckHostIdentifier(started.GetExecutionId(), "execution ID"); err != nil {
-		return err
-	}
-	if started.GetExecutionId() != id {
-		return fmt.Errorf("gRPC code-mode execution returned ID %s instead of %s", started.GetExecutionId(), id)
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.st.admitExecution(id, started.GetCellId())
 }
 
 // hand gives the caller the StartedCell: the execution is claimed (its closure may now be
@@ -152,15 +141,15 @@ func (e *execution) hand() *codemode.StartedCell {
 		e.cancel()
 		results <- codemode.InitialResult{Err: err}
 	} else {
-		b.reportClosed(closed)
+		reportClosed(b.delegate, closed)
 		b.observing.begin()
 		if !b.streams.spawn(func() { defer b.observing.end(); e.readOutcome(results) }) {
 			b.observing.end()
 			e.cancel()
-			results <- codemode.InitialResult{Err: b.stoppedError()}
+			results <- codemode.InitialResult{Err: b.life().interrupted()}
 		}
 	}
-	return codemode.NewStartedCell(PublicCellID(b.generation, e.cell), results, e.abandon)
+	return codemode.NewStartedCell(PublicCellID(b.epoch, e.cell), results, e.abandon)
 }
 
 // readOutcome reads the one outcome, checks it names the cell and settles the cell's
@@ -173,7 +162,9 @@ func (e *execution) readOutcome(results chan<- codemode.InitialResult) {
 	resp, err := e.outcome()
 	close(read)
 	if err == nil {
-		err = e.b.checkCell(e.cell, resp)
+		if err = checkCell(e.cell, resp); err != nil {
+			e.b.stop(leaseFailed, err)
+		}
 	}
 	if err != nil {
 		results <- codemode.InitialResult{Err: err}
@@ -183,7 +174,7 @@ func (e *execution) readOutcome(results chan<- codemode.InitialResult) {
 		results <- codemode.InitialResult{Err: errBindingStopped}
 		return
 	}
-	results <- codemode.InitialResult{Response: publicResponse(e.b.generation, resp)}
+	results <- codemode.InitialResult{Response: publicResponse(e.b.epoch, resp)}
 }
 
 // outcome receives the outcome event within the yield time, the grace and the transport's
@@ -197,13 +188,13 @@ func (e *execution) outcome() (codemode.RuntimeResponse, error) {
 	})
 	switch {
 	case timed:
-		e.b.fail(err)
+		e.b.stop(leaseFailed, err)
 		return codemode.RuntimeResponse{}, err
 	case errors.Is(err, io.EOF):
 		return codemode.RuntimeResponse{}, errors.New("gRPC code-mode execution omitted its initial outcome")
 	case err != nil:
 		if e.b.stopped() {
-			return codemode.RuntimeResponse{}, e.b.stoppedError()
+			return codemode.RuntimeResponse{}, e.b.life().interrupted()
 		}
 		return codemode.RuntimeResponse{}, err
 	}
@@ -224,7 +215,7 @@ func (e *execution) outcome() (codemode.RuntimeResponse, error) {
 // cell is terminated (before this returns, so the caller's next Wait finds it gone), the stream
 // dropped, and the closure reported.
 func (e *execution) abandon() {
-	e.b.abandon(e.id, e.cell)
+	e.b.retire(e.id, e.cell)
 	e.cancel()
 }
 
@@ -236,15 +227,15 @@ type openedExecution struct {
 
 // abandonWhenStarted finishes an Execute whose caller gave up before the started event: a cell
 // the host admitted all the same is abandoned.
-func (b *binding) abandonWhenStarted(result <-chan openedExecution) {
+func abandonWhenStarted(result <-chan openedExecution) {
 	if r := <-result; r.err == nil {
 		r.e.abandon()
 	}
 }
 
-// abandon terminates an abandoned execution's cell on the host, retires the execution and
-// reports its closure.
-func (b *binding) abandon(id string, cell codemode.CellID) {
+// retire forgets an execution and reports its closure. The cell of an abandoned execution
+// (cell "" for one that never started) is terminated on the host first.
+func (b *binding) retire(id string, cell codemode.CellID) {
 	if !b.stopped() && cell != "" {
 		// An error means the cell closed on its own meanwhile, or the binding stopped; either
 		// way there is nothing left to stop.
@@ -253,13 +244,5 @@ func (b *binding) abandon(id string, cell codemode.CellID) {
 	b.mu.Lock()
 	closed := b.st.removeExecution(id)
 	b.mu.Unlock()
-	b.reportClosed(closed)
-}
-
-// retire forgets an execution that never started.
-func (b *binding) retire(id string) {
-	b.mu.Lock()
-	closed := b.st.removeExecution(id)
-	b.mu.Unlock()
-	b.reportClosed(closed)
+	reportClosed(b.delegate, closed)
 }

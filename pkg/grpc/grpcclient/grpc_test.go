@@ -322,7 +322,7 @@ func TestCachedSessionRecoversAfterARemoteHostRestarts(t *testing.T) {
 	p := newProvider(t, original.url(), grpcclient.ProtocolGRPC)
 	s, rec := session(t, p, codemode.SessionCellExecutionLimits{})
 	rec.Handle("echo", codemodetest.Returns(`{"value":"output"}`))
-	c, err := s.Execute(ctxT(t), execReq(`await tools.echo({generation: 1}); await new Promise(() => {});`, 1, fnTool("echo")))
+	c, err := s.Execute(ctxT(t), execReq(`await tools.echo({epoch: 1}); await new Promise(() => {});`, 1, fnTool("echo")))
 	if err != nil || c.CellID != "1" {
 		t.Fatalf("first cell %v, %v", c, err)
 	}
@@ -346,11 +346,11 @@ func TestCachedSessionRecoversAfterARemoteHostRestarts(t *testing.T) {
 		t.Fatal("losing the host did not interrupt the pending wait")
 	}
 	if err := rec.AwaitCellClosed(ctxT(t), "1"); err != nil {
-		t.Fatalf("losing the host did not retire the first generation's cell: %v", err)
+		t.Fatalf("losing the host did not retire the first epoch's cell: %v", err)
 	}
 
 	startHost(t, original.addr)
-	callback := execReq(`const r = await tools.echo({generation: 2}); notify("reconnected"); text(r.value);`, 5_000, fnTool("echo"))
+	callback := execReq(`const r = await tools.echo({epoch: 2}); notify("reconnected"); text(r.value);`, 5_000, fnTool("echo"))
 	callback.ToolCallID = "reconnected-call"
 	responses := make(chan codemode.RuntimeResponse, 2)
 	var wg sync.WaitGroup
@@ -372,8 +372,8 @@ func TestCachedSessionRecoversAfterARemoteHostRestarts(t *testing.T) {
 		t.Fatalf("cells after the restart %v, want g2:1 and g2:2", byText)
 	}
 	calls := rec.ToolCalls()
-	if len(calls) != 2 || calls[0].Call.CellID != "1" || string(calls[0].Call.Input) != `{"generation":1}` ||
-		calls[1].Call.CellID != byText["{output};"] || string(calls[1].Call.Input) != `{"generation":2}` {
+	if len(calls) != 2 || calls[0].Call.CellID != "1" || string(calls[0].Call.Input) != `{"epoch":1}` ||
+		calls[1].Call.CellID != byText["{output};"] || string(calls[1].Call.Input) != `{"epoch":2}` {
 		t.Fatalf("tool calls %+v", calls)
 	}
 	notes := rec.Notifications()

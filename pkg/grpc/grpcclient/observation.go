@@ -12,21 +12,32 @@ import (
 
 // What the client sends and reads of Codex 0.169's additions (docs/protocol/grpc.md#additions-of-codex-0169).
 
-// openRequest is the binding's OpenSession: its limits, who truncates, and the bound on pending
+// openRequest is a binding's OpenSession: its limits, who truncates, and the bound on pending
 // callbacks the client itself admits (so the host refuses what the client would).
-func (b *binding) openRequest(limits codemode.SessionCellExecutionLimits) *pb.OpenSessionRequest {
+func openRequest(limits codemode.SessionCellExecutionLimits, t truncation) *pb.OpenSessionRequest {
 	maxPending := uint64(maxPendingCallbacks)
 	req := &pb.OpenSessionRequest{CellExecutionLimits: grpcconv.SessionLimitsToProto(limits), MaxPendingDelegateCalls: &maxPending}
-	if b.askServerTruncation {
+	if t.asked {
 		req.OutputTruncation = pb.OutputTruncation_OUTPUT_TRUNCATION_SERVER
 	}
 	return req
 }
 
+// truncation is who truncates a lease's outcomes. asked: the session is opened with
+// OUTPUT_TRUNCATION_SERVER (Options.ServerTruncation); granted: the host said it truncates, so
+// waits send their budget.
+type truncation struct{ asked, granted bool }
+
+// answered records the host's answer in its opening event (Codex 0.169); an older host never
+// truncates.
+func (t *truncation) answered(opened *pb.SessionOpened) {
+	t.granted = t.asked && opened.GetOutputTruncation() == pb.OutputTruncation_OUTPUT_TRUNCATION_SERVER
+}
+
 // budget is a wait's or terminate's max_output_tokens: the caller's budget when the host
 // truncates, else none.
-func (b *binding) budget(tokens *int) *uint64 {
-	if !b.serverTruncation || tokens == nil {
+func (t truncation) budget(tokens *int) *uint64 {
+	if !t.granted || tokens == nil {
 		return nil
 	}
 	v := uint64(max(*tokens, 0))

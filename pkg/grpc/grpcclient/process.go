@@ -40,7 +40,7 @@ type Command struct {
 // NewProcess returns a Provider whose sessions run on a host process it spawns on first use
 // and shares, speaking gRPC over the process's standard streams (HTTP/2 with prior knowledge).
 // A host that exited is spawned again by the next request: sessions of the lost host reconnect
-// as they do to a restarted remote host (their next lease is the next generation). Close closes
+// as they do to a restarted remote host (their next lease is the next epoch). Close closes
 // the host's stdin, which makes it close its sessions and exit.
 func NewProcess(cmd Command, opts Options) *Provider {
 	return NewOverConn(func() (net.Conn, error) { return startHostProcess(cmd) }, opts)

@@ -64,7 +64,7 @@ func (p *Provider) Availability() error {
 }
 
 // CreateSession opens a session on the host. The session reconnects when the host is lost: its
-// next operation opens a lease of the next generation, whose cells are "g<N>:<id>".
+// next operation opens a lease of the next epoch, whose cells are "g<N>:<id>".
 func (p *Provider) CreateSession(ctx context.Context, d codemode.Delegate, limits codemode.SessionCellExecutionLimits) (codemode.Session, error) {
 	if err := p.Availability(); err != nil {
 		return nil, err

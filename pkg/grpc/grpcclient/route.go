@@ -1,7 +1,10 @@
 package grpcclient
 
 import (
-	"net/http"
+	"context"
+	"sync/atomic"
+
+	"connectrpc.com/connect/v2"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
 	"github.com/codemodehq/codemode/pkg/grpc/grpcconv"
@@ -10,7 +13,7 @@ import (
 // ErrSessionReset is the error of the operations of a session whose host was lost behind a
 // proxy: a request came back with x-code-mode-route-lost (docs/protocol/grpc.md#routing). The session's stored values
 // and running cells are gone; its cells were reported closed, and its next operation opens a new
-// lease, the next generation ("g<N>:" cell IDs). The failed operation itself is not replayed.
+// lease, the next epoch ("g<N>:" cell IDs). The failed operation itself is not replayed.
 var ErrSessionReset error = sessionReset{}
 
 // sessionReset is ErrSessionReset's type: its text is Codex's (docs/protocol/grpc.md#routing), capitalized as Codex writes it.
@@ -19,37 +22,74 @@ type sessionReset struct{}
 // Error returns grpcconv.SessionResetText.
 func (sessionReset) Error() string { return grpcconv.SessionResetText }
 
-// bindingKey carries, in the context of every request of a binding, the binding, whose route
-// routeTripper puts on the request and whose loss it reports.
-type bindingKey struct{}
-
-// routeTripper is the RoundTripper of per-session routing: a request of a binding carries the
-// binding's route (grpcconv.RouteHeader), and a response that says the route was lost
-// (grpcconv.RouteLostHeader) fails the binding with ErrSessionReset before the request's caller
-// sees its error.
-type routeTripper struct{ next http.RoundTripper }
-
-// RoundTrip adds the route, sends the request and checks the response for a lost route.
-func (t routeTripper) RoundTrip(r *http.Request) (*http.Response, error) {
-	b, _ := r.Context().Value(bindingKey{}).(*binding)
-	if b != nil {
-		if route, _ := b.route.Load().(string); route != "" {
-			r = r.Clone(r.Context())
-			r.Header.Set(grpcconv.RouteHeader, route)
-		}
-	}
-	resp, err := t.next.RoundTrip(r)
-	if b != nil && resp != nil && resp.Header.Get(grpcconv.RouteLostHeader) == "true" {
-		b.lostRoute()
-	}
-	return resp, err
+// routing is a binding's per-session routing: the route its host returned on OpenSession,
+// which every later request of the binding carries (grpcconv.RouteHeader), and what to do when a
+// response says the route was lost (grpcconv.RouteLostHeader). Each binding has its own client
+// whose interceptor is bound to its routing, so no request has to find its binding through its
+// context (docs/adr/0068-grpcclient-lifecycle.md).
+type routing struct {
+	route atomic.Pointer[string]
+	// lost stops the binding with ErrSessionReset; it is called before the request that saw the
+	// loss returns, so its caller finds the binding reset.
+	lost func()
 }
 
-// lostRoute fails the binding with ErrSessionReset: every live cell is reported closed, the
-// lease dropped, and the session's next operation opens the next generation.
-func (b *binding) lostRoute() {
-	b.reset.Store(true)
-	b.fail(ErrSessionReset)
+// newRouting returns a routing without a route yet, calling lost on a lost route.
+func newRouting(lost func()) *routing {
+	r := &routing{lost: lost}
+	r.set("")
+	return r
+}
+
+// current is the route, "" when the host sent none (or before OpenSession answered).
+func (r *routing) current() string { return *r.route.Load() }
+
+// set records the route of the OpenSession response.
+func (r *routing) set(route string) { r.route.Store(&route) }
+
+// observe calls lost when a response's headers say the route was lost.
+func (r *routing) observe(header interface{ Get(string) string }) {
+	if header.Get(grpcconv.RouteLostHeader) == "true" {
+		r.lost()
+	}
+}
+
+// interceptor puts the route on every request and observes each response's headers once they
+// have arrived: after the first Receive, which is where a unary call's or a stream's failure
+// surfaces.
+func (r *routing) interceptor(next connect.ClientFunc) connect.ClientFunc {
+	return func(ctx context.Context, spec connect.Spec) (connect.ClientStream, error) {
+		// A Client call always carries its CallInfo (connect.CallInfoForClientContext).
+		info, _ := connect.CallInfoForClientContext(ctx)
+		if route := r.current(); route != "" {
+			info.RequestHeader().Set(grpcconv.RouteHeader, route)
+		}
+		stream, err := next(ctx, spec)
+		if err != nil {
+			return nil, err
+		}
+		return &routedStream{ClientStream: stream, info: info, routing: r}, nil
+	}
+}
+
+// routedStream is a stream of a binding's client: its first Receive reports the response's
+// headers to the routing.
+type routedStream struct {
+	connect.ClientStream
+	info     *connect.CallInfo
+	routing  *routing
+	observed bool
+}
+
+// Receive receives a message; the first time, it checks the response headers for a lost route
+// before returning.
+func (s *routedStream) Receive(msg any) error {
+	err := s.ClientStream.Receive(msg)
+	if !s.observed {
+		s.observed = true
+		s.routing.observe(s.info.ResponseHeader())
+	}
+	return err
 }
 
 // Route returns the route identity of the host that holds the current lease of s, a session of
@@ -67,6 +107,5 @@ func Route(s codemode.Session) (string, bool) {
 	if b == nil {
 		return "", false
 	}
-	route, _ := b.route.Load().(string)
-	return route, true
+	return b.routing.current(), true
 }

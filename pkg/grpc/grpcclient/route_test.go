@@ -46,6 +46,10 @@ type front struct {
 	log map[int][]string
 	// opens counts OpenSession attempts, refused ones included.
 	opens int
+	// outAfterOpen, when set, takes the host of the next OpenSession out of the rotation as soon as
+	// that OpenSession reached it, making outAfterOpen[0] the default: the session's next request
+	// finds its route lost.
+	outAfterOpen []int
 }
 
 // startFront serves n hosts behind a front until the test ends.
@@ -102,6 +106,9 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	f.log[target] = append(f.log[target], method+" "+route)
+	if method == "OpenSession" && f.outAfterOpen != nil {
+		f.out[target], f.current, f.outAfterOpen = true, f.outAfterOpen[0], nil
+	}
 	f.mu.Unlock()
 	f.hosts[target].handler.ServeHTTP(w, r)
 }
@@ -177,12 +184,21 @@ func TestEveryRequestOfASessionCarriesItsRoute(t *testing.T) {
 }
 
 // A request that reaches a host without the session, carrying a lost host's route, resets the
-// session: the request fails with Codex's text and is not replayed, the lost generation's
+// session: the request fails with Codex's text and is not replayed, the lost epoch's
 // cells are reported closed, its IDs are stale, and the next cell runs on a new lease as "g2:1"
-// without the lost stored values.
-func TestLostRouteResetsTheSessionToTheNextGeneration(t *testing.T) {
+// without the lost stored values. The loss is found by a streaming request (Execute) and by a
+// unary one (Wait), on every protocol.
+func TestLostRouteResetsTheSessionToTheNextEpoch(t *testing.T) {
+	for _, protocol := range []grpcclient.Protocol{grpcclient.ProtocolGRPC, grpcclient.ProtocolGRPCWeb, grpcclient.ProtocolConnect} {
+		for _, finder := range []string{"Execute", "Wait"} {
+			t.Run(protocol.String()+" "+finder, func(t *testing.T) { testLostRouteResets(t, protocol, finder) })
+		}
+	}
+}
+
+func testLostRouteResets(t *testing.T, protocol grpcclient.Protocol, finder string) {
 	f := startFront(t, 2)
-	s, rec := session(t, newProvider(t, f.url, grpcclient.ProtocolGRPC), codemode.SessionCellExecutionLimits{})
+	s, rec := session(t, newProvider(t, f.url, protocol), codemode.SessionCellExecutionLimits{})
 	rec.Handle("echo", codemodetest.Returns(`"echoed"`))
 	if r := run(t, s, execReq(`store("k", "v"); text(await tools.echo({}));`, 5_000, fnTool("echo"))); r.Kind != codemode.Result || r.CellID != "1" {
 		t.Fatalf("first cell %+v", r)
@@ -192,20 +208,25 @@ func TestLostRouteResetsTheSessionToTheNextGeneration(t *testing.T) {
 	}
 	f.takeOut(0, 1)
 
-	_, err := s.Execute(ctxT(t), execReq(`text("never runs")`, 5_000))
+	var err error
+	if finder == "Execute" {
+		_, err = s.Execute(ctxT(t), execReq(`text("never runs")`, 5_000))
+	} else {
+		_, err = s.Wait(ctxT(t), codemode.WaitRequest{CellID: "2", YieldTimeMs: 1})
+	}
 	if !errors.Is(err, grpcclient.ErrSessionReset) || err.Error() != "Stored values and running cells were lost" {
-		t.Fatalf("Execute after the route was lost: %v, want %q", err, grpcclient.ErrSessionReset)
+		t.Fatalf("%s after the route was lost: %v, want %q", finder, err, grpcclient.ErrSessionReset)
 	}
 	if err := rec.AwaitCellClosed(ctxT(t), "2"); err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(f.requests(1)); got != "[Execute host-0]" {
-		t.Fatalf("the second host received %s, want exactly the one Execute that found the route lost (no replay)", got)
+	if got, want := fmt.Sprint(f.requests(1)), "["+finder+" host-0]"; got != want {
+		t.Fatalf("the second host received %s, want exactly the one %s that found the route lost (no replay)", got, finder)
 	}
 
 	_, err = s.Wait(ctxT(t), codemode.WaitRequest{CellID: "2", YieldTimeMs: 1})
-	if !errors.Is(err, grpcclient.ErrStaleGeneration) {
-		t.Fatalf("Wait on the lost generation's cell: %v, want %v", err, grpcclient.ErrStaleGeneration)
+	if !errors.Is(err, grpcclient.ErrStaleEpoch) {
+		t.Fatalf("Wait on the lost epoch's cell: %v, want %v", err, grpcclient.ErrStaleEpoch)
 	}
 	r := run(t, s, execReq(`text(String(load("k"))); text(await tools.echo({}));`, 5_000, fnTool("echo")))
 	if r.Kind != codemode.Result || r.CellID != "g2:2" && r.CellID != "g2:1" || texts(r) != "{undefined};{echoed};" {
@@ -219,6 +240,34 @@ func TestLostRouteResetsTheSessionToTheNextGeneration(t *testing.T) {
 		if req != "OpenSession " && req[len(req)-len(" host-1"):] != " host-1" {
 			t.Errorf("request %q after the reset, want the new host's route", req)
 		}
+	}
+}
+
+// A subscription that finds the route lost (the host went away between OpenSession and the
+// subscription) fails the opening with ErrSessionReset; the next session opens on another host.
+func TestLostRouteAtTheSubscriptionFailsTheOpening(t *testing.T) {
+	for _, protocol := range []grpcclient.Protocol{grpcclient.ProtocolGRPC, grpcclient.ProtocolGRPCWeb, grpcclient.ProtocolConnect} {
+		t.Run(protocol.String(), func(t *testing.T) {
+			f := startFront(t, 2)
+			f.mu.Lock()
+			f.outAfterOpen = []int{1}
+			f.mu.Unlock()
+			p := newProvider(t, f.url, protocol)
+			_, err := p.CreateSession(ctxT(t), codemodetest.NewRecorder(), codemode.SessionCellExecutionLimits{})
+			if !errors.Is(err, grpcclient.ErrSessionReset) {
+				t.Fatalf("CreateSession whose subscription found the route lost: %v, want %v", err, grpcclient.ErrSessionReset)
+			}
+			if got := fmt.Sprint(f.requests(1)); got != "[SubscribeToToolCalls host-0]" {
+				t.Fatalf("the second host received %s, want the one subscription that found the route lost", got)
+			}
+			s, _ := session(t, p, codemode.SessionCellExecutionLimits{})
+			if r := run(t, s, execReq(`text("here")`, 5_000)); r.Kind != codemode.Result || texts(r) != "{here};" {
+				t.Fatalf("cell of the next session %+v", r)
+			}
+			if route, _ := grpcclient.Route(s); route != "host-1" {
+				t.Fatalf("the next session is on %q, want host-1", route)
+			}
+		})
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 // session is the codemode.Session a Provider returns: the current binding (lease) of the session
-// and the reconnection to the next generation when it is lost.
+// and the reconnection to the next epoch when it is lost.
 type session struct {
 	p        *Provider
 	delegate codemode.Delegate
@@ -17,23 +17,22 @@ type session struct {
 	// opening serializes the opening of bindings (a one-token semaphore).
 	opening chan struct{}
 
-	mu             sync.Mutex
-	current        *binding
-	nextGeneration uint64
-	shutdown       bool
+	mu        sync.Mutex
+	current   *binding
+	nextEpoch uint64
+	shutdown  bool
 
-	shutdownOnce sync.Once
-	shutdownDone chan struct{}
-	shutdownErr  error
+	// closing runs the shutdown once; its done channel exists from the start.
+	closing closer
 }
 
 var _ codemode.Session = (*session)(nil)
 
 func newSession(p *Provider, d codemode.Delegate, limits codemode.SessionCellExecutionLimits) *session {
-	return &session{p: p, delegate: d, limits: limits, opening: make(chan struct{}, 1), nextGeneration: 1, shutdownDone: make(chan struct{})}
+	return &session{p: p, delegate: d, limits: limits, opening: make(chan struct{}, 1), nextEpoch: 1, closing: closer{done: make(chan struct{})}}
 }
 
-// binding returns the live binding, opening the next generation if the current one was lost.
+// binding returns the live binding, opening the next epoch if the current one was lost.
 // Opening is serialized; a session being shut down opens nothing.
 func (s *session) binding(ctx context.Context) (*binding, error) {
 	if b, err := s.live(); b != nil || err != nil {
@@ -43,7 +42,7 @@ func (s *session) binding(ctx context.Context) (*binding, error) {
 	case s.opening <- struct{}{}:
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
-	case <-s.shutdownDone:
+	case <-s.closing.done:
 		return nil, codemode.ErrShuttingDown
 	}
 	defer func() { <-s.opening }()
@@ -52,13 +51,13 @@ func (s *session) binding(ctx context.Context) (*binding, error) {
 	}
 	s.mu.Lock()
 	old := s.current
-	generation := s.nextGeneration
-	s.nextGeneration++
+	epoch := s.nextEpoch
+	s.nextEpoch++
 	s.mu.Unlock()
 	if old != nil {
 		_ = old.shutdown(ctx)
 	}
-	b, err := openBinding(ctx, s.p.opts.ServerTruncation, s.p.transport.client, generationDelegate{delegate: s.delegate, generation: generation}, s.limits, generation)
+	b, err := openBinding(ctx, s.p.opts.ServerTruncation, s.p.transport, epochDelegate{delegate: s.delegate, epoch: epoch}, s.limits, epoch)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +85,7 @@ func (s *session) live() (*binding, error) {
 	return nil, nil
 }
 
-// Execute admits a cell on the live binding; its ID is public (generation-prefixed after a
+// Execute admits a cell on the live binding; its ID is public (epoch-prefixed after a
 // reconnection).
 func (s *session) Execute(ctx context.Context, req codemode.ExecuteRequest) (*codemode.StartedCell, error) {
 	b, err := s.binding(ctx)
@@ -96,13 +95,13 @@ func (s *session) Execute(ctx context.Context, req codemode.ExecuteRequest) (*co
 	return b.execute(ctx, req)
 }
 
-// Wait observes a cell of the live binding's generation.
+// Wait observes a cell of the live binding's epoch.
 func (s *session) Wait(ctx context.Context, req codemode.WaitRequest) (codemode.WaitOutcome, error) {
 	b, err := s.binding(ctx)
 	if err != nil {
 		return codemode.WaitOutcome{}, err
 	}
-	wire, err := RemoteCellID(b.generation, req.CellID)
+	wire, err := RemoteCellID(b.epoch, req.CellID)
 	if err != nil {
 		return codemode.WaitOutcome{}, err
 	}
@@ -111,7 +110,7 @@ func (s *session) Wait(ctx context.Context, req codemode.WaitRequest) (codemode.
 	if err != nil {
 		return codemode.WaitOutcome{}, err
 	}
-	return publicWaitOutcome(b.generation, o), nil
+	return publicWaitOutcome(b.epoch, o), nil
 }
 
 // Terminate stops a cell of the current binding. It never opens a new binding: cleanup must not
@@ -123,7 +122,7 @@ func (s *session) Terminate(ctx context.Context, cell codemode.CellID) (codemode
 	if b == nil || shutdown {
 		return codemode.WaitOutcome{}, codemode.ErrShuttingDown
 	}
-	wire, err := RemoteCellID(b.generation, cell)
+	wire, err := RemoteCellID(b.epoch, cell)
 	if err != nil {
 		return codemode.WaitOutcome{}, err
 	}
@@ -131,7 +130,7 @@ func (s *session) Terminate(ctx context.Context, cell codemode.CellID) (codemode
 	if err != nil {
 		return codemode.WaitOutcome{}, err
 	}
-	return publicWaitOutcome(b.generation, o), nil
+	return publicWaitOutcome(b.epoch, o), nil
 }
 
 // Shutdown closes the session on the host and reports every live cell closed. New operations fail
@@ -140,25 +139,16 @@ func (s *session) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.shutdown = true
 	s.mu.Unlock()
-	s.shutdownOnce.Do(func() { go s.runShutdown() })
-	select {
-	case <-s.shutdownDone:
-		return s.shutdownErr
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
-}
-
-// runShutdown waits for an opening in progress, then shuts the current binding down.
-func (s *session) runShutdown() {
-	defer close(s.shutdownDone)
-	s.opening <- struct{}{}
-	s.mu.Lock()
-	b := s.current
-	s.mu.Unlock()
-	<-s.opening
-	if b != nil {
-		b.shutdownRequested.Store(true)
-		s.shutdownErr = b.shutdown(context.Background())
-	}
+	return s.closing.close(ctx, func() error {
+		// An opening in progress finishes first; then the current binding is shut down.
+		s.opening <- struct{}{}
+		s.mu.Lock()
+		b := s.current
+		s.mu.Unlock()
+		<-s.opening
+		if b == nil {
+			return nil
+		}
+		return b.shutdown(context.Background())
+	})
 }

@@ -67,37 +67,8 @@ type state struct {
 	notifications int
 	seen          recent.Set[uuid.UUID]
 	cancelled     recent.Set[uuid.UUID]
-	failure       error
-	closed        bool
-	// retiring holds, per wire cell, the dropped waits whose CancelWait has not returned: the
-	// next wait of the cell is sent only after them.
-	retiring map[codemode.CellID][]chan struct{}
-}
-
-// dropWait records a dropped wait of cell until its CancelWait returns; done is closed then.
-func (st *state) dropWait(cell codemode.CellID, done chan struct{}) {
-	st.retiring[cell] = append(st.retiring[cell], done)
-}
-
-// waitRetired forgets a dropped wait whose CancelWait returned; the caller closes done.
-func (st *state) waitRetired(cell codemode.CellID, done chan struct{}) {
-	list := st.retiring[cell]
-	for i, d := range list {
-		if d == done {
-			list = append(list[:i], list[i+1:]...)
-			break
-		}
-	}
-	if len(list) == 0 {
-		delete(st.retiring, cell)
-		return
-	}
-	st.retiring[cell] = list
-}
-
-// retiringWaits returns the signals of cell's dropped waits still being cancelled.
-func (st *state) retiringWaits(cell codemode.CellID) []chan struct{} {
-	return append([]chan struct{}(nil), st.retiring[cell]...)
+	// life is the lease's phase (lifecycle.go).
+	life lifecycle
 }
 
 // executionRecord is one Execute from its request to its retirement.
@@ -106,10 +77,9 @@ type executionRecord struct {
 	toolCallID string
 	// tools maps each enabled tool's canonical name to its kind.
 	tools map[toolKey]pb.ToolKind
-	// started: the host admitted the cell; ready: the caller has the StartedCell; closed: the
-	// host reported the cell closed.
-	started, ready, closed bool
-	notifications          int
+	// phase is where the execution stands (lifecycle.go).
+	phase         execPhase
+	notifications int
 	// ctx is the notifications' context. Cancelling it means the cell's notifications are
 	// settled: cancelled by a termination, or drained after the closure (a Result waits for
 	// that).
@@ -124,19 +94,12 @@ type activeInvocation struct {
 }
 
 func newState(base context.Context) *state {
-	return &state{base: base, executions: make(map[string]*executionRecord), invocations: make(map[string]*activeInvocation), retiring: make(map[codemode.CellID][]chan struct{})}
+	return &state{base: base, executions: make(map[string]*executionRecord), invocations: make(map[string]*activeInvocation)}
 }
 
-// requireOpen fails once the state is closed, with the failure that closed it.
-func (st *state) requireOpen() error {
-	if !st.closed {
-		return nil
-	}
-	if st.failure != nil {
-		return st.failure
-	}
-	return errSessionStateClosed
-}
+// requireOpen fails once the lease stopped, with the failure that stopped it. A shutdown being
+// asked does not refuse the host's events: they still arrive until the close.
+func (st *state) requireOpen() error { return st.life.stoppedErr() }
 
 // acceptCell records the cell the host names for an execution, refusing a change of cell.
 func (e *executionRecord) acceptCell(cell string) error {
@@ -184,6 +147,17 @@ func keyOf(n codemode.ToolName) toolKey {
 	return toolKey{namespace: *n.Namespace, name: n.Name}
 }
 
+// admitStarted checks a started event against its execution and records it.
+func (st *state) admitStarted(execution string, started *pb.ExecutionStarted) error {
+	if err := grpcconv.CheckHostIdentifier(started.GetExecutionId(), "execution ID"); err != nil {
+		return err
+	}
+	if started.GetExecutionId() != execution {
+		return fmt.Errorf("gRPC code-mode execution returned ID %s instead of %s", started.GetExecutionId(), execution)
+	}
+	return st.admitExecution(execution, started.GetCellId())
+}
+
 // admitExecution records the started event of an execution.
 func (st *state) admitExecution(execution, cell string) error {
 	if err := st.requireOpen(); err != nil {
@@ -196,13 +170,14 @@ func (st *state) admitExecution(execution, cell string) error {
 	if !ok {
 		return fmt.Errorf("unknown code-mode execution %s", execution)
 	}
-	if e.started {
-		return fmt.Errorf("code-mode execution %s started twice", execution)
+	next, err := e.phase.next(execStart, execution, e.cell)
+	if err != nil {
+		return err
 	}
 	if err := e.acceptCell(cell); err != nil {
 		return err
 	}
-	e.started = true
+	e.phase = next
 	return nil
 }
 
@@ -216,10 +191,11 @@ func (st *state) markReady(execution string) (codemode.CellID, error) {
 	if !ok {
 		return "", fmt.Errorf("unknown code-mode execution %s", execution)
 	}
-	if !e.started || e.ready {
-		return "", fmt.Errorf("code-mode execution %s was not ready to be claimed", execution)
+	next, err := e.phase.next(execClaim, execution, e.cell)
+	if err != nil {
+		return "", err
 	}
-	e.ready = true
+	e.phase = next
 	return st.closeIfReady(execution), nil
 }
 
@@ -251,7 +227,7 @@ func (st *state) admitInvocation(call *pb.ToolCall) (callback, error) {
 	st.seen.Remember(id)
 	wasCancelled := st.cancelled.Remove(id)
 	switch {
-	case e.closed:
+	case e.phase.closed():
 		return callback{admission: closedCell}, nil
 	case wasCancelled:
 		return callback{admission: preCancelled}, nil
@@ -294,7 +270,7 @@ func (st *state) admitNotification(n *pb.Notification) (callback, error) {
 	if n.GetCallId() != e.toolCallID {
 		return callback{}, errCallIDMismatch
 	}
-	if e.closed {
+	if e.phase.closed() {
 		return callback{admission: closedCell}, nil
 	}
 	if len(st.invocations)+st.notifications >= maxPendingCallbacks {
@@ -315,6 +291,19 @@ func (st *state) finishNotification(execution string) codemode.CellID {
 	e.notifications--
 	st.notifications--
 	return st.closeIfReady(execution)
+}
+
+// settle applies a response to its cell's notifications: a Terminated cancels them; a Result
+// returns the channel closed once they were delivered, unless the host waits for
+// acknowledgements (acked), which sent the Result after them. Nil means nothing to wait for.
+func (st *state) settle(r codemode.RuntimeResponse, acked bool) <-chan struct{} {
+	switch {
+	case r.Kind == codemode.Terminated:
+		st.cancelNotifications(r.CellID)
+	case r.Kind == codemode.Result && !acked:
+		return st.notificationsSettled(r.CellID)
+	}
+	return nil
 }
 
 // notificationsSettled returns a channel closed once the notifications of cell are settled, or
@@ -383,10 +372,11 @@ func (st *state) closeCell(c *pb.CellClosed) (codemode.CellID, error) {
 	if err := e.acceptCell(c.GetCellId()); err != nil {
 		return "", err
 	}
-	if e.closed {
-		return "", fmt.Errorf("code-mode host returned an invalid closure for cell %s", c.GetCellId())
+	next, err := e.phase.next(execClose, c.GetExecutionId(), e.cell)
+	if err != nil {
+		return "", err
 	}
-	e.closed = true
+	e.phase = next
 	if e.notifications == 0 {
 		e.cancel()
 	}
@@ -394,14 +384,13 @@ func (st *state) closeCell(c *pb.CellClosed) (codemode.CellID, error) {
 	return st.closeIfReady(c.GetExecutionId()), nil
 }
 
-// close ends the state, cancelling every callback, and returns each live cell once, for its
-// closure to be reported.
-func (st *state) close(failure error) []codemode.CellID {
-	if st.closed {
+// apply moves the lease by ev (failure is a leaseFailed's reason). The first event that stops it
+// ends the state, cancelling every callback, and returns each live cell, for its closure to be
+// reported.
+func (st *state) apply(ev leaseEvent, failure error) []codemode.CellID {
+	if !st.life.apply(ev, failure) {
 		return nil
 	}
-	st.closed = true
-	st.failure = failure
 	st.notifications = 0
 	for id, a := range st.invocations {
 		a.cancel()
@@ -418,11 +407,11 @@ func (st *state) close(failure error) []codemode.CellID {
 	return cells
 }
 
-// closeIfReady retires an execution that is started, claimed, closed and without notifications,
+// closeIfReady retires an execution that is done (claimed and closed) and without notifications,
 // returning its cell.
 func (st *state) closeIfReady(execution string) codemode.CellID {
 	e, ok := st.executions[execution]
-	if !ok || !e.started || !e.ready || !e.closed || e.notifications > 0 {
+	if !ok || e.phase != execDone || e.notifications > 0 {
 		return ""
 	}
 	return st.removeExecution(execution)

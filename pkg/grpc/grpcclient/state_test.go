@@ -153,7 +153,7 @@ func TestAbandonmentBeforeStartIgnoresLaterCellClosure(t *testing.T) {
 	if cell := must[codemode.CellID](t, "late closure")(st.closeCell(closure("execution", 0))); cell != "" {
 		t.Fatalf("late closure reported %q", cell)
 	}
-	if cells := st.close(nil); len(cells) != 0 {
+	if cells := st.apply(leaseClosed, nil); len(cells) != 0 {
 		t.Fatalf("close reported %v", cells)
 	}
 }
@@ -173,7 +173,7 @@ func TestAbandonmentRevokesCallbacksAndIgnoresLateEvents(t *testing.T) {
 	if cell := must[codemode.CellID](t, "late closure")(st.closeCell(closure("execution", 1))); cell != "" {
 		t.Fatalf("late closure reported %q", cell)
 	}
-	if cells := st.close(nil); len(cells) != 0 {
+	if cells := st.apply(leaseClosed, nil); len(cells) != 0 {
 		t.Fatalf("close reported %v", cells)
 	}
 }
@@ -305,7 +305,9 @@ func TestTerminatedCellsCancelPendingNotifications(t *testing.T) {
 	st := newTestState(t)
 	mustOK(t, "begin", st.beginExecution(stateRequest("execution")))
 	cb := wantAdmission(t, "notification", must[callback](t, "")(st.admitNotification(stateNotification("execution", 1))), nil, admitted)
-	st.cancelNotifications("cell")
+	if settled := st.settle(codemode.RuntimeResponse{Kind: codemode.Terminated, CellID: "cell"}, false); settled != nil {
+		t.Fatal("a Terminated waits for nothing")
+	}
 	if !cancelled(cb.ctx) {
 		t.Fatal("a termination must cancel the cell's notifications")
 	}
@@ -320,13 +322,13 @@ func TestDisconnectRevokesCallbacksAndReturnsEachLiveCellOnce(t *testing.T) {
 	mustOK(t, "admit", st.admitExecution("execution", "cell"))
 	invocation := wantAdmission(t, "invocation", must[callback](t, "")(st.admitInvocation(stateToolCall("execution", 1))), nil, admitted)
 	note := wantAdmission(t, "notification", must[callback](t, "")(st.admitNotification(stateNotification("execution", 1))), nil, admitted)
-	if cells := st.close(errLeaseClosed); len(cells) != 1 || cells[0] != "cell" {
+	if cells := st.apply(leaseFailed, errLeaseClosed); len(cells) != 1 || cells[0] != "cell" {
 		t.Fatalf("close returned %v, want [cell]", cells)
 	}
 	if !cancelled(invocation.ctx) || !cancelled(note.ctx) {
 		t.Fatal("a disconnect must cancel every callback")
 	}
-	if cells := st.close(nil); len(cells) != 0 {
+	if cells := st.apply(leaseClosed, nil); len(cells) != 0 {
 		t.Fatalf("a second close returned %v", cells)
 	}
 	wantErr(t, "closed state", st.requireOpen(), "lease closed")
@@ -334,29 +336,29 @@ func TestDisconnectRevokesCallbacksAndReturnsEachLiveCellOnce(t *testing.T) {
 
 var errLeaseClosed = fmt.Errorf("lease closed")
 
-// A cell's next wait waits for every dropped wait of that cell, and only those, until each is
-// reported retired.
-func TestDroppedWaitsHoldBackOnlyTheirCell(t *testing.T) {
-	st := newState(context.Background())
-	first, second, other := make(chan struct{}), make(chan struct{}), make(chan struct{})
-	st.dropWait("1", first)
-	st.dropWait("1", second)
-	st.dropWait("2", other)
-	if got := st.retiringWaits("1"); len(got) != 2 || got[0] != first || got[1] != second {
-		t.Fatalf("cell 1 waits for %d dropped waits, want its 2 in order", len(got))
+// A Result waits for its cell's notifications, unless the host waited for their
+// acknowledgements before sending it; a cell without an execution has nothing to wait for.
+func TestResultsWaitForNotificationsUnlessTheHostAcknowledged(t *testing.T) {
+	st := newTestState(t)
+	mustOK(t, "begin", st.beginExecution(stateRequest("execution")))
+	mustOK(t, "admit", st.admitExecution("execution", "cell"))
+	result := codemode.RuntimeResponse{Kind: codemode.Result, CellID: "cell"}
+	if st.settle(result, true) != nil {
+		t.Fatal("an acknowledged Result waits for its notifications")
 	}
-	st.waitRetired("1", first)
-	if got := st.retiringWaits("1"); len(got) != 1 || got[0] != second {
-		t.Fatalf("after the first retired, cell 1 waits for %d, want the second only", len(got))
+	settled := st.settle(result, false)
+	if settled == nil {
+		t.Fatal("a Result does not wait for its notifications")
 	}
-	st.waitRetired("1", second)
-	if got := st.retiringWaits("1"); len(got) != 0 {
-		t.Fatalf("after both retired, cell 1 still waits for %d", len(got))
+	if st.settle(codemode.RuntimeResponse{Kind: codemode.Result, CellID: "other"}, false) != nil {
+		t.Fatal("a Result of an unknown cell waits")
 	}
-	if _, kept := st.retiring["1"]; kept {
-		t.Fatal("a cell without dropped waits keeps an entry: the map would grow with every cell")
+	if _, err := st.closeCell(closure("execution", 0)); err != nil {
+		t.Fatal(err)
 	}
-	if got := st.retiringWaits("2"); len(got) != 1 || got[0] != other {
-		t.Fatal("cell 2's dropped wait was lost")
+	select {
+	case <-settled:
+	default:
+		t.Fatal("the closure of a cell without notifications did not settle them")
 	}
 }

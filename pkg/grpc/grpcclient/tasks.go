@@ -1,6 +1,9 @@
 package grpcclient
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // tasks tracks goroutines that a shutdown waits for. Once closed it starts no more, so a late
 // start cannot race the wait.
@@ -32,4 +35,34 @@ func (t *tasks) closeAndWait() {
 	t.closed = true
 	t.mu.Unlock()
 	t.wg.Wait()
+}
+
+// closer runs a close at most once, on a goroutine of its own, so that a caller whose context
+// ends first can leave while the close goes on; every caller gets the first run's result. The
+// session and each binding close with it.
+type closer struct {
+	once sync.Once
+	// done is closed when the close finished. An owner that selects on it before the close
+	// makes it when it makes the closer; otherwise the first close makes it.
+	done chan struct{}
+	err  error
+}
+
+// close starts f unless a close already started, and waits for its result within ctx.
+func (c *closer) close(ctx context.Context, f func() error) error {
+	c.once.Do(func() {
+		if c.done == nil {
+			c.done = make(chan struct{})
+		}
+		go func() {
+			defer close(c.done)
+			c.err = f()
+		}()
+	})
+	select {
+	case <-c.done:
+		return c.err
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
 }

@@ -47,7 +47,13 @@ func (p Protocol) String() string {
 type transport struct {
 	// closeIdle releases the connections no request uses (a process host: ends the process).
 	closeIdle func()
-	client    code_modev1connect.CodeModeHostClient
+	// rpc carries every request; each binding's client adds its own interceptors over it.
+	rpc connect.Transport
+}
+
+// client returns a client over the transport whose every request passes interceptors.
+func (t *transport) client(interceptors ...connect.ClientInterceptor) code_modev1connect.CodeModeHostClient {
+	return code_modev1connect.NewCodeModeHostClient(connect.NewClient(t.rpc, interceptors...))
 }
 
 // newTransport builds an HTTP/2 client for e (prior knowledge over cleartext, ALPN over TLS,
@@ -75,10 +81,10 @@ func newTransport(e endpoint, opts Options) *transport {
 	return newTransportOver(e, ht, ht.CloseIdleConnections, opts)
 }
 
-// newTransportOver builds the generated client over base, which carries every request.
+// newTransportOver builds the RPC transport over base, which carries every request.
 func newTransportOver(e endpoint, base http.RoundTripper, closeIdle func(), opts Options) *transport {
 	hc := &http.Client{
-		Transport:     headerSignal{routeTripper{base}},
+		Transport:     headerSignal{base},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	copts := []connecthttp.Option{
@@ -97,23 +103,37 @@ func newTransportOver(e endpoint, base http.RoundTripper, closeIdle func(), opts
 	case ProtocolGRPCWeb:
 		copts = append(copts, connecthttp.WithGRPCWeb())
 	}
-	return &transport{
-		closeIdle: closeIdle,
-		client:    code_modev1connect.NewCodeModeHostClient(connect.NewClient(connecthttp.NewTransport(hc, e.baseURL, copts...))),
-	}
+	return &transport{closeIdle: closeIdle, rpc: connecthttp.NewTransport(hc, e.baseURL, copts...)}
 }
 
-// headersKey carries, in a request's context, the function headerSignal calls when the response
-// headers have arrived.
+// headersKey carries, in a request's context, the headerArrival headerSignal reports to.
 type headersKey struct{}
 
-// withHeaderSignal returns a context whose HTTP request reports its response headers to the
-// returned channel (closed on arrival or failure). A server stream's client learns that way that
-// the host has set the stream up, which connect's stream API does not say before a message.
-func withHeaderSignal(ctx context.Context) (context.Context, <-chan struct{}) {
-	ch := make(chan struct{})
-	var once sync.Once
-	return context.WithValue(ctx, headersKey{}, func() { once.Do(func() { close(ch) }) }), ch
+// headerArrival is the arrival of one request's response headers.
+type headerArrival struct {
+	once sync.Once
+	// done is closed when the headers arrived or the request failed.
+	done chan struct{}
+	// header is the response's headers, nil if the request failed; set before done is closed.
+	header http.Header
+}
+
+// withHeaderSignal returns a context whose HTTP request reports the arrival of its response
+// headers. A server stream's client learns that way that the host has set the stream up, which
+// connect's stream API does not say before a message.
+func withHeaderSignal(ctx context.Context) (context.Context, *headerArrival) {
+	a := &headerArrival{done: make(chan struct{})}
+	return context.WithValue(ctx, headersKey{}, a), a
+}
+
+// arrived records the response (nil: the request failed) and closes done, once.
+func (a *headerArrival) arrived(resp *http.Response) {
+	a.once.Do(func() {
+		if resp != nil {
+			a.header = resp.Header
+		}
+		close(a.done)
+	})
 }
 
 // headerSignal is the RoundTripper that serves withHeaderSignal.
@@ -122,8 +142,8 @@ type headerSignal struct{ next http.RoundTripper }
 // RoundTrip sends the request and reports when its response headers arrived.
 func (h headerSignal) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := h.next.RoundTrip(r)
-	if signal, ok := r.Context().Value(headersKey{}).(func()); ok {
-		signal()
+	if a, ok := r.Context().Value(headersKey{}).(*headerArrival); ok {
+		a.arrived(resp)
 	}
 	return resp, err
 }

@@ -17,13 +17,13 @@ import (
 // CancelWait, and until that returns the cell's next wait is held back, so it cannot meet the old
 // observer on the host. The one-observer rule itself is the host's: its text reaches the caller.
 func (b *binding) wait(ctx context.Context, req codemode.WaitRequest) (codemode.WaitOutcome, error) {
-	if err := b.requireOpen(); err != nil {
+	if err := b.life().err(); err != nil {
 		return codemode.WaitOutcome{}, err
 	}
-	if err := b.awaitRetired(ctx, req.CellID); err != nil {
+	if err := b.dropped.await(ctx, b.ctx.Done(), req.CellID); err != nil {
 		return codemode.WaitOutcome{}, err
 	}
-	if err := b.requireOpen(); err != nil {
+	if err := b.life().err(); err != nil {
 		return codemode.WaitOutcome{}, err
 	}
 	// A caller already gone takes nothing: the cell's output stays for the next observation.
@@ -36,7 +36,7 @@ func (b *binding) wait(ctx context.Context, req codemode.WaitRequest) (codemode.
 		// Wait and a YieldObservation.
 		req.YieldTimeMs, req.YieldNow = 0, nil
 	}
-	msg := &pb.WaitRequest{SessionId: b.id, CellId: string(req.CellID), WaitId: waitID, YieldTimeMs: req.YieldTimeMs, MaxOutputTokens: b.budget(req.MaxOutputTokens)}
+	msg := &pb.WaitRequest{SessionId: b.id, CellId: string(req.CellID), WaitId: waitID, YieldTimeMs: req.YieldTimeMs, MaxOutputTokens: b.truncation.budget(req.MaxOutputTokens)}
 	answers := make(chan waitAnswer, 1)
 	rpcCtx, cancelRPC := context.WithCancel(b.ctx)
 	b.observing.begin()
@@ -80,12 +80,9 @@ func (b *binding) wait(ctx context.Context, req codemode.WaitRequest) (codemode.
 // retireWait cancels a dropped wait on the host in the background; the cell's next wait waits for
 // it. A CancelWait that fails fails the binding: the old observer might still hold the cell.
 func (b *binding) retireWait(cell codemode.CellID, waitID string, cancelRPC context.CancelFunc, answers <-chan waitAnswer) {
-	done := make(chan struct{})
-	b.mu.Lock()
-	b.st.dropWait(cell, done)
-	b.mu.Unlock()
+	release := b.dropped.drop(cell)
 	retire := func() {
-		defer b.retired(cell, done)
+		defer release()
 		err := b.request(context.Background(), "wait cancellation", 0, func(ctx context.Context) error {
 			_, err := b.client.CancelWait(ctx, &pb.CancelWaitRequest{SessionId: b.id, WaitId: waitID})
 			return err
@@ -93,12 +90,12 @@ func (b *binding) retireWait(cell codemode.CellID, waitID string, cancelRPC cont
 		cancelRPC()
 		<-answers
 		if err != nil && !b.stopped() {
-			b.fail(fmt.Errorf("failed to retire canceled gRPC code-mode wait: %w", err))
+			b.stop(leaseFailed, fmt.Errorf("failed to retire canceled gRPC code-mode wait: %w", err))
 		}
 	}
 	if !b.streams.spawn(retire) {
 		cancelRPC()
-		b.retired(cell, done)
+		release()
 	}
 }
 
@@ -110,34 +107,9 @@ type waitAnswer struct {
 	err      error
 }
 
-// retired releases the waits held back behind a dropped wait.
-func (b *binding) retired(cell codemode.CellID, done chan struct{}) {
-	b.mu.Lock()
-	b.st.waitRetired(cell, done)
-	b.mu.Unlock()
-	close(done)
-}
-
-// awaitRetired waits until the cell's dropped waits have retired on the host.
-func (b *binding) awaitRetired(ctx context.Context, cell codemode.CellID) error {
-	b.mu.Lock()
-	pending := b.st.retiringWaits(cell)
-	b.mu.Unlock()
-	for _, done := range pending {
-		select {
-		case <-done:
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		case <-b.ctx.Done():
-			return b.stoppedError()
-		}
-	}
-	return nil
-}
-
 // terminate stops a cell (wire ID).
 func (b *binding) terminate(ctx context.Context, cell codemode.CellID) (codemode.WaitOutcome, error) {
-	if err := b.requireOpen(); err != nil {
+	if err := b.life().err(); err != nil {
 		return codemode.WaitOutcome{}, err
 	}
 	var resp *pb.WaitResponse
@@ -162,26 +134,26 @@ func (b *binding) waitOutcome(ctx context.Context, cell codemode.CellID, resp *p
 	if buffered != nil {
 		buffered(&o)
 	}
-	if err := b.checkCell(cell, o.Response); err != nil {
+	if err := checkCell(cell, o.Response); err != nil {
+		b.stop(leaseFailed, err)
 		return codemode.WaitOutcome{}, err
 	}
 	if !b.settle(ctx, o.Response) {
 		if err := context.Cause(ctx); err != nil && b.ctx.Err() == nil {
 			return codemode.WaitOutcome{}, err
 		}
-		return codemode.WaitOutcome{}, b.stoppedError()
+		return codemode.WaitOutcome{}, b.life().interrupted()
 	}
 	return o, nil
 }
 
-// checkCell fails the binding if a response names another cell than the one asked for.
-func (b *binding) checkCell(cell codemode.CellID, r codemode.RuntimeResponse) error {
+// checkCell fails if a response names another cell than the one asked for; the error is fatal
+// to the binding.
+func checkCell(cell codemode.CellID, r codemode.RuntimeResponse) error {
 	if r.CellID == cell {
 		return nil
 	}
-	err := fmt.Errorf("gRPC code-mode host returned cell %s instead of %s", r.CellID, cell)
-	b.fail(err)
-	return err
+	return fmt.Errorf("gRPC code-mode host returned cell %s instead of %s", r.CellID, cell)
 }
 
 // settle applies a response to the cell's notifications: a Result returns once all of them were
@@ -191,15 +163,7 @@ func (b *binding) checkCell(cell codemode.CellID, r codemode.RuntimeResponse) er
 // binding ended first.
 func (b *binding) settle(ctx context.Context, r codemode.RuntimeResponse) bool {
 	b.mu.Lock()
-	var settled <-chan struct{}
-	switch r.Kind {
-	case codemode.Terminated:
-		b.st.cancelNotifications(r.CellID)
-	case codemode.Result:
-		if !b.acked {
-			settled = b.st.notificationsSettled(r.CellID)
-		}
-	}
+	settled := b.st.settle(r, b.acked)
 	b.mu.Unlock()
 	if settled == nil {
 		return true
@@ -212,15 +176,6 @@ func (b *binding) settle(ctx context.Context, r codemode.RuntimeResponse) bool {
 	case <-b.ctx.Done():
 		return false
 	}
-}
-
-// stoppedError is what an operation interrupted by the binding's stop fails with: the failure
-// that stopped it, or errBindingStopped.
-func (b *binding) stoppedError() error {
-	if err := b.requireOpen(); err != nil {
-		return err
-	}
-	return errBindingStopped
 }
 
 // runtimeError passes the runtime's own errors through: a host answers FAILED_PRECONDITION with

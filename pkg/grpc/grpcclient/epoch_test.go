@@ -12,7 +12,7 @@ import (
 
 // Codex's code-mode/src/grpc_session/generation_tests.rs.
 
-func TestFirstGenerationPreservesExistingCellIds(t *testing.T) {
+func TestFirstEpochPreservesExistingCellIds(t *testing.T) {
 	if got := PublicCellID(1, "42"); got != "42" {
 		t.Fatalf("PublicCellID(1, 42) = %q", got)
 	}
@@ -21,7 +21,7 @@ func TestFirstGenerationPreservesExistingCellIds(t *testing.T) {
 	}
 }
 
-func TestFirstGenerationPreservesOpaqueCellIdsThatResembleGenerationPrefixes(t *testing.T) {
+func TestFirstEpochPreservesOpaqueCellIdsThatResembleEpochPrefixes(t *testing.T) {
 	for _, id := range []codemode.CellID{"graphics:1", "g2:42"} {
 		if got := PublicCellID(1, id); got != id {
 			t.Fatalf("PublicCellID(1, %q) = %q", id, got)
@@ -32,7 +32,7 @@ func TestFirstGenerationPreservesOpaqueCellIdsThatResembleGenerationPrefixes(t *
 	}
 }
 
-func TestLaterGenerationsPrefixPublicIdsAndStripWireIds(t *testing.T) {
+func TestLaterEpochsPrefixPublicIdsAndStripWireIds(t *testing.T) {
 	if got := PublicCellID(2, "42"); got != "g2:42" {
 		t.Fatalf("PublicCellID(2, 42) = %q", got)
 	}
@@ -41,14 +41,14 @@ func TestLaterGenerationsPrefixPublicIdsAndStripWireIds(t *testing.T) {
 	}
 }
 
-func TestStaleGenerationIdsAreRejectedAfterReconnection(t *testing.T) {
+func TestStaleEpochIdsAreRejectedAfterReconnection(t *testing.T) {
 	for _, id := range []string{"42", "g1:42", "g3:42", strings.Repeat("x", 10_000)} {
 		_, err := RemoteCellID(2, codemode.CellID(id))
 		wantErr(t, "stale "+id[:min(len(id), 8)], err, "cell belongs to a stale code-mode host generation")
 	}
 }
 
-// recordingDelegate records what a generationDelegate forwards.
+// recordingDelegate records what an epochDelegate forwards.
 type recordingDelegate struct {
 	calls   []codemode.NestedToolCall
 	notes   []string
@@ -70,9 +70,9 @@ func (r *recordingDelegate) CellClosed(cell codemode.CellID) { r.closed = append
 
 func (r *recordingDelegate) ReportFailure(reason string) { r.reasons = append(r.reasons, reason) }
 
-func TestReconnectMapsEveryDelegateCallbackToItsGeneration(t *testing.T) {
+func TestReconnectMapsEveryDelegateCallbackToItsEpoch(t *testing.T) {
 	rec := &recordingDelegate{}
-	d := generationDelegate{delegate: rec, generation: 2}
+	d := epochDelegate{delegate: rec, epoch: 2}
 	call := codemode.NestedToolCall{CellID: "42", RuntimeToolCallID: "runtime-call", ToolName: codemode.ToolName{Name: "echo"},
 		ToolKind: codemode.ToolKindFunction, Input: json.RawMessage(`{"value":true}`)}
 	out, err := d.InvokeTool(context.Background(), call)
@@ -100,8 +100,8 @@ func TestReconnectMapsEveryDelegateCallbackToItsGeneration(t *testing.T) {
 // mapped when it arrives, and nothing is claimed before the caller asks.
 func TestReconnectedExecutionMapsStartedAndInitialResponseIds(t *testing.T) {
 	results := make(chan codemode.InitialResult, 1)
-	b := &binding{generation: 2}
-	started := codemode.NewStartedCell(PublicCellID(b.generation, "42"), results, nil)
+	b := &binding{epoch: 2}
+	started := codemode.NewStartedCell(PublicCellID(b.epoch, "42"), results, nil)
 	if started.CellID != "g2:42" {
 		t.Fatalf("started cell %q", started.CellID)
 	}
