@@ -38,7 +38,7 @@ func newCellLifecycle(obs *observer, pendingMode bool) cellLifecycle {
 }
 
 // eventKind names what happened to a cell.
-type eventKind int
+type eventKind uint8
 
 const (
 	// evAttach: an observer asks for the cell (Wait, WaitToPending): event.obs.
@@ -84,7 +84,7 @@ type event struct {
 }
 
 // effectKind names a step the session carries out for the lifecycle.
-type effectKind int
+type effectKind uint8
 
 const (
 	// doServe: hand obs the observation named by what, and end it. The lifecycle has already
@@ -117,7 +117,7 @@ const (
 )
 
 // serving names what a doServe hands over.
-type serving int
+type serving uint8
 
 const (
 	// serveSetApart: a Yielded response with the oldest yield set apart (output.takeYield).
@@ -139,8 +139,8 @@ const (
 // effect is one step of an event's outcome.
 type effect struct {
 	kind       effectKind
-	obs        *observer
 	what       serving
+	obs        *observer
 	terminator chan codemode.RuntimeResponse
 }
 
@@ -149,7 +149,7 @@ type effect struct {
 const maxEffects = 4
 
 // refusal is why an event that asks for the cell was turned down.
-type refusal int
+type refusal uint8
 
 const (
 	// refusedMissing: the cell is delivering its terminal response or closed, as good as gone.
@@ -161,7 +161,7 @@ const (
 )
 
 // idleChange is what an event does to the cell's entry in the session's idle table.
-type idleChange int
+type idleChange uint8
 
 const (
 	// idleRecord: the cell became unobserved; its unobserved time starts.
@@ -173,10 +173,8 @@ const (
 	idleRestart
 )
 
-// effects is an event's outcome: the steps to carry out, in order, and the answers to the caller.
-type effects struct {
-	list [maxEffects]effect
-	n    int
+// answers are what an event tells its caller.
+type answers struct {
 	// refused is why the event was turned down (evAttach, evTerminate), zero if it was not.
 	refused refusal
 	// pause reports whether the loop pauses at the frontier (evQuiescent).
@@ -184,7 +182,15 @@ type effects struct {
 	// dropped reports whether the observer or terminator that gave up was still registered
 	// (evDetach, evDetachTerminator).
 	dropped bool
-	idle    idleChange
+}
+
+// effects is an event's outcome: the steps to carry out, in order, the answers to the caller and
+// the change to the idle table.
+type effects struct {
+	answers
+	list [maxEffects]effect
+	n    uint8
+	idle idleChange
 }
 
 func (fx *effects) add(e effect) {
@@ -204,37 +210,44 @@ func (l *cellLifecycle) unobserved() bool {
 
 // apply makes the transition of ev and returns its effects.
 func (l *cellLifecycle) apply(ev event) effects {
-	before := l.unobserved()
 	var fx effects
+	l.step(&ev, &fx)
+	return fx
+}
+
+// step is apply writing into fx, which must be zero: the session's executor, which runs on every
+// turn of a waiting loop, has it make no copies.
+func (l *cellLifecycle) step(ev *event, fx *effects) {
+	before := l.unobserved()
 	switch ev.kind {
 	case evAttach:
-		l.attach(ev, &fx)
+		l.attach(ev, fx)
 	case evStarted:
 		l.started = true
 		if l.phase == cellRunning {
-			l.arm(&fx)
+			l.arm(fx)
 		}
 	case evDeadline:
 		if l.observer == ev.obs && l.phase == cellRunning {
-			l.serveObserver(&fx, serveSoFar)
+			l.serveObserver(fx, serveSoFar)
 		}
 	case evYield:
-		l.yield(ev, &fx)
+		l.yield(ev, fx)
 	case evQuiescent:
-		l.quiescent(&fx)
+		l.quiescent(fx)
 	case evFinish:
-		l.finish(&fx)
+		l.finish(fx)
 	case evGraceExpired:
 		if l.phase == cellTerminating {
-			l.endTermination(&fx)
+			l.endTermination(fx)
 		}
 	case evTerminate:
-		l.terminate(ev, &fx)
+		l.terminate(ev, fx)
 	case evInterrupt:
-		l.interrupt(&fx)
+		l.interrupt(fx)
 	case evReclaim:
 		if before {
-			l.interrupt(&fx)
+			l.interrupt(fx)
 		}
 	case evDetach:
 		if fx.dropped = ev.obs != nil && l.observer == ev.obs; fx.dropped {
@@ -256,11 +269,10 @@ func (l *cellLifecycle) apply(ev event) effects {
 	case before && !after:
 		fx.idle = idleForget
 	}
-	return fx
 }
 
 // attach registers ev.obs as the observer, or serves it at once.
-func (l *cellLifecycle) attach(ev event, fx *effects) {
+func (l *cellLifecycle) attach(ev *event, fx *effects) {
 	obs := ev.obs
 	switch {
 	case l.phase != cellRunning && l.phase != cellCompleted && l.phase != cellTerminating:
@@ -310,7 +322,7 @@ func (l *cellLifecycle) attachPending(obs *observer, fx *effects) {
 // attachYielding attaches a Wait to a running cell. It takes the cell out of pending mode and
 // resumes it for good; an initial yield set apart earlier, or a zero yield time, answers it at
 // once.
-func (l *cellLifecycle) attachYielding(ev event, fx *effects) {
+func (l *cellLifecycle) attachYielding(ev *event, fx *effects) {
 	obs := ev.obs
 	l.observed = true
 	if l.paused {
@@ -362,7 +374,7 @@ func (l *cellLifecycle) serveObserver(fx *effects, what serving) {
 // the first observation (Codex's pending initial yield). (Codex's host sometimes also keeps later
 // unobserved yields apart, when its cell actor lags behind V8; that is a race of its threads, not
 // a rule, and codemode follows the rule.)
-func (l *cellLifecycle) yield(ev event, fx *effects) {
+func (l *cellLifecycle) yield(ev *event, fx *effects) {
 	switch {
 	case l.phase != cellRunning:
 	case l.observer == nil:
@@ -445,7 +457,7 @@ func (l *cellLifecycle) endTermination(fx *effects) {
 
 // terminate claims the cell for an explicit Terminate: a running cell is stopped, and a completed
 // but unobserved cell hands over its completion instead.
-func (l *cellLifecycle) terminate(ev event, fx *effects) {
+func (l *cellLifecycle) terminate(ev *event, fx *effects) {
 	switch l.phase {
 	case cellCompleted:
 		l.phase = cellDelivering

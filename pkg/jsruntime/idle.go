@@ -102,7 +102,9 @@ func (s *session) reclaimIdle() {
 	var after actions
 	for _, id := range s.idle.expired(time.Now()) {
 		if c := s.cells[id]; c != nil {
-			after = append(after, s.applyLocked(c, event{kind: evReclaim}).after...)
+			var a applied
+			s.applyLocked(c, &event{kind: evReclaim}, &a)
+			after = append(after, a.after...)
 		}
 	}
 	if next, ok := s.idle.next(); ok && !s.closing.Load() {

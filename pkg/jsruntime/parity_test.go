@@ -237,7 +237,9 @@ func TestOnlyTheFirstTerminationClaimsABufferedCompletion(t *testing.T) {
 		sess.mu.Lock()
 		cl := sess.cells[c.CellID]
 		terminate := event{kind: evTerminate, terminator: make(chan codemode.RuntimeResponse, 1)}
-		first, second := sess.applyLocked(cl, terminate), sess.applyLocked(cl, terminate)
+		var first, second applied
+		sess.applyLocked(cl, &terminate, &first)
+		sess.applyLocked(cl, &terminate, &second)
 		sess.mu.Unlock()
 		if first.claimed == nil || !reflect.DeepEqual(textsOf(first.claimed.ContentItems), []string{"done"}) {
 			t.Fatalf("first terminate claimed %+v, want the completion", first)

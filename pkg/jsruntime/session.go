@@ -254,7 +254,7 @@ func (s *session) attach(id codemode.CellID, obs *observer) (*cell, error) {
 	c := s.cells[id]
 	var a applied
 	if c != nil {
-		a = s.applyLocked(c, event{kind: evAttach, obs: obs})
+		s.applyLocked(c, &event{kind: evAttach, obs: obs}, &a)
 	}
 	s.mu.Unlock()
 	a.after.run()
@@ -304,7 +304,7 @@ func (s *session) Terminate(ctx context.Context, id codemode.CellID) (codemode.W
 	c := s.cells[id]
 	var a applied
 	if c != nil {
-		a = s.applyLocked(c, event{kind: evTerminate, terminator: ch})
+		s.applyLocked(c, &event{kind: evTerminate, terminator: ch}, &a)
 	}
 	s.mu.Unlock()
 	a.after.run()
@@ -376,7 +376,7 @@ func (s *session) registered() []*cell {
 func (s *session) closeCell(c *cell) {
 	c.closeOnce.Do(func() {
 		s.mu.Lock()
-		s.applyLocked(c, event{kind: evClose})
+		s.applyLocked(c, &event{kind: evClose}, &applied{})
 		delete(s.cells, c.id)
 		c.out.releaseHeld() // a Result nobody claimed
 		s.mu.Unlock()
