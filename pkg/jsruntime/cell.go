@@ -11,8 +11,8 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// cellState is where a cell is in its life. All cell fields below "guarded by session.mu" change
-// only under the session's lock.
+// cellState is the phase of a cell's life (cellLifecycle). All cell fields below "guarded by
+// session.mu" change only under the session's lock.
 type cellState int
 
 const (
@@ -65,6 +65,16 @@ type observer struct {
 // end records that the observation is over.
 func (o *observer) end() { o.endOnce.Do(func() { close(o.ended) }) }
 
+// drop stops the observer's yield timer and ends it: it is no longer its cell's observer.
+func (o *observer) drop() {
+	if o.timer != nil {
+		o.timer.Stop()
+	}
+	if o.ended != nil {
+		o.end()
+	}
+}
+
 // newObserver returns an observer of kind that delivers on the returned channel. A yielding
 // observer yields after ms (see codemode.EffectiveYieldTimeMs).
 func newObserver(kind observerKind, ms uint64) (*observer, <-chan observation) {
@@ -98,35 +108,21 @@ type cell struct {
 	peakHeap atomic.Uint64
 
 	// guarded by session.mu
-	state cellState
-	// started is set once the runtime has an engine: yield deadlines count from then.
-	started bool
-	// observed is set once any observer was attached.
-	observed bool
-	// pendingMode is set while the cell is driven by frontiers (Codex's PauseAtPendingFrontier):
-	// from ExecuteToPending or WaitToPending until a yielding observer attaches. In pending mode
-	// the loop pauses whenever it is quiescent, whether or not an observer waits.
-	pendingMode bool
-	// paused is set while the event loop is held at a frontier.
-	paused bool
-	// frontierReady is set while the loop is paused at a frontier no observer was handed yet (its
-	// pending observer was dropped, or there was none): the next pending observer gets it at once.
-	frontierReady bool
-	out           output
-	observer      *observer
-	result        *codemode.RuntimeResponse
+	life cellLifecycle
+	out  output
+	// result is the Result of a cell that completed unobserved, until it is claimed.
+	result *codemode.RuntimeResponse
 	// completedAt is when an unobserved cell finished: its Result reports how long it waited.
 	completedAt time.Time
-	terminator  chan codemode.RuntimeResponse // explicit Terminate waiting for its response
 	closeOnce   sync.Once
 }
 
-func newCell(id codemode.CellID, callID string) *cell {
+func newCell(id codemode.CellID, callID string, life cellLifecycle) *cell {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &cell{
 		id: id, callID: callID, ctx: ctx, cancel: cancel,
-		wake:  make(chan struct{}, 1),
-		state: cellRunning,
+		wake: make(chan struct{}, 1),
+		life: life,
 	}
 }
 
@@ -143,174 +139,52 @@ func (c *cell) yielded(items []codemode.ContentItem) observation {
 	return observation{resp: codemode.RuntimeResponse{Kind: codemode.Yielded, CellID: c.id, ContentItems: items}}
 }
 
-// output is a cell's unobserved output.
-type output struct {
-	items []codemode.ContentItem
-	// bytes is what items count against the provider's output limit.
-	bytes int
-	// yields are the item counts at which a yield_control() with no observer to answer set the
-	// output apart, oldest first (Codex's pending initial yield; see session.yieldControl): each
-	// later yielding observation gets the items up to the next one, and a completion keeps them
-	// apart from its Result. A pending observer takes everything at once.
-	yields []int
-	// budget is the host's memory budget. It pays for the items while no observer has taken them,
-	// and for a completed cell's Result until someone claims it (held bytes): charged is what it
-	// pays, outputCharge times bytes + held once refund has run. What an observer took is the
-	// transport's to charge.
-	budget        MemoryBudget
-	charged, held int
-	// reserved is the part of charged an offered text reserved (cellRun.offer) until it arrives.
-	reserved int
+// terminated is c's Terminated response.
+func (c *cell) terminated(items []codemode.ContentItem) codemode.RuntimeResponse {
+	return codemode.RuntimeResponse{Kind: codemode.Terminated, CellID: c.id, ContentItems: items}
 }
 
-// outputCharge is what a byte of output costs the budget: a transport sending it holds it about
-// three times (the string, the encoded message, the buffer that grew by doubling to hold it; see
-// grpchost's sendingCopies), and the budget must have seen that cost before the output is taken,
-// or cells that finish together overdraw it when their outcomes are sent.
-const outputCharge = 3
-
-// add appends an item of n bytes, whose cost (outputCharge times n) the caller has taken from
-// the budget.
-func (o *output) add(item codemode.ContentItem, n int) {
-	o.items = append(o.items, item)
-	o.bytes += n
-	o.charged += outputCharge * n
-}
-
-// reserve takes the cost of an item of at least n bytes from the budget ahead of the item (a
-// reservation left from an earlier offer is given back first), and reports whether it could.
-func (o *output) reserve(n int) bool {
-	o.reserved = 0
-	o.refund()
-	if !o.pay(n) {
-		return false
+// observation makes what a doServe hands over (errText: a finishing cell's error), taking the
+// output it carries.
+func (c *cell) observation(what serving, errText *string) observation {
+	switch what {
+	case serveSetApart:
+		items, _ := c.out.takeYield()
+		return c.yielded(items)
+	case serveFrontier:
+		f := codemode.PendingFrontier{CellID: c.id, ContentItems: c.out.take(), PendingToolCallIDs: c.calls.list()}
+		return observation{frontier: &f}
+	case serveClaimed:
+		return observation{resp: c.claimCompletion()}
+	case serveResult:
+		var live time.Duration
+		return observation{resp: codemode.RuntimeResponse{Kind: codemode.Result, CellID: c.id, ErrorText: errText, BufferedFor: &live, ContentItems: c.out.take()}}
+	case serveTerminated:
+		return observation{resp: c.terminated(c.out.take())}
+	case serveTerminatedEmpty:
+		return observation{resp: c.terminated([]codemode.ContentItem{})}
 	}
-	o.charged += outputCharge * n
-	o.reserved = outputCharge * n
-	return true
+	return c.yielded(c.out.take()) // serveSoFar
 }
 
-// pay takes the cost of an item of n bytes from the budget: from the reservation first, then
-// refused past the budget, except within the cell's outputGrant, which is charged all the same.
-// The caller adds the item (or the reservation) to charged.
-func (o *output) pay(n int) bool {
-	cost := outputCharge * n
-	if o.reserved > 0 {
-		used := min(o.reserved, cost)
-		o.reserved, o.charged, cost = 0, o.charged-used, cost-used
-		o.refund() // what the reservation held beyond the item
-	}
-	switch {
-	case cost == 0:
-	case o.charged+cost <= outputGrant:
-		o.budget.Charge(int64(cost))
-	case !o.budget.Take(int64(cost)):
-		return false
-	}
-	return true
+// keepResult keeps the Result of a cell that completed with nobody observing it, for the next
+// observation, with the output after any yield set apart.
+func (c *cell) keepResult(errText *string) {
+	resp := codemode.RuntimeResponse{Kind: codemode.Result, CellID: c.id, ErrorText: errText}
+	resp.ContentItems = c.out.takeResult()
+	c.result, c.completedAt = &resp, time.Now()
 }
 
-// refund gives the budget back what left the output.
-func (o *output) refund() {
-	if extra := o.charged - o.reserved - outputCharge*(o.bytes+o.held); extra > 0 {
-		o.budget.Give(int64(extra))
-		o.charged -= extra
-	}
-}
-
-// releaseHeld gives back what a claimed (or dropped) Result held.
-func (o *output) releaseHeld() {
-	o.held = 0
-	o.refund()
-}
-
-// take returns all unobserved output (never nil, so responses carry an empty list).
-func (o *output) take() []codemode.ContentItem {
-	items := o.takeAll()
-	o.refund()
-	return items
-}
-
-// takeAll is take without the refund.
-func (o *output) takeAll() []codemode.ContentItem {
-	items := o.items
-	o.items, o.bytes, o.yields, o.reserved = nil, 0, nil, 0
-	if items == nil {
-		items = []codemode.ContentItem{}
-	}
-	return items
-}
-
-// hasYield reports whether output is set apart for a yielding observation.
-func (o *output) hasYield() bool { return len(o.yields) > 0 }
-
-// markYield sets the output so far apart for the next yielding observation.
-func (o *output) markYield() {
-	o.yields = append(o.yields, len(o.items))
-}
-
-// takeYield returns the items up to the oldest pending yield, if there is one, and keeps the
-// rest.
-func (o *output) takeYield() ([]codemode.ContentItem, bool) {
-	if len(o.yields) == 0 {
-		return nil, false
-	}
-	n := o.yields[0]
-	head := append([]codemode.ContentItem{}, o.items[:n]...)
-	o.set(append([]codemode.ContentItem{}, o.items[n:]...))
-	o.yields = o.yields[1:]
-	for i := range o.yields {
-		o.yields[i] -= n
-	}
-	if len(o.yields) == 0 {
-		o.yields = nil
-	}
-	o.refund()
-	return head, true
-}
-
-// takeResult returns the items after the last pending yield, for the Result of a cell that
-// completed with no observer, and keeps the ones before it, which the pending yields hand out
-// (without a pending yield it takes everything). The Result keeps its items until it is claimed,
-// so the budget keeps paying for them (releaseHeld).
-func (o *output) takeResult() []codemode.ContentItem {
-	before := o.bytes
-	items := o.splitAfterYields()
-	o.held += before - o.bytes
-	o.refund()
-	return items
-}
-
-// splitAfterYields is takeResult without the budget's bookkeeping.
-func (o *output) splitAfterYields() []codemode.ContentItem {
-	if len(o.yields) == 0 {
-		return o.takeAll()
-	}
-	last := o.yields[len(o.yields)-1]
-	tail := append([]codemode.ContentItem{}, o.items[last:]...)
-	o.set(append([]codemode.ContentItem{}, o.items[:last]...))
-	return tail
-}
-
-// set replaces the items and recounts their bytes (the caller refunds).
-func (o *output) set(items []codemode.ContentItem) {
-	o.items, o.bytes, o.reserved = items, 0, 0
-	for _, item := range items {
-		o.bytes += itemBytes(item)
-	}
-}
-
-// itemBytes is what an item counts against the output limit.
-func itemBytes(item codemode.ContentItem) int {
-	switch it := item.(type) {
-	case codemode.InputText:
-		return len(it.Text)
-	case codemode.InputImage:
-		return len(it.ImageURL)
-	case codemode.InputAudio:
-		return len(it.AudioURL)
-	}
-	return 0
+// claimCompletion hands over a completed cell's Result, with any output still set apart before
+// it (the lifecycle marked the cell delivering: its claimant closes it).
+func (c *cell) claimCompletion() codemode.RuntimeResponse {
+	resp := *c.result
+	buffered := time.Since(c.completedAt)
+	resp.BufferedFor = &buffered
+	resp.ContentItems = append(c.out.take(), resp.ContentItems...)
+	c.result = nil
+	c.out.releaseHeld()
+	return resp
 }
 
 // yieldDuration converts an effective yield time, treating values beyond time.Duration's range
@@ -325,13 +199,6 @@ func yieldDuration(ms uint64) (time.Duration, bool) {
 // goexitDetail describes a goroutine that ended through runtime.Goexit (t.FailNow in a test
 // delegate, for one) instead of returning.
 const goexitDetail = "its goroutine ended without returning"
-
-// stage runs the test hook of a cell's goroutine, if any.
-func (s *session) stage(c *cell, st runtimeStage) {
-	if s.hooks.runtime != nil {
-		s.hooks.runtime(c.id, st)
-	}
-}
 
 // conclude ends a cell's goroutine, however it ends: the cell's tool calls are cancelled and
 // awaited, its notifications delivered (a terminate cancels those too), its outcome published and
@@ -356,7 +223,7 @@ func (r *cellRun) conclude(panicked any, finished bool) {
 		// this engine instead of creating one.
 		r.s.p.runtimes().willReturn()
 	}
-	r.s.finish(r.c, r.errText, r.store.writes)
+	r.s.apply(r.c, event{kind: evFinish, errText: r.errText, writes: r.store.writes})
 	if r.e != nil {
 		// Let the observer the response just woke run first: a reset takes tens of microseconds.
 		runtime.Gosched()

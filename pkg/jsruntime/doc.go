@@ -6,11 +6,11 @@
 //
 // The package is two layers with one seam. The VM (internal/engine: engine, wasm, memory, snapshot,
 // pool, values, scripts, turn) runs QuickJS and knows nothing of cells; the cell layer (session.go,
-// cell.go, loop.go, toolcalls.go, timers.go, notifier.go, store.go, and bridge.go, which decodes
-// what the prelude sends) reaches it only through the vm interface of vm.go, and the VM calls back
-// only through engine.Host with the raw bridge message. The package boundary keeps the cell layer
-// off the engine's fields, and the layering test keeps QuickJS and wazero out of the cell layer
-// and cells out of the VM. The provider composes both. The source transform (internal/jssource)
+// celllife.go, cellfx.go, cell.go, output.go, idle.go, loop.go, toolcalls.go, timers.go,
+// notifier.go, store.go, and bridge.go, which decodes what the prelude sends) reaches it only
+// through the vm interface of vm.go, and the VM calls back only through engine.Host with the raw
+// bridge message. The package boundary keeps the cell layer off the engine's fields, and the
+// layering test keeps QuickJS and wazero out of the cell layer and cells out of the VM. The provider composes both. The source transform (internal/jssource)
 // is the third part: what QuickJS runs is what it printed.
 //
 // # Engines
@@ -36,8 +36,11 @@
 // string. Tool calls run on goroutines, at most maxConcurrentToolCalls at once per cell
 // (toolcalls.go); timers live in a heap in Go (timers.go); notifications are delivered in order on
 // their own goroutine (notifier.go); stored values are snapshotted at start and committed on
-// completion (store.go). The session (session.go, cell.go) owns observation: yields, waits,
-// termination and Codex's exact ordering rules.
+// completion (store.go). The session (session.go) owns observation: yields, waits, termination
+// and Codex's exact ordering rules. Their rules are one state machine per cell, plain data
+// (cellLifecycle, celllife.go; docs/adr/0065-the-cell-lifecycle-is-a-state-machine.md): every
+// change of a cell's life is an event, and the session carries out the effects the lifecycle
+// returns (cellfx.go), keeping the I/O and the scheduling.
 //
 // JavaScript reaches Go through one bridge function (bridge.go): an operation character and a JSON
 // payload. The threat model is that the cell controls everything inside its wasm instance, the

@@ -68,42 +68,47 @@ func (t *idleTable) next() (time.Time, bool) {
 	return first, !first.IsZero()
 }
 
-// unobservedLocked records c in the idle table if it is live with nobody observing it (no
-// observer, no terminate waiting) and arms the session's reclaim timer; otherwise it forgets c.
-func (s *session) unobservedLocked(c *cell) {
-	live := c.state == cellRunning || c.state == cellCompleted
-	if !live || c.observer != nil || c.terminator != nil {
+// idleLocked carries out what an event did to c's entry in the idle table (cellLifecycle.apply
+// says; a cell is in the table while it is unobserved) and arms the session's reclaim timer.
+func (s *session) idleLocked(c *cell, change idleChange) {
+	switch change {
+	case idleForget:
 		s.idle.observed(c.id)
+		return
+	case idleRestart:
+		s.idle.observed(c.id)
+		if !c.life.unobserved() {
+			return
+		}
+	case idleRecord:
+	default:
 		return
 	}
 	// One timer serves every cell. While the table holds a cell a timer is armed at or before
 	// its earliest deadline, and a deadline added later is never earlier than those before it
 	// (they all run for the same time): only a table that was empty needs arming, in O(1).
 	if d, ok := s.idle.unobserved(c.id, time.Now()); ok && s.idleTimer == nil && !s.closing.Load() {
-		s.armIdleAtLocked(d)
+		s.idleTimer = time.AfterFunc(time.Until(d), s.reclaimIdle)
 	}
 }
 
-// armIdleAtLocked arms the session's reclaim timer at d.
-func (s *session) armIdleAtLocked(d time.Time) {
-	s.idleTimer = time.AfterFunc(time.Until(d), s.reclaimIdle)
-}
-
-// reclaimIdle ends the cells whose unobserved time ran out: a running (yielded, blocked or
-// paused) cell is terminated as an abandoned one is, and a completed cell whose Result nobody
-// took is closed with it. Each cell closes exactly once (closeCell); a wait that comes later
-// finds no cell (codemode.MissingCellOutcome), as one for any closed cell does.
+// reclaimIdle ends the cells whose unobserved time ran out (evReclaim): a running (yielded,
+// blocked or paused) cell is terminated as an abandoned one is, and a completed cell whose Result
+// nobody took is closed with it. Each cell closes exactly once (closeCell); a wait that comes
+// later finds no cell (codemode.MissingCellOutcome), as one for any closed cell does.
 func (s *session) reclaimIdle() {
 	s.mu.Lock()
 	s.idleTimer = nil
 	var after actions
 	for _, id := range s.idle.expired(time.Now()) {
-		if c := s.cells[id]; c != nil && c.observer == nil && c.terminator == nil {
-			after = append(after, s.interruptLocked(c)...)
+		if c := s.cells[id]; c != nil {
+			var a applied
+			s.applyLocked(c, &event{kind: evReclaim}, &a)
+			after = append(after, a.after...)
 		}
 	}
 	if next, ok := s.idle.next(); ok && !s.closing.Load() {
-		s.armIdleAtLocked(next) // a timer that found nothing expired arms itself again
+		s.idleTimer = time.AfterFunc(time.Until(next), s.reclaimIdle) // a timer that found nothing expired arms itself again
 	}
 	s.mu.Unlock()
 	after.run()

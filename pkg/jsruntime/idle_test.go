@@ -184,7 +184,7 @@ func cellStateOf(s codemode.Session, id codemode.CellID) cellState {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if c := ss.cells[id]; c != nil {
-		return c.state
+		return c.life.phase
 	}
 	return 0
 }

@@ -91,7 +91,7 @@ func (s *session) runCell(c *cell, req codemode.ExecuteRequest, snapshot storedV
 	finished := false
 	defer s.running.Done()
 	defer func() { r.conclude(recover(), finished) }()
-	s.stage(c, stageStarting)
+	s.hooks.stage(c.id, stageStarting)
 	r.run()
 	finished = true
 }
@@ -106,7 +106,7 @@ func (r *cellRun) run() {
 		return
 	}
 	r.e = e
-	r.s.runtimeStarted(r.c)
+	r.s.apply(r.c, event{kind: evStarted}) // start-up does not count against the yield time
 	// The script is interrupted when the cell is stopped, or at once when its heap is full.
 	e.Attach(r, r.heapLimit)
 	stop := e.InterruptOn(r.c.ctx)
@@ -170,11 +170,11 @@ func (r *cellRun) wait() {
 		return
 	default:
 	}
-	r.s.stage(r.c, stageIdle)
+	r.s.hooks.stage(r.c.id, stageIdle)
 	idle := r.idleAlarm()
 	defer r.stopIdleAlarm()
-	if r.s.atFrontier(r.c) {
-		r.s.awaitResume(r.c, idle, r.shedIdle)
+	if r.s.apply(r.c, event{kind: evQuiescent}).pause {
+		r.awaitResume(idle)
 		return
 	}
 	clock := r.timers.clock()
@@ -192,6 +192,28 @@ func (r *cellRun) wait() {
 		}
 		return
 	}
+}
+
+// awaitResume blocks the loop paused at a frontier until an observation resumes it or the cell is
+// stopped. If idle fires meanwhile, the loop sheds its engine's exports.
+func (r *cellRun) awaitResume(idle <-chan time.Time) {
+	for r.paused() {
+		select {
+		case <-r.c.wake:
+		case <-r.c.ctx.Done():
+			return
+		case <-idle:
+			r.shedIdle()
+			idle = nil
+		}
+	}
+}
+
+// paused reports whether the cell's lifecycle holds the loop at a frontier.
+func (r *cellRun) paused() bool {
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	return r.c.life.paused
 }
 
 // idleShedAfter is how long a cell's loop waits with nothing to do before its engine drops its
@@ -226,7 +248,7 @@ func (r *cellRun) stopIdleAlarm() {
 func (r *cellRun) shedIdle() {
 	r.e.ShedExports()
 	r.stats.sheds++
-	r.s.stage(r.c, stageShed)
+	r.s.hooks.stage(r.c.id, stageShed)
 }
 
 // turn runs one turn in the engine, checks what the turn did to memory and dispatches what
@@ -352,7 +374,7 @@ func (r *cellRun) Serve(msg string) engine.Reply {
 			r.notify(m.text)
 		}
 	case opYield:
-		r.s.yieldControl(r.c)
+		r.s.apply(r.c, event{kind: evYield})
 	case opStore:
 		if msg := r.store.put(m.key, m.value); msg != "" {
 			return engine.String(msg)
@@ -410,7 +432,10 @@ func (r *cellRun) output(item codemode.ContentItem) engine.Reply {
 	if r.settled {
 		return engine.Undefined()
 	}
-	if err := r.s.appendOutput(r.c, item); err != nil {
+	r.s.mu.Lock()
+	err := r.c.out.append(item, r.s.p.limits.maxOutputBytes)
+	r.s.mu.Unlock()
+	if err != nil {
 		return engine.String(err.Error())
 	}
 	return engine.Undefined()
@@ -439,7 +464,10 @@ func (r *cellRun) offer(length int) engine.Reply {
 	if r.settled {
 		return engine.Undefined()
 	}
-	if err := r.s.reserveOutput(r.c, length); err != nil {
+	r.s.mu.Lock()
+	err := r.c.out.reserveText(length)
+	r.s.mu.Unlock()
+	if err != nil {
 		return engine.String(err.Error())
 	}
 	return engine.Undefined()

@@ -235,15 +235,19 @@ func TestOnlyTheFirstTerminationClaimsABufferedCompletion(t *testing.T) {
 		synctest.Wait() // completed, unobserved
 		sess := s.(*session)
 		sess.mu.Lock()
-		first, second := sess.terminateLocked(c.CellID), sess.terminateLocked(c.CellID)
+		cl := sess.cells[c.CellID]
+		terminate := event{kind: evTerminate, terminator: make(chan codemode.RuntimeResponse, 1)}
+		var first, second applied
+		sess.applyLocked(cl, &terminate, &first)
+		sess.applyLocked(cl, &terminate, &second)
 		sess.mu.Unlock()
-		if first.completion == nil || !reflect.DeepEqual(textsOf(first.completion.ContentItems), []string{"done"}) {
+		if first.claimed == nil || !reflect.DeepEqual(textsOf(first.claimed.ContentItems), []string{"done"}) {
 			t.Fatalf("first terminate claimed %+v, want the completion", first)
 		}
-		if second.c != nil || second.completion != nil {
+		if second.refused != refusedMissing || second.claimed != nil {
 			t.Fatalf("second terminate claimed %+v, want a missing cell", second)
 		}
-		sess.closeCell(first.c)
+		sess.closeCell(cl)
 	})
 }
 

@@ -12,10 +12,11 @@ import (
 )
 
 // Locking: s.mu guards the session's registry and every cell field marked "guarded by
-// session.mu". A function that takes s.mu releases it in exactly one place. Work that must not run
-// under the lock — handing a response to an observer, closing a cell (which calls the delegate),
-// stopping or waking a cell's event loop — is decided by the *Locked functions, which return it as
-// actions, and run by the caller after it released the lock.
+// session.mu", among them the cell's lifecycle (celllife.go). A function that takes s.mu releases
+// it in exactly one place. Every change of a cell's life is an event applied to its lifecycle
+// under s.mu (applyLocked, cellfx.go); work that must not run under the lock — handing a response
+// to an observer, closing a cell (which calls the delegate), stopping or waking a cell's event
+// loop — comes back as actions, which the caller runs after it released the lock.
 
 // actions are the steps a locked section decided on, to run once s.mu is released.
 type actions []func()
@@ -71,6 +72,13 @@ type testHooks struct {
 	runtime func(codemode.CellID, runtimeStage)
 }
 
+// stage runs the runtime hook of cell id's goroutine at st, if there is one.
+func (h *testHooks) stage(id codemode.CellID, st runtimeStage) {
+	if h.runtime != nil {
+		h.runtime(id, st)
+	}
+}
+
 // runtimeStage names the points of a cell's goroutine where testHooks.runtime runs.
 type runtimeStage int
 
@@ -117,7 +125,7 @@ func (s *session) Execute(_ context.Context, req codemode.ExecuteRequest) (*code
 		return nil, err
 	}
 	s.watchYieldNow(c, obs, req.YieldNow)
-	return codemode.NewStartedCell(c.id, initial, func() { s.interrupt(c) }), nil
+	return codemode.NewStartedCell(c.id, initial, func() { s.apply(c, event{kind: evInterrupt}) }), nil
 }
 
 // ExecuteToPending admits a cell and observes it until its first frontier or its end.
@@ -144,10 +152,7 @@ func (s *session) ExecuteToPending(ctx context.Context, req codemode.ExecuteRequ
 // cell started for pending observation is in pending mode from the start, observed or not.
 func (s *session) start(req codemode.ExecuteRequest, obs *observer, pendingMode bool) (*cell, error) {
 	s.mu.Lock()
-	c, snapshot, err := s.admitLocked(req, obs)
-	if err == nil {
-		c.pendingMode = pendingMode
-	}
+	c, snapshot, err := s.admitLocked(req, newCellLifecycle(obs, pendingMode))
 	s.mu.Unlock()
 	if err != nil {
 		return nil, err
@@ -156,8 +161,9 @@ func (s *session) start(req codemode.ExecuteRequest, obs *observer, pendingMode 
 	return c, nil
 }
 
-// admitLocked registers a new cell and returns the stored values it starts from.
-func (s *session) admitLocked(req codemode.ExecuteRequest, obs *observer) (*cell, storedValues, error) {
+// admitLocked registers a new cell with its lifecycle and returns the stored values it starts
+// from.
+func (s *session) admitLocked(req codemode.ExecuteRequest, life cellLifecycle) (*cell, storedValues, error) {
 	if s.closing.Load() {
 		return nil, nil, codemode.ErrShuttingDown
 	}
@@ -165,16 +171,14 @@ func (s *session) admitLocked(req codemode.ExecuteRequest, obs *observer) (*cell
 	if err != nil {
 		return nil, nil, err
 	}
-	c := newCell(id, req.ToolCallID)
+	c := newCell(id, req.ToolCallID, life)
 	c.out.budget = s.p.budget
 	s.cells[id] = c
 	s.open.Add(1)
 	s.running.Add(1) // before anyone can see the cell, so its goroutine is counted from the start
-	if obs != nil {
-		// The runtime has not started, so nothing is served yet and no timer is armed.
-		c.observed, c.observer = true, obs
+	if c.life.unobserved() {
+		s.idleLocked(c, idleRecord)
 	}
-	s.unobservedLocked(c)
 	snapshot := maps.Clone(s.stored)
 	if snapshot == nil {
 		snapshot = storedValues{}
@@ -247,148 +251,24 @@ func (s *session) pendingOutcome(c *cell, o observation) codemode.ExecuteToPendi
 // missing cell (nil error) or a refused observer (the error).
 func (s *session) attach(id codemode.CellID, obs *observer) (*cell, error) {
 	s.mu.Lock()
-	c, after, err := s.attachLocked(id, obs)
-	s.mu.Unlock()
-	after.run()
-	return c, err
-}
-
-func (s *session) attachLocked(id codemode.CellID, obs *observer) (*cell, actions, error) {
 	c := s.cells[id]
-	switch {
-	case c == nil || c.state == cellDelivering || c.state == cellClosed:
-		return nil, nil, nil
-	case c.state != cellCompleted && c.observer != nil:
-		return nil, nil, codemode.NewCellError(codemode.CellHasObserver, c.id)
-	}
-	// An observation restarts the cell's unobserved time, whether it is served at once or waits.
-	s.idle.observed(c.id)
-	defer s.unobservedLocked(c)
-	if c.state == cellCompleted {
-		return c, s.serveCompletedLocked(c, obs), nil
-	}
-	return c, s.observeLocked(c, obs), nil
-}
-
-// serveCompletedLocked answers an observer of a completed cell: a yielding observer first gets
-// the initial yield, if one was set apart; otherwise the observer claims the Result.
-func (s *session) serveCompletedLocked(c *cell, obs *observer) actions {
-	if obs.yields() {
-		if items, ok := c.out.takeYield(); ok {
-			return serveNow(obs, c.yielded(items))
-		}
-	}
-	return serveNow(obs, observation{resp: s.claimCompletionLocked(c)})
-}
-
-// claimCompletionLocked hands over a completed cell's Result, with any output still set apart
-// before it, and marks the cell delivering: its claimant closes it.
-func (s *session) claimCompletionLocked(c *cell) codemode.RuntimeResponse {
-	resp := *c.result
-	buffered := time.Since(c.completedAt)
-	resp.BufferedFor = &buffered
-	resp.ContentItems = append(c.out.take(), resp.ContentItems...)
-	c.result = nil
-	c.out.releaseHeld()
-	c.state = cellDelivering
-	return resp
-}
-
-// observeLocked attaches obs to a running or terminating cell that has no observer.
-func (s *session) observeLocked(c *cell, obs *observer) actions {
-	c.observed = true
-	switch {
-	case c.state == cellTerminating:
-		c.observer = obs // the end of the termination answers it
-		return s.attachedLocked(c)
-	case !obs.yields():
-		return s.observePendingLocked(c, obs)
-	}
-	return s.observeYieldingLocked(c, obs)
-}
-
-// observePendingLocked attaches a pending observer: it gets a frontier the cell is paused at and
-// nobody was handed yet at once, without resuming the cell; otherwise it resumes a paused cell
-// until its next frontier, and a cell that is idle right now answers it as soon as its loop wakes.
-func (s *session) observePendingLocked(c *cell, obs *observer) actions {
-	c.pendingMode = true
-	if c.frontierReady {
-		c.frontierReady = false
-		return serveNow(obs, s.frontierLocked(c))
-	}
-	c.observer, c.paused = obs, false
-	return append(s.attachedLocked(c), c.poke)
-}
-
-// observeYieldingLocked attaches a Wait. It takes the cell out of pending mode and resumes it for
-// good; an initial yield set apart earlier, or a zero yield time, answers it at once.
-func (s *session) observeYieldingLocked(c *cell, obs *observer) actions {
-	var after actions
-	if c.paused {
-		after.add(c.poke)
-	}
-	c.pendingMode, c.paused, c.frontierReady = false, false, false
-	if items, ok := c.out.takeYield(); ok {
-		return append(after, serveNow(obs, c.yielded(items))...)
-	}
-	if obs.hasDeadline && obs.deadline == 0 {
-		return append(after, serveNow(obs, c.yielded(c.out.take()))...)
-	}
-	c.observer = obs
-	after = append(after, s.attachedLocked(c)...)
-	return append(after, s.armLocked(c)...)
-}
-
-// frontierLocked takes the frontier c is at: the output so far and the calls not listed before.
-func (s *session) frontierLocked(c *cell) observation {
-	f := codemode.PendingFrontier{CellID: c.id, ContentItems: c.out.take(), PendingToolCallIDs: c.calls.list()}
-	return observation{frontier: &f}
-}
-
-// attachedLocked returns the test hook's call for a registered observer.
-func (s *session) attachedLocked(c *cell) actions {
-	if s.hooks.attached == nil {
-		return nil
-	}
-	return actions{func() { s.hooks.attached(c.id) }}
-}
-
-// armLocked starts the yield deadline of c's observer once the runtime has started. A zero
-// deadline answers at once, before anything the script does next.
-func (s *session) armLocked(c *cell) actions {
-	obs := c.observer
-	if !c.started || obs == nil || !obs.hasDeadline || obs.timer != nil {
-		return nil
-	}
-	if obs.deadline == 0 {
-		return s.serveLocked(c, c.yielded(c.out.take()))
-	}
-	obs.timer = time.AfterFunc(obs.deadline, func() { s.deadlineReached(c, obs) })
-	return nil
-}
-
-// deadlineReached answers obs with the output so far if it is still c's observer.
-func (s *session) deadlineReached(c *cell, obs *observer) {
-	s.mu.Lock()
-	var after actions
-	if c.observer == obs && c.state == cellRunning {
-		after = s.serveLocked(c, c.yielded(c.out.take()))
+	var a applied
+	if c != nil {
+		s.applyLocked(c, &event{kind: evAttach, obs: obs}, &a)
 	}
 	s.mu.Unlock()
-	after.run()
-}
-
-// serveNow returns the delivery of o to an observer that was never registered.
-func serveNow(obs *observer, o observation) actions {
-	return actions{func() {
-		obs.deliver(o)
-		obs.end()
-	}}
+	a.after.run()
+	switch {
+	case c == nil || a.refused == refusedMissing:
+		return nil, nil
+	case a.refused == refusedObserved:
+		return nil, codemode.NewCellError(codemode.CellHasObserver, id)
+	}
+	return c, nil
 }
 
 // watchYieldNow serves obs with the output so far when now is closed, if obs still observes c
-// then, as its yield deadline would (Codex 0.169's operation/yield). The watcher ends with the
-// observation.
+// then, as its yield deadline would (operation/yield). The watcher ends with the observation.
 func (s *session) watchYieldNow(c *cell, obs *observer, now <-chan struct{}) {
 	if now == nil || !obs.yields() {
 		return
@@ -396,28 +276,10 @@ func (s *session) watchYieldNow(c *cell, obs *observer, now <-chan struct{}) {
 	go func() {
 		select {
 		case <-now:
-			s.deadlineReached(c, obs)
+			s.apply(c, event{kind: evDeadline, obs: obs})
 		case <-obs.ended:
 		}
 	}()
-}
-
-// serveLocked unregisters c's observer and returns the delivery of o to it.
-func (s *session) serveLocked(c *cell, o observation) actions {
-	obs := c.observer
-	s.dropObserverLocked(c)
-	return serveNow(obs, o)
-}
-
-func (s *session) dropObserverLocked(c *cell) {
-	if c.observer.timer != nil {
-		c.observer.timer.Stop()
-	}
-	if c.observer.ended != nil {
-		c.observer.end()
-	}
-	c.observer = nil
-	s.unobservedLocked(c)
 }
 
 // await waits for obs's observation. If ctx ends first and obs was not served yet, obs is
@@ -429,74 +291,38 @@ func (s *session) await(ctx context.Context, c *cell, obs *observer, ch <-chan o
 		return o, nil
 	case <-ctx.Done():
 	}
-	if s.detach(c, obs) {
+	if s.apply(c, event{kind: evDetach, obs: obs}).dropped {
 		return observation{}, ctx.Err()
 	}
 	return <-ch, nil
 }
 
-// detach drops obs if it is still c's observer and reports whether it was.
-func (s *session) detach(c *cell, obs *observer) bool {
-	s.mu.Lock()
-	registered := c.observer == obs
-	if registered {
-		s.dropObserverLocked(c)
-	}
-	s.mu.Unlock()
-	return registered
-}
-
 // Terminate stops a running cell; a completed but unobserved cell returns its completion instead.
 func (s *session) Terminate(ctx context.Context, id codemode.CellID) (codemode.WaitOutcome, error) {
+	ch := make(chan codemode.RuntimeResponse, 1)
 	s.mu.Lock()
-	claim := s.terminateLocked(id)
-	s.mu.Unlock()
-	claim.after.run()
-	switch {
-	case claim.c == nil:
-		return codemode.MissingCellOutcome(id), nil
-	case claim.err != nil:
-		return codemode.WaitOutcome{}, claim.err
-	case claim.completion != nil:
-		s.closeCell(claim.c)
-		return codemode.LiveCell(*claim.completion), nil
+	c := s.cells[id]
+	var a applied
+	if c != nil {
+		s.applyLocked(c, &event{kind: evTerminate, terminator: ch}, &a)
 	}
-	resp, err := s.awaitTermination(ctx, claim.c, claim.ch)
+	s.mu.Unlock()
+	a.after.run()
+	switch {
+	case c == nil || a.refused == refusedMissing:
+		return codemode.MissingCellOutcome(id), nil
+	case a.refused == refusedTerminating:
+		return codemode.WaitOutcome{}, codemode.NewCellError(codemode.CellTerminating, id)
+	case a.claimed != nil:
+		s.closeCell(c)
+		return codemode.LiveCell(*a.claimed), nil
+	}
+	resp, err := s.awaitTermination(ctx, c, ch)
 	if err != nil {
 		return codemode.WaitOutcome{}, err
 	}
-	s.closeCell(claim.c)
+	s.closeCell(c)
 	return codemode.LiveCell(resp), nil
-}
-
-// terminationClaim is what terminateLocked decided.
-type terminationClaim struct {
-	c          *cell                     // nil: the cell is missing
-	err        error                     // the cell is already terminating
-	completion *codemode.RuntimeResponse // the unobserved completion the terminate claimed
-	ch         chan codemode.RuntimeResponse
-	after      actions
-}
-
-func (s *session) terminateLocked(id codemode.CellID) terminationClaim {
-	c := s.cells[id]
-	if c == nil {
-		return terminationClaim{}
-	}
-	switch c.state {
-	case cellCompleted:
-		resp := s.claimCompletionLocked(c)
-		s.idle.observed(id)
-		return terminationClaim{c: c, completion: &resp}
-	case cellTerminating:
-		return terminationClaim{c: c, err: codemode.NewCellError(codemode.CellTerminating, id)}
-	case cellRunning:
-		ch := make(chan codemode.RuntimeResponse, 1)
-		c.terminator, c.state = ch, cellTerminating
-		s.idle.observed(id)
-		return terminationClaim{c: c, ch: ch, after: actions{func() { s.stop(c) }}}
-	}
-	return terminationClaim{}
 }
 
 // awaitTermination waits for the Terminated response of a terminate. If ctx ends first, the
@@ -507,28 +333,17 @@ func (s *session) awaitTermination(ctx context.Context, c *cell, ch chan codemod
 		return resp, nil
 	case <-ctx.Done():
 	}
-	if s.detachTerminator(c, ch) {
+	if s.apply(c, event{kind: evDetachTerminator, terminator: ch}).dropped {
 		return codemode.RuntimeResponse{}, ctx.Err()
 	}
 	return <-ch, nil
-}
-
-// detachTerminator removes ch as c's terminator if it still is and reports whether it was.
-func (s *session) detachTerminator(c *cell, ch chan codemode.RuntimeResponse) bool {
-	s.mu.Lock()
-	waiting := c.terminator == ch
-	if waiting {
-		c.terminator = nil
-	}
-	s.mu.Unlock()
-	return waiting
 }
 
 // Shutdown interrupts every cell, refuses new ones and waits until all are closed.
 func (s *session) Shutdown(ctx context.Context) error {
 	s.closing.Store(true)
 	for _, c := range s.registered() {
-		s.interrupt(c)
+		s.apply(c, event{kind: evInterrupt})
 	}
 	s.stopIdleTimer() // every cell is ending: none is left to reclaim
 	done := make(chan struct{})
@@ -556,266 +371,34 @@ func (s *session) registered() []*cell {
 	return cells
 }
 
-// interrupt terminates a cell on behalf of nobody (abandon, shutdown): a running cell is stopped
-// and its observer, if any, gets the Terminated response; a completed, unobserved cell is closed.
-func (s *session) interrupt(c *cell) {
-	s.mu.Lock()
-	after := s.interruptLocked(c)
-	s.mu.Unlock()
-	after.run()
-}
-
-// interruptLocked is interrupt's decision.
-func (s *session) interruptLocked(c *cell) actions {
-	s.idle.observed(c.id)
-	switch c.state {
-	case cellRunning:
-		c.state = cellTerminating
-		return actions{func() { s.stop(c) }}
-	case cellCompleted:
-		c.state = cellDelivering
-		return actions{func() { s.closeCell(c) }}
-	}
-	return nil
-}
-
-// outputLimitText is the error a helper throws when the cell's unobserved output would exceed
-// the provider's limit.
-const outputLimitText = "output exceeded the cell's limit of %d bytes not yet observed; wait for the cell or write less"
-
-// outputBudgetText is the error a helper throws when the cell is within its output limit but the
-// host's memory budget, shared by every cell, cannot hold the item: the host is full, not the
-// cell's output.
-const outputBudgetText = "output of %d bytes refused: the code-mode host's memory budget of %d bytes, shared by every cell, is spent; wait for the cell or write less"
-
-// outputGrant is how much a cell's unobserved output may cost (outputCharge) without the budget's
-// refusal (it is charged all the same): a host whose budget the other cells spent still lets a small cell
-// answer (128 cells overdraw it by 8 MiB at most, within the host's headroom).
-const outputGrant = 64 << 10
-
-// appendOutput records output of a running cell; it is visible to the next observation at once.
-// It refuses an item that would take the unobserved output past the provider's limit, or that
-// the host's memory budget cannot hold while no observer has taken it.
-func (s *session) appendOutput(c *cell, item codemode.ContentItem) error {
-	n := itemBytes(item)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if c.out.bytes+n > s.p.limits.maxOutputBytes {
-		c.out.reserved = 0
-		c.out.refund()
-		return fmt.Errorf(outputLimitText, s.p.limits.maxOutputBytes)
-	}
-	if !c.out.pay(n) {
-		return fmt.Errorf(outputBudgetText, n, s.p.budget.Limit())
-	}
-	c.out.add(item, n)
-	return nil
-}
-
-// reserveOutput reserves the budget for a text of at least n bytes that the cell is about to
-// append (see cellRun.offer), or refuses it as appendOutput would.
-func (s *session) reserveOutput(c *cell, n int) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !c.out.reserve(n) {
-		return fmt.Errorf(outputBudgetText, n, s.p.budget.Limit())
-	}
-	return nil
-}
-
-// runtimeStarted records that c's runtime has an engine and arms its observer's yield deadline:
-// like Codex's Started event, start-up does not count against the yield time.
-func (s *session) runtimeStarted(c *cell) {
-	s.mu.Lock()
-	c.started = true
-	var after actions
-	if c.state == cellRunning {
-		after = s.armLocked(c)
-	}
-	s.mu.Unlock()
-	after.run()
-}
-
-// yieldControl answers a yielding observer with the output so far. Without an observer it does
-// nothing, except that the first one before the cell was ever observed sets the output so far
-// apart for the first observation (Codex's pending initial yield). (Codex's host sometimes also
-// keeps later unobserved yields apart, when its cell actor lags behind V8; that is a race of its
-// threads, not a rule, and codemode follows the rule.)
-func (s *session) yieldControl(c *cell) {
-	s.mu.Lock()
-	var after actions
-	switch {
-	case c.state != cellRunning:
-	case c.observer == nil:
-		if !c.observed && !c.out.hasYield() {
-			c.out.markYield()
-		}
-	case c.observer.yields():
-		after = s.serveLocked(c, c.yielded(c.out.take()))
-	}
-	s.mu.Unlock()
-	after.run()
-}
-
-// atFrontier is called by c's event loop when it is quiescent and reports whether the loop must
-// pause there. It must in pending mode: a waiting pending observer is handed the frontier, and
-// without one the frontier is kept for the next (Codex: a dropped pending observer preserves it).
-func (s *session) atFrontier(c *cell) bool {
-	s.mu.Lock()
-	var after actions
-	pause := c.state == cellRunning && c.pendingMode
-	if pause {
-		c.paused = true
-		if c.observer != nil && !c.observer.yields() {
-			after = s.serveLocked(c, s.frontierLocked(c))
-		} else {
-			c.frontierReady = true
-		}
-	}
-	s.mu.Unlock()
-	after.run()
-	return pause
-}
-
-// awaitResume blocks c's paused event loop until an observation resumes it or the cell is
-// stopped. If idle fires meanwhile, it calls onIdle (the loop sheds its engine's exports).
-func (s *session) awaitResume(c *cell, idle <-chan time.Time, onIdle func()) {
-	for s.isPaused(c) {
-		select {
-		case <-c.wake:
-		case <-c.ctx.Done():
-			return
-		case <-idle:
-			onIdle()
-			idle = nil
-		}
-	}
-}
-
-func (s *session) isPaused(c *cell) bool {
-	s.mu.Lock()
-	paused := c.paused
-	s.mu.Unlock()
-	return paused
-}
-
-// finish publishes the end of a cell's goroutine: a Result (committing stored values) unless a
-// terminate claimed the cell first, in which case the Terminated response.
-func (s *session) finish(c *cell, errText *string, writes storedValues) {
-	s.mu.Lock()
-	var after actions
-	switch c.state {
-	case cellRunning:
-		after = s.completeLocked(c, errText, writes)
-	case cellTerminating:
-		after = s.endTerminationLocked(c)
-	}
-	s.mu.Unlock()
-	after.run()
-}
-
-// completeLocked commits a finished cell's stored values and hands its Result to the observer,
-// or keeps it for the next observation.
-func (s *session) completeLocked(c *cell, errText *string, writes storedValues) actions {
-	if msg := s.p.storeLimits.commit(s.stored, writes); msg != "" && errText == nil {
-		errText = &msg
-	}
-	resp := codemode.RuntimeResponse{Kind: codemode.Result, CellID: c.id, ErrorText: errText}
-	obs := c.observer
-	if obs == nil {
-		resp.ContentItems = c.out.takeResult()
-		c.state, c.result, c.completedAt = cellCompleted, &resp, time.Now()
-		s.unobservedLocked(c)
-		return nil
-	}
-	var live time.Duration
-	resp.BufferedFor = &live
-	resp.ContentItems = c.out.take()
-	c.state = cellDelivering
-	after := s.serveLocked(c, observation{resp: resp})
-	if obs.kind == initialObserver {
-		after.add(func() { s.closeCell(c) })
-	}
-	return after
-}
-
-// terminateGrace bounds how long a terminated cell may take to wind down (its runtime to stop,
-// its callbacks to return). A script stops within milliseconds, but a delegate that ignores
-// cancellation, or a wasm host call that sleeps, must not hold the terminate or shutdown forever:
-// after the grace the cell is reported terminated and closed, and its goroutine ends on its own.
-const terminateGrace = 2 * time.Second
-
-// stop cancels a cell whose terminate was just claimed and arms the grace backstop.
-func (s *session) stop(c *cell) {
-	c.cancel()
-	time.AfterFunc(terminateGrace, func() { s.graceExpired(c) })
-}
-
-// graceExpired ends a termination whose cell did not wind down within terminateGrace.
-func (s *session) graceExpired(c *cell) {
-	s.mu.Lock()
-	var after actions
-	if c.state == cellTerminating {
-		after = s.endTerminationLocked(c)
-	}
-	s.mu.Unlock()
-	after.run()
-}
-
-// endTerminationLocked delivers the Terminated response of a terminating cell: the output goes to
-// the terminate caller if there is one, else to the observer. Wait and Terminate callers close the
-// cell once they hold the response; otherwise (initial response, or nobody listening) the returned
-// actions close it after delivery.
-func (s *session) endTerminationLocked(c *cell) actions {
-	terminated := codemode.RuntimeResponse{Kind: codemode.Terminated, CellID: c.id, ContentItems: c.out.take()}
-	terminator, obs := c.terminator, c.observer
-	c.terminator, c.state = nil, cellDelivering
-	var after actions
-	if obs != nil {
-		forObserver := terminated
-		if terminator != nil {
-			forObserver.ContentItems = []codemode.ContentItem{}
-		}
-		after = s.serveLocked(c, observation{resp: forObserver})
-	}
-	switch {
-	case terminator != nil:
-		after.add(func() { terminator <- terminated })
-	case obs == nil || obs.kind == initialObserver:
-		after.add(func() { s.closeCell(c) })
-	}
-	return after
-}
-
 // closeCell removes a cell whose terminal response was delivered and reports it to the delegate,
 // exactly once.
 func (s *session) closeCell(c *cell) {
 	c.closeOnce.Do(func() {
 		s.mu.Lock()
-		c.state = cellClosed
+		s.applyLocked(c, &event{kind: evClose}, &applied{})
 		delete(s.cells, c.id)
-		s.idle.observed(c.id)
 		c.out.releaseHeld() // a Result nobody claimed
 		s.mu.Unlock()
 		c.cancel()
 		defer s.open.Done()
 		usage := codemode.CellUsage{PeakHeapBytes: c.peakHeap.Load()}
-		s.callDelegate(c.id, "CellUsage", func() { codemode.ReportCellUsage(s.delegate, c.id, usage) })
-		s.callDelegate(c.id, "CellClosed", func() { s.delegate.CellClosed(c.id) })
+		callDelegate(s.report, c.id, "CellUsage", func() { codemode.ReportCellUsage(s.delegate, c.id, usage) })
+		callDelegate(s.report, c.id, "CellClosed", func() { s.delegate.CellClosed(c.id) })
 	})
 }
 
 // callDelegate calls one of the delegate's closing callbacks (name) for cell id. A callback that
 // panics is the owner's bug, not the caller's: it is contained and reported (Codex reports its
 // cell task failing), and the next callback still runs.
-func (s *session) callDelegate(id codemode.CellID, name string, call func()) {
+func callDelegate(report func(string), id codemode.CellID, name string, call func()) {
 	returned := false
 	defer func() {
 		switch p := recover(); {
 		case p != nil:
-			s.report(codemode.CellTaskFailure(id, fmt.Sprintf("%s panicked: %v", name, p)))
+			report(codemode.CellTaskFailure(id, fmt.Sprintf("%s panicked: %v", name, p)))
 		case !returned:
-			s.report(codemode.CellTaskFailure(id, name+" ended its goroutine without returning"))
+			report(codemode.CellTaskFailure(id, name+" ended its goroutine without returning"))
 		}
 	}()
 	call()
