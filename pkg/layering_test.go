@@ -33,6 +33,9 @@ const (
 	// unread bytes (FIONREAD), which the standard library does not expose; pkg/internal/procgroup
 	// kills a process tree with a Windows job object.
 	xsys = "golang.org/x/sys"
+	// xsync is golang.org/x/sync: its semaphore is the module's one counting semaphore (the
+	// gRPC host's permits, the gRPC client's opening token; docs/adr/0069-one-of-each-mechanism.md).
+	xsync = "golang.org/x/sync"
 	// zstd is klauspost/compress, whose zstd codec is the compression Codex's gRPC peers offer.
 	zstd = "github.com/klauspost/compress"
 	// mcpSDK is the official MCP Go SDK: pkg/toolsources/mcptools speaks MCP only through it.
@@ -73,8 +76,8 @@ var layers = []layer{
 	},
 	{
 		pkgs:  "pkg/codemode/codemodetest",
-		allow: []string{std, "pkg/codemode"},
-		why:   "the conformance suite exercises an implementation through the domain contract only",
+		allow: []string{std, "pkg/codemode", "pkg/internal/broadcast"},
+		why:   "the conformance suite exercises an implementation through the domain contract only (its recorder wakes waiters with the module's one broadcast signal)",
 	},
 	{
 		pkgs:  "pkg/modeltool/...",
@@ -91,7 +94,7 @@ var layers = []layer{
 	},
 	{
 		pkgs:  "pkg/jsruntime/internal/engine",
-		allow: []string{std, "gen/go/qjswasm", qjs, wazero},
+		allow: []string{std, "gen/go/qjswasm", "pkg/internal/broadcast", qjs, wazero},
 		why:   "the VM: one QuickJS runtime in wasm, its memory, image and pool; it knows nothing of cells, sessions or the domain contract, only a prelude and a host that answers the bridge",
 	},
 	{
@@ -135,7 +138,7 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/execserver/execserver",
-		allow:        []string{std, "pkg/execserver/execrpc", "pkg/internal/httpguard", "pkg/internal/procgroup", "gen/go/execserverwire", websocket, uuid, xsys},
+		allow:        []string{std, "pkg/execserver/execrpc", "pkg/internal/broadcast", "pkg/internal/httpguard", "pkg/internal/procgroup", "gen/go/execserverwire", websocket, uuid, xsys},
 		allowInTests: []string{"pkg/testenv", goleak},
 		why:          "the exec-server adapter serves the generated method types over execrpc; it knows nothing of cells",
 	},
@@ -170,13 +173,13 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/grpc/grpchost",
-		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/internal/recent", "pkg/modeltool", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid, xnet, otel, otelTrace},
+		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/internal/broadcast", "pkg/internal/recent", "pkg/modeltool", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid, xnet, xsync, otel, otelTrace},
 		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/grpc/grpcclient", "pkg/testenv", "pkg/internal/membudget", goleak},
 		why:          "the gRPC host adapter serves any SessionProvider: it never names a runtime outside its tests, which run it on jsruntime, drive it with the Go client and charge the host's real budget",
 	},
 	{
 		pkgs:         "pkg/grpc/grpcclient",
-		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/internal/recent", "pkg/serdejson", "pkg/internal/stdio", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid, otel, otelTrace},
+		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/internal/recent", "pkg/serdejson", "pkg/internal/stdio", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid, xsync, otel, otelTrace},
 		allowInTests: []string{"pkg/grpc/grpchost", "pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv", goleak},
 		why:          "the gRPC client adapter speaks to any CodeModeHost: it never imports the host or a runtime outside its tests, which run the conformance suite against the host on jsruntime",
 	},
@@ -307,7 +310,7 @@ var layers = []layer{
 var families = []layer{
 	{
 		pkgs:         "pkg/jsruntime/...",
-		allow:        []string{std, "pkg/codemode", "pkg/modeltool/...", "pkg/jsruntime/...", "pkg/serdejson", "gen/go/qjswasm", qjs, wazero, tdewolff},
+		allow:        []string{std, "pkg/codemode", "pkg/modeltool/...", "pkg/jsruntime/...", "pkg/internal/broadcast", "pkg/serdejson", "gen/go/qjswasm", qjs, wazero, tdewolff},
 		allowInTests: []string{"pkg/codemode/codemodetest", "pkg/testenv"},
 		why:          "the QuickJS runtime implements the domain contract; it is no adapter, so it never touches generated wire types (serde_json's parser from pkg/serdejson tells what Codex's host would refuse to carry), and the conformance suite is linked into its tests only",
 	},
@@ -319,13 +322,13 @@ var families = []layer{
 	},
 	{
 		pkgs:         "pkg/grpc/...",
-		allow:        []string{std, "pkg/codemode", "pkg/grpc/...", "pkg/internal/...", "pkg/modeltool", "pkg/serdejson", "gen/go/pb/...", connect, protobuf, uuid, xnet, otel, otelTrace},
+		allow:        []string{std, "pkg/codemode", "pkg/grpc/...", "pkg/internal/...", "pkg/modeltool", "pkg/serdejson", "gen/go/pb/...", connect, protobuf, uuid, xnet, xsync, otel, otelTrace},
 		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv", goleak},
 		why:          "the gRPC family speaks the domain contract and the protobuf messages: it never touches the V1 wire, the exec-server, the tool sources or a runtime (outside tests)",
 	},
 	{
 		pkgs:         "pkg/execserver/...",
-		allow:        []string{std, "pkg/execserver/...", "pkg/internal/httpguard", "pkg/internal/procgroup", "pkg/serdejson/serdeimpl", "gen/go/execserverwire", websocket, uuid, xsys},
+		allow:        []string{std, "pkg/execserver/...", "pkg/internal/broadcast", "pkg/internal/httpguard", "pkg/internal/procgroup", "pkg/serdejson/serdeimpl", "gen/go/execserverwire", websocket, uuid, xsys},
 		allowInTests: []string{"pkg/testenv", goleak},
 		why:          "the exec-server family is a process and file server (behind the module's one HTTP guard): it knows nothing of cells (not even the domain contract), of Code Mode's wires or of the tool sources that use it",
 	},
