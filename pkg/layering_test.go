@@ -156,7 +156,7 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/v1/v1host",
-		allow:        []string{std, "pkg/codemode", "pkg/v1/v1convert", "pkg/v1/v1transport", "pkg/v1/v1frame", "pkg/internal/recent", "pkg/internal/stdio", "pkg/internal/httpguard", "pkg/modeltool", "gen/go/wirev1", websocket, uuid, otel, otelTrace},
+		allow:        []string{std, "pkg/codemode", "pkg/v1/v1convert", "pkg/v1/v1transport", "pkg/v1/v1frame", "pkg/internal/recent", "pkg/internal/stdio", "pkg/internal/httpguard", "pkg/internal/nodelay", "pkg/modeltool", "gen/go/wirev1", websocket, uuid, otel, otelTrace},
 		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/serdejson", "pkg/internal/membudget", goleak},
 		why:          "the V1 host driver serves any SessionProvider through the contract; it never imports a runtime (tests serve the in-process one, measure the frames' escaping with serde_json's and charge the host's real budget) nor the client driver",
 	},
@@ -173,7 +173,7 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/grpc/grpchost",
-		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/internal/broadcast", "pkg/internal/recent", "pkg/modeltool", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid, xnet, xsync, otel, otelTrace},
+		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/internal/broadcast", "pkg/internal/nodelay", "pkg/internal/recent", "pkg/modeltool", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid, xnet, xsync, otel, otelTrace},
 		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/grpc/grpcclient", "pkg/testenv", "pkg/internal/membudget", goleak},
 		why:          "the gRPC host adapter serves any SessionProvider: it never names a runtime outside its tests, which run it on jsruntime, drive it with the Go client and charge the host's real budget",
 	},
