@@ -132,9 +132,9 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/execserver/execrpc",
-		allow:        []string{std, "gen/go/execserverwire", "pkg/serdejson/serdeimpl", websocket},
+		allow:        []string{std, "gen/go/execserverwire", "pkg/serdejson", "pkg/serdejson/serdeimpl", websocket},
 		allowInTests: []string{goleak},
-		why:          "the exec-server's JSON-RPC-lite adapter: the generated envelope types and their runtime (the bounded decoder on serdeimpl's document parser), the transports; it knows no method",
+		why:          "the exec-server's JSON-RPC-lite adapter: the generated envelope types and their runtime (the bounded decoder: serdejson's scan, then serdeimpl's document parser), the transports; it knows no method",
 	},
 	{
 		pkgs:         "pkg/execserver/execserver",
@@ -328,7 +328,7 @@ var families = []layer{
 	},
 	{
 		pkgs:         "pkg/execserver/...",
-		allow:        []string{std, "pkg/execserver/...", "pkg/internal/broadcast", "pkg/internal/httpguard", "pkg/internal/procgroup", "pkg/serdejson/serdeimpl", "gen/go/execserverwire", websocket, uuid, xsys},
+		allow:        []string{std, "pkg/execserver/...", "pkg/internal/broadcast", "pkg/internal/httpguard", "pkg/internal/procgroup", "pkg/serdejson", "pkg/serdejson/serdeimpl", "gen/go/execserverwire", websocket, uuid, xsys},
 		allowInTests: []string{"pkg/testenv", goleak},
 		why:          "the exec-server family is a process and file server (behind the module's one HTTP guard): it knows nothing of cells (not even the domain contract), of Code Mode's wires or of the tool sources that use it",
 	},
