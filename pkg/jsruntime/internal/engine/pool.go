@@ -81,6 +81,11 @@ func (p *Pool) WillReturn() { p.returning.Add(1) }
 func (p *Pool) Get() (*Engine, error) {
 	for p.returning.Load() > 0 {
 		returned := p.returned.Changed()
+		if p.returning.Load() == 0 {
+			// The last return was announced between the check and Changed: its broadcast went
+			// to an earlier channel, and a disposed engine never reaches idle.
+			break
+		}
 		select {
 		case e := <-p.idle:
 			p.count(func(s *PoolStats) { s.took(false, true) })
