@@ -33,8 +33,9 @@ const (
 	// unread bytes (FIONREAD), which the standard library does not expose; pkg/internal/procgroup
 	// kills a process tree with a Windows job object.
 	xsys = "golang.org/x/sys"
-	// xsync is golang.org/x/sync: the V1 host's limits are its weighted semaphores, only ever
-	// tried (docs/adr/0067-one-queue-per-cell.md).
+	// xsync is golang.org/x/sync: its semaphore is the module's one counting semaphore (the
+	// V1 and gRPC hosts' limits, only ever tried; the gRPC client's opening token;
+	// docs/adr/0069-one-of-each-mechanism.md).
 	xsync = "golang.org/x/sync"
 	// zstd is klauspost/compress, whose zstd codec is the compression Codex's gRPC peers offer.
 	zstd = "github.com/klauspost/compress"
@@ -76,8 +77,8 @@ var layers = []layer{
 	},
 	{
 		pkgs:  "pkg/codemode/codemodetest",
-		allow: []string{std, "pkg/codemode"},
-		why:   "the conformance suite exercises an implementation through the domain contract only",
+		allow: []string{std, "pkg/codemode", "pkg/internal/broadcast"},
+		why:   "the conformance suite exercises an implementation through the domain contract only (its recorder wakes waiters with the module's one broadcast signal)",
 	},
 	{
 		pkgs:  "pkg/modeltool/...",
@@ -94,7 +95,7 @@ var layers = []layer{
 	},
 	{
 		pkgs:  "pkg/jsruntime/internal/engine",
-		allow: []string{std, "gen/go/qjswasm", qjs, wazero},
+		allow: []string{std, "gen/go/qjswasm", "pkg/internal/broadcast", qjs, wazero},
 		why:   "the VM: one QuickJS runtime in wasm, its memory, image and pool; it knows nothing of cells, sessions or the domain contract, only a prelude and a host that answers the bridge",
 	},
 	{
@@ -132,13 +133,13 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/execserver/execrpc",
-		allow:        []string{std, "gen/go/execserverwire", "pkg/serdejson/serdeimpl", websocket},
+		allow:        []string{std, "gen/go/execserverwire", "pkg/serdejson", "pkg/serdejson/serdeimpl", websocket},
 		allowInTests: []string{goleak},
-		why:          "the exec-server's JSON-RPC-lite adapter: the generated envelope types and their runtime (the bounded decoder on serdeimpl's document parser), the transports; it knows no method",
+		why:          "the exec-server's JSON-RPC-lite adapter: the generated envelope types and their runtime (the bounded decoder: serdejson's scan, then serdeimpl's document parser), the transports; it knows no method",
 	},
 	{
 		pkgs:         "pkg/execserver/execserver",
-		allow:        []string{std, "pkg/execserver/execrpc", "pkg/internal/httpguard", "pkg/internal/procgroup", "gen/go/execserverwire", websocket, uuid, xsys},
+		allow:        []string{std, "pkg/execserver/execrpc", "pkg/internal/broadcast", "pkg/internal/httpguard", "pkg/internal/procgroup", "gen/go/execserverwire", websocket, uuid, xsys},
 		allowInTests: []string{"pkg/testenv", goleak},
 		why:          "the exec-server adapter serves the generated method types over execrpc; it knows nothing of cells",
 	},
@@ -156,7 +157,7 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/v1/v1host",
-		allow:        []string{std, "pkg/codemode", "pkg/v1/v1convert", "pkg/v1/v1transport", "pkg/v1/v1frame", "pkg/internal/recent", "pkg/internal/stdio", "pkg/internal/httpguard", "pkg/modeltool", "gen/go/wirev1", websocket, uuid, otel, otelTrace, xsync},
+		allow:        []string{std, "pkg/codemode", "pkg/v1/v1convert", "pkg/v1/v1transport", "pkg/v1/v1frame", "pkg/internal/recent", "pkg/internal/stdio", "pkg/internal/httpguard", "pkg/internal/nodelay", "pkg/modeltool", "gen/go/wirev1", websocket, uuid, otel, otelTrace, xsync},
 		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/serdejson", "pkg/internal/membudget", goleak},
 		why:          "the V1 host driver serves any SessionProvider through the contract; it never imports a runtime (tests serve the in-process one, measure the frames' escaping with serde_json's and charge the host's real budget) nor the client driver",
 	},
@@ -173,13 +174,13 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/grpc/grpchost",
-		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/internal/recent", "pkg/modeltool", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid, xnet, otel, otelTrace},
+		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/internal/broadcast", "pkg/internal/nodelay", "pkg/internal/recent", "pkg/modeltool", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid, xnet, xsync, otel, otelTrace},
 		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/grpc/grpcclient", "pkg/testenv", "pkg/internal/membudget", goleak},
 		why:          "the gRPC host adapter serves any SessionProvider: it never names a runtime outside its tests, which run it on jsruntime, drive it with the Go client and charge the host's real budget",
 	},
 	{
 		pkgs:         "pkg/grpc/grpcclient",
-		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/internal/recent", "pkg/serdejson", "pkg/internal/stdio", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid, otel, otelTrace},
+		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/internal/recent", "pkg/serdejson", "pkg/internal/stdio", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid, xsync, otel, otelTrace},
 		allowInTests: []string{"pkg/grpc/grpchost", "pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv", goleak},
 		why:          "the gRPC client adapter speaks to any CodeModeHost: it never imports the host or a runtime outside its tests, which run the conformance suite against the host on jsruntime",
 	},
@@ -310,7 +311,7 @@ var layers = []layer{
 var families = []layer{
 	{
 		pkgs:         "pkg/jsruntime/...",
-		allow:        []string{std, "pkg/codemode", "pkg/modeltool/...", "pkg/jsruntime/...", "pkg/serdejson", "gen/go/qjswasm", qjs, wazero, tdewolff},
+		allow:        []string{std, "pkg/codemode", "pkg/modeltool/...", "pkg/jsruntime/...", "pkg/internal/broadcast", "pkg/serdejson", "gen/go/qjswasm", qjs, wazero, tdewolff},
 		allowInTests: []string{"pkg/codemode/codemodetest", "pkg/testenv"},
 		why:          "the QuickJS runtime implements the domain contract; it is no adapter, so it never touches generated wire types (serde_json's parser from pkg/serdejson tells what Codex's host would refuse to carry), and the conformance suite is linked into its tests only",
 	},
@@ -322,13 +323,13 @@ var families = []layer{
 	},
 	{
 		pkgs:         "pkg/grpc/...",
-		allow:        []string{std, "pkg/codemode", "pkg/grpc/...", "pkg/internal/...", "pkg/modeltool", "pkg/serdejson", "gen/go/pb/...", connect, protobuf, uuid, xnet, otel, otelTrace},
+		allow:        []string{std, "pkg/codemode", "pkg/grpc/...", "pkg/internal/...", "pkg/modeltool", "pkg/serdejson", "gen/go/pb/...", connect, protobuf, uuid, xnet, xsync, otel, otelTrace},
 		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv", goleak},
 		why:          "the gRPC family speaks the domain contract and the protobuf messages: it never touches the V1 wire, the exec-server, the tool sources or a runtime (outside tests)",
 	},
 	{
 		pkgs:         "pkg/execserver/...",
-		allow:        []string{std, "pkg/execserver/...", "pkg/internal/httpguard", "pkg/internal/procgroup", "pkg/serdejson/serdeimpl", "gen/go/execserverwire", websocket, uuid, xsys},
+		allow:        []string{std, "pkg/execserver/...", "pkg/internal/broadcast", "pkg/internal/httpguard", "pkg/internal/procgroup", "pkg/serdejson", "pkg/serdejson/serdeimpl", "gen/go/execserverwire", websocket, uuid, xsys},
 		allowInTests: []string{"pkg/testenv", goleak},
 		why:          "the exec-server family is a process and file server (behind the module's one HTTP guard): it knows nothing of cells (not even the domain contract), of Code Mode's wires or of the tool sources that use it",
 	},

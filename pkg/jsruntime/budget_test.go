@@ -61,6 +61,7 @@ func TestHeapGrowthIsTakenFromTheHostBudget(t *testing.T) {
 	small := newSessionOn(t, p, nil, codemode.SessionCellExecutionLimits{MaxHeapSizeBytes: ptrU64(8 << 20)})
 	r = executeCell(t, small, `const a = []; for (;;) a.push(new ArrayBuffer(1 << 20));`)
 	checkResult(t, "past its own limit", r, fmt.Sprintf(outOfMemoryTextFormat, 8<<20))
+	awaitCellGoroutines(t, small) // its heap comes back when its runtime is reset, after the response
 
 	r = executeCell(t, s, `const b = new ArrayBuffer(4 << 20); text(b.byteLength)`)
 	checkResult(t, "a cell after the bombs", r, "", "4194304")

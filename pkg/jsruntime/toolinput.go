@@ -24,6 +24,9 @@ import (
 // below its recursion limit (128), so that only deeper inputs pay for the exact verdict.
 const inputScanDepth = 100
 
+// inputScan is the scan of an input's skeleton (the module's one scanner, serdejson.Scan).
+var inputScan = serdejson.ScanOptions{DepthLimit: inputScanDepth}
+
 // newMark draws the cell's mark and returns its secret part for the prelude (beginSpec). Cell
 // code never sees the mark (the prelude's replacer writes it into JSON.stringify's output only),
 // so a string of the cell's own cannot pass for one.
@@ -101,9 +104,7 @@ func assembleInput(skeleton, mark []byte, parts [][]byte) (input []byte, refusal
 	} else if bytes.Contains(skeleton, mark) {
 		return nil, "", forged("tool input marks a string it did not send")
 	}
-	s := jsonScan{b: skeleton, limit: inputScanDepth}
-	ok := s.value(0) && s.end()
-	if !ok || s.surrogate || anySurrogateEscape(parts) {
+	if s, _ := serdejson.Scan(skeleton, inputScan); !s.Valid || s.Surrogate || anySurrogateEscape(parts) {
 		if _, err := serdejson.Parse(input); err != nil {
 			return nil, err.Error(), nil
 		}

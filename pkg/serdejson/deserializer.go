@@ -163,18 +163,18 @@ func (d *Deserializer) ParseString() (string, error) {
 }
 
 // plainString is the fast path of ParseString: a string without escapes or control characters is
-// a copy of its bytes.
+// a copy of its bytes. Its bytes are classified as Scan's are (stringByte).
 func (d *Deserializer) plainString() (string, bool) {
 	for i := d.index; i < len(d.data); i++ {
-		switch c := d.data[i]; {
-		case c == '"':
+		switch stringByte[d.data[i]] {
+		case 1:
 			if !utf8.Valid(d.data[d.index:i]) {
 				return "", false // the slow path reports it at the closing quote
 			}
 			s := string(d.data[d.index:i])
 			d.index = i + 1
 			return s, true
-		case c == '\\' || c < 0x20:
+		case 2, 3:
 			return "", false
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/internal/broadcast"
 )
 
 // EventKind says what an Event records.
@@ -162,7 +163,7 @@ type Recorder struct {
 	closed        CellClosedFunc
 	calls         []*ToolCall
 	notifications []*Notification
-	changed       chan struct{}
+	changed       broadcast.Signal
 }
 
 var (
@@ -172,7 +173,7 @@ var (
 
 // NewRecorder returns a Recorder that knows no tools and accepts every notification.
 func NewRecorder() *Recorder {
-	return &Recorder{tools: map[string]ToolFunc{}, changed: make(chan struct{})}
+	return &Recorder{tools: map[string]ToolFunc{}}
 }
 
 // Handle scripts the behaviour of tool, replacing any earlier one.
@@ -301,8 +302,7 @@ func (r *Recorder) Mark(label string) uint64 {
 func (r *Recorder) recordLocked(kind EventKind, cellID codemode.CellID, label string) uint64 {
 	r.seq++
 	r.events = append(r.events, Event{Seq: r.seq, At: time.Now(), Kind: kind, CellID: cellID, Label: label})
-	close(r.changed)
-	r.changed = make(chan struct{})
+	r.changed.Broadcast()
 	return r.seq
 }
 
@@ -402,7 +402,7 @@ func (r *Recorder) await(ctx context.Context, cond func() bool) error {
 	for {
 		r.mu.Lock()
 		ok := cond()
-		changed := r.changed
+		changed := r.changed.Changed()
 		r.mu.Unlock()
 		if ok {
 			return nil

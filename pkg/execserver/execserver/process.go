@@ -17,6 +17,7 @@ import (
 
 	wire "github.com/codemodehq/codemode/gen/go/execserverwire"
 	"github.com/codemodehq/codemode/pkg/execserver/execrpc"
+	"github.com/codemodehq/codemode/pkg/internal/broadcast"
 	"github.com/codemodehq/codemode/pkg/internal/procgroup"
 )
 
@@ -41,8 +42,8 @@ type process struct {
 	exited   bool
 	exitCode int32
 	closed   bool
-	changed  chan struct{} // closed and replaced on every change
-	done     chan struct{} // closed once closed is set
+	changed  broadcast.Signal // wakes process/read waiters on every change
+	done     chan struct{}    // closed once closed is set
 }
 
 // event is what the output readers and the waiter report to the process's one sequencer, which
@@ -76,7 +77,7 @@ func (s *session) startProcess(p wire.ExecParams) (wire.Message, error) {
 		s.mu.Unlock()
 		return nil, invalidRequest("process %s already exists", p.ProcessId)
 	}
-	proc := &process{id: p.ProcessId, changed: make(chan struct{}), done: make(chan struct{})}
+	proc := &process{id: p.ProcessId, done: make(chan struct{})}
 	s.procs[p.ProcessId] = proc
 	s.mu.Unlock()
 	fail := func(err error) (wire.Message, error) {
@@ -265,7 +266,7 @@ func (s *session) sequence(p *process, streams [2]*stream, events <-chan event) 
 	if p.stdin != nil {
 		p.stdin.Close()
 	}
-	p.signal()
+	p.changed.Broadcast()
 	close(p.done)
 	p.mu.Unlock()
 	s.notify("process/closed", wire.ExecClosedNotification{ProcessId: p.id, Seq: seq})
@@ -276,7 +277,7 @@ func (s *session) publishExit(p *process, code int32) {
 	p.seq++
 	seq := p.seq
 	p.exited, p.exitCode = true, code
-	p.signal()
+	p.changed.Broadcast()
 	p.mu.Unlock()
 	s.notify("process/exited", wire.ExecExitedNotification{ProcessId: p.id, Seq: seq, ExitCode: code, SandboxDenied: ptr(false)})
 }
@@ -293,15 +294,9 @@ func (s *session) publishOutput(p *process, ev event) {
 		p.retained -= base64.StdEncoding.DecodedLen(len(p.chunks[0].Chunk))
 		p.chunks = p.chunks[1:]
 	}
-	p.signal()
+	p.changed.Broadcast()
 	p.mu.Unlock()
 	s.notify("process/output", wire.ExecOutputDeltaNotification{ProcessId: p.id, Seq: chunk.Seq, Stream: chunk.Stream, Chunk: chunk.Chunk})
-}
-
-// signal wakes process/read waiters; p.mu is held.
-func (p *process) signal() {
-	close(p.changed)
-	p.changed = make(chan struct{})
 }
 
 func (s *session) lookup(id string) *process {
@@ -332,7 +327,7 @@ func (s *session) readProcess(ctx context.Context, r wire.ReadParams) (wire.Mess
 	for {
 		p.mu.Lock()
 		resp := p.readAfter(after, r.MaxBytes)
-		changed := p.changed
+		changed := p.changed.Changed()
 		p.mu.Unlock()
 		if len(resp.Chunks) > 0 || resp.Closed || deadline == nil {
 			return resp, nil

@@ -96,16 +96,14 @@ func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Writer
 // Host does not name loopback (a page served under another name that resolves to 127.0.0.1: DNS
 // rebinding), the probe excepted: the server runs commands and asks for no token.
 func (s *Server) WebSocketHandler(ctx context.Context) http.Handler {
-	return programsOnLoopback.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.token != "" && !isReadyProbe(r) && !httpguard.Authorized(r, s.token) {
+	return httpguard.ProgramsOnly(programsOnLoopback, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.token != "" && !httpguard.Authorized(r, s.token) {
 			s.logf("refused a connection from %s without the token", r.RemoteAddr)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="codemode"`)
 			http.Error(w, "a bearer token is required", http.StatusUnauthorized)
 			return
 		}
 		switch {
-		case r.URL.Path == "/readyz" && r.Method == http.MethodGet:
-			w.WriteHeader(http.StatusOK)
 		case r.URL.Path == "/":
 			ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
 			if err != nil {
@@ -118,20 +116,13 @@ func (s *Server) WebSocketHandler(ctx context.Context) http.Handler {
 		default:
 			http.NotFound(w, r)
 		}
-	}), nil)
+	}))
 }
 
-// programsOnLoopback is the guard of the WebSocket listener: loopback Host names, no browser.
-var programsOnLoopback = httpguard.New(httpguard.Policy{
-	LoopbackHosts: true,
-	NoBrowsers:    true,
-	Exempt:        isReadyProbe,
-})
-
-// isReadyProbe reports whether r is the readiness probe, which reveals nothing and runs nothing.
-func isReadyProbe(r *http.Request) bool {
-	return r.Method == http.MethodGet && r.URL.Path == "/readyz"
-}
+// programsOnLoopback is the guard of the WebSocket listener: loopback Host names (no browser,
+// which ProgramsOnly adds); the readiness probe answers under any Host and Origin, and without
+// the token.
+var programsOnLoopback = httpguard.Policy{LoopbackHosts: true, Exempt: httpguard.IsReadyProbe}
 
 // ServeWebSocket serves WebSocket connections on ln until ctx is done.
 func (s *Server) ServeWebSocket(ctx context.Context, ln net.Listener) error {

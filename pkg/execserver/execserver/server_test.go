@@ -15,6 +15,7 @@ import (
 
 	wire "github.com/codemodehq/codemode/gen/go/execserverwire"
 	"github.com/codemodehq/codemode/pkg/execserver/execrpc"
+	"github.com/codemodehq/codemode/pkg/internal/broadcast"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -29,7 +30,7 @@ type client struct {
 	peer *execrpc.Peer
 	mu   sync.Mutex
 	got  []notification
-	more chan struct{}
+	more broadcast.Signal
 }
 
 type notification struct {
@@ -44,8 +45,7 @@ func (c *client) HandleRequest(context.Context, string, json.RawMessage) (json.R
 func (c *client) HandleNotification(_ context.Context, method string, params json.RawMessage) {
 	c.mu.Lock()
 	c.got = append(c.got, notification{method, params})
-	close(c.more)
-	c.more = make(chan struct{})
+	c.more.Broadcast()
 	c.mu.Unlock()
 }
 
@@ -66,7 +66,7 @@ func connect(t *testing.T, srv *Server) *client {
 	go func() {
 		served <- srv.ServeConn(ctx, execrpc.NewStreamConn(toServerR, toClientW, closers{toServerR, toClientW}))
 	}()
-	c := &client{t: t, more: make(chan struct{})}
+	c := &client{t: t}
 	c.peer = execrpc.NewPeer(execrpc.NewStreamConn(toClientR, toServerW, closers{toClientR, toServerW}), c, nil)
 	ran := make(chan error, 1)
 	go func() { ran <- c.peer.Run(ctx) }()
@@ -124,7 +124,7 @@ func (c *client) waitFor(ok func(notification) bool) []notification {
 	guard := time.After(hangGuard)
 	for {
 		c.mu.Lock()
-		got, more := append([]notification(nil), c.got...), c.more
+		got, more := append([]notification(nil), c.got...), c.more.Changed()
 		c.mu.Unlock()
 		for _, n := range got {
 			if ok(n) {

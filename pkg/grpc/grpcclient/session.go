@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
@@ -14,8 +16,9 @@ type session struct {
 	delegate codemode.Delegate
 	limits   codemode.SessionCellExecutionLimits
 
-	// opening serializes the opening of bindings (a one-token semaphore).
-	opening chan struct{}
+	// opening serializes the opening of bindings: a semaphore of one token (the module's
+	// semaphore, docs/adr/0069-one-of-each-mechanism.md).
+	opening *semaphore.Weighted
 
 	mu        sync.Mutex
 	current   *binding
@@ -29,23 +32,20 @@ type session struct {
 var _ codemode.Session = (*session)(nil)
 
 func newSession(p *Provider, d codemode.Delegate, limits codemode.SessionCellExecutionLimits) *session {
-	return &session{p: p, delegate: d, limits: limits, opening: make(chan struct{}, 1), nextEpoch: 1, closing: closer{done: make(chan struct{})}}
+	return &session{p: p, delegate: d, limits: limits, opening: semaphore.NewWeighted(1), nextEpoch: 1, closing: closer{done: make(chan struct{})}}
 }
 
 // binding returns the live binding, opening the next epoch if the current one was lost.
-// Opening is serialized; a session being shut down opens nothing.
+// Opening is serialized; a session being shut down opens nothing (a caller waiting for the
+// token gets it once the shutdown has taken and returned it, and live then fails).
 func (s *session) binding(ctx context.Context) (*binding, error) {
 	if b, err := s.live(); b != nil || err != nil {
 		return b, err
 	}
-	select {
-	case s.opening <- struct{}{}:
-	case <-ctx.Done():
+	if err := s.opening.Acquire(ctx, 1); err != nil {
 		return nil, context.Cause(ctx)
-	case <-s.closing.done:
-		return nil, codemode.ErrShuttingDown
 	}
-	defer func() { <-s.opening }()
+	defer s.opening.Release(1)
 	if b, err := s.live(); b != nil || err != nil {
 		return b, err
 	}
@@ -141,11 +141,11 @@ func (s *session) Shutdown(ctx context.Context) error {
 	s.mu.Unlock()
 	return s.closing.close(ctx, func() error {
 		// An opening in progress finishes first; then the current binding is shut down.
-		s.opening <- struct{}{}
+		_ = s.opening.Acquire(context.Background(), 1) // never fails: the context never ends
 		s.mu.Lock()
 		b := s.current
 		s.mu.Unlock()
-		<-s.opening
+		s.opening.Release(1)
 		if b == nil {
 			return nil
 		}

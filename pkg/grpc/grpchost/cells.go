@@ -63,8 +63,7 @@ func (s *session) admitExecution(id string, cell codemode.CellID, traceparent st
 	}
 	e := &execution{id: id, traceparent: traceparent, releaseCell: releaseCell}
 	s.state.cells[cell] = e
-	close(s.state.cellsChanged)
-	s.state.cellsChanged = make(chan struct{})
+	s.state.cellsChanged.Broadcast()
 	_, closedEarly := s.state.pendingClosures[cell]
 	if closedEarly {
 		delete(s.state.pendingClosures, cell)

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	pb "github.com/codemodehq/codemode/gen/go/pb/codex/code_mode/v1"
+	"github.com/codemodehq/codemode/pkg/internal/broadcast"
 )
 
 // maxQueuedNotifications bounds the notifications waiting on a session's lease (Codex's
@@ -26,12 +27,12 @@ type eventQueue struct {
 	closed        bool
 	// ready has a token while items is not empty or the queue is closed.
 	ready chan struct{}
-	// space is closed and replaced whenever a notification leaves the queue.
-	space chan struct{}
+	// space is broadcast whenever a notification leaves the queue.
+	space broadcast.Signal
 }
 
 func newEventQueue() *eventQueue {
-	return &eventQueue{ready: make(chan struct{}, 1), space: make(chan struct{})}
+	return &eventQueue{ready: make(chan struct{}, 1)}
 }
 
 // pushNow queues an event that never waits. It reports false once the queue is closed.
@@ -62,7 +63,7 @@ func (q *eventQueue) pushNotification(ctx context.Context, e *pb.SessionEvent) e
 			q.mu.Unlock()
 			return nil
 		}
-		space := q.space
+		space := q.space.Changed()
 		q.mu.Unlock()
 		select {
 		case <-space:
@@ -91,8 +92,7 @@ func (q *eventQueue) next(ctx context.Context) (*pb.SessionEvent, bool) {
 			q.items = q.items[1:]
 			if _, ok := e.GetEvent().(*pb.SessionEvent_Notification); ok {
 				q.notifications--
-				close(q.space)
-				q.space = make(chan struct{})
+				q.space.Broadcast()
 			}
 			if len(q.items) > 0 {
 				q.signal()
@@ -122,7 +122,6 @@ func (q *eventQueue) close() {
 		return
 	}
 	q.closed = true
-	close(q.space)
-	q.space = make(chan struct{})
+	q.space.Broadcast()
 	q.signal()
 }

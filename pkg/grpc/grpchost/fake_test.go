@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/internal/broadcast"
 )
 
 // blockingProvider is a SessionProvider whose cells never answer on their own: Execute admits a
@@ -108,12 +109,12 @@ type countingProvider struct {
 	mu    sync.Mutex
 	// closed counts closures by session (in creation order) and cell.
 	closed []map[codemode.CellID]int
-	// changed is closed and replaced on every closure.
-	changed chan struct{}
+	// changed is broadcast on every closure.
+	changed broadcast.Signal
 }
 
 func newCountingProvider(inner codemode.SessionProvider) *countingProvider {
-	return &countingProvider{inner: inner, changed: make(chan struct{})}
+	return &countingProvider{inner: inner}
 }
 
 func (p *countingProvider) Availability() error { return p.inner.Availability() }
@@ -135,7 +136,7 @@ func (p *countingProvider) closures(index int) (map[codemode.CellID]int, <-chan 
 	for id, n := range p.closed[index] {
 		out[id] = n
 	}
-	return out, p.changed
+	return out, p.changed.Changed()
 }
 
 type countingDelegate struct {
@@ -147,8 +148,7 @@ type countingDelegate struct {
 func (d countingDelegate) CellClosed(id codemode.CellID) {
 	d.p.mu.Lock()
 	d.p.closed[d.index][id]++
-	close(d.p.changed)
-	d.p.changed = make(chan struct{})
+	d.p.changed.Broadcast()
 	d.p.mu.Unlock()
 	d.Delegate.CellClosed(id)
 }

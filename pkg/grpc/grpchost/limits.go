@@ -1,6 +1,9 @@
 package grpchost
 
-import "connectrpc.com/connect/v2"
+import (
+	"connectrpc.com/connect/v2"
+	"golang.org/x/sync/semaphore"
+)
 
 // Limits bounds what one host process admits at once (Codex's HostLimits). Every zero field means
 // its default. They are per host, shared by all sessions; open sessions are unlimited unless
@@ -56,23 +59,23 @@ func orDefault(v, def int) int {
 	return v
 }
 
-// permits is a counting semaphore that never waits: a request either gets a permit at once or is
-// refused, so a saturated host answers instead of queueing work without bound.
-type permits chan struct{}
+// permits is the module's counting semaphore (golang.org/x/sync/semaphore, as v1host's; see
+// docs/adr/0069-one-of-each-mechanism.md) used so that it never waits: a request either gets a
+// permit at once or is refused, so a saturated host answers instead of queueing work without
+// bound.
+type permits struct{ sem *semaphore.Weighted }
 
-func newPermits(n int) permits { return make(permits, n) }
+func newPermits(n int) permits { return permits{semaphore.NewWeighted(int64(n))} }
 
 // acquire takes a permit if one is free and returns its release function, or nil.
 func (p permits) acquire() func() {
-	select {
-	case p <- struct{}{}:
-		return p.release
-	default:
+	if !p.sem.TryAcquire(1) {
 		return nil
 	}
+	return p.release
 }
 
-func (p permits) release() { <-p }
+func (p permits) release() { p.sem.Release(1) }
 
 // hostPermits are the host's four budgets.
 type hostPermits struct {

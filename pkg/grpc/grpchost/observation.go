@@ -57,7 +57,7 @@ func (s *session) acquireDelegate() (func(), error) {
 	if release == nil {
 		return nil, errTooManyDelegateCalls
 	}
-	if s.delegates == nil {
+	if s.delegates.sem == nil { // the session has no bound of its own
 		return release, nil
 	}
 	own := s.delegates.acquire()

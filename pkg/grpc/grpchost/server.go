@@ -14,6 +14,7 @@ import (
 	"connectrpc.com/connect/v2/connecthttp"
 
 	"github.com/codemodehq/codemode/pkg/grpc/grpcconv"
+	"github.com/codemodehq/codemode/pkg/internal/nodelay"
 	"github.com/codemodehq/codemode/pkg/internal/zstd"
 )
 
@@ -126,26 +127,7 @@ func Listen(ctx context.Context, address string) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("grpchost: listen on %s: %w", address, err)
 	}
-	return noDelayListener{ln}, nil
-}
-
-// noDelayListener sets TCP_NODELAY on every accepted connection. Go enables it by default; it is
-// set here explicitly because the protocol depends on it.
-type noDelayListener struct{ net.Listener }
-
-// Accept returns the next connection with TCP_NODELAY set.
-func (l noDelayListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	if tc, ok := c.(*net.TCPConn); ok {
-		if err := tc.SetNoDelay(true); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("grpchost: set TCP_NODELAY: %w", err)
-		}
-	}
-	return c, nil
+	return nodelay.Listener(ln), nil
 }
 
 // Serve serves the host on ln until ctx ends, then stops accepting, shuts every session down and

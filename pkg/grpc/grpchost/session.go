@@ -12,6 +12,7 @@ import (
 
 	pb "github.com/codemodehq/codemode/gen/go/pb/codex/code_mode/v1"
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/internal/broadcast"
 	"github.com/codemodehq/codemode/pkg/internal/recent"
 )
 
@@ -67,16 +68,16 @@ type sessionState struct {
 	// was abandoned before admission.
 	pendingClosures map[codemode.CellID]struct{}
 	ignoredClosures map[codemode.CellID]struct{}
-	// cellsChanged is closed and replaced on every admission, waking callbacks that wait for
-	// their cell's execution.
-	cellsChanged chan struct{}
+	// cellsChanged is broadcast on every admission, waking callbacks that wait for their cell's
+	// execution.
+	cellsChanged broadcast.Signal
 
 	subscriptions    []*subscription
 	nextSubscription int
 	nextSubID        uint64
-	// spaceFreed is closed and replaced when a subscription takes a call from its queue while
-	// dispatches wait for capacity.
-	spaceFreed chan struct{}
+	// spaceFreed is broadcast when a subscription takes a call from its queue while dispatches
+	// wait for capacity.
+	spaceFreed broadcast.Signal
 
 	invocations     map[uuid.UUID]*invocation
 	seenInvocations recent.Set[uuid.UUID]
@@ -132,8 +133,6 @@ func newSession(h *Host, id uuid.UUID) *session {
 			pendingExecutions: make(map[string]struct{}),
 			pendingClosures:   make(map[codemode.CellID]struct{}),
 			ignoredClosures:   make(map[codemode.CellID]struct{}),
-			cellsChanged:      make(chan struct{}),
-			spaceFreed:        make(chan struct{}),
 			invocations:       make(map[uuid.UUID]*invocation),
 			waits:             make(map[string]*activeWait),
 			executeYields:     make(map[string]*yieldSwitch),
@@ -255,7 +254,7 @@ func (s *session) awaitExecution(ctx context.Context, cell codemode.CellID) (exe
 			s.mu.Unlock()
 			return snapshot, nil
 		}
-		changed := s.state.cellsChanged
+		changed := s.state.cellsChanged.Changed()
 		s.mu.Unlock()
 		select {
 		case <-changed:

@@ -111,8 +111,7 @@ func (s *session) took() {
 		return
 	}
 	s.mu.Lock()
-	close(s.state.spaceFreed)
-	s.state.spaceFreed = make(chan struct{})
+	s.state.spaceFreed.Broadcast()
 	s.mu.Unlock()
 }
 
@@ -207,7 +206,7 @@ func (s *session) tryDispatch(call *pb.ToolCall, name codemode.ToolName, cell co
 	if !matched {
 		return nil, errNoSubscription
 	}
-	return s.state.spaceFreed, nil
+	return s.state.spaceFreed.Changed(), nil
 }
 
 // completeInvocation delivers a CompleteToolCall. An invocation that was dispatched but is no

@@ -3,7 +3,6 @@ package v1host
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/codemodehq/codemode/pkg/internal/httpguard"
+	"github.com/codemodehq/codemode/pkg/internal/nodelay"
 
 	"github.com/codemodehq/codemode/pkg/v1/v1transport"
 )
@@ -22,10 +22,8 @@ import (
 // steered into it. A program without a token wraps it in httpguard's Host check as well
 // (hostprogram does). Connections are served until ctx ends.
 func (h *Host) WebSocketHandler(ctx context.Context) http.Handler {
-	return noBrowsers.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return httpguard.ProgramsOnly(httpguard.Policy{}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
-		case r.URL.Path == "/readyz" && r.Method == http.MethodGet:
-			w.WriteHeader(http.StatusOK)
 		case r.URL.Path == "/":
 			h.serveControl(ctx, w, r)
 		case strings.HasPrefix(r.URL.Path, "/bulk/"):
@@ -33,11 +31,8 @@ func (h *Host) WebSocketHandler(ctx context.Context) http.Handler {
 		default:
 			http.NotFound(w, r)
 		}
-	}), nil)
+	}))
 }
-
-// noBrowsers refuses every request from a browser page.
-var noBrowsers = httpguard.New(httpguard.Policy{NoBrowsers: true})
 
 var acceptOptions = &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled}
 
@@ -86,28 +81,13 @@ func (h *Host) ServeWebSocket(ctx context.Context, ln net.Listener) error {
 		<-ctx.Done()
 		_ = srv.Close()
 	}()
-	err := srv.Serve(NoDelayListener(ln))
+	err := srv.Serve(nodelay.Listener(ln))
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}
 	return err
 }
 
-// NoDelayListener sets TCP_NODELAY on every TCP connection ln accepts.
-func NoDelayListener(ln net.Listener) net.Listener { return noDelayListener{ln} }
-
-type noDelayListener struct{ net.Listener }
-
-func (l noDelayListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	if tc, ok := c.(*net.TCPConn); ok {
-		if err := tc.SetNoDelay(true); err != nil {
-			_ = c.Close()
-			return nil, fmt.Errorf("setting TCP_NODELAY: %w", err)
-		}
-	}
-	return c, nil
-}
+// NoDelayListener sets TCP_NODELAY on every TCP connection ln accepts (the module's one
+// listener wrapper, pkg/internal/nodelay).
+func NoDelayListener(ln net.Listener) net.Listener { return nodelay.Listener(ln) }

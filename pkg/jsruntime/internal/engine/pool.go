@@ -3,6 +3,8 @@ package engine
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/codemodehq/codemode/pkg/internal/broadcast"
 )
 
 // Pool holds the engines not serving a cell. An engine comes back after each cell and is reset
@@ -18,12 +20,12 @@ type Pool struct {
 	stop    chan struct{}
 	done    chan struct{}
 	once    sync.Once
-	mu      sync.Mutex // orders put against close; guards returned
+	mu      sync.Mutex // orders put against close
 	closed  bool
-	// returning counts engines that finished cells are about to put back; returned is closed
-	// (and replaced) each time one is.
+	// returning counts engines that finished cells are about to put back; returned is broadcast
+	// each time one is.
 	returning atomic.Int64
-	returned  chan struct{}
+	returned  broadcast.Signal
 	stats     PoolStats
 	statsMu   sync.Mutex
 	// observer, when set (ObserveResets), sees every engine right after Put reset it.
@@ -55,15 +57,14 @@ func (s *PoolStats) took(created, ok bool) {
 // engine.
 func newPool(cfg Config, first *Engine, warm, capacity int, maxHole uint64) *Pool {
 	p := &Pool{
-		cfg:      cfg,
-		img:      first.img,
-		idle:     make(chan *Engine, max(capacity, warm, 1)),
-		warm:     warm,
-		maxHole:  maxHole,
-		refill:   make(chan struct{}, 1),
-		returned: make(chan struct{}),
-		stop:     make(chan struct{}),
-		done:     make(chan struct{}),
+		cfg:     cfg,
+		img:     first.img,
+		idle:    make(chan *Engine, max(capacity, warm, 1)),
+		warm:    warm,
+		maxHole: maxHole,
+		refill:  make(chan struct{}, 1),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
 	}
 	p.idle <- first
 	p.stats.Created = 1
@@ -79,9 +80,12 @@ func (p *Pool) WillReturn() { p.returning.Add(1) }
 // Get returns an idle engine, waits for one that a finished cell is putting back, or creates one.
 func (p *Pool) Get() (*Engine, error) {
 	for p.returning.Load() > 0 {
-		p.mu.Lock()
-		returned := p.returned
-		p.mu.Unlock()
+		returned := p.returned.Changed()
+		if p.returning.Load() == 0 {
+			// The last return was announced between the check and Changed: its broadcast went
+			// to an earlier channel, and a disposed engine never reaches idle.
+			break
+		}
 		select {
 		case e := <-p.idle:
 			p.count(func(s *PoolStats) { s.took(false, true) })
@@ -137,10 +141,7 @@ func (p *Pool) Put(e *Engine) {
 // announceReturn ends a WillReturn and wakes the gets waiting for it.
 func (p *Pool) announceReturn() {
 	p.returning.Add(-1)
-	p.mu.Lock()
-	close(p.returned)
-	p.returned = make(chan struct{})
-	p.mu.Unlock()
+	p.returned.Broadcast()
 }
 
 // reset restores e's memory image, reporting whether e can serve another cell.
