@@ -157,7 +157,7 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/v1/v1host",
-		allow:        []string{std, "pkg/codemode", "pkg/v1/v1convert", "pkg/v1/v1transport", "pkg/v1/v1frame", "pkg/internal/recent", "pkg/internal/stdio", "pkg/internal/httpguard", "pkg/internal/nodelay", "pkg/modeltool", "gen/go/wirev1", websocket, uuid, otel, otelTrace, xsync},
+		allow:        []string{std, "pkg/codemode", "pkg/v1/v1convert", "pkg/v1/v1transport", "pkg/v1/v1frame", "pkg/internal/recent", "pkg/internal/stdio", "pkg/internal/httpguard", "pkg/internal/nodelay", "pkg/internal/broadcast", "pkg/modeltool", "gen/go/wirev1", websocket, uuid, otel, otelTrace, xsync},
 		allowInTests: []string{"pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/serdejson", "pkg/internal/membudget", goleak},
 		why:          "the V1 host driver serves any SessionProvider through the contract; it never imports a runtime (tests serve the in-process one, measure the frames' escaping with serde_json's and charge the host's real budget) nor the client driver",
 	},
@@ -180,7 +180,7 @@ var layers = []layer{
 	},
 	{
 		pkgs:         "pkg/grpc/grpcclient",
-		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/internal/recent", "pkg/serdejson", "pkg/internal/stdio", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid, xsync, otel, otelTrace},
+		allow:        []string{std, "pkg/codemode", "pkg/grpc/grpcconv", "pkg/internal/recent", "pkg/internal/broadcast", "pkg/serdejson", "pkg/internal/stdio", "pkg/internal/zstd", "gen/go/pb/...", connect, protobuf, uuid, xsync, otel, otelTrace},
 		allowInTests: []string{"pkg/grpc/grpchost", "pkg/jsruntime", "pkg/codemode/codemodetest", "pkg/testenv", goleak},
 		why:          "the gRPC client adapter speaks to any CodeModeHost: it never imports the host or a runtime outside its tests, which run the conformance suite against the host on jsruntime",
 	},

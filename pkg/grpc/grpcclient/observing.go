@@ -3,6 +3,8 @@ package grpcclient
 import (
 	"sync"
 	"time"
+
+	"github.com/codemodehq/codemode/pkg/internal/broadcast"
 )
 
 // leaseEndGrace bounds how long a binding whose lease the host ended waits for the outcomes of
@@ -16,7 +18,7 @@ const leaseEndGrace = 5 * time.Second
 type observing struct {
 	mu   sync.Mutex
 	n    int
-	idle chan struct{} // closed when n drops to zero; nil while nobody waits
+	idle broadcast.Signal // broadcast when n drops to zero
 }
 
 // begin counts one more observation; the caller calls end once it has its answer.
@@ -31,9 +33,8 @@ func (o *observing) end() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.n--
-	if o.n == 0 && o.idle != nil {
-		close(o.idle)
-		o.idle = nil
+	if o.n == 0 {
+		o.idle.Broadcast()
 	}
 }
 
@@ -44,10 +45,7 @@ func (o *observing) await(grace time.Duration) {
 		o.mu.Unlock()
 		return
 	}
-	if o.idle == nil {
-		o.idle = make(chan struct{})
-	}
-	idle := o.idle
+	idle := o.idle.Changed()
 	o.mu.Unlock()
 	t := time.NewTimer(grace)
 	defer t.Stop()

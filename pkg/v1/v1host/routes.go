@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/codemodehq/codemode/gen/go/wirev1"
+	"github.com/codemodehq/codemode/pkg/internal/broadcast"
 )
 
 // routeTable is the connection's cell routes: for each cell its order (cellOrder) and what its
@@ -15,9 +16,9 @@ import (
 type routeTable struct {
 	mu     sync.Mutex
 	routes map[cellKey]*cellRoute
-	// gone is closed (and replaced) whenever a route is removed, to wake shutdowns that wait for a
-	// session's cells.
-	gone chan struct{}
+	// gone is broadcast whenever a route is removed, to wake shutdowns that wait for a session's
+	// cells.
+	gone broadcast.Signal
 	// done is closed when the connection ends: the senders are gone then, and nothing waits for
 	// what was queued.
 	done <-chan struct{}
@@ -44,7 +45,7 @@ type execution struct {
 }
 
 func newRouteTable(done <-chan struct{}) *routeTable {
-	return &routeTable{routes: map[cellKey]*cellRoute{}, gone: make(chan struct{}), done: done}
+	return &routeTable{routes: map[cellKey]*cellRoute{}, done: done}
 }
 
 // routeLocked returns the route of key, creating it (not started) if needed: the runtime may
@@ -144,9 +145,8 @@ func (t *routeTable) next(r *cellRoute) ([]routeMessage, bool) {
 func (t *routeTable) remove(key cellKey) {
 	t.mu.Lock()
 	delete(t.routes, key)
-	close(t.gone)
-	t.gone = make(chan struct{})
 	t.mu.Unlock()
+	t.gone.Broadcast()
 }
 
 // awaitSession returns once no route of session is left (every cell/closed was sent), the
@@ -161,7 +161,7 @@ func (t *routeTable) awaitSession(ctx context.Context, session wirev1.SessionId)
 				break
 			}
 		}
-		gone := t.gone
+		gone := t.gone.Changed()
 		t.mu.Unlock()
 		if !busy {
 			return
