@@ -322,10 +322,6 @@ func yieldDuration(ms uint64) (time.Duration, bool) {
 	return time.Duration(ms) * time.Millisecond, true
 }
 
-// goexitDetail describes a goroutine that ended through runtime.Goexit (t.FailNow in a test
-// delegate, for one) instead of returning.
-const goexitDetail = "its goroutine ended without returning"
-
 // stage runs the test hook of a cell's goroutine, if any.
 func (s *session) stage(c *cell, st runtimeStage) {
 	if s.hooks.runtime != nil {

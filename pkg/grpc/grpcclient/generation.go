@@ -58,15 +58,15 @@ type generationDelegate struct {
 	generation uint64
 }
 
-// InvokeTool forwards the call with its public cell ID.
-func (d generationDelegate) InvokeTool(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
+// StartToolCall forwards the call with its public cell ID.
+func (d generationDelegate) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
 	call.CellID = PublicCellID(d.generation, call.CellID)
-	return d.delegate.InvokeTool(ctx, call)
+	d.delegate.StartToolCall(ctx, call, done)
 }
 
-// Notify forwards the notification with its public cell ID.
-func (d generationDelegate) Notify(ctx context.Context, callID string, cell codemode.CellID, text string) error {
-	return d.delegate.Notify(ctx, callID, PublicCellID(d.generation, cell), text)
+// StartNotify forwards the notification with its public cell ID.
+func (d generationDelegate) StartNotify(ctx context.Context, callID string, cell codemode.CellID, text string, done func(error)) {
+	d.delegate.StartNotify(ctx, callID, PublicCellID(d.generation, cell), text, done)
 }
 
 // CellClosed forwards the closure with its public cell ID.
@@ -74,7 +74,10 @@ func (d generationDelegate) CellClosed(cell codemode.CellID) {
 	d.delegate.CellClosed(PublicCellID(d.generation, cell))
 }
 
-// ReportFailure forwards to the delegate's FailureReporter, if it has one.
-func (d generationDelegate) ReportFailure(reason string) {
-	codemode.ReportFailure(d.delegate, reason)
+// ReportFailure forwards the failure.
+func (d generationDelegate) ReportFailure(reason string) { d.delegate.ReportFailure(reason) }
+
+// CellUsage forwards the usage with its public cell ID (a remote session measures none today).
+func (d generationDelegate) CellUsage(cell codemode.CellID, usage codemode.CellUsage) {
+	d.delegate.CellUsage(PublicCellID(d.generation, cell), usage)
 }
