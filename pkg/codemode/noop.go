@@ -23,3 +23,15 @@ func (NoopDelegate) StartNotify(_ context.Context, _ string, _ CellID, _ string,
 func (NoopDelegate) CellClosed(CellID) {}
 
 var _ Delegate = NoopDelegate{}
+
+// BlockingNoop gives a BlockingDelegate the methods an owner with only tools does not need:
+// Notify accepts and drops the text, CellClosed, ReportFailure and CellUsage do nothing. Embed it,
+// write InvokeTool, and hand the session FromBlocking of the result. (Embedding NoopDelegate
+// instead would make InvokeTool dead code: NoopDelegate's own StartToolCall answers every call.)
+type BlockingNoop struct{ DiscardReports }
+
+// Notify accepts the notification.
+func (BlockingNoop) Notify(context.Context, string, CellID, string) error { return nil }
+
+// CellClosed does nothing.
+func (BlockingNoop) CellClosed(CellID) {}

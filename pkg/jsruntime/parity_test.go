@@ -19,17 +19,17 @@ import (
 // ends through runtime.Goexit, played by the session's test hook, and a delegate goroutine that
 // ends through runtime.Goexit (as t.FailNow in a test delegate does).
 
-// reportingDelegate is a recordingDelegate that is also a codemode.FailureReporter.
+// reportingDelegate is a recordingDelegate whose failure reports arrive on failures.
 type reportingDelegate struct {
 	*recordingDelegate
 	failures chan string
 }
 
 func newReportingDelegate(invoke func(context.Context, codemode.NestedToolCall) (json.RawMessage, error)) *reportingDelegate {
-	return &reportingDelegate{recordingDelegate: newRecorder(invoke), failures: make(chan string, 16)}
+	d := &reportingDelegate{recordingDelegate: newRecorder(invoke), failures: make(chan string, 16)}
+	d.onFailure = func(reason string) { d.failures <- reason }
+	return d
 }
-
-func (d *reportingDelegate) ReportFailure(reason string) { d.failures <- reason }
 
 // breakRuntime makes the goroutine of every cell of s call fail at stage.
 func breakRuntime(s codemode.Session, stage runtimeStage, fail func()) {
@@ -86,7 +86,7 @@ func TestRuntimeThreadPanicBeforeInitializationIsReportedDirectly(t *testing.T) 
 	}
 }
 
-// Without a FailureReporter the panic still reaches the cell's observer, as its error.
+// With ReportFailure a no-op the panic still reaches the cell's observer, as its error.
 func TestRuntimeThreadPanicIsForwardedWithoutOwnerSupervision(t *testing.T) {
 	s := newTestSession(t, newRecorder(nil), codemode.SessionCellExecutionLimits{})
 	breakRuntime(s, stageStarting, func() { panic("runtime thread panic probe") })

@@ -57,7 +57,9 @@ func (d *delegate) ReportFailure(reason string) { d.inner.ReportFailure(reason) 
 
 // CellUsage hands the cell's usage on: a decorator outside the metrics one must not keep it from
 // the metrics.
-func (d *delegate) CellUsage(id codemode.CellID, usage codemode.CellUsage) { d.inner.CellUsage(id, usage) }
+func (d *delegate) CellUsage(id codemode.CellID, usage codemode.CellUsage) {
+	d.inner.CellUsage(id, usage)
+}
 
 // cellContext is ctx with the span of cell id as its current span (ctx itself when the cell has
 // no open span).
