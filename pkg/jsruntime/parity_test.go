@@ -111,7 +111,8 @@ func TestCallbackWrapperJoinErrorReportsFailure(t *testing.T) {
 	}
 }
 
-// goexitNotifier ends its goroutine on the first notification and records the others.
+// goexitNotifier ends its goroutine on the first notification and records the others. Its Notify
+// is its own, so a session gets codemode.FromBlocking of it.
 type goexitNotifier struct {
 	*reportingDelegate
 	delivered chan string
@@ -129,7 +130,7 @@ func (d *goexitNotifier) Notify(_ context.Context, _ string, _ codemode.CellID, 
 // delivered before the Result.
 func TestNotificationCallbackGoexitReportsFailureAndDeliveryGoesOn(t *testing.T) {
 	d := &goexitNotifier{reportingDelegate: newReportingDelegate(nil), delivered: make(chan string, 4)}
-	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	s := newTestSession(t, codemode.FromBlocking(d), codemode.SessionCellExecutionLimits{})
 	r := executeCell(t, s, `notify("first"); notify("second"); text("done");`)
 	if r.Kind != codemode.Result || r.ErrorText != nil || len(d.delivered) != 1 || <-d.delivered != "second" {
 		t.Fatalf("%+v; the notification after the one that ended its goroutine was not delivered first", r)
