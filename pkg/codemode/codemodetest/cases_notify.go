@@ -8,7 +8,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// notificationCases cover notify() through Delegate.Notify (spec §1.4 completion, §4.2 notify).
+// notificationCases cover notify() through the delegate's notifications (spec §1.4 completion, §4.2 notify).
 func notificationCases() []testCase {
 	return []testCase{
 		{"notifications_carry_the_exec_call_id_and_precede_the_result", testNotificationsPrecedeResult},

@@ -15,7 +15,7 @@ type EventKind int
 
 // The kinds of recorded events.
 const (
-	// EventToolCalled: InvokeTool was entered.
+	// EventToolCalled: InvokeTool was entered (on FromBlocking's goroutine for the call).
 	EventToolCalled EventKind = iota + 1
 	// EventToolReturned: InvokeTool returned to the session.
 	EventToolReturned

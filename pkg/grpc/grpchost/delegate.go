@@ -135,7 +135,7 @@ type startedCall struct {
 	finished bool
 }
 
-// watch settles the dispatched call when ctx ends (withdrawing the invocation, as InvokeTool
+// watch settles the dispatched call when ctx ends (withdrawing the invocation, as invokeHeld
 // does) or the session closes; a call settled already is not watched. It runs after the dispatch,
 // so a cancellation always finds the invocation to withdraw.
 func (c *startedCall) watch(ctx context.Context, s *session, id uuid.UUID) {

@@ -34,7 +34,7 @@ func TestConformance(t *testing.T) {
 }
 
 // TestSpanTree runs cells on the in-process runtime behind the decorator, with a delegate that
-// starts its calls (ToolCallStarter, NotificationStarter) and one that does not: the cell's span
+// starts its calls itself and one made by codemode.FromBlocking: the cell's span
 // is a child of the span in Execute's context; the tool call and notification spans are its
 // children, named and attributed by the GenAI conventions, and current in the context the
 // delegate gets; outcomes and failures are recorded without the cell's data.
