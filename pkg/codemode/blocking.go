@@ -72,6 +72,7 @@ const goexitDetail = "its goroutine ended without returning"
 //   - a cell's notifications run Notify one at a time, in the order they were started, on a
 //     goroutine that exists while the cell has notifications to deliver, so a slow Notify never
 //     holds up the script and a cell's notifications arrive in the order the script wrote them;
+//     one whose ctx ended while it waited is settled with ctx's error instead;
 //   - a call that panics, or ends its goroutine (runtime.Goexit), still settles, with Codex's
 //     texts (FailureToolTaskPanicked, ToolTaskFailure, FailureNotificationTaskPanicked,
 //     NotificationTaskFailure), and b.ReportFailure hears the same text; later notifications of
@@ -171,10 +172,15 @@ func (a *blocking) drain(key notifyKey, q *notifyQueue) {
 	}
 }
 
-// deliver runs one Notify and reports whether this goroutine may go on. A panic settles the
-// notification and draining goes on; a Goexit cannot be stopped, so draining goes on from a new
-// goroutine while this one unwinds.
+// deliver runs one Notify and reports whether this goroutine may go on. A notification whose ctx
+// ended while it waited is settled with ctx's error and not delivered: the cell no longer needs it.
+// A panic settles the notification and draining goes on; a Goexit cannot be stopped, so draining
+// goes on from a new goroutine while this one unwinds.
 func (a *blocking) deliver(n notification, q *notifyQueue) (goOn bool) {
+	if err := n.ctx.Err(); err != nil {
+		n.done(context.Cause(n.ctx))
+		return true
+	}
 	returned := false
 	defer func() {
 		if returned {

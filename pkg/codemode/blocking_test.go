@@ -169,3 +169,24 @@ func TestNoopDelegateFailsToolCallsOnceCancelled(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// A notification whose context ended while it waited behind a slow one is settled, not delivered.
+func TestFromBlockingDropsANotificationCancelledWhileQueued(t *testing.T) {
+	b := &scripted{release: make(chan struct{})}
+	d := codemode.FromBlocking(b)
+	ctx, cancel := context.WithCancel(context.Background())
+	settled := make(chan error, 2)
+	codemode.StartNotify(context.Background(), d, "call", "1", "wait", func(err error) { settled <- err })
+	codemode.StartNotify(ctx, d, "call", "1", "late", func(err error) { settled <- err })
+	cancel()
+	close(b.release)
+	if err := <-settled; err != nil {
+		t.Fatalf("the slow notification settled with %v", err)
+	}
+	if err := <-settled; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the cancelled notification settled with %v", err)
+	}
+	if got := fmt.Sprint(b.notes); got != "[wait]" {
+		t.Fatalf("delivered %s", got)
+	}
+}
