@@ -47,20 +47,56 @@ type SessionProvider interface {
 	CreateSession(ctx context.Context, delegate Delegate, limits SessionCellExecutionLimits) (Session, error)
 }
 
-// Delegate receives the callbacks of a session's cells. Methods may be called concurrently.
+// Delegate receives the callbacks of a session's cells (docs/adr/0066-one-delegate-contract.md).
+// Methods may be called concurrently.
+//
+// The two calls a cell makes, StartToolCall and StartNotify, are started, not awaited: they give
+// their outcome to done instead of returning it, so a transport can write the request to its
+// connection and answer from its reader goroutine, with no goroutine waiting per call. Their rules:
+//   - they return promptly: they may write the request to a connection, never wait for the answer;
+//   - done is called exactly once, from any goroutine, possibly before the method returns;
+//   - once ctx ends (termination, completion, shutdown: the cell no longer needs the outcome),
+//     done is called soon, with an error unless the answer came first;
+//   - a method that panics before calling done settles its call as a failed task does (Codex's
+//     FailureToolTaskPanicked or FailureNotificationTaskPanicked, reported to ReportFailure); the
+//     callers contain that through the package's StartToolCall and StartNotify functions.
+//
+// An owner whose tools block (the usual case) implements BlockingDelegate instead and passes
+// FromBlocking(it), which runs each call on a goroutine with the failure containment Codex
+// specifies. An owner that has no use for failure reports or cell usage embeds DiscardReports.
 type Delegate interface {
-	// InvokeTool runs a nested tool call and returns its JSON result. ctx is cancelled when the
-	// cell no longer needs the result (termination, completion, shutdown); the delegate should
-	// stop its work then.
-	InvokeTool(ctx context.Context, call NestedToolCall) (json.RawMessage, error)
-	// Notify delivers a notify() text from the cell. callID is the exec call's ToolCallID.
-	Notify(ctx context.Context, callID string, cellID CellID, text string) error
+	// StartToolCall starts a nested tool call; done receives its JSON result (empty means null)
+	// or the error that rejects the script's promise with its text.
+	StartToolCall(ctx context.Context, call NestedToolCall, done func(json.RawMessage, error))
+	// StartNotify starts the delivery of a notify() text from the cell; callID is the exec call's
+	// ToolCallID. A runtime starts a cell's notifications in the order the script wrote them
+	// among its tool calls; done's error concerns only the transport, never the script.
+	StartNotify(ctx context.Context, callID string, cellID CellID, text string, done func(error))
 	// CellClosed reports that a cell reached a terminal state and its response was delivered, so
 	// the owner can release what it keeps for the cell. It is called exactly once per admitted cell.
 	CellClosed(cellID CellID)
+	// ReportFailure hears of the failures no response carries: a delegate callback that
+	// panicked, a cell's runtime that died, a cell's own goroutine that failed. Codex calls this
+	// the session's task failure handler. It may be called concurrently, from any goroutine, and
+	// should return quickly; reason is one of Codex's texts (the Failure constants and formats).
+	ReportFailure(reason string)
+	// CellUsage receives what a cell's runtime spent on it, exactly once per admitted cell, just
+	// before CellClosed for the same cell, when the session's runtime measures its cells (the
+	// in-process runtime does; a remote transport's client cannot, and never calls it). It must
+	// not block; it is called on the goroutine that closes the cell.
+	CellUsage(cellID CellID, usage CellUsage)
 }
 
-// A Delegate may also implement FailureReporter to hear of failures no response carries.
+// DiscardReports gives a Delegate (or BlockingDelegate) that does not listen for them the
+// ReportFailure and CellUsage methods, as no-ops: embed it. A session without a listener still
+// ends the affected cell or call with an error; nobody else hears of it.
+type DiscardReports struct{}
+
+// ReportFailure drops the report.
+func (DiscardReports) ReportFailure(string) {}
+
+// CellUsage drops the usage.
+func (DiscardReports) CellUsage(CellID, CellUsage) {}
 
 // SessionCellExecutionLimits bounds the cells of one session. A nil field means no limit.
 type SessionCellExecutionLimits struct {

@@ -15,7 +15,7 @@ var (
 	ErrRuntimeEnded = errors.New("exec runtime ended unexpectedly")
 	// ErrResourceLimitsUnsupported is returned by providers that cannot honour non-default limits.
 	ErrResourceLimitsUnsupported = errors.New("code-mode session provider does not support resource limits")
-	// ErrNestedToolsUnavailable is returned by NoopDelegate.InvokeTool once its call is cancelled.
+	// ErrNestedToolsUnavailable fails a NoopDelegate tool call once the call is cancelled.
 	ErrNestedToolsUnavailable = errors.New("code mode nested tools are unavailable")
 )
 

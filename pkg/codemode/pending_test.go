@@ -45,23 +45,6 @@ func TestUnobservedCellErrorWrapsTheContextError(t *testing.T) {
 	}
 }
 
-type reportingDelegate struct {
-	codemode.NoopDelegate
-	reasons []string
-}
-
-func (d *reportingDelegate) ReportFailure(reason string) { d.reasons = append(d.reasons, reason) }
-
-func TestReportFailureReachesOnlyDelegatesThatListen(t *testing.T) {
-	if codemode.ReportFailure(codemode.NoopDelegate{}, "lost") {
-		t.Fatal("a delegate without ReportFailure was reported to")
-	}
-	d := &reportingDelegate{}
-	if !codemode.ReportFailure(d, codemode.FailureToolTaskPanicked) || len(d.reasons) != 1 || d.reasons[0] != "code mode tool task panicked" {
-		t.Fatalf("reasons %q", d.reasons)
-	}
-}
-
 // The texts are Codex's; owners match on them.
 func TestFailureTextsArePinned(t *testing.T) {
 	for got, want := range map[string]string{

@@ -47,7 +47,7 @@ type ExecuteRequest struct {
 
 // Observer receives an observation's response on the goroutine that produced it, at its place
 // among what the cell hands its delegate: after every tool call and notification the cell started
-// before it (through ToolCallStarter and NotificationStarter) and the cancellation of those it
+// before it (Delegate.StartToolCall and StartNotify) and the cancellation of those it
 // abandoned, and before anything the cell starts after it and before CellClosed. A transport that
 // queues the response there, behind those requests, writes the cell's events in the order the
 // script caused them, as Codex's host does. It must not block; it is not called for a MissingCell

@@ -116,7 +116,7 @@ func (h *hostedProvider) CreateSession(ctx context.Context, d codemode.Delegate,
 		return nil, err
 	}
 	if h.tools != nil {
-		d = &toolRouter{client: d, tools: h.tools}
+		d = newToolRouter(d, h.tools)
 	}
 	var runtime codemode.SessionProvider = p
 	if h.metrics != nil {

@@ -15,31 +15,60 @@ import (
 type toolRouter struct {
 	client codemode.Delegate
 	tools  toolprovider.ToolSet
+	// host runs the manifest's tools on goroutines of their own (codemode.FromBlocking).
+	host codemode.Delegate
 }
 
-var (
-	_ codemode.Delegate        = (*toolRouter)(nil)
-	_ codemode.FailureReporter = (*toolRouter)(nil)
-)
+// newToolRouter routes the calls of tools' tools here and the rest to client.
+func newToolRouter(client codemode.Delegate, tools toolprovider.ToolSet) *toolRouter {
+	return &toolRouter{client: client, tools: tools, host: codemode.FromBlocking(hostTools{tools, client})}
+}
 
-// InvokeTool runs a manifest tool here and hands any other call to the client.
-func (r *toolRouter) InvokeTool(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
+var _ codemode.Delegate = (*toolRouter)(nil)
+
+// StartToolCall runs a manifest tool here and hands any other call to the client.
+func (r *toolRouter) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
 	if hostTool(r.tools.Definitions(), call.ToolName) {
-		return r.tools.InvokeTool(ctx, call)
+		r.host.StartToolCall(ctx, call, done)
+		return
 	}
-	return r.client.InvokeTool(ctx, call)
+	r.client.StartToolCall(ctx, call, done)
 }
 
-// Notify goes to the client.
-func (r *toolRouter) Notify(ctx context.Context, callID string, cellID codemode.CellID, text string) error {
-	return r.client.Notify(ctx, callID, cellID, text)
+// StartNotify goes to the client.
+func (r *toolRouter) StartNotify(ctx context.Context, callID string, cellID codemode.CellID, text string, done func(error)) {
+	r.client.StartNotify(ctx, callID, cellID, text, done)
 }
 
 // CellClosed goes to the client.
 func (r *toolRouter) CellClosed(id codemode.CellID) { r.client.CellClosed(id) }
 
-// ReportFailure goes to the client, if it listens for failures.
-func (r *toolRouter) ReportFailure(reason string) { codemode.ReportFailure(r.client, reason) }
+// ReportFailure goes to the client.
+func (r *toolRouter) ReportFailure(reason string) { r.client.ReportFailure(reason) }
+
+// CellUsage goes to the client.
+func (r *toolRouter) CellUsage(id codemode.CellID, usage codemode.CellUsage) {
+	r.client.CellUsage(id, usage)
+}
+
+// hostTools is the manifest's tools as a codemode.BlockingDelegate; only its tool calls are used
+// (toolRouter.host). A failure of one, such as a panic, goes to the client as the session's do.
+type hostTools struct {
+	toolprovider.ToolSet
+	client codemode.Delegate
+}
+
+// Notify is not used: notifications go to the client.
+func (hostTools) Notify(context.Context, string, codemode.CellID, string) error { return nil }
+
+// CellClosed is not used: closures go to the client.
+func (hostTools) CellClosed(codemode.CellID) {}
+
+// ReportFailure goes to the client.
+func (h hostTools) ReportFailure(reason string) { h.client.ReportFailure(reason) }
+
+// CellUsage is not used: usage goes to the client.
+func (hostTools) CellUsage(codemode.CellID, codemode.CellUsage) {}
 
 func hostTool(defs []codemode.ToolDefinition, name codemode.ToolName) bool {
 	for _, d := range defs {

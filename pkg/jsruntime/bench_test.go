@@ -149,7 +149,7 @@ func BenchmarkMemory(b *testing.B) {
 		base := heap()
 		sessions := make([]codemode.Session, n)
 		for i := range sessions {
-			sessions[i], _ = p.CreateSession(context.Background(), d, codemode.SessionCellExecutionLimits{})
+			sessions[i], _ = p.CreateSession(context.Background(), codemode.FromBlocking(d), codemode.SessionCellExecutionLimits{})
 		}
 		perSession := float64(heap()-base) / n
 		baseRSS := rss()
@@ -231,8 +231,8 @@ func BenchmarkStackOverflowCaught(b *testing.B) {
 	}
 }
 
-// readerDelegate answers tool calls as a transport does (codemode.ToolCallStarter): a reader
-// goroutine of its own, not the cell's loop, hands each answer back.
+// readerDelegate answers tool calls as a transport does: a reader goroutine of its own, not the
+// cell's loop, hands each answer back.
 type readerDelegate struct {
 	jsruntime.FuncDelegate
 	calls chan readerCall

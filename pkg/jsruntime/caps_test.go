@@ -7,7 +7,6 @@ import (
 	"os"
 	"reflect"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -383,7 +382,7 @@ func mib(n uint64) float64 { return float64(n) / (1 << 20) }
 
 // TestUndeliveredNotificationsAreBounded checks the notifier's backpressure: with 100 bytes
 // allowed, a third 40-byte text waits until the delegate has delivered the first, and a waiting
-// push gives up when the cell ends. Before, the queue grew without limit under a slow delegate.
+// reserve gives up when the cell ends. Before, the queue grew without limit under a slow delegate.
 func TestUndeliveredNotificationsAreBounded(t *testing.T) {
 	var mu sync.Mutex
 	var events []string
@@ -392,46 +391,44 @@ func TestUndeliveredNotificationsAreBounded(t *testing.T) {
 		events = append(events, e)
 		mu.Unlock()
 	}
-	gate, sending := make(chan struct{}), make(chan struct{}, 1)
 	done := make(chan struct{})
-	n := &notifier{limit: 100, done: done, send: func(text string) {
-		if text[0] == 'a' {
-			sending <- struct{}{}
-			<-gate
+	n := &notifier{limit: 100, done: done}
+	const size = 40
+	for range 2 { // a and b: 80 bytes undelivered
+		if !n.reserve(size) {
+			t.Fatal("a reserve within the limit gave up")
 		}
-		record("sent " + text[:1])
-	}}
-	text := func(c byte) string { return strings.Repeat(string(c), 40) }
-	pushed := make(chan struct{})
+	}
+	reserved := make(chan struct{})
 	go func() {
-		defer close(pushed)
-		n.push(text('a'))
-		n.push(text('b'))
-		n.push(text('c')) // 120 bytes would be undelivered: waits for a
-		record("pushed c")
+		defer close(reserved)
+		if n.reserve(size) { // 120 bytes would be undelivered: waits for a
+			record("reserved c")
+		}
 	}()
-	<-sending
-	time.Sleep(10 * time.Millisecond) // room for a push that does not wait
-	close(gate)
-	<-pushed
+	time.Sleep(10 * time.Millisecond) // room for a reserve that does not wait
+	record("delivered a")
+	n.delivered1(size)
+	<-reserved
+	n.delivered1(size)
+	n.delivered1(size)
 	n.wait()
-	// b may be delivered before or after c's push returns; c's push returns after a's delivery.
-	if ia, ic := slices.Index(events, "sent a"), slices.Index(events, "pushed c"); ia != 0 || ic < ia || len(events) != 4 || events[3] != "sent c" {
-		t.Fatalf("events %q: the third push did not wait for the first delivery", events)
+	if want := []string{"delivered a", "reserved c"}; !reflect.DeepEqual(events, want) {
+		t.Fatalf("events %q: the third reserve did not wait for the first delivery", events)
 	}
-	// A push that waits gives up when the cell ends; nothing is delivered.
-	events = nil
-	gate, sending = make(chan struct{}), make(chan struct{}, 1)
-	n.push(text('a'))
-	<-sending
-	n.push(text('b'))
-	returned := make(chan struct{})
-	go func() { n.push(text('c')); close(returned) }()
+	// A reserve that waits gives up when the cell ends, and takes no room.
+	for range 2 {
+		if !n.reserve(size) {
+			t.Fatal("a reserve within the limit gave up")
+		}
+	}
+	returned := make(chan bool)
+	go func() { returned <- n.reserve(size) }()
 	close(done)
-	<-returned
-	close(gate)
-	n.wait()
-	if want := []string{"sent a", "sent b"}; !reflect.DeepEqual(events, want) {
-		t.Fatalf("after the cell ended: %q", events)
+	if <-returned {
+		t.Fatal("a waiting reserve went on after the cell ended")
 	}
+	n.delivered1(size)
+	n.delivered1(size)
+	n.wait()
 }

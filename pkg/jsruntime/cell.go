@@ -196,10 +196,6 @@ func yieldDuration(ms uint64) (time.Duration, bool) {
 	return time.Duration(ms) * time.Millisecond, true
 }
 
-// goexitDetail describes a goroutine that ended through runtime.Goexit (t.FailNow in a test
-// delegate, for one) instead of returning.
-const goexitDetail = "its goroutine ended without returning"
-
 // conclude ends a cell's goroutine, however it ends: the cell's tool calls are cancelled and
 // awaited, its notifications delivered (a terminate cancels those too), its outcome published and
 // its engine released. A goroutine that panicked or ended early (runtime.Goexit) did not finish:

@@ -55,8 +55,9 @@
 // The engine's errors read as V8's (errtext.go, docs/adr/0060-v8-error-texts-and-stack-frames.md):
 // V8's messages ("tools.x is not a function"), V8's stack frames and columns, e.stack starting
 // with "Name: message", and V8's SyntaxError texts for a cell that does not compile.
-// A cell's events reach the delegate in the order the script caused them (ToolCallStarter,
-// NotificationStarter, codemode.Observer).
+// A cell's events reach the delegate in the order the script caused them: its tool calls and
+// notifications are started on the cell's goroutine, in the script's order (codemode.Delegate,
+// docs/adr/0066-one-delegate-contract.md), and its responses follow codemode.Observer.
 //
 // Beyond Codex:
 //   - MaxHeapSizeBytes is enforced on the linear memory; a cell that runs out fails with an
@@ -68,8 +69,8 @@
 //     is terminated and closed, once, and a later Wait finds no cell (idle.go);
 //   - tool results deeper than MaxToolResultDepth or larger than Options.MaxToolResultBytes are
 //     rejected before JavaScript parses them;
-//   - each cell's peak heap (its runtime's linear memory, hole excluded) goes to a delegate that
-//     implements codemode.CellUsageReporter, just before CellClosed, and a live cell's, as of its
+//   - each cell's peak heap (its runtime's linear memory, hole excluded) goes to the delegate's
+//     CellUsage, just before CellClosed, and a live cell's, as of its
 //     last turn, to codemode.CellUsageProbe; Provider.PoolStats counts the cells that found a
 //     runtime ready and those that had to create one;
 //   - recursion stops at wazero's call-depth limit (about 10,800 plain JavaScript frames): the cell

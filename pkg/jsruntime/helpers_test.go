@@ -27,9 +27,16 @@ var sharedProvider = sync.OnceValue(func() *Provider {
 	return p
 })
 
-// recordingDelegate answers tool calls with a function and records what the session reports.
+// recordingDelegate answers tool calls with a function and records what the session reports. It
+// is a codemode.BlockingDelegate whose Delegate methods run it through codemode.FromBlocking.
 type recordingDelegate struct {
 	invoke func(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error)
+	// onFailure, if set, hears ReportFailure: the adapter reports to this delegate, not to a type
+	// that embeds it.
+	onFailure func(reason string)
+
+	startOnce sync.Once
+	started   codemode.Delegate
 
 	mu      sync.Mutex
 	calls   []codemode.NestedToolCall
@@ -40,6 +47,28 @@ type recordingDelegate struct {
 
 func newRecorder(invoke func(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error)) *recordingDelegate {
 	return &recordingDelegate{invoke: invoke, closedC: make(chan codemode.CellID, 1024)}
+}
+
+// blocking is codemode.FromBlocking(d), made once.
+func (d *recordingDelegate) blocking() codemode.Delegate {
+	d.startOnce.Do(func() { d.started = codemode.FromBlocking(d) })
+	return d.started
+}
+
+func (d *recordingDelegate) ReportFailure(reason string) {
+	if d.onFailure != nil {
+		d.onFailure(reason)
+	}
+}
+
+func (d *recordingDelegate) CellUsage(codemode.CellID, codemode.CellUsage) {}
+
+func (d *recordingDelegate) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
+	d.blocking().StartToolCall(ctx, call, done)
+}
+
+func (d *recordingDelegate) StartNotify(ctx context.Context, callID string, cellID codemode.CellID, text string, done func(error)) {
+	d.blocking().StartNotify(ctx, callID, cellID, text, done)
 }
 
 func (d *recordingDelegate) InvokeTool(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
@@ -208,14 +237,18 @@ var echoDelegate = funcDelegate(func(_ context.Context, call codemode.NestedTool
 	return call.Input, nil
 })
 
-// funcDelegate is a Delegate whose tool calls run a function; it records nothing.
+// funcDelegate is a Delegate whose tool calls run a function on a goroutine; it records nothing.
 type funcDelegate func(context.Context, codemode.NestedToolCall) (json.RawMessage, error)
 
-func (f funcDelegate) InvokeTool(ctx context.Context, c codemode.NestedToolCall) (json.RawMessage, error) {
-	return f(ctx, c)
+func (f funcDelegate) StartToolCall(ctx context.Context, c codemode.NestedToolCall, done func(json.RawMessage, error)) {
+	go func() { done(f(ctx, c)) }()
 }
-func (funcDelegate) Notify(context.Context, string, codemode.CellID, string) error { return nil }
-func (funcDelegate) CellClosed(codemode.CellID)                                    {}
+func (funcDelegate) StartNotify(_ context.Context, _ string, _ codemode.CellID, _ string, done func(error)) {
+	done(nil)
+}
+func (funcDelegate) CellClosed(codemode.CellID)                    {}
+func (funcDelegate) ReportFailure(string)                          {}
+func (funcDelegate) CellUsage(codemode.CellID, codemode.CellUsage) {}
 
 // waitWarm waits until the shared provider's pool has its warm engines idle again.
 // It polls a condition, with no deadline (the pool announces no refills), and only benchmarks

@@ -310,7 +310,7 @@ func TestCompletionDrainsNotificationsBeforeTheResult(t *testing.T) {
 	inBubble(t, func(t *testing.T, p *Provider) {
 		delivered := make(chan string, 4)
 		d := &slowNotifier{recordingDelegate: newRecorder(nil), delivered: delivered}
-		s := newSessionOn(t, p, d, codemode.SessionCellExecutionLimits{})
+		s := newSessionOn(t, p, codemode.FromBlocking(d), codemode.SessionCellExecutionLimits{})
 		r := executeCell(t, s, `notify("a"); notify("b");`)
 		if r.Kind != codemode.Result || len(delivered) != 2 {
 			t.Fatalf("%+v, %d notifications delivered before the result", r, len(delivered))
@@ -318,7 +318,8 @@ func TestCompletionDrainsNotificationsBeforeTheResult(t *testing.T) {
 	})
 }
 
-// slowNotifier takes a second of the bubble's clock per notification.
+// slowNotifier takes a second of the bubble's clock per notification. Its Notify is its own, so a
+// session gets codemode.FromBlocking of it, not the embedded recorder's adapter.
 type slowNotifier struct {
 	*recordingDelegate
 	delivered chan string

@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
@@ -84,7 +83,6 @@ func (s *session) runCell(c *cell, req codemode.ExecuteRequest, snapshot storedV
 	r := &cellRun{s: s, c: c, req: req, heapLimit: s.heapLimit(), store: newCellStore(snapshot, s.p.storeLimits)}
 	r.tools.init(r, c.ctx)
 	r.timers.limit = s.p.limits.maxPendingTimers
-	r.notes.send = r.sendNotification
 	// Undelivered notifications are output too: bounded like unobserved output.
 	r.notes.limit, r.notes.done = s.p.limits.maxOutputBytes, c.ctx.Done()
 
@@ -565,49 +563,14 @@ func trapText(t *engine.Trap) string {
 	return codemode.ErrRuntimeEnded.Error()
 }
 
-// notify delivers one notify() text: started here, on the loop, in the script's order among its
-// tool calls, when the delegate can start one (codemode.NotificationStarter); otherwise queued
-// for the notifier's goroutine.
+// notify starts the delivery of one notify() text here, on the loop, in the script's order among
+// its tool calls (codemode.StartNotify contains a panicking StartNotify). Undelivered text is
+// bounded as unobserved output is: past the bound the script waits for the delegate (notifier.go).
 func (r *cellRun) notify(text string) {
-	starter, ok := r.s.delegate.(codemode.NotificationStarter)
-	if !ok {
-		r.notes.push(text)
-		return
-	}
 	if r.c.ctx.Err() != nil || !r.notes.reserve(len(text)) {
 		return
 	}
-	var settled atomic.Bool
-	done := func(error) {
-		if settled.CompareAndSwap(false, true) {
-			r.notes.delivered1(len(text))
-		}
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			r.s.report(codemode.FailureNotificationTaskPanicked)
-			done(nil)
-		}
-	}()
-	starter.StartNotify(r.c.ctx, r.req.ToolCallID, r.c.id, text, done)
-}
-
-// sendNotification delivers one notify() text; it runs on the notifier's goroutine. A Notify that
-// fails does not concern the script; one that panics, or ends its goroutine, is contained and
-// reported to the owner.
-func (r *cellRun) sendNotification(text string) {
-	if r.c.ctx.Err() != nil {
-		return
-	}
-	returned := false
-	defer func() {
-		switch p := recover(); {
-		case p != nil:
-			r.s.report(codemode.FailureNotificationTaskPanicked)
-		case !returned:
-			r.s.report(codemode.NotificationTaskFailure(goexitDetail))
-		}
-	}()
-	_ = r.s.delegate.Notify(r.c.ctx, r.req.ToolCallID, r.c.id, text)
-	returned = true
+	codemode.StartNotify(r.c.ctx, r.s.delegate, r.req.ToolCallID, r.c.id, text, func(error) {
+		r.notes.delivered1(len(text))
+	})
 }

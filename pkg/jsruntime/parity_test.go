@@ -19,17 +19,17 @@ import (
 // ends through runtime.Goexit, played by the session's test hook, and a delegate goroutine that
 // ends through runtime.Goexit (as t.FailNow in a test delegate does).
 
-// reportingDelegate is a recordingDelegate that is also a codemode.FailureReporter.
+// reportingDelegate is a recordingDelegate whose failure reports arrive on failures.
 type reportingDelegate struct {
 	*recordingDelegate
 	failures chan string
 }
 
 func newReportingDelegate(invoke func(context.Context, codemode.NestedToolCall) (json.RawMessage, error)) *reportingDelegate {
-	return &reportingDelegate{recordingDelegate: newRecorder(invoke), failures: make(chan string, 16)}
+	d := &reportingDelegate{recordingDelegate: newRecorder(invoke), failures: make(chan string, 16)}
+	d.onFailure = func(reason string) { d.failures <- reason }
+	return d
 }
-
-func (d *reportingDelegate) ReportFailure(reason string) { d.failures <- reason }
 
 // breakRuntime makes the goroutine of every cell of s call fail at stage.
 func breakRuntime(s codemode.Session, stage runtimeStage, fail func()) {
@@ -86,7 +86,7 @@ func TestRuntimeThreadPanicBeforeInitializationIsReportedDirectly(t *testing.T) 
 	}
 }
 
-// Without a FailureReporter the panic still reaches the cell's observer, as its error.
+// With ReportFailure a no-op the panic still reaches the cell's observer, as its error.
 func TestRuntimeThreadPanicIsForwardedWithoutOwnerSupervision(t *testing.T) {
 	s := newTestSession(t, newRecorder(nil), codemode.SessionCellExecutionLimits{})
 	breakRuntime(s, stageStarting, func() { panic("runtime thread panic probe") })
@@ -111,7 +111,8 @@ func TestCallbackWrapperJoinErrorReportsFailure(t *testing.T) {
 	}
 }
 
-// goexitNotifier ends its goroutine on the first notification and records the others.
+// goexitNotifier ends its goroutine on the first notification and records the others. Its Notify
+// is its own, so a session gets codemode.FromBlocking of it.
 type goexitNotifier struct {
 	*reportingDelegate
 	delivered chan string
@@ -129,7 +130,7 @@ func (d *goexitNotifier) Notify(_ context.Context, _ string, _ codemode.CellID, 
 // delivered before the Result.
 func TestNotificationCallbackGoexitReportsFailureAndDeliveryGoesOn(t *testing.T) {
 	d := &goexitNotifier{reportingDelegate: newReportingDelegate(nil), delivered: make(chan string, 4)}
-	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	s := newTestSession(t, codemode.FromBlocking(d), codemode.SessionCellExecutionLimits{})
 	r := executeCell(t, s, `notify("first"); notify("second"); text("done");`)
 	if r.Kind != codemode.Result || r.ErrorText != nil || len(d.delivered) != 1 || <-d.delivered != "second" {
 		t.Fatalf("%+v; the notification after the one that ended its goroutine was not delivered first", r)

@@ -103,8 +103,8 @@ func (s *session) effectiveYield(requested uint64) uint64 {
 	return codemode.EffectiveYieldTimeMs(requested, s.limits.MaxYieldTimeMs)
 }
 
-// report tells the delegate about a failure no response carries, if it listens.
-func (s *session) report(reason string) { codemode.ReportFailure(s.delegate, reason) }
+// report tells the delegate about a failure no response carries.
+func (s *session) report(reason string) { s.delegate.ReportFailure(reason) }
 
 // Execute admits a cell and starts it on its own goroutine.
 func (s *session) Execute(_ context.Context, req codemode.ExecuteRequest) (*codemode.StartedCell, error) {
@@ -383,7 +383,7 @@ func (s *session) closeCell(c *cell) {
 		c.cancel()
 		defer s.open.Done()
 		usage := codemode.CellUsage{PeakHeapBytes: c.peakHeap.Load()}
-		callDelegate(s.report, c.id, "CellUsage", func() { codemode.ReportCellUsage(s.delegate, c.id, usage) })
+		callDelegate(s.report, c.id, "CellUsage", func() { s.delegate.CellUsage(c.id, usage) })
 		callDelegate(s.report, c.id, "CellClosed", func() { s.delegate.CellClosed(c.id) })
 	})
 }

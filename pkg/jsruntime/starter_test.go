@@ -13,8 +13,8 @@ import (
 	"github.com/codemodehq/codemode/pkg/jsruntime"
 )
 
-// funcStarter is a Delegate with StartToolCall (codemode.ToolCallStarter), the way a remote
-// transport has it: start decides how the call is answered.
+// funcStarter is a Delegate whose StartToolCall is its own, the way a remote transport has it:
+// start decides how the call is answered.
 type funcStarter struct {
 	*jsruntime.RecordingDelegate
 	start func(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error))
@@ -36,7 +36,7 @@ func (d *funcStarter) ReportFailure(reason string) {
 
 func newStartingDelegate(start func(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error))) *funcStarter {
 	return &funcStarter{RecordingDelegate: jsruntime.NewRecorder(func(context.Context, codemode.NestedToolCall) (json.RawMessage, error) {
-		panic("InvokeTool must not be called on a delegate with StartToolCall")
+		panic("InvokeTool must not be called on a delegate with its own StartToolCall")
 	}), start: start}
 }
 
@@ -104,7 +104,7 @@ text(String((await tools.echo("big")).length));`, jsruntime.TestTool("echo"))
 }
 
 // TestStartToolCallThatPanics rejects the call's promise with Codex's text and reports it, as a
-// panicking InvokeTool does; a done after the panic is ignored.
+// panicking blocking InvokeTool does (codemode.FromBlocking); a done after the panic is ignored.
 func TestStartToolCallThatPanics(t *testing.T) {
 	var late func(json.RawMessage, error)
 	d := newStartingDelegate(func(_ context.Context, _ codemode.NestedToolCall, done func(json.RawMessage, error)) {

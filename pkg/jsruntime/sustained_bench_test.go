@@ -26,6 +26,7 @@ import (
 // latencyDelegate answers every tool call at once and records, per cell, the time from one
 // call's answer to the cell's next call: the host's round trip (Go → JavaScript → Go).
 type latencyDelegate struct {
+	codemode.DiscardReports
 	calls atomic.Int64
 
 	mu       sync.Mutex
@@ -104,7 +105,7 @@ func BenchmarkSustained100Sessions(b *testing.B) {
 	d := newLatencyDelegate()
 	ss := make([]codemode.Session, sessions)
 	for i := range ss {
-		if ss[i], err = p.CreateSession(context.Background(), d, codemode.SessionCellExecutionLimits{}); err != nil {
+		if ss[i], err = p.CreateSession(context.Background(), codemode.FromBlocking(d), codemode.SessionCellExecutionLimits{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -158,6 +159,7 @@ func runCellTo(b *testing.B, s codemode.Session, src string, tools ...codemode.T
 
 // blockingDelegate holds every tool call until release is closed.
 type blockingDelegate struct {
+	codemode.DiscardReports
 	release chan struct{}
 	entered chan struct{}
 }
@@ -185,14 +187,14 @@ func BenchmarkIdleAndLiveSessions(b *testing.B) {
 		}
 		d := &blockingDelegate{release: make(chan struct{}), entered: make(chan struct{}, live)}
 		for range idle {
-			if _, err := p.CreateSession(context.Background(), d, codemode.SessionCellExecutionLimits{}); err != nil {
+			if _, err := p.CreateSession(context.Background(), codemode.FromBlocking(d), codemode.SessionCellExecutionLimits{}); err != nil {
 				b.Fatal(err)
 			}
 		}
 		tool := codemode.ToolDefinition{Name: "wait", ToolName: codemode.ToolName{Name: "wait"}, Kind: codemode.ToolKindFunction}
 		started := make([]*codemode.StartedCell, live)
 		for i := range live {
-			s, err := p.CreateSession(context.Background(), d, codemode.SessionCellExecutionLimits{})
+			s, err := p.CreateSession(context.Background(), codemode.FromBlocking(d), codemode.SessionCellExecutionLimits{})
 			if err != nil {
 				b.Fatal(err)
 			}

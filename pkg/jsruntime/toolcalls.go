@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode/utf16"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
@@ -97,8 +96,8 @@ const maxConcurrentToolCalls = 1024
 // in the same batch (collect); a larger buffer only costs memory on every live cell.
 const resultsBuffer = 32
 
-// toolCalls is a cell's nested tool calls: those queued for a slot, those running on their own
-// goroutines, and the results ready to be delivered. Everything but results belongs to the loop
+// toolCalls is a cell's nested tool calls: those queued for a slot, those started through the
+// delegate, and the results ready to be delivered. Everything but results belongs to the loop
 // goroutine.
 type toolCalls struct {
 	r       *cellRun
@@ -239,42 +238,18 @@ func (t *toolCalls) dispatch(id int64, index int, input json.RawMessage) {
 	t.launch(id, call)
 }
 
-// launch starts a call in a free slot: through the delegate's StartToolCall when it has one,
-// otherwise on a goroutine of its own that runs InvokeTool.
+// launch starts a call in a free slot through the delegate (codemode.StartToolCall contains a
+// panicking StartToolCall). Its outcome is handed to the loop by the goroutine that calls done.
 func (t *toolCalls) launch(id int64, call codemode.NestedToolCall) {
 	t.running++
 	t.wg.Add(1)
-	if starter, ok := t.r.s.delegate.(codemode.ToolCallStarter); ok {
-		t.startWith(starter, id, call)
-		return
-	}
-	go t.invoke(id, call)
-}
-
-// startWith starts a call through the delegate's StartToolCall, on the loop goroutine. Its outcome
-// is handed to the loop by whichever goroutine calls done first (later calls are ignored); a
-// StartToolCall that panics settles the call as a panicking InvokeTool does.
-func (t *toolCalls) startWith(starter codemode.ToolCallStarter, id int64, call codemode.NestedToolCall) {
-	var settled atomic.Bool
-	done := func(out json.RawMessage, err error) {
-		if !settled.CompareAndSwap(false, true) {
-			return
-		}
+	codemode.StartToolCall(t.ctx, t.r.s.delegate, call, func(out json.RawMessage, err error) {
 		if len(out) > checkInlineBytes {
 			go t.handFromAnyGoroutine(t.outcome(id, out, err)) // not on a transport's reader
 			return
 		}
 		t.handFromAnyGoroutine(t.outcome(id, out, err))
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			t.r.s.report(codemode.FailureToolTaskPanicked)
-			if settled.CompareAndSwap(false, true) {
-				t.handFromAnyGoroutine(toolResult{id: id, errMsg: codemode.FailureToolTaskPanicked, fromDelegate: true})
-			}
-		}
-	}()
-	starter.StartToolCall(t.ctx, call, done)
+	})
 }
 
 // checkInlineBytes is the largest result whose bounds done checks on the goroutine that calls
@@ -282,9 +257,9 @@ func (t *toolCalls) startWith(starter codemode.ToolCallStarter, id int64, call c
 // spend milliseconds validating a big result while other messages wait.
 const checkInlineBytes = 64 << 10
 
-// handFromAnyGoroutine hands a started call's result to the loop without blocking: done may run
-// on the loop itself (the answer came before StartToolCall returned) or on a transport's reader,
-// which must not wait for a busy loop. When the buffer is full a goroutine waits instead.
+// handFromAnyGoroutine hands a call's result to the loop without blocking: done may run on the
+// loop itself (the answer came before StartToolCall returned) or on a transport's reader, which
+// must not wait for a busy loop. When the buffer is full a goroutine waits instead.
 func (t *toolCalls) handFromAnyGoroutine(res toolResult) {
 	select {
 	case t.results <- res:
@@ -295,37 +270,6 @@ func (t *toolCalls) handFromAnyGoroutine(res toolResult) {
 			t.hand(res)
 		}()
 	}
-}
-
-// invoke runs on its own goroutine: it calls the delegate and hands the result to the loop. A
-// delegate that ends the goroutine instead of returning (runtime.Goexit) still settles the call, with
-// Codex's failure text, so the script does not wait forever; the owner is told.
-func (t *toolCalls) invoke(id int64, call codemode.NestedToolCall) {
-	defer t.wg.Done()
-	returned := false
-	defer func() {
-		if !returned {
-			reason := codemode.ToolTaskFailure(goexitDetail)
-			t.r.s.report(reason)
-			t.hand(toolResult{id: id, errMsg: reason, fromDelegate: true})
-		}
-	}()
-	res := t.call(id, call)
-	returned = true
-	t.hand(res)
-}
-
-// call runs the delegate's InvokeTool and turns its outcome into the call's result. A delegate
-// that panics rejects the script's promise with Codex's text, which the owner is told too.
-func (t *toolCalls) call(id int64, call codemode.NestedToolCall) (res toolResult) {
-	defer func() {
-		if p := recover(); p != nil {
-			t.r.s.report(codemode.FailureToolTaskPanicked)
-			res = toolResult{id: id, errMsg: codemode.FailureToolTaskPanicked, fromDelegate: true}
-		}
-	}()
-	out, err := t.r.s.delegate.InvokeTool(t.ctx, call)
-	return t.outcome(id, out, err)
 }
 
 // outcome turns what the delegate answered into the call's result: an error rejects the promise

@@ -23,8 +23,6 @@ func newUsageDelegate(invoke func(context.Context, codemode.NestedToolCall) (jso
 	return &usageDelegate{recordingDelegate: newRecorder(invoke), usage: map[codemode.CellID]codemode.CellUsage{}}
 }
 
-var _ codemode.CellUsageReporter = (*usageDelegate)(nil)
-
 func (d *usageDelegate) CellUsage(id codemode.CellID, u codemode.CellUsage) {
 	_, _, closed := d.snapshot()
 	d.mu.Lock()

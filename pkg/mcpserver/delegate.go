@@ -12,9 +12,9 @@ import (
 	"github.com/codemodehq/codemode/pkg/toolsources/toolprovider"
 )
 
-// sessionDelegate is the codemode.Delegate of one client session: the tool sets' calls (through
-// a toolprovider.Delegate), reported as progress to the request observing the calling cell, and
-// notify() texts as progress.
+// sessionDelegate is the codemode.BlockingDelegate of one client session (its session gets
+// codemode.FromBlocking of it): the tool sets' calls (through a toolprovider.Delegate), reported
+// as progress to the request observing the calling cell, and notify() texts as progress.
 //
 // A cell runs, and may call tools, before Execute has returned its ID. So execs are admitted
 // one at a time (admit), and a callback from a cell whose ID is not known yet comes from the
@@ -37,7 +37,7 @@ type sessionDelegate struct {
 	pending *observer
 }
 
-var _ codemode.Delegate = (*sessionDelegate)(nil)
+var _ codemode.BlockingDelegate = (*sessionDelegate)(nil)
 
 func newSessionDelegate(sets []toolprovider.ToolSet) (*sessionDelegate, error) {
 	d := &sessionDelegate{known: map[codemode.CellID]bool{}, byCell: map[codemode.CellID]*observer{}}

@@ -249,7 +249,7 @@ func (e *session) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cs, err := e.srv.opts.Provider.CreateSession(ctx, d, e.srv.opts.Limits)
+	cs, err := e.srv.opts.Provider.CreateSession(ctx, codemode.FromBlocking(d), e.srv.opts.Limits)
 	if err != nil {
 		return err
 	}

@@ -94,7 +94,7 @@ func (h comparedHost) session(b *testing.B, t transport) codemode.Session {
 	b.Helper()
 	p := t(h)
 	b.Cleanup(func() { _ = p.Close() })
-	s, err := p.CreateSession(context.Background(), benchDelegate{}, codemode.SessionCellExecutionLimits{})
+	s, err := p.CreateSession(context.Background(), codemode.FromBlocking(benchDelegate{}), codemode.SessionCellExecutionLimits{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -227,7 +227,7 @@ var benchTools = []codemode.ToolDefinition{
 var bigResult, _ = json.Marshal(map[string]string{"data": strings.Repeat("x", 1<<20)})
 
 // benchDelegate answers the benchmark's tools.
-type benchDelegate struct{}
+type benchDelegate struct{ codemode.DiscardReports }
 
 func (benchDelegate) InvokeTool(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
 	switch call.ToolName.Name {
@@ -321,7 +321,7 @@ func sustained100Sessions(b *testing.B, h comparedHost) {
 	d := countingDelegate{calls: &calls}
 	ss := make([]codemode.Session, sessions)
 	for i := range ss {
-		s, err := p.CreateSession(context.Background(), d, codemode.SessionCellExecutionLimits{})
+		s, err := p.CreateSession(context.Background(), codemode.FromBlocking(d), codemode.SessionCellExecutionLimits{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -360,7 +360,7 @@ func cells120Sessions(b *testing.B, h comparedHost) {
 	b.Cleanup(func() { _ = p.Close() })
 	ss := make([]codemode.Session, sessions)
 	for i := range ss {
-		s, err := p.CreateSession(context.Background(), benchDelegate{}, codemode.SessionCellExecutionLimits{})
+		s, err := p.CreateSession(context.Background(), codemode.FromBlocking(benchDelegate{}), codemode.SessionCellExecutionLimits{})
 		if err != nil {
 			b.Fatal(err)
 		}

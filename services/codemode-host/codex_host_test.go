@@ -189,7 +189,7 @@ func TestZstdRequests(t *testing.T) {
 		defer p.(interface{ Close() error }).Close()
 		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 		defer cancel()
-		s, err := p.CreateSession(ctx, newBlockingDelegate(), codemode.SessionCellExecutionLimits{})
+		s, err := p.CreateSession(ctx, codemode.FromBlocking(newBlockingDelegate()), codemode.SessionCellExecutionLimits{})
 		if err != nil {
 			return codemode.RuntimeResponse{}, err
 		}

@@ -14,6 +14,7 @@ import (
 // closureDelegate blocks every tool call until its cell ends, and records the cells closed and
 // the tool calls cancelled.
 type closureDelegate struct {
+	codemode.DiscardReports
 	called    chan struct{}
 	cancelled chan struct{}
 	closedC   chan codemode.CellID
@@ -64,7 +65,7 @@ func TestUnobservedCellsAreReclaimed(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 			defer cancel()
 			d := newClosureDelegate()
-			s, err := p.CreateSession(ctx, d, codemode.SessionCellExecutionLimits{})
+			s, err := p.CreateSession(ctx, codemode.FromBlocking(d), codemode.SessionCellExecutionLimits{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,6 +19,7 @@ const liveCells = 1000
 
 // blockedTools answers no tool call until its cell ends, and counts the calls that arrived.
 type blockedTools struct {
+	codemode.DiscardReports
 	arrived atomic.Int64
 	all     chan struct{}
 	once    sync.Once
@@ -53,7 +54,7 @@ func TestAThousandLiveCellsOverV1Stdio(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	d := &blockedTools{all: make(chan struct{})}
-	s, err := p.CreateSession(ctx, d, codemode.SessionCellExecutionLimits{})
+	s, err := p.CreateSession(ctx, codemode.FromBlocking(d), codemode.SessionCellExecutionLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func benchHost(b *testing.B, args ...string) (string, int) {
 }
 
 // echoDelegate answers every tool call with its input.
-type echoDelegate struct{ codemode.NoopDelegate }
+type echoDelegate struct{ codemode.BlockingNoop }
 
 func (echoDelegate) InvokeTool(_ context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
 	return call.Input, nil
@@ -103,7 +103,7 @@ func BenchmarkScaleToolRoundTrip(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer p.Close()
-			s, err := p.CreateSession(context.Background(), echoDelegate{}, codemode.SessionCellExecutionLimits{})
+			s, err := p.CreateSession(context.Background(), codemode.FromBlocking(echoDelegate{}), codemode.SessionCellExecutionLimits{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -129,7 +129,7 @@ func BenchmarkScaleToolThroughput(b *testing.B) {
 			defer p.Close()
 			all := make([]codemode.Session, sessions)
 			for i := range all {
-				s, err := p.CreateSession(context.Background(), echoDelegate{}, codemode.SessionCellExecutionLimits{})
+				s, err := p.CreateSession(context.Background(), codemode.FromBlocking(echoDelegate{}), codemode.SessionCellExecutionLimits{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -169,7 +169,7 @@ func BenchmarkHostMemory(b *testing.B) {
 			b.Fatal(err)
 		}
 		open := func() codemode.Session {
-			s, err := p.CreateSession(context.Background(), echoDelegate{}, codemode.SessionCellExecutionLimits{})
+			s, err := p.CreateSession(context.Background(), codemode.FromBlocking(echoDelegate{}), codemode.SessionCellExecutionLimits{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -166,6 +166,7 @@ func grpcHosts(t *testing.T, n int, extra ...string) ([]*hostProcess, []string) 
 // scaleDelegate is a session's tool provider: tool "add" answers {"sum": n+1}; while a gate is
 // set, each call first reports its arrival and waits for the gate to open.
 type scaleDelegate struct {
+	codemode.DiscardReports
 	mu     sync.Mutex
 	closed map[codemode.CellID]int
 	gate   chan struct{}
@@ -291,7 +292,7 @@ func TestScaleOutBehindHAProxy(t *testing.T) {
 
 	// 1. Open every session through the proxy and run a first cell.
 	errs := each(sessions, func(ss *scaleSession) error {
-		s, err := p.CreateSession(ctx, ss.d, codemode.SessionCellExecutionLimits{})
+		s, err := p.CreateSession(ctx, codemode.FromBlocking(ss.d), codemode.SessionCellExecutionLimits{})
 		if err != nil {
 			return err
 		}

@@ -18,6 +18,7 @@ import (
 
 // blockingDelegate holds every tool call until the host cancels it, and counts closures.
 type blockingDelegate struct {
+	codemode.DiscardReports
 	started chan struct{} // one token per call that began
 	mu      sync.Mutex
 	closed  map[codemode.CellID]int
@@ -66,7 +67,7 @@ func startBlockedCell(t *testing.T, name string, p codemode.SessionProvider) *ru
 	t.Helper()
 	ctx := context.Background()
 	d := newBlockingDelegate()
-	s, err := p.CreateSession(ctx, d, codemode.SessionCellExecutionLimits{})
+	s, err := p.CreateSession(ctx, codemode.FromBlocking(d), codemode.SessionCellExecutionLimits{})
 	if err != nil {
 		t.Fatalf("%s: CreateSession: %v", name, err)
 	}

@@ -97,7 +97,7 @@ func runTracedWorkload(t *testing.T, url string, d *traceDelegate) {
 	defer p.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	s, err := p.CreateSession(ctx, d, codemode.SessionCellExecutionLimits{})
+	s, err := p.CreateSession(ctx, codemode.FromBlocking(d), codemode.SessionCellExecutionLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,6 +142,7 @@ func initial(ctx context.Context, t *testing.T, s codemode.Session, execCtx cont
 
 // traceDelegate answers every tool call and keeps the traceparent each ToolCall carried.
 type traceDelegate struct {
+	codemode.DiscardReports
 	mu  sync.Mutex
 	tps []string
 }
@@ -334,7 +335,7 @@ func TestOTelTraceV1Operations(t *testing.T) {
 	defer p.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	s, err := p.CreateSession(ctx, &traceDelegate{}, codemode.SessionCellExecutionLimits{})
+	s, err := p.CreateSession(ctx, codemode.FromBlocking(&traceDelegate{}), codemode.SessionCellExecutionLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,7 +414,7 @@ func runOneCell(t *testing.T, url string) {
 	defer p.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	s, err := p.CreateSession(ctx, &traceDelegate{}, codemode.SessionCellExecutionLimits{})
+	s, err := p.CreateSession(ctx, codemode.FromBlocking(&traceDelegate{}), codemode.SessionCellExecutionLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -641,7 +642,7 @@ func BenchmarkTracingOnAndOff(b *testing.B) {
 				}
 				defer p.Close()
 				ctx := context.Background()
-				s, err := p.CreateSession(ctx, &traceDelegate{}, codemode.SessionCellExecutionLimits{})
+				s, err := p.CreateSession(ctx, codemode.FromBlocking(&traceDelegate{}), codemode.SessionCellExecutionLimits{})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -291,7 +291,7 @@ func (r *cellRunner) run(parsed modeltool.ExecSource) (int, error) {
 		return exitFailed, err
 	}
 	defer provider.Close()
-	session, err := provider.CreateSession(context.Background(), r.delegate, codemode.SessionCellExecutionLimits{})
+	session, err := provider.CreateSession(context.Background(), codemode.FromBlocking(r.delegate), codemode.SessionCellExecutionLimits{})
 	if err != nil && r.opts.host != "" {
 		return exitFailed, fmt.Errorf("opening a session on %s: %w (is a Code Mode host listening there?)", r.opts.host, err)
 	}

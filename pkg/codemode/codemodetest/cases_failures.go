@@ -11,7 +11,7 @@ import (
 
 // failureCases cover failures that no response carries (docs/protocol/javascript.md#the-delegate, Codex's task failure
 // handler): a delegate callback that panics is contained, the script sees Codex's text where it
-// waits for the callback, and the owner is told through codemode.FailureReporter, which the
+// waits for the callback, and the owner is told through Delegate.ReportFailure, which the
 // Recorder implements.
 func failureCases() []testCase {
 	return []testCase{

@@ -8,7 +8,7 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// notificationCases cover notify() through Delegate.Notify (docs/protocol/javascript.md#completion, docs/protocol/javascript.md#notify).
+// notificationCases cover notify() through the delegate's notifications (docs/protocol/javascript.md#completion, docs/protocol/javascript.md#notify).
 func notificationCases() []testCase {
 	return []testCase{
 		{"notifications_carry_the_exec_call_id_and_precede_the_result", testNotificationsPrecedeResult},

@@ -16,7 +16,7 @@ type EventKind int
 
 // The kinds of recorded events.
 const (
-	// EventToolCalled: InvokeTool was entered.
+	// EventToolCalled: InvokeTool was entered (on FromBlocking's goroutine for the call).
 	EventToolCalled EventKind = iota + 1
 	// EventToolReturned: InvokeTool returned to the session.
 	EventToolReturned
@@ -28,7 +28,7 @@ const (
 	EventCellClosed
 	// EventMark: the test marked a point of its own (see Recorder.Mark).
 	EventMark
-	// EventFailure: the session reported a failure (codemode.FailureReporter); the label is the
+	// EventFailure: the session reported a failure (Delegate.ReportFailure); the label is the
 	// reason.
 	EventFailure
 )
@@ -148,8 +148,9 @@ func (n *Notification) ReturnSeq() uint64 {
 }
 
 // Recorder is a Delegate for tests: it records every callback in one ordered log and runs the
-// behaviour scripted per tool name. It also implements codemode.FailureReporter and records the
-// failures a session reports. It is safe for concurrent use.
+// behaviour scripted per tool name. It is a codemode.BlockingDelegate whose Delegate methods run
+// it through codemode.FromBlocking, and records the failures a session reports. It is safe for
+// concurrent use.
 //
 // Tools are looked up by the display form of the reported ToolName (codemode.ToolName.String, so
 // "echo" in the default namespace, "mcp__srv__dyn" otherwise). A call to a tool without a
@@ -164,17 +165,34 @@ type Recorder struct {
 	calls         []*ToolCall
 	notifications []*Notification
 	changed       broadcast.Signal
+	// started is codemode.FromBlocking of the Recorder: its StartToolCall and StartNotify.
+	started codemode.Delegate
 }
 
 var (
-	_ codemode.Delegate        = (*Recorder)(nil)
-	_ codemode.FailureReporter = (*Recorder)(nil)
+	_ codemode.Delegate         = (*Recorder)(nil)
+	_ codemode.BlockingDelegate = (*Recorder)(nil)
 )
 
 // NewRecorder returns a Recorder that knows no tools and accepts every notification.
 func NewRecorder() *Recorder {
-	return &Recorder{tools: map[string]ToolFunc{}}
+	r := &Recorder{tools: map[string]ToolFunc{}}
+	r.started = codemode.FromBlocking(r)
+	return r
 }
+
+// StartToolCall runs InvokeTool on a goroutine of its own (codemode.FromBlocking).
+func (r *Recorder) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
+	r.started.StartToolCall(ctx, call, done)
+}
+
+// StartNotify runs Notify after the cell's earlier notifications (codemode.FromBlocking).
+func (r *Recorder) StartNotify(ctx context.Context, callID string, cellID codemode.CellID, text string, done func(error)) {
+	r.started.StartNotify(ctx, callID, cellID, text, done)
+}
+
+// CellUsage is not recorded.
+func (r *Recorder) CellUsage(codemode.CellID, codemode.CellUsage) {}
 
 // Handle scripts the behaviour of tool, replacing any earlier one.
 func (r *Recorder) Handle(tool string, fn ToolFunc) {

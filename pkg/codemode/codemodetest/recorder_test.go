@@ -243,7 +243,7 @@ var _ codemode.Delegate = codemodetest.NewRecorder()
 
 func TestRecorderRecordsReportedFailures(t *testing.T) {
 	rec := codemodetest.NewRecorder()
-	var _ codemode.FailureReporter = rec
+	var _ codemode.BlockingDelegate = rec
 	ctx := within(t)
 	done := make(chan []string, 1)
 	go func() {

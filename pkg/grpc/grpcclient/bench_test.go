@@ -17,7 +17,7 @@ import (
 // run: the difference is what the wire adds. `make bench` runs them (docs/benchmarks.md).
 
 // echo is the cheapest delegate: a tool returns its input.
-type echo struct{ codemode.NoopDelegate }
+type echo struct{ codemode.BlockingNoop }
 
 func (echo) InvokeTool(_ context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
 	if call.Input == nil {
@@ -44,7 +44,7 @@ func benchProviders(b *testing.B) []struct {
 }
 
 func benchSession(b *testing.B, p codemode.SessionProvider) codemode.Session {
-	s, err := p.CreateSession(context.Background(), echo{}, codemode.SessionCellExecutionLimits{})
+	s, err := p.CreateSession(context.Background(), codemode.FromBlocking(echo{}), codemode.SessionCellExecutionLimits{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -39,8 +39,8 @@ func (b *binding) handleSessionEvent(e *pb.SessionEvent) error {
 	}
 }
 
-// handleToolCall admits a ToolCall and runs the delegate for it on a goroutine of its own; an
-// error is fatal to the binding.
+// handleToolCall admits a ToolCall and starts the delegate's call for it; an error is fatal to the
+// binding.
 func (b *binding) handleToolCall(call *pb.ToolCall) error {
 	if call.GetSessionId() != b.id {
 		return fmt.Errorf("gRPC code-mode tool invocation belongs to session %s instead of %s", call.GetSessionId(), b.id)
@@ -61,35 +61,33 @@ func (b *binding) handleToolCall(call *pb.ToolCall) error {
 		go b.complete(context.Background(), call.GetInvocationId(), failed(verdict.reason))
 		return nil
 	}
-	go b.invoke(verdict.ctx, call)
+	b.invoke(verdict.ctx, call)
 	return nil
 }
 
-// invoke runs the delegate for an admitted tool call and completes it, unless the call was
-// cancelled meanwhile (the host no longer waits for it). It runs on the call's own goroutine; if
-// the delegate ends that goroutine (runtime.Goexit), the deferred settle still answers the host.
+// invoke starts the delegate's call for an admitted tool call. Its outcome completes the call on
+// a goroutine of its own, since done may run on a transport's reader (a delegate that forwards
+// the call elsewhere), unless the call was cancelled meanwhile (the host no longer waits for it).
 func (b *binding) invoke(ctx context.Context, call *pb.ToolCall) {
-	returned := false
-	defer func() {
-		if !returned && ctx.Err() == nil {
-			b.complete(ctx, call.GetInvocationId(), failed(goexitFailure(b.delegate)))
-		}
-		b.mu.Lock()
-		b.st.finishInvocation(call.GetInvocationId())
-		b.mu.Unlock()
-	}()
+	id := call.GetInvocationId()
+	finish := func(result grpcconv.ToolResult) {
+		go func() {
+			if ctx.Err() == nil {
+				b.complete(ctx, id, result)
+			}
+			b.mu.Lock()
+			b.st.finishInvocation(id)
+			b.mu.Unlock()
+		}()
+	}
 	domain, err := grpcconv.NestedToolCallFromProto(call)
 	if err != nil {
-		returned = true
-		b.complete(ctx, call.GetInvocationId(), failed(err.Error()))
+		finish(failed(err.Error()))
 		return
 	}
-	out, err := invokeTool(withTraceparent(ctx, call.GetTraceparent()), b.delegate, domain)
-	returned = true
-	if ctx.Err() != nil {
-		return
-	}
-	b.complete(ctx, call.GetInvocationId(), toolResult(out, err))
+	codemode.StartToolCall(withTraceparent(ctx, call.GetTraceparent()), b.delegate, domain, func(out json.RawMessage, err error) {
+		finish(toolResult(out, err))
+	})
 }
 
 // toolResult turns the delegate's answer into the completion: an error's text, or the output,
@@ -124,8 +122,9 @@ func (b *binding) complete(ctx context.Context, invocation string, result grpcco
 	}
 }
 
-// handleNotification admits a Notification and delivers it on a goroutine of its own, then
-// acknowledges it (the session asked the host to wait for that, grpcconv.AcknowledgementsHeader).
+// handleNotification admits a Notification and starts its delivery, then acknowledges it, on a
+// goroutine of its own once delivered (the session asked the host to wait for that,
+// grpcconv.AcknowledgementsHeader).
 // Past the pending limit, or for a closed cell, it is dropped and acknowledged at once.
 func (b *binding) handleNotification(n *pb.Notification) error {
 	b.mu.Lock()
@@ -138,14 +137,15 @@ func (b *binding) handleNotification(n *pb.Notification) error {
 		go b.acknowledge(n.GetNotificationId())
 		return nil
 	}
-	go func() {
-		notify(verdict.ctx, b.delegate, n.GetCallId(), codemode.CellID(n.GetCellId()), n.GetText())
-		b.acknowledge(n.GetNotificationId())
-		b.mu.Lock()
-		cell := b.st.finishNotification(n.GetExecutionId())
-		b.mu.Unlock()
-		reportClosed(b.delegate, cell)
-	}()
+	codemode.StartNotify(verdict.ctx, b.delegate, n.GetCallId(), codemode.CellID(n.GetCellId()), n.GetText(), func(error) {
+		go func() {
+			b.acknowledge(n.GetNotificationId())
+			b.mu.Lock()
+			cell := b.st.finishNotification(n.GetExecutionId())
+			b.mu.Unlock()
+			reportClosed(b.delegate, cell)
+		}()
+	})
 	return nil
 }
 

@@ -59,15 +59,15 @@ type epochDelegate struct {
 	epoch    uint64
 }
 
-// InvokeTool forwards the call with its public cell ID.
-func (d epochDelegate) InvokeTool(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
+// StartToolCall forwards the call with its public cell ID.
+func (d epochDelegate) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
 	call.CellID = PublicCellID(d.epoch, call.CellID)
-	return d.delegate.InvokeTool(ctx, call)
+	d.delegate.StartToolCall(ctx, call, done)
 }
 
-// Notify forwards the notification with its public cell ID.
-func (d epochDelegate) Notify(ctx context.Context, callID string, cell codemode.CellID, text string) error {
-	return d.delegate.Notify(ctx, callID, PublicCellID(d.epoch, cell), text)
+// StartNotify forwards the notification with its public cell ID.
+func (d epochDelegate) StartNotify(ctx context.Context, callID string, cell codemode.CellID, text string, done func(error)) {
+	d.delegate.StartNotify(ctx, callID, PublicCellID(d.epoch, cell), text, done)
 }
 
 // CellClosed forwards the closure with its public cell ID.
@@ -75,7 +75,10 @@ func (d epochDelegate) CellClosed(cell codemode.CellID) {
 	d.delegate.CellClosed(PublicCellID(d.epoch, cell))
 }
 
-// ReportFailure forwards to the delegate's FailureReporter, if it has one.
-func (d epochDelegate) ReportFailure(reason string) {
-	codemode.ReportFailure(d.delegate, reason)
+// ReportFailure forwards the failure.
+func (d epochDelegate) ReportFailure(reason string) { d.delegate.ReportFailure(reason) }
+
+// CellUsage forwards the usage with its public cell ID (a remote session measures none today).
+func (d epochDelegate) CellUsage(cell codemode.CellID, usage codemode.CellUsage) {
+	d.delegate.CellUsage(PublicCellID(d.epoch, cell), usage)
 }

@@ -54,16 +54,21 @@ type recordingDelegate struct {
 	notes   []string
 	closed  []codemode.CellID
 	reasons []string
+	usage   []codemode.CellID
 }
 
-func (r *recordingDelegate) InvokeTool(_ context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
+func (r *recordingDelegate) StartToolCall(_ context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
 	r.calls = append(r.calls, call)
-	return json.RawMessage(`{"ok":true}`), nil
+	done(json.RawMessage(`{"ok":true}`), nil)
 }
 
-func (r *recordingDelegate) Notify(_ context.Context, callID string, cell codemode.CellID, text string) error {
+func (r *recordingDelegate) StartNotify(_ context.Context, callID string, cell codemode.CellID, text string, done func(error)) {
 	r.notes = append(r.notes, callID+"|"+string(cell)+"|"+text)
-	return nil
+	done(nil)
+}
+
+func (r *recordingDelegate) CellUsage(cell codemode.CellID, _ codemode.CellUsage) {
+	r.usage = append(r.usage, cell)
 }
 
 func (r *recordingDelegate) CellClosed(cell codemode.CellID) { r.closed = append(r.closed, cell) }
@@ -75,21 +80,26 @@ func TestReconnectMapsEveryDelegateCallbackToItsEpoch(t *testing.T) {
 	d := epochDelegate{delegate: rec, epoch: 2}
 	call := codemode.NestedToolCall{CellID: "42", RuntimeToolCallID: "runtime-call", ToolName: codemode.ToolName{Name: "echo"},
 		ToolKind: codemode.ToolKindFunction, Input: json.RawMessage(`{"value":true}`)}
-	out, err := d.InvokeTool(context.Background(), call)
-	if err != nil || string(out) != `{"ok":true}` {
-		t.Fatalf("InvokeTool = %s, %v", out, err)
-	}
-	if err := d.Notify(context.Background(), "outer-call", "42", "notice"); err != nil {
-		t.Fatal(err)
-	}
+	d.StartToolCall(context.Background(), call, func(out json.RawMessage, err error) {
+		if err != nil || string(out) != `{"ok":true}` {
+			t.Fatalf("StartToolCall settled with %s, %v", out, err)
+		}
+	})
+	d.StartNotify(context.Background(), "outer-call", "42", "notice", func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	d.CellUsage("42", codemode.CellUsage{})
 	d.CellClosed("42")
 	d.ReportFailure("probe")
 	call.CellID = "g2:42"
 	if !reflect.DeepEqual(rec.calls, []codemode.NestedToolCall{call}) {
 		t.Fatalf("calls %+v", rec.calls)
 	}
-	if !reflect.DeepEqual(rec.notes, []string{"outer-call|g2:42|notice"}) || !reflect.DeepEqual(rec.closed, []codemode.CellID{"g2:42"}) {
-		t.Fatalf("notifications %v, closures %v", rec.notes, rec.closed)
+	if !reflect.DeepEqual(rec.notes, []string{"outer-call|g2:42|notice"}) || !reflect.DeepEqual(rec.closed, []codemode.CellID{"g2:42"}) ||
+		!reflect.DeepEqual(rec.usage, []codemode.CellID{"g2:42"}) {
+		t.Fatalf("notifications %v, closures %v, usage %v", rec.notes, rec.closed, rec.usage)
 	}
 	if !reflect.DeepEqual(rec.reasons, []string{"probe"}) {
 		t.Fatalf("failures %v", rec.reasons)

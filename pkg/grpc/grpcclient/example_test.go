@@ -15,7 +15,7 @@ import (
 
 // upperTool is the agent's side of a tool: the host calls it whenever a cell awaits
 // tools.upper(…).
-type upperTool struct{ codemode.NoopDelegate }
+type upperTool struct{ codemode.BlockingNoop }
 
 func (upperTool) InvokeTool(_ context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
 	var in struct{ Text string }
@@ -50,7 +50,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer host.Close()
-	session, err := host.CreateSession(ctx, upperTool{}, codemode.SessionCellExecutionLimits{})
+	session, err := host.CreateSession(ctx, codemode.FromBlocking(upperTool{}), codemode.SessionCellExecutionLimits{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -145,7 +145,7 @@ func TestDroppingAStartedCellTerminatesItsBufferedRemoteExecution(t *testing.T) 
 }
 
 // panicking is a delegate whose every callback panics.
-type panicking struct{ codemode.NoopDelegate }
+type panicking struct{ codemode.BlockingNoop }
 
 func (panicking) InvokeTool(context.Context, codemode.NestedToolCall) (json.RawMessage, error) {
 	panic("synchronous tool delegate panic")
@@ -157,7 +157,7 @@ func (panicking) Notify(context.Context, string, codemode.CellID, string) error 
 
 func TestSynchronousDelegatePanicsDoNotOrphanCallbacksOrCloseTheSession(t *testing.T) {
 	h := startHost(t, "127.0.0.1:0")
-	s, err := newProvider(t, h.url(), grpcclient.ProtocolGRPC).CreateSession(ctxT(t), panicking{}, codemode.SessionCellExecutionLimits{})
+	s, err := newProvider(t, h.url(), grpcclient.ProtocolGRPC).CreateSession(ctxT(t), codemode.FromBlocking(panicking{}), codemode.SessionCellExecutionLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}

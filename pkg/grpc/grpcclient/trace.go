@@ -13,7 +13,7 @@ type traceparentKey struct{}
 // WithTraceparent returns a context that carries a W3C trace parent ("00-<trace>-<parent>-<flags>").
 // Execute sends it to the host as the traceparent header; the host puts it (or, if it traces, its
 // tool call's span in that trace) on every ToolCall of the cell, and the delegate finds it with
-// Traceparent in the context of InvokeTool. Without it, Execute sends the OpenTelemetry span of
+// Traceparent in the context of its tool call (StartToolCall, or a blocking InvokeTool). Without it, Execute sends the OpenTelemetry span of
 // its context, if any.
 func WithTraceparent(ctx context.Context, traceparent string) context.Context {
 	if traceparent == "" {

@@ -17,29 +17,26 @@ import (
 // ToolCalls on the session's subscriptions and events on its lease.
 type delegate struct {
 	s *session
+	// notes runs Notify, which waits for the execution, a place on the lease and perhaps the
+	// client's acknowledgement, off the runtime's goroutine, a cell's notifications in order.
+	notes codemode.Delegate
 }
 
-var (
-	_ codemode.Delegate        = delegate{}
-	_ codemode.ToolCallStarter = delegate{}
-	_ codemode.FailureReporter = delegate{}
-)
+// newDelegate is the delegate of session s.
+func newDelegate(s *session) delegate {
+	d := delegate{s: s}
+	d.notes = codemode.FromBlocking(blockingNotifier{d})
+	return d
+}
+
+var _ codemode.Delegate = delegate{}
 
 // errTooManyDelegateCalls fails a callback past the host's MaxPendingDelegateCalls.
 var errTooManyDelegateCalls = errors.New("code-mode host has too many pending delegate calls")
 
-// InvokeTool dispatches the call to a subscription and waits for its completion. If the runtime
-// gives up on it first (ctx), the client is told with ToolCallCancelled.
-func (d delegate) InvokeTool(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
-	release, err := d.s.acquireDelegate()
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	return d.invokeHeld(ctx, call)
-}
-
-// invokeHeld is InvokeTool for a caller that holds the call's delegate permit already.
+// invokeHeld dispatches the call to a subscription and waits for its completion, for a caller
+// that holds the call's delegate permit already. If the runtime gives up on it first (ctx), the
+// client is told with ToolCallCancelled.
 func (d delegate) invokeHeld(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
 	s := d.s
 	e, err := s.awaitExecution(ctx, call.CellID)
@@ -82,11 +79,11 @@ func (s *session) toolCallMessage(ctx context.Context, e execution, call codemod
 	return id, msg
 }
 
-// StartToolCall is InvokeTool without a goroutine that waits for the answer, as the V1 host's
-// delegate starts its calls: when the cell's execution is known the call is dispatched on the
+// StartToolCall dispatches a nested tool call without a goroutine that waits for the answer, as
+// the V1 host's delegate starts its calls: when the cell's execution is known the call is dispatched on the
 // runtime's goroutine, and done runs on whichever goroutine settles it (the CompleteToolCall
 // handler, the cancellation of ctx, the session closing). A call whose execution is not announced
-// yet, or whose subscriptions are all full, waits on a goroutine of its own, as InvokeTool does.
+// yet, or whose subscriptions are all full, waits on a goroutine of its own (invokeHeld).
 // The permit is taken here, in the cell's call order, in every case: a call that waits for its
 // execution must not find the permit its earlier siblings were refused freed by then.
 func (d delegate) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
@@ -138,7 +135,7 @@ type startedCall struct {
 	finished bool
 }
 
-// watch settles the dispatched call when ctx ends (withdrawing the invocation, as InvokeTool
+// watch settles the dispatched call when ctx ends (withdrawing the invocation, as invokeHeld
 // does) or the session closes; a call settled already is not watched. It runs after the dispatch,
 // so a cancellation always finds the invocation to withdraw.
 func (c *startedCall) watch(ctx context.Context, s *session, id uuid.UUID) {
@@ -179,11 +176,25 @@ func (c *startedCall) finish(out json.RawMessage, err error) {
 	})
 }
 
+// StartNotify delivers the notification through notes (blockingNotifier.Notify).
+func (d delegate) StartNotify(ctx context.Context, callID string, cell codemode.CellID, text string, done func(error)) {
+	d.notes.StartNotify(ctx, callID, cell, text, done)
+}
+
+// blockingNotifier is the blocking form of the delegate's notifications (codemode.FromBlocking);
+// its tool calls are never used (delegate.StartToolCall).
+type blockingNotifier struct{ delegate }
+
+// InvokeTool is not used: the delegate starts its tool calls itself.
+func (n blockingNotifier) InvokeTool(context.Context, codemode.NestedToolCall) (json.RawMessage, error) {
+	return nil, errors.New("code-mode gRPC host started a tool call through its notifier")
+}
+
 // Notify queues a Notification on the lease. As with Codex it returns as soon as the event is
 // queued, unless the client acknowledges notifications (grpcconv.AcknowledgementsHeader): then it returns
 // once the client acknowledged it, or the runtime gave up on it.
-func (d delegate) Notify(ctx context.Context, callID string, cell codemode.CellID, text string) error {
-	s := d.s
+func (n blockingNotifier) Notify(ctx context.Context, callID string, cell codemode.CellID, text string) error {
+	s := n.s
 	release, err := s.acquireDelegate()
 	if err != nil {
 		return err
@@ -220,3 +231,6 @@ func (d delegate) CellClosed(cell codemode.CellID) { d.s.closeCell(cell) }
 // ReportFailure closes the session, as Codex's host does with a runtime task failure: the
 // session's state can no longer be trusted.
 func (d delegate) ReportFailure(reason string) { d.s.close(reason) }
+
+// CellUsage is dropped: the gRPC protocol carries no cell usage; the host accounts for it.
+func (d delegate) CellUsage(codemode.CellID, codemode.CellUsage) {}

@@ -225,7 +225,7 @@ func TestSessionDelegateBoundHoldsBeforeTheExecutionIsAdmitted(t *testing.T) {
 		sub := subscribe(t, s)
 		results := make(chan error, 5)
 		for range 5 {
-			delegate{s}.StartToolCall(context.Background(), codemode.NestedToolCall{CellID: "1", RuntimeToolCallID: "c",
+			newDelegate(s).StartToolCall(context.Background(), codemode.NestedToolCall{CellID: "1", RuntimeToolCallID: "c",
 				ToolName: codemode.ToolName{Name: "t"}, ToolKind: codemode.ToolKindFunction},
 				func(_ json.RawMessage, err error) { results <- err })
 		}

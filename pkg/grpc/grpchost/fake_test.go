@@ -152,6 +152,3 @@ func (d countingDelegate) CellClosed(id codemode.CellID) {
 	d.p.mu.Unlock()
 	d.Delegate.CellClosed(id)
 }
-
-// ReportFailure forwards failures, which the host treats as the session's end.
-func (d countingDelegate) ReportFailure(reason string) { codemode.ReportFailure(d.Delegate, reason) }

@@ -69,7 +69,7 @@ func (svc service) open(ctx context.Context, req *pb.OpenSessionRequest) (*sessi
 	if options.maxDelegates > 0 {
 		s.delegates = newPermits(options.maxDelegates)
 	}
-	runtime, err := svc.h.provider.CreateSession(ctx, delegate{s}, grpcconv.SessionLimitsFromProto(req.GetCellExecutionLimits()))
+	runtime, err := svc.h.provider.CreateSession(ctx, newDelegate(s), grpcconv.SessionLimitsFromProto(req.GetCellExecutionLimits()))
 	if err != nil {
 		return nil, connect.NewError(connect.CodeFailedPrecondition, err.Error())
 	}

@@ -42,8 +42,8 @@ func (sub *subscription) matches(name codemode.ToolName) bool {
 // invocation is a dispatched tool call waiting for its CompleteToolCall.
 type invocation struct {
 	sub *subscription
-	// result receives the answer of a call InvokeTool waits for; settle takes it instead for a
-	// call StartToolCall started.
+	// result receives the answer of a call invokeHeld waits for; settle takes it instead for a
+	// call StartToolCall dispatched at once.
 	result chan grpcconv.ToolResult
 	settle func(grpcconv.ToolResult)
 }

@@ -14,7 +14,7 @@ import (
 // its result, and a tool call's round trip through the delegate.
 
 // echo answers every tool call with its input at once.
-type echo struct{ codemode.NoopDelegate }
+type echo struct{ codemode.BlockingNoop }
 
 // InvokeTool returns the call's input.
 func (echo) InvokeTool(_ context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
@@ -68,7 +68,7 @@ func BenchmarkToolRoundTrip(b *testing.B) {
 	tool := []codemode.ToolDefinition{{Name: "echo", ToolName: codemode.ToolName{Name: "echo"}, Kind: codemode.ToolKindFunction}}
 	for _, p := range providers(b) {
 		b.Run(p.name, func(b *testing.B) {
-			s, err := p.p.CreateSession(context.Background(), echo{}, codemode.SessionCellExecutionLimits{})
+			s, err := p.p.CreateSession(context.Background(), codemode.FromBlocking(echo{}), codemode.SessionCellExecutionLimits{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -29,7 +29,7 @@ type cell struct {
 
 	outcome string
 	reason  string // why a terminated cell was stopped
-	// usage is what the runtime reported with the cell's closure (codemode.CellUsageReporter);
+	// usage is what the runtime reported with the cell's closure (Delegate.CellUsage);
 	// measured is false when the runtime reports nothing (a remote one).
 	usage    codemode.CellUsage
 	measured bool

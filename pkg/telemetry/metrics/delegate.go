@@ -8,52 +8,37 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// wrapDelegate decorates d for session s. The result implements codemode.ToolCallStarter and
-// codemode.NotificationStarter exactly when d does: a runtime picks its path by those interfaces
-// (and keeps a cell's order of events through them), so the decorator must not add or hide one.
+// wrapDelegate decorates d for session s. It forwards every call in the order it comes, so a
+// cell's order of events holds through it.
 func wrapDelegate(d codemode.Delegate, s *session) codemode.Delegate {
-	base := &delegate{inner: d, s: s}
-	tools, toolsOK := d.(codemode.ToolCallStarter)
-	notes, notesOK := d.(codemode.NotificationStarter)
-	switch {
-	case toolsOK && notesOK:
-		return &startingDelegate{toolStarter{base, tools}, notes}
-	case toolsOK:
-		return &toolStarter{base, tools}
-	case notesOK:
-		return &notifyStarter{base, notes}
-	}
-	return base
+	return &delegate{inner: d, s: s}
 }
 
-// delegate counts a session's tool calls and notifications and hears its cells close. It always
-// implements codemode.FailureReporter and codemode.CellUsageReporter: reporting there changes
-// nothing for the cell, and the failures are worth a log line, the usage a histogram.
+// delegate counts a session's tool calls and notifications and hears its cells close, their
+// usage and the session's failures: the failures are worth a log line, the usage a histogram.
 type delegate struct {
 	inner codemode.Delegate
 	s     *session
 }
 
-var (
-	_ codemode.Delegate          = (*delegate)(nil)
-	_ codemode.FailureReporter   = (*delegate)(nil)
-	_ codemode.CellUsageReporter = (*delegate)(nil)
-)
+var _ codemode.Delegate = (*delegate)(nil)
 
-// InvokeTool runs the call on the inner delegate and accounts for it.
-func (d *delegate) InvokeTool(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
+// StartToolCall starts the call on the inner delegate and accounts for it when it ends.
+func (d *delegate) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
 	start := d.s.toolStarted(call)
-	result, err := d.inner.InvokeTool(ctx, call)
-	d.s.toolEnded(ctx, call, start, result, err)
-	return result, err
+	d.inner.StartToolCall(ctx, call, func(result json.RawMessage, err error) {
+		d.s.toolEnded(ctx, call, start, result, err)
+		done(result, err)
+	})
 }
 
-// Notify delivers the text on the inner delegate and accounts for it.
-func (d *delegate) Notify(ctx context.Context, callID string, cellID codemode.CellID, text string) error {
+// StartNotify starts the notification on the inner delegate and accounts for it when it ends.
+func (d *delegate) StartNotify(ctx context.Context, callID string, cellID codemode.CellID, text string, done func(error)) {
 	start := d.s.notifyStarted(cellID, text)
-	err := d.inner.Notify(ctx, callID, cellID, text)
-	d.s.notifyEnded(ctx, start, err)
-	return err
+	d.inner.StartNotify(ctx, callID, cellID, text, func(err error) {
+		d.s.notifyEnded(ctx, start, err)
+		done(err)
+	})
 }
 
 // CellClosed finishes the cell's accounting, then tells the inner delegate.
@@ -62,63 +47,18 @@ func (d *delegate) CellClosed(id codemode.CellID) {
 	d.inner.CellClosed(id)
 }
 
-// CellUsage keeps the cell's usage for its finish, then hands it on if the inner delegate listens.
+// CellUsage keeps the cell's usage for its finish, then hands it on.
 func (d *delegate) CellUsage(id codemode.CellID, usage codemode.CellUsage) {
 	d.s.cellUsage(id, usage)
-	codemode.ReportCellUsage(d.inner, id, usage)
+	d.inner.CellUsage(id, usage)
 }
 
-// ReportFailure logs and counts the failure, then hands it on if the inner delegate listens.
-// Its reasons are the runtime's fixed texts (codemode's Failure constants), never a cell's data.
+// ReportFailure logs and counts the failure, then hands it on. Its reasons are the runtime's
+// fixed texts (codemode's Failure constants), never a cell's data.
 func (d *delegate) ReportFailure(reason string) {
 	d.s.r.m.sessionFailures.Inc()
 	d.s.r.log.Warn("code-mode session failure", "session", d.s.id, "failure", reason)
-	codemode.ReportFailure(d.inner, reason)
-}
-
-// toolStarter is a delegate over a codemode.ToolCallStarter.
-type toolStarter struct {
-	*delegate
-	starter codemode.ToolCallStarter
-}
-
-// StartToolCall starts the call on the inner delegate and accounts for it when it ends.
-func (d *toolStarter) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
-	start := d.s.toolStarted(call)
-	d.starter.StartToolCall(ctx, call, func(result json.RawMessage, err error) {
-		d.s.toolEnded(ctx, call, start, result, err)
-		done(result, err)
-	})
-}
-
-// notifyStarter is a delegate over a codemode.NotificationStarter.
-type notifyStarter struct {
-	*delegate
-	starter codemode.NotificationStarter
-}
-
-// StartNotify starts the notification on the inner delegate and accounts for it when it ends.
-func (d *notifyStarter) StartNotify(ctx context.Context, callID string, cellID codemode.CellID, text string, done func(error)) {
-	startNotify(ctx, d.delegate, d.starter, callID, cellID, text, done)
-}
-
-// startingDelegate is a delegate over both starters.
-type startingDelegate struct {
-	toolStarter
-	notes codemode.NotificationStarter
-}
-
-// StartNotify starts the notification on the inner delegate and accounts for it when it ends.
-func (d *startingDelegate) StartNotify(ctx context.Context, callID string, cellID codemode.CellID, text string, done func(error)) {
-	startNotify(ctx, d.delegate, d.notes, callID, cellID, text, done)
-}
-
-func startNotify(ctx context.Context, d *delegate, starter codemode.NotificationStarter, callID string, cellID codemode.CellID, text string, done func(error)) {
-	start := d.s.notifyStarted(cellID, text)
-	starter.StartNotify(ctx, callID, cellID, text, func(err error) {
-		d.s.notifyEnded(ctx, start, err)
-		done(err)
-	})
+	d.inner.ReportFailure(reason)
 }
 
 // toolStarted accounts for a call that starts and returns its start time.

@@ -7,13 +7,13 @@
 //
 // The decorator sees only the domain contract (pkg/codemode), so it works on any provider; on the
 // in-process runtime it sits between the runtime and the session's delegate, where every nested
-// tool call passes. It keeps the optional interfaces of the delegate it wraps
-// (codemode.ToolCallStarter, codemode.NotificationStarter), so the runtime takes the same paths
-// with and without it, and it observes responses through codemode.Observer, which a session
-// calls in the cell's order of events and which costs no goroutine. A runtime that measures its
-// cells reports each one's peak heap through codemode.CellUsageReporter, which the decorator
-// always implements, and a live cell's through codemode.CellUsageProbe on the session; the pool's
-// counters come from Options.PoolStats.
+// tool call passes. It forwards every call of the one delegate contract in the order it comes
+// (docs/adr/0066-one-delegate-contract.md), so the runtime takes the same path with and without
+// it, and it observes responses through codemode.Observer, which a session calls in the cell's
+// order of events and which costs no goroutine. A runtime that measures its cells reports each
+// one's peak heap through Delegate.CellUsage, which the decorator keeps, and a live cell's
+// through codemode.CellUsageProbe on the session; the pool's counters come from
+// Options.PoolStats.
 //
 // No label carries an unbounded value: sessions and cells are named in log lines and in the
 // /debug/sessions snapshot, never in a metric's labels. Nothing a cell computes, no source, tool

@@ -16,7 +16,7 @@ import (
 
 // blocking holds every tool call until the cell no longer needs it, and records closures.
 type blocking struct {
-	codemode.NoopDelegate
+	codemode.BlockingNoop
 	mu     sync.Mutex
 	closed []codemode.CellID
 	called chan struct{}
@@ -77,7 +77,7 @@ func TestOutcomesOfStoppedCells(t *testing.T) {
 	var logs syncBuffer
 	r := metrics.New(metrics.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), PoolSize: -1})
 	d := &blocking{called: make(chan struct{}, 1)}
-	s, err := r.Provider(newRuntime(t)).CreateSession(ctx, d, codemode.SessionCellExecutionLimits{})
+	s, err := r.Provider(newRuntime(t)).CreateSession(ctx, codemode.FromBlocking(d), codemode.SessionCellExecutionLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestPeakHeapAndPool(t *testing.T) {
 	r := metrics.New(metrics.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), PoolSize: -1,
 		PoolStats: func() metrics.PoolStats { return pool }})
 	d := &blocking{called: make(chan struct{}, 1)}
-	s, err := r.Provider(newRuntime(t)).CreateSession(ctx, d, codemode.SessionCellExecutionLimits{})
+	s, err := r.Provider(newRuntime(t)).CreateSession(ctx, codemode.FromBlocking(d), codemode.SessionCellExecutionLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,46 +20,30 @@ type delegate struct {
 	cells  *cellSpans
 }
 
-// wrapDelegate returns d traced, with the optional interfaces d has: the runtime starts calls
-// without a goroutine of its own only through a delegate that implements the starters.
+// wrapDelegate returns d traced. It forwards every call in the order it comes, so a cell's order
+// of events holds through it.
 func wrapDelegate(d codemode.Delegate, tracer trace.Tracer, cells *cellSpans) codemode.Delegate {
-	base := &delegate{inner: d, tracer: tracer, cells: cells}
-	ts, tools := d.(codemode.ToolCallStarter)
-	ns, notes := d.(codemode.NotificationStarter)
-	switch {
-	case tools && notes:
-		return &startingDelegate{toolStartingDelegate{base, ts}, ns}
-	case tools:
-		return &toolStartingDelegate{base, ts}
-	case notes:
-		return &notifyStartingDelegate{base, ns}
-	}
-	return base
+	return &delegate{inner: d, tracer: tracer, cells: cells}
 }
 
-var (
-	_ codemode.FailureReporter     = (*delegate)(nil)
-	_ codemode.CellUsageReporter   = (*delegate)(nil)
-	_ codemode.ToolCallStarter     = (*toolStartingDelegate)(nil)
-	_ codemode.NotificationStarter = (*notifyStartingDelegate)(nil)
-	_ codemode.ToolCallStarter     = (*startingDelegate)(nil)
-	_ codemode.NotificationStarter = (*startingDelegate)(nil)
-)
+var _ codemode.Delegate = (*delegate)(nil)
 
-// InvokeTool runs the call under its span.
-func (d *delegate) InvokeTool(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
+// StartToolCall starts the call under its span, which ends when the call is done.
+func (d *delegate) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
 	ctx, span := d.startToolSpan(ctx, call)
-	out, err := d.inner.InvokeTool(ctx, call)
-	endToolSpan(span, out, err)
-	return out, err
+	d.inner.StartToolCall(ctx, call, func(out json.RawMessage, err error) {
+		endToolSpan(span, out, err)
+		done(out, err)
+	})
 }
 
-// Notify delivers the notification under its span.
-func (d *delegate) Notify(ctx context.Context, callID string, cellID codemode.CellID, text string) error {
+// StartNotify starts the notification under its span, which ends when it is done.
+func (d *delegate) StartNotify(ctx context.Context, callID string, cellID codemode.CellID, text string, done func(error)) {
 	ctx, span := d.startNotifySpan(ctx, callID, cellID, text)
-	err := d.inner.Notify(ctx, callID, cellID, text)
-	endNotifySpan(span, err)
-	return err
+	d.inner.StartNotify(ctx, callID, cellID, text, func(err error) {
+		endNotifySpan(span, err)
+		done(err)
+	})
 }
 
 // CellClosed reports the closure, then ends the cell's span.
@@ -68,13 +52,13 @@ func (d *delegate) CellClosed(id codemode.CellID) {
 	d.inner.CellClosed(id)
 }
 
-// ReportFailure hands the failure on, if the wrapped delegate listens for failures.
-func (d *delegate) ReportFailure(reason string) { codemode.ReportFailure(d.inner, reason) }
+// ReportFailure hands the failure on.
+func (d *delegate) ReportFailure(reason string) { d.inner.ReportFailure(reason) }
 
-// CellUsage hands the cell's usage on, if the wrapped delegate listens for it: a decorator outside
-// the metrics one must not keep it from the metrics.
+// CellUsage hands the cell's usage on: a decorator outside the metrics one must not keep it from
+// the metrics.
 func (d *delegate) CellUsage(id codemode.CellID, usage codemode.CellUsage) {
-	codemode.ReportCellUsage(d.inner, id, usage)
+	d.inner.CellUsage(id, usage)
 }
 
 // cellContext is ctx with the span of cell id as its current span (ctx itself when the cell has
@@ -135,50 +119,4 @@ func errorType(err error) string {
 		return ErrorTimeout
 	}
 	return ErrorTool
-}
-
-// toolStartingDelegate is a traced delegate that starts tool calls (codemode.ToolCallStarter).
-type toolStartingDelegate struct {
-	*delegate
-	starter codemode.ToolCallStarter
-}
-
-// StartToolCall starts the call under its span, which ends when the call is done.
-func (d *toolStartingDelegate) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
-	ctx, span := d.startToolSpan(ctx, call)
-	d.starter.StartToolCall(ctx, call, func(out json.RawMessage, err error) {
-		endToolSpan(span, out, err)
-		done(out, err)
-	})
-}
-
-// notifyStartingDelegate is a traced delegate that starts notifications
-// (codemode.NotificationStarter).
-type notifyStartingDelegate struct {
-	*delegate
-	starter codemode.NotificationStarter
-}
-
-// StartNotify starts the notification under its span, which ends when it is done.
-func (d *notifyStartingDelegate) StartNotify(ctx context.Context, callID string, cellID codemode.CellID, text string, done func(error)) {
-	startNotify(ctx, d.delegate, d.starter, callID, cellID, text, done)
-}
-
-// startingDelegate is a traced delegate that starts both.
-type startingDelegate struct {
-	toolStartingDelegate
-	notes codemode.NotificationStarter
-}
-
-// StartNotify starts the notification under its span, which ends when it is done.
-func (d *startingDelegate) StartNotify(ctx context.Context, callID string, cellID codemode.CellID, text string, done func(error)) {
-	startNotify(ctx, d.delegate, d.notes, callID, cellID, text, done)
-}
-
-func startNotify(ctx context.Context, d *delegate, starter codemode.NotificationStarter, callID string, cellID codemode.CellID, text string, done func(error)) {
-	ctx, span := d.startNotifySpan(ctx, callID, cellID, text)
-	starter.StartNotify(ctx, callID, cellID, text, func(err error) {
-		endNotifySpan(span, err)
-		done(err)
-	})
 }

@@ -12,9 +12,9 @@
 // ToolCall.traceparent) finds the tool call's span in the context of the delegate's call.
 //
 // The decorator sees only the domain contract (pkg/codemode), so it works on any provider. It
-// keeps the optional interfaces of the delegate it wraps (codemode.ToolCallStarter,
-// codemode.NotificationStarter, codemode.FailureReporter, codemode.CellUsageReporter), so the runtime takes the same paths
-// with and without it. Nothing a cell computes (source, tool input, result, output or error
+// forwards every call of the one delegate contract in the order it comes
+// (docs/adr/0066-one-delegate-contract.md), so the runtime takes the same path with and without
+// it. Nothing a cell computes (source, tool input, result, output or error
 // text) goes into a span: only IDs, names, sizes and outcomes. A host without tracing does not
 // install the decorator at all, so tracing off costs nothing.
 package tracing

@@ -34,18 +34,18 @@ func TestConformance(t *testing.T) {
 }
 
 // TestSpanTree runs cells on the in-process runtime behind the decorator, with a delegate that
-// starts its calls (ToolCallStarter, NotificationStarter) and one that does not: the cell's span
+// starts its calls itself and one made by codemode.FromBlocking: the cell's span
 // is a child of the span in Execute's context; the tool call and notification spans are its
 // children, named and attributed by the GenAI conventions, and current in the context the
 // delegate gets; outcomes and failures are recorded without the cell's data.
 func TestSpanTree(t *testing.T) {
-	for name, starting := range map[string]bool{"InvokeTool": false, "StartToolCall": true} {
+	for name, starting := range map[string]bool{"FromBlocking": false, "StartToolCall": true} {
 		t.Run(name, func(t *testing.T) {
 			exp := tracetest.NewInMemoryExporter()
 			tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 			p := tracing.WrapProvider(newRuntime(t), tracing.Tracer(tp))
 			d := &recordingDelegate{}
-			var del codemode.Delegate = d
+			del := codemode.FromBlocking(d)
 			if starting {
 				del = &startingDelegate{d}
 			}
@@ -107,7 +107,7 @@ func TestTerminatedCellSpan(t *testing.T) {
 	p := tracing.WrapProvider(newRuntime(t), tracing.Tracer(tp))
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
-	s, err := p.CreateSession(ctx, &recordingDelegate{}, codemode.SessionCellExecutionLimits{})
+	s, err := p.CreateSession(ctx, codemode.FromBlocking(&recordingDelegate{}), codemode.SessionCellExecutionLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,6 +148,7 @@ func run(ctx context.Context, t *testing.T, s codemode.Session, execCtx context.
 // recordingDelegate answers "echo", fails every other tool, and keeps the span current in the
 // context of each call.
 type recordingDelegate struct {
+	codemode.DiscardReports
 	mu    sync.Mutex
 	spans []trace.SpanID
 }
@@ -188,7 +189,8 @@ func (d *recordingDelegate) Notify(ctx context.Context, _ string, _ codemode.Cel
 
 func (d *recordingDelegate) CellClosed(codemode.CellID) {}
 
-// startingDelegate is recordingDelegate with the starters, which answer on goroutines of their own.
+// startingDelegate is recordingDelegate with its own Start methods, which answer on goroutines of
+// their own.
 type startingDelegate struct{ *recordingDelegate }
 
 func (d *startingDelegate) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {

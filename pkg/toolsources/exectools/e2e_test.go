@@ -126,7 +126,7 @@ func session(t *testing.T, ts *ToolSet) (codemode.Session, []codemode.ToolDefini
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = provider.Close() })
-	s, err := provider.CreateSession(context.Background(), delegate, codemode.SessionCellExecutionLimits{})
+	s, err := provider.CreateSession(context.Background(), codemode.FromBlocking(delegate), codemode.SessionCellExecutionLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}

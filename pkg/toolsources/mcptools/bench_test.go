@@ -40,7 +40,7 @@ func BenchmarkMCPCellHundredCalls(b *testing.B) {
 	}
 	defer p.Close()
 	ctx := context.Background()
-	s, err := p.CreateSession(ctx, d, codemode.SessionCellExecutionLimits{})
+	s, err := p.CreateSession(ctx, codemode.FromBlocking(d), codemode.SessionCellExecutionLimits{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -72,7 +72,7 @@ func runCell(t testing.TB, sets []toolprovider.ToolSet, src string) cellOutcome 
 		t.Fatal(err)
 	}
 	defer p.Close()
-	s, err := p.CreateSession(ctx, d, codemode.SessionCellExecutionLimits{})
+	s, err := p.CreateSession(ctx, codemode.FromBlocking(d), codemode.SessionCellExecutionLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,18 +8,20 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// NotifyFunc receives a cell's notify() text, as codemode.Delegate.Notify.
+// NotifyFunc receives a cell's notify() text, as codemode.BlockingDelegate.Notify.
 type NotifyFunc func(ctx context.Context, callID string, cellID codemode.CellID, text string) error
 
-// Delegate is a codemode.Delegate whose tools come from ToolSets: InvokeTool goes to the set that
-// defines the called tool, Notify to a callback. It is safe for concurrent use.
+// Delegate is a codemode.BlockingDelegate whose tools come from ToolSets: InvokeTool goes to the
+// set that defines the called tool, Notify to a callback; a session gets
+// codemode.FromBlocking(d). It is safe for concurrent use.
 type Delegate struct {
+	codemode.DiscardReports
 	defs   []codemode.ToolDefinition
 	routes map[string]ToolSet // by routeKey of ToolDefinition.ToolName
 	notify NotifyFunc
 }
 
-var _ codemode.Delegate = (*Delegate)(nil)
+var _ codemode.BlockingDelegate = (*Delegate)(nil)
 
 // NewDelegate serves the tools of sets, in their order, and hands notifications to notify (nil
 // drops them). Two tools with the same name, or the same JavaScript name, are an error: a cell

@@ -19,7 +19,7 @@ import (
 type ToolSet interface {
 	// Definitions returns the tools in the order the model is shown them.
 	Definitions() []codemode.ToolDefinition
-	// InvokeTool runs a call to one of the set's tools, as codemode.Delegate.InvokeTool.
+	// InvokeTool runs a call to one of the set's tools, as codemode.BlockingDelegate.InvokeTool.
 	InvokeTool(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error)
 }
 

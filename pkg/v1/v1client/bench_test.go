@@ -48,7 +48,7 @@ func BenchmarkV1(b *testing.B) {
 	for _, tr := range transports {
 		b.Run(tr.name, func(b *testing.B) {
 			p := tr.new(b)
-			sess, err := p.CreateSession(context.Background(), echoDelegate{}, codemode.SessionCellExecutionLimits{})
+			sess, err := p.CreateSession(context.Background(), codemode.FromBlocking(echoDelegate{}), codemode.SessionCellExecutionLimits{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -82,7 +82,7 @@ func runCell(b *testing.B, sess codemode.Session, source string) {
 }
 
 // echoDelegate answers every tool call with its input.
-type echoDelegate struct{ codemode.NoopDelegate }
+type echoDelegate struct{ codemode.BlockingNoop }
 
 func (echoDelegate) InvokeTool(_ context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
 	return call.Input, nil

@@ -165,7 +165,7 @@ type closedCell struct {
 func (cc closedCell) notify() {
 	defer func() {
 		if r := recover(); r != nil {
-			codemode.ReportFailure(cc.delegate, codemode.CellTaskFailure(cc.id, fmt.Sprint(r)))
+			cc.delegate.ReportFailure(codemode.CellTaskFailure(cc.id, fmt.Sprint(r)))
 		}
 	}()
 	cc.delegate.CellClosed(cc.id)

@@ -129,12 +129,7 @@ func (c *connection) admitDelegateLocked(m wirev1.DelegateRequestMessage, canDef
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.delegates.active[m.Id] = &delegateTask{session: m.SessionId, cell: cell, cancel: cancel}
 	c.tasks.Add(1)
-	return func() {
-		go func() {
-			defer c.tasks.Done()
-			c.runDelegate(ctx, m, s.delegate, public)
-		}()
-	}
+	return func() { c.startDelegateCall(ctx, m, s.delegate, public) }
 }
 
 // refuse answers a delegate request with an error, off the read loop.
@@ -188,32 +183,25 @@ func (c *connection) cancelDelegate(id wirev1.DelegateRequestId) {
 	c.delegates.deferred = kept
 }
 
-// runDelegate runs one delegate call on the calling goroutine and answers it unless it was
-// cancelled. A delegate that ends its goroutine with runtime.Goexit (as t.FailNow does) still
-// gets its call answered, from the deferred handler that Goexit runs, with Codex's task failure
-// text, reported to the delegate too.
-func (c *connection) runDelegate(ctx context.Context, m wirev1.DelegateRequestMessage, d codemode.Delegate, cell codemode.CellID) {
-	var result wirev1.DelegateResponseResult
-	returned := false
-	defer func() {
-		if returned {
-			return
-		}
-		text := codemode.ToolTaskFailure(errGoexit.Error())
-		if _, ok := m.Request.(wirev1.NotificationSend); ok {
-			text = codemode.NotificationTaskFailure(errGoexit.Error())
-		}
-		codemode.ReportFailure(d, text)
-		c.finishDelegate(m.Id, wirev1.DelegateResponseError{Message: text})
-	}()
+// startDelegateCall starts one delegate call on the read loop (the delegate's Start methods
+// return promptly). Its answer is sent from a goroutine of its own, since done may run on a
+// transport's reader (a delegate that forwards the call elsewhere) and sending may wait for the
+// link; a call the host cancelled is not answered.
+func (c *connection) startDelegateCall(ctx context.Context, m wirev1.DelegateRequestMessage, d codemode.Delegate, cell codemode.CellID) {
+	finish := func(result wirev1.DelegateResponseResult) {
+		go func() {
+			defer c.tasks.Done()
+			c.finishDelegate(m.Id, result)
+		}()
+	}
 	switch r := m.Request.(type) {
 	case wirev1.ToolInvoke:
-		result = invokeTool(ctx, d, r.Invocation, cell)
+		invokeTool(ctx, d, r.Invocation, cell, finish)
 	case wirev1.NotificationSend:
-		result = notify(ctx, d, r, cell)
+		codemode.StartNotify(ctx, d, r.CallId, cell, r.Text, func(err error) { finish(notifyResult(err)) })
+	default:
+		finish(nil)
 	}
-	returned = true
-	c.finishDelegate(m.Id, result)
 }
 
 // finishDelegate retires a call and sends its answer unless it was cancelled.
@@ -239,19 +227,20 @@ func (c *connection) answer(id wirev1.DelegateRequestId, r wirev1.DelegateRespon
 	}
 }
 
-func invokeTool(ctx context.Context, d codemode.Delegate, inv wirev1.WireNestedToolCall, cell codemode.CellID) wirev1.DelegateResponseResult {
+// invokeTool starts a tool/invoke call; finish gets its answer.
+func invokeTool(ctx context.Context, d codemode.Delegate, inv wirev1.WireNestedToolCall, cell codemode.CellID, finish func(wirev1.DelegateResponseResult)) {
 	call, err := v1convert.NestedToolCallFromWire(inv)
 	if err != nil {
-		return wirev1.DelegateResponseError{Message: err.Error()}
+		finish(wirev1.DelegateResponseError{Message: err.Error()})
+		return
 	}
 	call.CellID = cell
-	var raw json.RawMessage
-	failure := contain(d, codemode.FailureToolTaskPanicked, func() {
-		raw, err = d.InvokeTool(ctx, call)
-	})
-	if failure != nil {
-		err = failure
-	}
+	codemode.StartToolCall(ctx, d, call, func(raw json.RawMessage, err error) { finish(toolResult(raw, err)) })
+}
+
+// toolResult is the answer to a tool/invoke call: the delegate's error, or its result as
+// canonical JSON (an empty one is null).
+func toolResult(raw json.RawMessage, err error) wirev1.DelegateResponseResult {
 	if err != nil {
 		return wirev1.DelegateResponseError{Message: err.Error()}
 	}
@@ -265,34 +254,10 @@ func invokeTool(ctx context.Context, d codemode.Delegate, inv wirev1.WireNestedT
 	return wirev1.DelegateResponseOk{Value: wirev1.ToolResult{Result: canonical}}
 }
 
-func notify(ctx context.Context, d codemode.Delegate, n wirev1.NotificationSend, cell codemode.CellID) wirev1.DelegateResponseResult {
-	var err error
-	failure := contain(d, codemode.FailureNotificationTaskPanicked, func() {
-		err = d.Notify(ctx, n.CallId, cell, n.Text)
-	})
-	if failure != nil {
-		err = failure
-	}
+// notifyResult is the answer to a notification/send call.
+func notifyResult(err error) wirev1.DelegateResponseResult {
 	if err != nil {
 		return wirev1.DelegateResponseError{Message: err.Error()}
 	}
 	return wirev1.DelegateResponseOk{Value: wirev1.NotificationDelivered{}}
-}
-
-// errGoexit marks a delegate goroutine that ended through runtime.Goexit.
-var errGoexit = errors.New("the delegate goroutine exited without returning")
-
-// contain runs fn on the calling goroutine and recovers a panic in it: the panic becomes the
-// call's error with Codex's text (the script sees it) and is reported to the delegate's
-// FailureReporter. (runtime.Goexit cannot be recovered; runDelegate answers such a call from the
-// deferred handler Goexit runs.)
-func contain(d codemode.Delegate, panicked string, fn func()) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = errors.New(panicked)
-			codemode.ReportFailure(d, err.Error())
-		}
-	}()
-	fn()
-	return nil
 }

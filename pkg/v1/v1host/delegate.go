@@ -150,22 +150,6 @@ func (d *delegateCalls) disconnect() {
 	}
 }
 
-// call sends a delegate request about cell through the cell's route and waits for the answer.
-// ctx ending (the runtime abandoned the call) sends delegate/cancel if the request went out;
-// a late answer is then ignored.
-func (c *conn) call(ctx context.Context, session wirev1.SessionId, cell codemode.CellID, req wirev1.DelegateRequest) (wirev1.DelegateResponse, error) {
-	type outcome struct {
-		resp wirev1.DelegateResponse
-		err  error
-	}
-	done := make(chan outcome, 1)
-	c.startCall(ctx, session, cell, req, func(resp wirev1.DelegateResponse, err error) {
-		done <- outcome{resp, err}
-	})
-	o := <-done
-	return o.resp, o.err
-}
-
 // startCall queues a delegate request about cell on the cell's route and returns; finish gets
 // the outcome exactly once, from whichever goroutine ends the call: the connection's reader with
 // the answer, the route's sender when the request cannot go out, the runtime's context ending
@@ -239,15 +223,9 @@ type remoteDelegate struct {
 	session wirev1.SessionId
 }
 
-// InvokeTool forwards a nested tool call as delegate/request tool/invoke and waits for the answer.
-func (d *remoteDelegate) InvokeTool(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
-	resp, err := d.conn.call(ctx, d.session, call.CellID, toolInvoke(call))
-	return toolResult(resp, err)
-}
-
 // StartToolCall forwards a nested tool call as delegate/request tool/invoke without waiting: the
 // runtime's loop writes the request itself, and the connection's reader hands the answer to
-// done, with no goroutine in between (codemode.ToolCallStarter).
+// done, with no goroutine in between.
 func (d *remoteDelegate) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
 	d.conn.startCall(ctx, d.session, call.CellID, toolInvoke(call), func(resp wirev1.DelegateResponse, err error) {
 		done(toolResult(resp, err))
@@ -270,21 +248,8 @@ func toolResult(resp wirev1.DelegateResponse, err error) (json.RawMessage, error
 	return r.Result, nil
 }
 
-// Notify forwards a notification as delegate/request notification/send.
-func (d *remoteDelegate) Notify(ctx context.Context, callID string, cellID codemode.CellID, text string) error {
-	resp, err := d.conn.call(ctx, d.session, cellID, wirev1.NotificationSend{CallId: callID, CellId: wirev1.WireCellId(cellID), Text: text})
-	if err != nil {
-		return err
-	}
-	if _, ok := resp.(wirev1.NotificationDelivered); !ok {
-		return errInvalidNotifyResult
-	}
-	return nil
-}
-
 // StartNotify forwards a notification as delegate/request notification/send without waiting,
-// on the cell's route in the order the runtime starts it among the cell's tool calls
-// (codemode.NotificationStarter).
+// on the cell's route in the order the runtime starts it among the cell's tool calls.
 func (d *remoteDelegate) StartNotify(ctx context.Context, callID string, cellID codemode.CellID, text string, done func(error)) {
 	req := wirev1.NotificationSend{CallId: callID, CellId: wirev1.WireCellId(cellID), Text: text}
 	d.conn.startCall(ctx, d.session, cellID, req, func(resp wirev1.DelegateResponse, err error) {
@@ -306,9 +271,7 @@ func (d *remoteDelegate) ReportFailure(reason string) {
 	d.conn.fail(errors.New(reason))
 }
 
-var (
-	_ codemode.Delegate            = (*remoteDelegate)(nil)
-	_ codemode.ToolCallStarter     = (*remoteDelegate)(nil)
-	_ codemode.NotificationStarter = (*remoteDelegate)(nil)
-	_ codemode.FailureReporter     = (*remoteDelegate)(nil)
-)
+// CellUsage is dropped: V1 carries no cell usage to the client; the host accounts for it.
+func (d *remoteDelegate) CellUsage(codemode.CellID, codemode.CellUsage) {}
+
+var _ codemode.Delegate = (*remoteDelegate)(nil)

@@ -71,8 +71,6 @@ func (d *countingDelegate) CellClosed(id codemode.CellID) {
 	d.Delegate.CellClosed(id)
 }
 
-func (d *countingDelegate) ReportFailure(reason string) { codemode.ReportFailure(d.Delegate, reason) }
-
 // checkClosedOnce fails unless every admitted cell was closed exactly once.
 func (p *countingProvider) checkClosedOnce(t *testing.T) {
 	t.Helper()
