@@ -36,8 +36,9 @@ type Options struct {
 	HandshakeTimeout time.Duration
 	// ServerTruncation asks a host that grants bounded-output-v1 (Codex 0.169's) to truncate
 	// every runtime response to its request's token budget (ExecuteRequest.MaxOutputTokens,
-	// WaitRequest.MaxOutputTokens), in Codex's format, as Codex's client does; the responses
-	// then reach the caller truncated. Older hosts send the output whole.
+	// WaitRequest.MaxOutputTokens), in the form a model reads (docs/protocol/v1.md#output-truncation),
+	// so that no response larger than the caller can use crosses the wire; the responses then
+	// reach the caller truncated. Older hosts send the output whole.
 	ServerTruncation bool
 }
 
