@@ -15,7 +15,8 @@ import (
 )
 
 // DefaultTransportTimeout is the client's allowance for the host's answer on top of a request's
-// runtime allowance (Codex's 60 s).
+// runtime allowance (Codex's 60 s, docs/protocol/v1.md#client-rules): a host that misses it is
+// taken for dead and the connection ends, rather than a caller waiting forever.
 const DefaultTransportTimeout = 60 * time.Second
 
 // errLimitsUnsupported is Codex's text for session limits a host did not negotiate.
