@@ -62,8 +62,10 @@ type SessionProvider interface {
 //     callers contain that through the package's StartToolCall and StartNotify functions.
 //
 // An owner whose tools block (the usual case) implements BlockingDelegate instead and passes
-// FromBlocking(it), which runs each call on a goroutine with the failure containment Codex
-// specifies. An owner that has no use for failure reports or cell usage embeds DiscardReports.
+// FromBlocking(it), which runs each call on a goroutine and contains its failures: a call that
+// panics still settles, so the script never waits forever, and the owner hears of it
+// (docs/protocol/javascript.md#the-delegate).
+// An owner that has no use for failure reports or cell usage embeds DiscardReports.
 type Delegate interface {
 	// StartToolCall starts a nested tool call; done receives its JSON result (empty means null)
 	// or the error that rejects the script's promise with its text.

@@ -6,9 +6,10 @@ import (
 )
 
 // PendingSession is the pending-frontier API: an optional extension of Session for embedders that
-// drive a cell step by step instead of by yield deadlines. It mirrors Codex's in-process
-// execute_to_pending and wait_to_pending, which no host wire carries; a transport that cannot
-// offer it simply does not implement the interface (check with a type assertion).
+// drive a cell step by step instead of by yield deadlines (docs/protocol/javascript.md#the-pending-frontier,
+// ADR 0025). No host wire carries it (Codex offers execute_to_pending and wait_to_pending in process
+// only), so a transport that cannot offer it simply does not implement the interface (check with a
+// type assertion).
 //
 // A cell is quiescent when its JavaScript cannot run now: no tool result and no due timer is
 // waiting to be delivered and the last turn queued nothing that is ready at once. A cell is in

@@ -50,8 +50,9 @@ type ExecuteRequest struct {
 // before it (Delegate.StartToolCall and StartNotify) and the cancellation of those it
 // abandoned, and before anything the cell starts after it and before CellClosed. A transport that
 // queues the response there, behind those requests, writes the cell's events in the order the
-// script caused them, as Codex's host does. It must not block; it is not called for a MissingCell
-// outcome, which no cell event precedes.
+// script caused them, the order a client reads them in: no request of the cell comes after the
+// response that ended it (docs/protocol/v1.md#execute). It must not block; it is not called for a
+// MissingCell outcome, which no cell event precedes.
 type Observer func(RuntimeResponse)
 
 // WaitRequest asks to observe a cell.

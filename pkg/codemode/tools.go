@@ -35,8 +35,10 @@ func (n ToolName) Equivalent(o ToolName) bool {
 	return a.Name == b.Name && *a.Namespace == *b.Namespace
 }
 
-// String displays the name as Codex does: the namespace and name concatenated, or the bare name
-// in the default namespace.
+// String displays the name as the model knows the tool: the namespace and name concatenated
+// (mcp__sample__ and freeform_tool give mcp__sample__freeform_tool), or the bare name in the default
+// namespace. Pinned texts such as "code-mode tool {name} is not enabled for this execution"
+// (docs/protocol/grpc.md#tool-calls) carry this form.
 func (n ToolName) String() string {
 	if n.IsDefaultNamespace() {
 		return n.Name

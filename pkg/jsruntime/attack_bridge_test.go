@@ -220,8 +220,9 @@ text(JSON.stringify(reads));`)
 		// generatedImage reads image_url twice (is it there, then its value) and sends the value
 		// it checked.
 		codemode.InputImage{ImageURL: "data:x", Detail: "high"},
-		// An MCP block's data that is not a data: URL is base64 behind its MIME type (Codex 0.169),
-		// and its mimeType goes into the data: URL as Codex puts it there: still data:.
+		// An MCP block's data that is not a data: URL is base64 behind its MIME type
+		// (docs/protocol/javascript.md#image), and its mimeType goes into the data: URL
+		// unchanged: the URL still starts with data:, so no scheme the script forged is reached.
 		codemode.InputImage{ImageURL: "data:application/octet-stream;base64,https://evil.example/a.png", Detail: "high"},
 		codemode.InputImage{ImageURL: "data:image/png;x=1,https://evil;base64,AA", Detail: "high"},
 		codemode.InputAudio{AudioURL: "data:application/octet-stream;base64,blob:x"},

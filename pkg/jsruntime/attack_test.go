@@ -394,7 +394,8 @@ func log12(names ...string) string {
 // a namespace that exports a function named then is a thenable, and resolving the promise that
 // completes the cell called that function with the promise's resolving functions. The cell then
 // decided its own outcome after its code had run (rejecting with any value, or never completing),
-// which Codex, evaluating the module itself, never lets exports do.
+// while a cell completes when its module's evaluation settles (docs/protocol/javascript.md#completion),
+// whatever it exports.
 func TestAttackExportedThenDoesNotDecideTheOutcome(t *testing.T) {
 	s := jsruntime.NewTestSession(t, nil, codemode.SessionCellExecutionLimits{})
 	for _, c := range []struct{ src, errText string }{

@@ -37,10 +37,11 @@
 // (toolcalls.go); timers live in a heap in Go (timers.go); notifications are delivered in order on
 // their own goroutine (notifier.go); stored values are snapshotted at start and committed on
 // completion (store.go). The session (session.go) owns observation: yields, waits, termination
-// and Codex's exact ordering rules. Their rules are one state machine per cell, plain data
-// (cellLifecycle, celllife.go; docs/adr/0065-the-cell-lifecycle-is-a-state-machine.md): every
-// change of a cell's life is an event, and the session carries out the effects the lifecycle
-// returns (cellfx.go), keeping the I/O and the scheduling.
+// and the ordering rules a client relies on (docs/protocol/javascript.md#observers). Their rules
+// are one state machine per cell, plain data (cellLifecycle, celllife.go;
+// docs/adr/0065-the-cell-lifecycle-is-a-state-machine.md): every change of a cell's life is an
+// event, and the session carries out the effects the lifecycle returns (cellfx.go), keeping the I/O
+// and the scheduling.
 //
 // JavaScript reaches Go through one bridge function (bridge.go): an operation character and a JSON
 // payload. The threat model is that the cell controls everything inside its wasm instance, the

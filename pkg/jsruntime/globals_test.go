@@ -53,7 +53,7 @@ text(JSON.stringify(results.map(v => v === undefined)));`)
 
 func TestTextHelperConvertsValues(t *testing.T) {
 	r := jsruntime.RunCellToEnd(t, `text(undefined); text(null); text(true); text(1.5); text(10n); text("s"); text({a: [1, "x"]}); text([1, 2]); text(() => 1); text(Symbol("q")); text({toJSON() {}});`)
-	// What JSON.stringify maps to undefined prints "undefined", as in Codex 0.169.
+	// What JSON.stringify maps to undefined prints "undefined" (docs/protocol/javascript.md#text).
 	want := []string{"undefined", "null", "true", "1.5", "10", "s", `{"a":[1,"x"]}`, "[1,2]", "undefined", "undefined", "undefined"}
 	if got := jsruntime.TextsOf(r.ContentItems); !reflect.DeepEqual(got, want) {
 		t.Fatalf("texts = %q, want %q", got, want)
@@ -170,7 +170,7 @@ func TestSynchronousExitReturnsSuccessfully(t *testing.T) {
 	if r.ErrorText != nil || !reflect.DeepEqual(jsruntime.TextsOf(r.ContentItems), []string{"before"}) {
 		t.Fatalf("%s %v", jsruntime.ErrorTextOf(r), jsruntime.TextsOf(r.ContentItems))
 	}
-	// Codex 0.169: exit() cannot be caught, and no finally runs.
+	// exit() cannot be caught, and no finally runs (docs/protocol/javascript.md#exit).
 	r = jsruntime.RunCellToEnd(t, `try { exit() } catch (e) { text(e) } finally { text("finally") } text("continued")`)
 	if r.ErrorText != nil || len(r.ContentItems) != 0 {
 		t.Fatalf("%s %v", jsruntime.ErrorTextOf(r), jsruntime.TextsOf(r.ContentItems))

@@ -388,8 +388,10 @@ func setAttachedHook(s codemode.Session, hook func(codemode.CellID)) {
 	sess.mu.Unlock()
 }
 
-// The initial yield deadline counts from the runtime's start, like Codex's Started event: a cell
-// whose start takes five seconds still gets its full second once it runs.
+// The initial yield deadline counts from the runtime's start, not from the request: the deadline
+// bounds how long the script runs before the model hears from it, and the time a runtime takes to
+// start is not the script's (docs/protocol/javascript.md#yield-deadlines). A cell whose start
+// takes five seconds still gets its full second once it runs.
 func TestYieldDeadlineCountsFromTheRuntimeStart(t *testing.T) {
 	inBubble(t, func(t *testing.T, p *Provider) {
 		g := newToolGate()

@@ -413,8 +413,8 @@ func (r *cellRun) Serve(msg string) engine.Reply {
 
 // errCellExited unwinds the engine from the bridge call of exit(): a Go panic in a host function
 // ends the wasm call that is running, with no JavaScript run on the way out (no catch, no
-// finally), which is what V8's TerminateExecution does for Codex. The engine's memory is then as
-// a trap leaves it, and its reset in the pool restores it.
+// finally), because exit() must not be catchable (docs/protocol/javascript.md#exit). The
+// engine's memory is then as a trap leaves it, and its reset in the pool restores it.
 var errCellExited = errors.New("the cell called exit()")
 
 // exit ends the cell successfully and unwinds its engine (errCellExited).

@@ -83,9 +83,12 @@ const (
 	DefaultHeapLimitBytes uint64 = 512 << 20
 	// DefaultPoolSize is the number of idle runtimes kept ready when Options.PoolSize is zero.
 	DefaultPoolSize = 2
-	// DefaultMaxOutputBytes is Codex's frame limit: more unobserved output could never be sent.
+	// DefaultMaxOutputBytes is the V1 frame limit (docs/protocol/v1.md#framing): more unobserved
+	// output could never be sent.
 	DefaultMaxOutputBytes = 64 << 20
-	// DefaultMaxStoredValues and DefaultMaxStoredBytes are newer Codex's store limits.
+	// DefaultMaxStoredValues and DefaultMaxStoredBytes bound a session's stored values
+	// (docs/protocol/javascript.md#limits); they are newer Codex's numbers, so a script that
+	// stays within Codex's store stays within codemode's.
 	DefaultMaxStoredValues = 256
 	DefaultMaxStoredBytes  = 8 << 20
 	// DefaultMaxPendingTimers and DefaultMaxPendingToolCalls bound one cell's work in flight.

@@ -389,8 +389,8 @@ func (s *session) closeCell(c *cell) {
 }
 
 // callDelegate calls one of the delegate's closing callbacks (name) for cell id. A callback that
-// panics is the owner's bug, not the caller's: it is contained and reported (Codex reports its
-// cell task failing), and the next callback still runs.
+// panics is the owner's bug, not the caller's: it is contained and reported to the owner, who alone
+// can fix it (docs/protocol/javascript.md#the-delegate), and the next callback still runs.
 func callDelegate(report func(string), id codemode.CellID, name string, call func()) {
 	returned := false
 	defer func() {

@@ -68,7 +68,8 @@ const odd = await tools.odd();
 text(JSON.stringify([back.s.length, back.s.charCodeAt(1), back.s.charCodeAt(3), back.pair.length]));
 text(JSON.stringify([odd[0].length, odd[0].charCodeAt(1), odd[1].length, odd[1].charCodeAt(0), odd[2].codePointAt(0)]));
 text(odd[0]); text(odd[1]);`, testTool("echo"), testTool("odd"))
-	// A lone surrogate in an input is refused at once, as serde_json refuses it in Codex.
+	// A lone surrogate in an input is refused at once, where the script can catch it, with the
+	// text of serde_json, the decoder of a Codex client, which would refuse the whole input.
 	want := []string{"failed to serialize JavaScript value: unexpected end of hex escape at line 1 column 13",
 		"[5,0,65533,2]", "[3,0,1,55296,128512]", "x\x00y", "\uFFFD"}
 	if got := textsOf(r.ContentItems); r.ErrorText != nil || !reflect.DeepEqual(got, want) {

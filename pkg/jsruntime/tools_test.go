@@ -83,7 +83,9 @@ try { await tools.exec({}) } catch (e) { text(e) }`, testTool("echo"), testTool(
 }
 
 // The runtime forwards a call's input as the script wrote it, whatever the tool's input_schema
-// says, as Codex's host does: checking it is the tool owner's work (toolprovider.InputCheck).
+// says (docs/protocol/javascript.md#tools): the owner holds the tool's contract and its errors
+// are the ones the model should read, so checking it is the tool owner's work
+// (toolprovider.InputCheck).
 func TestToolInputIsForwardedWhateverItsSchema(t *testing.T) {
 	d := newRecorder(echoTool)
 	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})

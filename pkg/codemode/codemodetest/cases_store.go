@@ -87,7 +87,8 @@ func testStoreNotCommittedOnTermination(t *testing.T, h *harness) {
 	checkResult(t, "next cell", f.run(`text(String(load("t")));`), "2", texts("undefined")...)
 }
 
-// store() refuses with strings, as Codex 0.169 does: undefined with "Unable to store ...", a value
+// store() refuses with strings, so that the cell's error_text is the bare message the model reads
+// (docs/protocol/javascript.md#store-and-load): undefined with "Unable to store ...", a value
 // JSON cannot carry (a function, a Symbol) with serde_json's text, a Symbol key, and whatever
 // serializing a value throws (a cyclic value's TypeError, whose text is the engine's). Nothing is
 // stored.

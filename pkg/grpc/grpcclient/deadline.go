@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 )
 
-// transportTimeout is each request's allowance for the transport (Codex's TRANSPORT_TIMEOUT);
-// requests that wait on the runtime get its allowance on top.
+// transportTimeout is each request's allowance for the transport (Codex's TRANSPORT_TIMEOUT,
+// docs/protocol/grpc.md#execute); requests that wait on the runtime get its allowance on top.
 const transportTimeout = 60 * time.Second
 
 // maxErrorBytes bounds a failure text built from a transport status.
@@ -72,8 +72,9 @@ func enforce(ctx context.Context, operation string, runtime time.Duration, reque
 	}
 }
 
-// runtimeAllowance is the time a request may wait on the runtime: its yield time plus Codex's
-// 1 s grace.
+// runtimeAllowance is the time a request may wait on the runtime: its yield time plus 1 s
+// (docs/protocol/grpc.md#execute), the grace a host may add to a yield deadline
+// (docs/protocol/javascript.md#yield-deadlines).
 func runtimeAllowance(yieldMs uint64) time.Duration {
 	const maxMs = uint64(1<<63-1) / uint64(time.Millisecond)
 	if yieldMs > maxMs {

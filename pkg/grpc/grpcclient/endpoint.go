@@ -28,8 +28,10 @@ var (
 	errEndpointSocket      = errors.New("gRPC code-mode endpoint must name a Unix socket path")
 )
 
-// parseEndpoint validates an endpoint as Codex's client does: http://host:port and https://… (an
-// origin: no credentials, no path other than "/", no query or fragment), unix://path or unix:path.
+// parseEndpoint validates an endpoint by the rules of docs/protocol/grpc.md#endpoints: http://host:port
+// and https://… (an origin: a gRPC method's path is fixed, so a path, query or fragment has no
+// meaning there, and credentials in a URL would leak into logs and error texts), unix://path or
+// unix:path.
 func parseEndpoint(raw string) (endpoint, error) {
 	if path, ok := strings.CutPrefix(raw, "unix://"); ok {
 		return unixEndpoint(path)

@@ -15,10 +15,12 @@ import (
 )
 
 // GRPCStdioListen is the --listen value that makes a host serve gRPC on its standard streams;
-// NewProcess appends it to the command's arguments, as Codex 0.169 does.
+// NewProcess appends it to the command's arguments, because a host spawned without it serves
+// Protocol V1 on its standard streams (docs/protocol/grpc.md#spawned-hosts).
 const GRPCStdioListen = "grpc+stdio://"
 
-// processAuthority is the :authority of requests to a process host (Codex's).
+// processAuthority is the :authority of requests to a process host, the one Codex's client sends
+// (docs/protocol/grpc.md#spawned-hosts): a pipe has no host name to put there.
 const processAuthority = "code-mode-host"
 
 // Command is how to start a process host that serves gRPC on its stdin and stdout:

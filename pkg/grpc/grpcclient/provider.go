@@ -16,8 +16,9 @@ type Options struct {
 	// TLSConfig is used for https:// endpoints; nil means the system's roots.
 	TLSConfig *tls.Config
 	// ServerTruncation asks the host to truncate every outcome to its request's token budget
-	// (ExecuteRequest.MaxOutputTokens, WaitRequest.MaxOutputTokens) in Codex's format, as
-	// Codex 0.169's client does for a host it spawned; outcomes then reach the caller truncated.
+	// (ExecuteRequest.MaxOutputTokens, WaitRequest.MaxOutputTokens) in the form a model reads
+	// (docs/protocol/grpc.md#additions-of-codex-0169), so that no outcome larger than the caller can
+	// use crosses the wire; outcomes then reach the caller truncated.
 	// A host older than 0.169 ignores it and sends them whole.
 	ServerTruncation bool
 	// SendCompression compresses every request with the named encoding: "zstd" (what Codex's host

@@ -16,7 +16,8 @@ import (
 // lease, the next epoch ("g<N>:" cell IDs). The failed operation itself is not replayed.
 var ErrSessionReset error = sessionReset{}
 
-// sessionReset is ErrSessionReset's type: its text is Codex's (docs/protocol/grpc.md#routing), capitalized as Codex writes it.
+// sessionReset is ErrSessionReset's type: its text is the pinned one (docs/protocol/grpc.md#routing),
+// capital S included, since callers and models match on it.
 type sessionReset struct{}
 
 // Error returns grpcconv.SessionResetText.

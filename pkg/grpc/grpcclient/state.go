@@ -14,7 +14,8 @@ import (
 )
 
 // maxPendingCallbacks bounds the tool calls and notifications a session runs at once (Codex's
-// MAX_PENDING_DELEGATE_CALLS, shared by both kinds).
+// MAX_PENDING_DELEGATE_CALLS, shared by both kinds; docs/protocol/grpc.md#tool-calls), so a host
+// cannot make the client hold unbounded work.
 const maxPendingCallbacks = 1_024
 
 // admission is what becomes of a callback the host sent.

@@ -90,8 +90,8 @@ func newTransportOver(e endpoint, base http.RoundTripper, closeIdle func(), opts
 	copts := []connecthttp.Option{
 		connecthttp.WithReadMaxBytes(grpcconv.MaxMessageBytes),
 		connecthttp.WithSendMaxBytes(grpcconv.MaxMessageBytes),
-		// Offered as Codex 0.169's client offers them; requests go out uncompressed unless
-		// Options.SendCompression names one.
+		// Offered in grpc-accept-encoding so that a host may compress a large outcome with either;
+		// requests go out uncompressed unless Options.SendCompression names one.
 		connecthttp.WithCompressors(zstd.New(), connectgzip.New()),
 	}
 	if opts.SendCompression != "" {

@@ -174,7 +174,8 @@ func checkCallbackUUID(id, field string) error {
 	return nil
 }
 
-// firstError returns the first non-nil error, the order of Codex's checks.
+// firstError returns the first non-nil error: the checks are listed in Codex's order, so a message
+// with several faults gets the same text as from Codex's peer.
 func firstError(errs ...error) error {
 	for _, err := range errs {
 		if err != nil {

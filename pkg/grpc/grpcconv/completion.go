@@ -19,8 +19,9 @@ type ToolResult struct {
 	Failed bool
 }
 
-// ToolResultToProto builds the CompleteToolCall for a result. Like Codex it measures the encoded
-// request, envelope included, and replaces a request larger than limit (normally
+// ToolResultToProto builds the CompleteToolCall for a result. It measures the encoded request,
+// envelope included, since the limit is on the whole message (docs/protocol/grpc.md#tool-calls),
+// and replaces a request larger than limit (normally
 // MaxMessageBytes) by a failure that says so, which always fits.
 func ToolResultToProto(sessionID, invocationID string, result ToolResult, limit int) *pb.CompleteToolCallRequest {
 	req := &pb.CompleteToolCallRequest{SessionId: sessionID, InvocationId: invocationID}

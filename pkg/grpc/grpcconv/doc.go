@@ -13,8 +13,8 @@
 // (a conversion from the wire validates, as V1's strict decoders do, so no unchecked value
 // reaches the domain). Check runs the same checks by message type, without keeping the result.
 //
-// Texts come in two voices, as in Codex. Validation of what a client sent, applied by the host
-// ("code-mode execution ID must not be empty"), and validation of what a host sent, applied by
-// the client ("gRPC code-mode host returned an empty cell ID"). Check applies both, by message
-// type, for `codemode wire check`.
+// Texts come in two voices, so that a reader can tell which side erred. Validation of what a
+// client sent, applied by the host ("code-mode execution ID must not be empty"), and validation of
+// what a host sent, applied by the client ("gRPC code-mode host returned an empty cell ID"). Check
+// applies both, by message type, for `codemode wire check`.
 package grpcconv

@@ -6,11 +6,12 @@ import (
 	"github.com/google/uuid"
 )
 
-// MaxIdentifierBytes bounds every identifier of the protocol (Codex's grpc::MAX_IDENTIFIER_BYTES).
+// MaxIdentifierBytes bounds every identifier of the protocol (Codex's grpc::MAX_IDENTIFIER_BYTES,
+// docs/protocol/grpc.md#identifiers-and-validation).
 const MaxIdentifierBytes = 256
 
 // MaxMessageBytes is the gRPC message limit of both peers, in each direction (Codex's
-// host::MAX_FRAME_BYTES, 64 MiB).
+// host::MAX_FRAME_BYTES, 64 MiB; docs/protocol/grpc.md#messages).
 const MaxMessageBytes = 64 << 20
 
 // CheckIdentifier is the host's rule for an identifier a client sent: not empty and at most

@@ -9,7 +9,8 @@ import (
 )
 
 // checkJSON parses data as serde_json::from_slice does and returns its error text on failure, so
-// a refusal reads exactly as Codex's ("expected value at line 1 column 1").
+// a refusal carries the pinned text ("expected value at line 1 column 1") that peers and tests
+// match (docs/protocol/grpc.md#identifiers-and-validation).
 func checkJSON(data []byte) error {
 	_, err := serdejson.Parse(data)
 	return err

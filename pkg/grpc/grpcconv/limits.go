@@ -13,8 +13,9 @@ func SessionLimitsFromProto(l *pb.SessionCellExecutionLimits) codemode.SessionCe
 	return codemode.SessionCellExecutionLimits{MaxYieldTimeMs: copied(l.MaxYieldTimeMs), MaxHeapSizeBytes: copied(l.MaxHeapSizeBytes)}
 }
 
-// SessionLimitsToProto is SessionLimits' inverse. Like Codex it returns nil, leaving the field
-// unset, unless at least one limit is set.
+// SessionLimitsToProto is SessionLimits' inverse. It returns nil, leaving the field unset, unless
+// at least one limit is set (docs/protocol/grpc.md#session-lifecycle): unset is how "no limits"
+// reads on the wire, to every host.
 func SessionLimitsToProto(l codemode.SessionCellExecutionLimits) *pb.SessionCellExecutionLimits {
 	if l.IsDefault() {
 		return nil

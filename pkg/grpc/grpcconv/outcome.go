@@ -50,9 +50,10 @@ func durationNs(d time.Duration) uint64 {
 	return uint64(d)
 }
 
-// RuntimeResponseFromProto converts an outcome the host returned, with the client's checks in Codex's
-// order: the cell ID, every content item, then the outcome's presence. The host duration is not
-// part of the domain response and is dropped.
+// RuntimeResponseFromProto converts an outcome the host returned, with the client's checks in
+// Codex's order, so an outcome with several faults gets the same text from either client: the
+// cell ID, every content item, then the outcome's presence. The host duration is not part of the
+// domain response and is dropped.
 func RuntimeResponseFromProto(o *pb.ExecutionOutcome) (codemode.RuntimeResponse, error) {
 	if err := CheckHostIdentifier(o.GetCellId(), "cell ID"); err != nil {
 		return codemode.RuntimeResponse{}, err

@@ -66,8 +66,9 @@ func toolKind(k pb.ToolKind) (codemode.ToolKind, bool) {
 	}
 }
 
-// ToolDefinitionFromProto converts a definition a client sent, with the host's checks in Codex's order:
-// the name, the tool name's presence and shape, the kind, then both schemas as JSON.
+// ToolDefinitionFromProto converts a definition a client sent, with the host's checks in Codex's
+// order, so a definition with several faults gets the same text from either host: the name, the
+// tool name's presence and shape, the kind, then both schemas as JSON.
 func ToolDefinitionFromProto(d *pb.ToolDefinition) (codemode.ToolDefinition, error) {
 	if err := CheckIdentifier(d.GetName(), "tool definition name"); err != nil {
 		return codemode.ToolDefinition{}, err

@@ -36,8 +36,9 @@ func (s *session) forgetAck(id uuid.UUID) {
 	s.mu.Unlock()
 }
 
-// acknowledge releases the notification that waits for id; an unknown ID is accepted, as Codex's
-// host accepts every acknowledgement.
+// acknowledge releases the notification that waits for id; an unknown ID is accepted, since an
+// acknowledgement may come after its notification was cancelled or released, and a client must not
+// fail for that race.
 func (s *session) acknowledge(id uuid.UUID) {
 	s.mu.Lock()
 	ack, ok := s.state.pendingAcks[id]

@@ -190,9 +190,10 @@ func (n blockingNotifier) InvokeTool(context.Context, codemode.NestedToolCall) (
 	return nil, errors.New("code-mode gRPC host started a tool call through its notifier")
 }
 
-// Notify queues a Notification on the lease. As with Codex it returns as soon as the event is
-// queued, unless the client acknowledges notifications (grpcconv.AcknowledgementsHeader): then it returns
-// once the client acknowledged it, or the runtime gave up on it.
+// Notify queues a Notification on the lease. It returns as soon as the event is queued
+// (docs/protocol/grpc.md#tool-calls), since a Codex client never acknowledges, unless the client
+// acknowledges notifications (grpcconv.AcknowledgementsHeader): then it returns once the client
+// acknowledged it, or the runtime gave up on it.
 func (n blockingNotifier) Notify(ctx context.Context, callID string, cell codemode.CellID, text string) error {
 	s := n.s
 	release, err := s.acquireDelegate()
@@ -228,8 +229,9 @@ func (n blockingNotifier) Notify(ctx context.Context, callID string, cell codemo
 // CellClosed sends the cell's CellClosed once its execution is known.
 func (d delegate) CellClosed(cell codemode.CellID) { d.s.closeCell(cell) }
 
-// ReportFailure closes the session, as Codex's host does with a runtime task failure: the
-// session's state can no longer be trusted.
+// ReportFailure closes the session: its state can no longer be trusted, and closing it fails
+// what the client waits for on it at once (docs/protocol/grpc.md#session-lifecycle) instead of
+// leaving it to hang.
 func (d delegate) ReportFailure(reason string) { d.s.close(reason) }
 
 // CellUsage is dropped: the gRPC protocol carries no cell usage; the host accounts for it.

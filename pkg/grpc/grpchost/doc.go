@@ -10,8 +10,9 @@
 // closed cell a CellClosed (with its execution's last tool-call sequence). Execute sends started
 // at once and then one outcome; Wait, CancelWait and Terminate observe and stop cells.
 //
-// The host validates every request as Codex's does and answers with its status codes and texts
-// (docs/protocol/grpc.md#identifiers-and-validation, docs/protocol/grpc.md#status-codes): identifiers non-empty and at most 256 bytes, host-generated ones UUIDs;
+// The host validates every request and answers with the status codes and texts a client matches on
+// (docs/protocol/grpc.md#identifiers-and-validation, docs/protocol/grpc.md#status-codes):
+// identifiers non-empty and at most 256 bytes, host-generated ones UUIDs;
 // reused execution and wait IDs refused among the last 4,096; per-host limits on in-flight
 // requests, active cells, control requests and pending callbacks, answered RESOURCE_EXHAUSTED
 // without waiting; 64 MiB messages. Texts are part of the contract, and tests pin them.

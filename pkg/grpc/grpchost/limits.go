@@ -29,7 +29,8 @@ type Limits struct {
 	MaxPendingDelegateCalls int
 	// MaxSessions bounds the open sessions; an OpenSession beyond it is refused with
 	// RESOURCE_EXHAUSTED ("code-mode host has too many open sessions"), which a client retries and
-	// a proxy sends to another host. Zero means no limit, as in Codex (which removed its limit).
+	// a proxy sends to another host. Zero means no limit (docs/protocol/grpc.md#status-codes): an
+	// open session costs little until its cells run, and the active-cell limit bounds those.
 	MaxSessions int
 }
 

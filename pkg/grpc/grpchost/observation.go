@@ -51,7 +51,9 @@ func openOptions(req *pb.OpenSessionRequest) (sessionOptions, error) {
 var errTooManySessionDelegates = errors.New("code-mode session has too many pending delegate calls")
 
 // acquireDelegate takes a pending-callback permit of the host and, when the session has its own
-// bound, of the session. The host's bound is checked first, as in Codex.
+// bound, of the session. The host's bound is checked first, so a call over both bounds is refused
+// with the host's text, the one every client knows (docs/protocol/v1.md#limits), not the newer
+// per-session one.
 func (s *session) acquireDelegate() (func(), error) {
 	release := s.host.permits.delegates.acquire()
 	if release == nil {
@@ -68,8 +70,9 @@ func (s *session) acquireDelegate() (func(), error) {
 	return func() { own(); release() }, nil
 }
 
-// truncated is r as Codex's host sends it when the session truncates on the host
-// (modeltool.HostTruncatedOutput, with the request's budget); otherwise r whole.
+// truncated is r cut to the request's budget in the form the model reads
+// (modeltool.HostTruncatedOutput) when the session truncates on the host, since the client passes
+// it on as it is (docs/protocol/grpc.md#additions-of-codex-0169); otherwise r whole.
 func (s *session) truncated(r codemode.RuntimeResponse, budget *uint64) codemode.RuntimeResponse {
 	if !s.options.serverTruncation {
 		return r
@@ -130,7 +133,9 @@ func (s *session) yieldObservation(req *pb.YieldObservationRequest) {
 }
 
 // YieldObservation ends an in-flight Execute's wait for its outcome, or an in-flight Wait, as
-// if its yield time had passed. Unknown and finished observations are not an error (Codex).
+// if its yield time had passed. Unknown and finished observations are not an error
+// (docs/protocol/grpc.md#additions-of-codex-0169): a yield may lose the race with the end of its
+// observation, and the client did nothing wrong.
 func (svc service) YieldObservation(ctx context.Context, req *pb.YieldObservationRequest) (*pb.YieldObservationResponse, error) {
 	s, release, err := svc.controlSession(ctx, req.GetSessionId())
 	if err != nil {
@@ -144,7 +149,8 @@ func (svc service) YieldObservation(ctx context.Context, req *pb.YieldObservatio
 	return &pb.YieldObservationResponse{}, nil
 }
 
-// GetProcessMetrics is not supported, as on Codex 0.169's host.
+// GetProcessMetrics is not supported: it answers UNIMPLEMENTED with the text of Codex's host
+// (docs/protocol/grpc.md#service), so a client that probes for it falls back the same way.
 func (svc service) GetProcessMetrics(context.Context, *pb.GetProcessMetricsRequest) (*pb.GetProcessMetricsResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, "process metrics are unsupported")
 }

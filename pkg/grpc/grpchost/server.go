@@ -26,8 +26,8 @@ const HealthPath = "/healthz"
 // in both directions, zstd and gzip requests accepted and uncompressed responses, plus GET
 // /healthz. Over HTTP/1.1 the health check, Connect and gRPC-Web are served (browsers reach the
 // host that way); gRPC over HTTP/1 (a gRPC content type, or the service's path in another
-// protocol) is answered 505 HTTP Version Not Supported, as Codex's host does, and any other path
-// 404 Not Found.
+// protocol) is answered 505 HTTP Version Not Supported (docs/protocol/grpc.md#endpoints), which
+// tells the caller that gRPC needs HTTP/2, and any other path 404 Not Found.
 func (h *Host) Handler() http.Handler {
 	server := connect.NewServer(h.interceptors...)
 	h.Register(server)
@@ -39,8 +39,9 @@ func (h *Host) Handler() http.Handler {
 		// small tool calls, where gzip costs more than the bytes it saves, and Codex's host
 		// does not compress either.
 		connecthttp.WithCompressMinBytes(grpcconv.MaxMessageBytes+1),
-		// zstd first, as Codex 0.169's client offers it: requests compressed with either are
-		// accepted, and both are advertised in grpc-accept-encoding.
+		// zstd first, the encoding a Codex client accepts (docs/protocol/grpc.md#spawned-hosts):
+		// requests compressed with either are accepted, and both are advertised in
+		// grpc-accept-encoding.
 		// Each measures a request's decompressed size before connect inflates it into memory
 		// (bounded.go): a compression bomb is refused having cost a window, not 64 MiB.
 		connecthttp.WithCompressors(h.bounded(zstd.New()), h.bounded(connectgzip.New())),

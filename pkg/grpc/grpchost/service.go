@@ -14,7 +14,9 @@ import (
 )
 
 // service implements the generated handler interface on a Host. Each method is the RPC's
-// protocol: permits, validation in Codex's order, then the session's own operation.
+// protocol: permits first, so an overloaded host refuses before it does any work, then validation
+// in Codex's order, so a request with several faults gets the same status from either host, then
+// the session's own operation.
 type service struct{ h *Host }
 
 var _ code_modev1connect.CodeModeHostHandler = service{}
@@ -171,7 +173,8 @@ func (svc service) CompleteToolCall(ctx context.Context, req *pb.CompleteToolCal
 }
 
 // AcknowledgeNotification releases a notification the session waits for (grpcconv.AcknowledgementsHeader);
-// otherwise it is accepted for compatibility, as Codex's host accepts it.
+// otherwise it is accepted: an acknowledgement may come after its notification was cancelled, or
+// on a session that does not wait for them, and a client must not fail for that race.
 func (svc service) AcknowledgeNotification(ctx context.Context, req *pb.AcknowledgeNotificationRequest) (*pb.AcknowledgeNotificationResponse, error) {
 	s, release, err := svc.controlSession(ctx, req.GetSessionId())
 	if err != nil {
@@ -294,8 +297,9 @@ func waitResponse(o codemode.WaitOutcome, received time.Time) (*pb.WaitResponse,
 }
 
 // controlSession admits a control request on a session (CompleteToolCall, AcknowledgeNotification,
-// CancelWait): a control permit first, then the session, Codex's order. The caller releases the
-// permit.
+// CancelWait): a control permit first, then the session, so an overloaded host refuses before it
+// looks anything up, and a request that is both over the limit and for an unknown session gets
+// RESOURCE_EXHAUSTED from either host. The caller releases the permit.
 func (svc service) controlSession(ctx context.Context, id string) (*session, func(), error) {
 	release, err := svc.h.permits.controlRequest()
 	if err != nil {

@@ -15,9 +15,10 @@ import (
 	"golang.org/x/net/http2"
 )
 
-// HTTP/2 settings of a connection served by ConnServer, as Codex's host announces them on
-// `--listen grpc+stdio://`: 1 MiB windows (per stream and for the connection), 16 KiB frames
-// and header lists.
+// HTTP/2 settings of a connection served by ConnServer, the ones Codex's host announces on
+// `--listen grpc+stdio://`, so a client sees the same flow control from either host: 1 MiB
+// windows (per stream and for the connection, which bounds what a client may send ahead), 16 KiB
+// frames and header lists.
 const (
 	connWindowBytes   = 1 << 20
 	connMaxFrameBytes = 16 << 10
@@ -30,8 +31,9 @@ const (
 
 // ConnServer serves an HTTP handler as HTTP/2 with prior knowledge on one connection that is
 // not a socket the host accepted: a spawned host's standard streams (`--listen grpc+stdio://`,
-// how Codex 0.169 starts its host). It writes its SETTINGS before it reads anything, as Codex's
-// host does.
+// how Codex 0.169 starts its host). It writes its SETTINGS before it reads anything
+// (docs/protocol/grpc.md#spawned-hosts): a spawned host prints no address line, so these bytes are
+// the first a client gets from it, the same from either host.
 type ConnServer struct {
 	conn    *prefaceConn
 	handler http.Handler

@@ -15,7 +15,9 @@ import (
 	"github.com/codemodehq/codemode/gen/go/pb/codex/code_mode/v1/code_modev1connect"
 )
 
-// rpcSpans names the span of each traced RPC as Codex's host names it; the other RPCs (the
+// rpcSpans names the span of each traced RPC with Codex's host's name for it
+// (docs/protocol/grpc.md#tracing), so that trace queries and dashboards written for either host
+// find both; the other RPCs (the
 // subscription, tool call completions, acknowledgements) are parts of a cell's tool calls, whose
 // spans the provider makes.
 var rpcSpans = map[string]string{
@@ -42,7 +44,7 @@ const (
 )
 
 // TraceRPCs is a connect interceptor (Options.Interceptors) that makes a server span per traced
-// RPC with tracer, named as Codex's host names it, a child of the caller's W3C trace context
+// RPC with tracer, named as in rpcSpans, a child of the caller's W3C trace context
 // (traceparent and tracestate request headers) when it sent one. The span is in the context the
 // handler runs with, so the cell an Execute starts is its child. OpenSession's span ends when the
 // session is opened, not when its lease ends. A host without it makes no spans and passes the

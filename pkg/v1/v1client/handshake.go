@@ -11,8 +11,10 @@ import (
 	"github.com/codemodehq/codemode/pkg/v1/v1transport"
 )
 
-// The capabilities the client asks for: all optional, as Codex 0.169's client asks for them (it
-// adds dual websockets on a WebSocket).
+// The capabilities the client asks for: all optional (it adds dual websockets on a WebSocket), so
+// that a host which lacks one still accepts the connection, where a required one it lacks would
+// end it with missingRequiredCapability (docs/protocol/v1.md#handshake); the client then does
+// without what was not granted.
 const (
 	dualWebSocketCapability    wirev1.Capability = "dual-websocket-v1"
 	resourceLimitsCapability   wirev1.Capability = "session-cell-execution-resource-limits"

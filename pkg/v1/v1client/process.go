@@ -14,7 +14,9 @@ import (
 	"github.com/codemodehq/codemode/pkg/v1/v1transport"
 )
 
-// DefaultProcessStartTimeout bounds spawning a process host and its handshake (Codex's 30 s).
+// DefaultProcessStartTimeout bounds spawning a process host and its handshake (Codex's 30 s,
+// docs/protocol/v1.md#handshake), longer than over a WebSocket because it includes starting the
+// host's process.
 const DefaultProcessStartTimeout = 30 * time.Second
 
 // Command is how to start a process host, which serves V1 on its stdin and stdout (Codex's

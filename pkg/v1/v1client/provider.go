@@ -15,7 +15,8 @@ import (
 )
 
 // DefaultTransportTimeout is the client's allowance for the host's answer on top of a request's
-// runtime allowance (Codex's 60 s).
+// runtime allowance (Codex's 60 s, docs/protocol/v1.md#client-rules): a host that misses it is
+// taken for dead and the connection ends, rather than a caller waiting forever.
 const DefaultTransportTimeout = 60 * time.Second
 
 // errLimitsUnsupported is Codex's text for session limits a host did not negotiate.
@@ -36,8 +37,9 @@ type Options struct {
 	HandshakeTimeout time.Duration
 	// ServerTruncation asks a host that grants bounded-output-v1 (Codex 0.169's) to truncate
 	// every runtime response to its request's token budget (ExecuteRequest.MaxOutputTokens,
-	// WaitRequest.MaxOutputTokens), in Codex's format, as Codex's client does; the responses
-	// then reach the caller truncated. Older hosts send the output whole.
+	// WaitRequest.MaxOutputTokens), in the form a model reads (docs/protocol/v1.md#output-truncation),
+	// so that no response larger than the caller can use crosses the wire; the responses then
+	// reach the caller truncated. Older hosts send the output whole.
 	ServerTruncation bool
 }
 

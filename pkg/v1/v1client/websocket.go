@@ -12,7 +12,8 @@ import (
 	"github.com/codemodehq/codemode/pkg/v1/v1transport"
 )
 
-// DefaultWebSocketTimeout bounds connecting and the handshake over WebSocket (Codex's 10 s).
+// DefaultWebSocketTimeout bounds connecting and the handshake over WebSocket (Codex's 10 s,
+// docs/protocol/v1.md#handshake): a host that cannot answer a hello in that time is not usable.
 const DefaultWebSocketTimeout = 10 * time.Second
 
 // NewWebSocketProvider returns a Provider whose sessions run on the host listening at rawURL

@@ -5,8 +5,9 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// SessionLimitsToWire returns the session limits for session/open, or nil when no limit is set: Codex
-// sends cellExecutionLimits only when at least one limit is set.
+// SessionLimitsToWire returns the session limits for session/open, or nil when no limit is set, so
+// that a session without limits opens on a host that did not grant
+// session-cell-execution-resource-limits (docs/protocol/v1.md#handshake).
 func SessionLimitsToWire(l codemode.SessionCellExecutionLimits) *wirev1.WireSessionCellExecutionLimits {
 	if l.IsDefault() {
 		return nil
@@ -15,7 +16,7 @@ func SessionLimitsToWire(l codemode.SessionCellExecutionLimits) *wirev1.WireSess
 }
 
 // SessionLimitsFromWire converts received limits; nil means no limit. The domain keeps heap sizes as
-// u64, so unlike Codex's usize on 32-bit targets nothing can overflow here.
+// u64, so nothing can overflow here (a usize, Codex's type, could on 32-bit targets).
 func SessionLimitsFromWire(w *wirev1.WireSessionCellExecutionLimits) codemode.SessionCellExecutionLimits {
 	if w == nil {
 		return codemode.SessionCellExecutionLimits{}

@@ -1,6 +1,6 @@
 // Package v1frame implements the V1 host protocol framing: a 4-byte little-endian payload length
-// followed by the payload (one JSON document). A frame is read in one of two ways, as Codex's
-// host/codec.rs does:
+// followed by the payload (one JSON document). A frame is read in one of two ways, because a byte
+// stream and a message transport end differently (docs/protocol/v1.md#framing):
 //
 //   - from a byte stream (stdio) by a Reader: the stream may end cleanly only at a frame
 //     boundary; a partial header or payload is an unexpected EOF (stream.go);
@@ -8,7 +8,7 @@
 //     missing prefix, a truncated or trailing payload and an oversize length are all invalid data,
 //     since a message cannot be "partial" (message.go).
 //
-// Error texts match Codex's so they can surface unchanged.
+// Error texts match Codex's (docs/protocol/v1.md#framing) so they can surface unchanged.
 package v1frame
 
 import (

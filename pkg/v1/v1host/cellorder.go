@@ -4,8 +4,8 @@ package v1host
 // plain data: one queue, drained by the cell's one sender (cells.go). execution/started goes
 // first (nothing is taken before start), then the cell's delegate requests, the cancellations of
 // those it abandoned, its initial response and the responses of its waits, in the order they were
-// pushed (the order the runtime produced them, so the order the script caused them, as Codex's
-// host sends them), and cell/closed last: once the cell closed, its initial response went out,
+// pushed (the order the runtime produced them, so the order the script caused them, which a client
+// relies on), and cell/closed last: once the cell closed, its initial response went out,
 // the queue is empty and no wait or terminate answer is still being made (hold). It does no I/O,
 // starts no goroutine and has no lock of its own (routeTable's guards it), so its rules are
 // unit-tested on their own (cellorder_test.go). See docs/adr/0067-one-queue-per-cell.md.

@@ -120,7 +120,8 @@ func (c *conn) sendInitial(exec execution, res codemode.InitialResult) {
 		c.sendInitialResult(exec.id, wirev1.RuntimeResponseError{Message: res.Err.Error()})
 		return
 	}
-	// The duration is frozen before conversion and delivery, as Codex does.
+	// The duration is frozen before conversion and delivery: it measures receipt to outcome
+	// (docs/protocol/v1.md#host-duration-g2), not the time the response spends being encoded or queued.
 	d := time.Since(exec.receivedAt)
 	res.Response.HostDuration = &d
 	res.Response = fitFrame(truncated(res.Response, exec.budget))

@@ -33,8 +33,9 @@ type delegateCall struct {
 	// key is the cell the call belongs to: its route carries the request and its cancellation.
 	key cellKey
 	// abandoned is set, under delegateCalls.mu, when the runtime gave the call up before its
-	// request went out: the route still sends the request, then its cancellation, as Codex's
-	// host sends every call a script started.
+	// request went out: the route still sends the request, then its cancellation, so every call
+	// a script started reaches the client whatever the race between sending and giving up
+	// (docs/protocol/v1.md#delegate-calls); Codex's host sends them all too.
 	abandoned bool
 }
 
@@ -265,8 +266,9 @@ func (d *remoteDelegate) CellClosed(cellID codemode.CellID) {
 	d.conn.closeCell(d.session, cellID)
 }
 
-// ReportFailure ends the connection, as Codex's host does when a session task fails: the
-// runtime can no longer be trusted to keep its promises to this client.
+// ReportFailure ends the connection: the runtime can no longer be trusted to keep its promises to
+// this client, and ending the connection fails everything the client waits for at once
+// (docs/protocol/v1.md#disconnect) instead of leaving it to hang.
 func (d *remoteDelegate) ReportFailure(reason string) {
 	d.conn.fail(errors.New(reason))
 }

@@ -118,7 +118,8 @@ func TestOperationYieldEndsTheObservation(t *testing.T) {
 }
 
 // An older generation's host refuses operation/yield as an unknown variant and ends the
-// connection, as Codex 0.168's does.
+// connection: a host serves exactly its generation's wire, and a frame that does not decode ends
+// the connection (docs/protocol/v1.md#unknown-fields).
 func TestOperationYieldIsUnknownBeforeBoundedOutput(t *testing.T) {
 	checkLeaks(t)
 	c := serveRaw(t, New(newProvider(t), WithGeneration(wirev1.GenerationHostDuration))).ready()

@@ -17,7 +17,8 @@ const (
 	errTooManyRequests = "code-mode host has too many in-flight requests"
 	errTooManyCells    = "code-mode host has too many active cells"
 	// errTooManySessionCells is codemode's own refusal (Codex's host has no per-session share),
-	// worded as Codex words its per-session limits.
+	// worded like the pinned per-session texts ("code-mode session has too many pending delegate
+	// calls", docs/protocol/grpc.md#additions-of-codex-0169), so a model meets one family of refusals.
 	errTooManySessionCells = "code-mode session has too many active cells"
 	// errTooManyConnectionCells is the refusal of a WebSocket connection's share under a memory
 	// budget (WithMemoryBudget), codemode's own like the session's.
@@ -182,7 +183,8 @@ func (c *conn) wait(ctx context.Context, id wirev1.RequestId, r wirev1.Wait, rec
 }
 
 // terminate answers a session/terminate on the cell's route, after the cancellations of the calls
-// it abandoned; the cell's cell/closed waits until the answer was written (hold), as in Codex.
+// it abandoned; the cell's cell/closed waits until the answer was written (hold), so that
+// cell/closed stays the cell's last frame (docs/protocol/v1.md#execute).
 func (c *conn) terminate(ctx context.Context, id wirev1.RequestId, r wirev1.Terminate, receivedAt time.Time) {
 	s, err := c.state.session(r.SessionId)
 	if err != nil {

@@ -65,8 +65,9 @@ func negotiate(conn v1transport.Conn, offer dualOffer, g wirev1.Generation) (hs 
 
 // grant decides the capabilities: dual websockets when requested and a pairing slot is free,
 // resource limits when requested, and from generation bounded-output on each of its three when
-// requested. Unknown optional capabilities are ignored, not echoed. The set is sorted, as
-// Codex's host sends it.
+// requested. Unknown optional capabilities are ignored, not echoed. The set is sorted
+// (docs/protocol/v1.md#handshake), so connection/ready is the same bytes whatever order the hello
+// listed them in.
 func grant(hello wirev1.ClientHello, offer dualOffer, g wirev1.Generation) (wirev1.CapabilitySet, handshake) {
 	requested := func(c wirev1.Capability) bool {
 		return slices.Contains(hello.RequiredCapabilities, c) || slices.Contains(hello.OptionalCapabilities, c)

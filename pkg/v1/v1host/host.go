@@ -37,7 +37,8 @@ const (
 	// The capabilities of generation bounded-output (Codex 0.169): host-side truncation
 	// (outputTruncation on session/open), 4,096 pending delegate calls, and operation/yield.
 	// The host honours outputTruncation and operation/yield whether or not they were
-	// negotiated, as Codex's does.
+	// negotiated (docs/protocol/v1.md#output-truncation, docs/protocol/v1.md#operationyield): a
+	// host of this generation decodes them either way, and a client that sends them means them.
 	BoundedOutputCapability    wirev1.Capability = "bounded-output-v1"
 	DelegateCapacityCapability wirev1.Capability = "delegate-capacity-4096"
 	YieldObservationCapability wirev1.Capability = "yield-observation"
@@ -85,8 +86,9 @@ type MemoryBudget interface {
 }
 
 // WithMemoryBudget bounds the host's live cells by the host's memory budget instead of
-// MaxActiveCells (docs/adr/0059-*.md), as Codex's V1 host, which has no cell cap, is bounded by
-// its memory only: the host admits Limit()/CellMemoryBytes cells (1,536 for a 2 GiB host, whose
+// MaxActiveCells (docs/adr/0059-*.md): what a cell costs a host is memory, and a fixed count is too
+// few for a large host or too many for a small one (Codex's V1 host has no cell cap at all). The
+// host admits Limit()/CellMemoryBytes cells (1,536 for a 2 GiB host, whose
 // budget is 1.5 GiB), each charging CellMemoryBytes until it closes, and beyond that refuses
 // "code-mode host has too many active cells". The per-session share then gives way to a share
 // per WebSocket connection, the same fraction of what the budget admits as

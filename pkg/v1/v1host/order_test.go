@@ -8,10 +8,11 @@ import (
 	"testing"
 )
 
-// The order of a cell's frames on the wire (runtime parity, issue 23): Codex's host sends a
-// cell's notifications and tool calls in the order the script made them, sends every tool call a
-// script started (and then cancels it) even when the cell ends in the same turn, and sends
-// cell/closed only after the cell's terminal response. Each of these raced in codemode-host
+// The order of a cell's frames on the wire (runtime parity, issue 23; docs/protocol/v1.md#execute),
+// which a client reads as the script's story: a cell's notifications and tool calls come in the
+// order the script made them, every tool call a script started comes (and then its cancellation)
+// even when the cell ends in the same turn, and cell/closed comes only after the cell's terminal
+// response. Codex's host sends them so. Each of these raced in codemode-host
 // before; each test below failed in some of its runs then (run them with -count=200 -race on
 // loaded cores to see the old races), and must pass in every run now.
 

@@ -54,8 +54,9 @@ func (r *requestRegistry) yieldChannel(id wirev1.RequestId) <-chan struct{} {
 }
 
 // yield ends the observation of an active execute or wait (Codex 0.169's operation/yield). An
-// unknown or finished ID, a request that observes nothing, and a repeated yield are ignored, as
-// Codex's host ignores them: no reply, no error.
+// unknown or finished ID, a request that observes nothing, and a repeated yield are ignored: no
+// reply, no error (docs/protocol/v1.md#operationyield). A yield has no reply of its own, and one
+// that lost the race with the end of its observation is not the client's mistake.
 func (r *requestRegistry) yield(id wirev1.RequestId) {
 	if a, ok := r.active[id]; ok && a.yieldNow != nil && !a.yielded {
 		a.yielded = true

@@ -24,8 +24,9 @@ type hostSession struct {
 	cells *semaphore.Weighted
 }
 
-// budget is how a response of s goes out: whole (nil, the client truncates), or as
-// Codex's host sends it when it truncates (modeltool.HostTruncatedOutput) to the request's budget.
+// budget is how a response of s goes out: whole (nil, the client truncates), or truncated to the
+// request's budget in the form the model reads (modeltool.HostTruncatedOutput), since a client that
+// asked for server truncation passes it on as it is (docs/protocol/v1.md#output-truncation).
 func (s *hostSession) budget(requested *int) *outputBudget {
 	if !s.serverTruncation {
 		return nil

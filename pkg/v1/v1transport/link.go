@@ -23,7 +23,8 @@ const (
 // failed with it (a peer that does not read must not make the other side buffer without bound).
 var ErrQueueFull = errors.New("outgoing queue is full")
 
-// Side names the party at the other end of a Link, as Codex's texts name it.
+// Side names the party at the other end of a Link with the word of the pinned error texts ("code-mode
+// client sent a message on the wrong websocket lane", docs/protocol/v1.md#websocket-and-lanes).
 type Side string
 
 // The two parties.
@@ -570,8 +571,9 @@ func (l *Link[In]) write(lane wirev1.Lane) {
 	}
 }
 
-// decodeError is a frame whose payload did not decode: invalid data, as Codex's codec classifies
-// it (io::ErrorKind::InvalidData), like a malformed frame. It wraps the decoder's error.
+// decodeError is a frame whose payload did not decode: invalid data like a malformed frame, and
+// fatal to the connection like it (docs/protocol/v1.md#unknown-fields); Codex's codec classifies
+// it the same (io::ErrorKind::InvalidData). It wraps the decoder's error.
 type decodeError struct{ err error }
 
 func (e *decodeError) Error() string { return "failed to decode code-mode IPC frame: " + e.err.Error() }
