@@ -285,7 +285,8 @@ func (s *session) initialize(_ context.Context, _ wire.InitializeParams) (wire.M
 	return wire.InitializeResponse{SessionId: uuid.NewString(), EnvironmentInfo: &info}, nil
 }
 
-// LocalEnvironmentInfo describes this process's environment as Codex's exec-server does: the
+// LocalEnvironmentInfo describes this process's environment in the members a client reads to
+// know where its commands run (docs/protocol/exec-server.md#methods): the
 // user's login shell, the executor's version and provider id, the working directory, home and
 // temporary directory as file:// URIs (a relative TMPDIR resolved against the working
 // directory), no PATH prefixes (it installs no helper binaries), and every capability false:
@@ -318,8 +319,9 @@ func LocalEnvironmentInfo() wire.EnvironmentInfo {
 	return info
 }
 
-// userShell is the user's login shell as Codex finds it: the passwd entry of this uid, else
-// $SHELL, else /bin/sh.
+// userShell is the user's login shell: the passwd entry of this uid, which holds even where a
+// service starts without $SHELL or with a stale one, else $SHELL, else /bin/sh. Codex's
+// exec-server looks in that order, so a client sees the same shell from either server.
 func userShell() string {
 	if data, err := os.ReadFile("/etc/passwd"); err == nil {
 		uid := strconv.Itoa(os.Getuid())
