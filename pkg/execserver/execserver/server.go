@@ -349,9 +349,10 @@ func ExecutorVersion() string {
 	return "0.0.0"
 }
 
-// ProviderID identifies the machine and user behind this executor the way Codex's does (a
-// sha256 that stays the same across working directories and restarts): the digest of the host
-// name and the user id, so two exec-servers of one user on one machine share it.
+// ProviderID identifies the machine and user behind this executor (a sha256 that stays the same
+// across working directories and restarts, the scope of Codex's exec-server's id, so a client
+// reads it the same from either): the digest of the host name and the user id, so two
+// exec-servers of one user on one machine share it.
 func ProviderID() string {
 	host, _ := os.Hostname()
 	sum := sha256.Sum256([]byte("codemode exec-server\x00" + host + "\x00" + strconv.Itoa(os.Getuid())))

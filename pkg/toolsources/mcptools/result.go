@@ -64,8 +64,9 @@ func inputSchema(schema any) (json.RawMessage, error) {
 	return json.Marshal(fields)
 }
 
-// CallToolResultSchema wraps a tool's structured-content schema in MCP's CallToolResult, as
-// Codex's mcp_call_tool_result_output_schema does: content (an array of objects, required),
+// CallToolResultSchema wraps a tool's structured-content schema in MCP's CallToolResult, the
+// output schema Codex's mcp_call_tool_result_output_schema gives an MCP tool, which the exec
+// description shows a model trained against Codex: content (an array of objects, required),
 // structuredContent, isError (a boolean) and _meta (an object), nothing else.
 func CallToolResultSchema(structuredContent json.RawMessage) json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
