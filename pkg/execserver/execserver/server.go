@@ -285,12 +285,12 @@ func (s *session) initialize(_ context.Context, _ wire.InitializeParams) (wire.M
 	return wire.InitializeResponse{SessionId: uuid.NewString(), EnvironmentInfo: &info}, nil
 }
 
-// LocalEnvironmentInfo describes this process's environment in the members a client reads to
-// know where its commands run (docs/protocol/exec-server.md#methods): the
-// user's login shell, the executor's version and provider id, the working directory, home and
-// temporary directory as file:// URIs (a relative TMPDIR resolved against the working
-// directory), no PATH prefixes (it installs no helper binaries), and every capability false:
-// this exec-server implements none of the optional features, so a client uses none of them.
+// LocalEnvironmentInfo describes this process's environment in the members a client reads to know
+// where its commands run (docs/protocol/exec-server.md#methods): the user's login shell, the
+// executor's version and provider id, the working directory, home and temporary directory as
+// file:// URIs (a relative TMPDIR resolved against the working directory), no PATH prefixes (it
+// installs no helper binaries), and every capability false: this exec-server implements none of
+// the optional features, so a client uses none of them.
 func LocalEnvironmentInfo() wire.EnvironmentInfo {
 	shell := userShell()
 	info := wire.EnvironmentInfo{
