@@ -13,15 +13,16 @@ import (
 	code_modev1 "github.com/codemodehq/codemode/gen/go/pb/codex/code_mode/v1"
 )
 
-// codexSurface is codex.code_mode.v1 as Codex defines it (docs/protocol/grpc.md#service and docs/protocol/grpc.md#messages, transcribed
-// independently of the .proto): every RPC, message, field number, name, type, label, proto3
-// `optional` and oneof, and every enum value. buf breaking only rejects incompatible changes;
-// this also rejects additions, which would make the schema differ from Codex's. The two fields of
-// newer Codex that codemode adopts (docs/protocol/grpc.md#messages: ToolCall 10 traceparent, ExecutionOutcome 6
+// codexSurface is Codex's definition of codex.code_mode.v1 (docs/protocol/grpc.md#service and
+// docs/protocol/grpc.md#messages, transcribed independently of the .proto): every RPC, message,
+// field number, name, type, label, proto3 `optional` and oneof, and every enum value. buf breaking
+// only rejects incompatible changes; this also rejects additions, which would make the schema
+// differ from Codex's. The two fields of newer Codex that codemode adopts
+// (docs/protocol/grpc.md#messages: ToolCall 10 traceparent, ExecutionOutcome 6
 // code_mode_host_duration_ns) are part of the surface, and so is what Codex 0.169 added
-// (docs/protocol/grpc.md#additions-of-codex-0169, field numbers and types observed on its host: OpenSessionRequest 2 and 3,
-// SessionOpened 2, WaitRequest 5, TerminateRequest 3, the YieldObservation and GetProcessMetrics
-// RPCs); the baseline's shape is the rest.
+// (docs/protocol/grpc.md#additions-of-codex-0169, field numbers and types observed on its host:
+// OpenSessionRequest 2 and 3, SessionOpened 2, WaitRequest 5, TerminateRequest 3, the
+// YieldObservation and GetProcessMetrics RPCs); the baseline's shape is the rest.
 const codexSurface = `
 service CodeModeHost
   rpc OpenSession(OpenSessionRequest) returns (stream SessionEvent)

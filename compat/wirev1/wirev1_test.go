@@ -257,7 +257,8 @@ func TestHandshakeV1VariantsArePinned(t *testing.T) {
 // types are plain strings, integers and slices: a Go program can build any of these states.
 // The Go counterpart is that none of them survives the wire: each, encoded as a Go value would
 // be, is refused by the decoder with Codex's text, and the valid neighbour (versions [2,1]) is
-// accepted and re-encodes sorted as Codex's set does.
+// accepted and re-encodes sorted, the order Codex's set type gives it on the wire, so a peer
+// comparing frames sees the same bytes.
 func TestInvalidProtocolStatesCannotBeConstructedOrDecoded(t *testing.T) {
 	hello := func(versions wirev1.SupportedProtocolVersions, required, optional wirev1.CapabilitySet) wirev1.Message {
 		return wirev1.ClientHello{SupportedVersions: versions, RequiredCapabilities: required, OptionalCapabilities: optional}

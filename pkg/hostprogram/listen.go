@@ -34,7 +34,8 @@ type Listen struct {
 	Addr netip.AddrPort
 }
 
-// ParseListen parses a --listen value as Codex's host does: "stdio", "stdio://",
+// ParseListen parses a --listen value in the forms Codex's host takes, since Codex spawns this
+// program in its host's place with them (docs/protocol/grpc.md#spawned-hosts): "stdio", "stdio://",
 // "grpc+stdio://", "ws://IP:PORT" or "grpc://IP:PORT", with an IP address (not a host name: the
 // listener binds exactly the address given) and a port (0 picks a free one).
 func ParseListen(s string) (Listen, error) {

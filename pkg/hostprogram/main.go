@@ -26,8 +26,10 @@ const (
 )
 
 // Main runs the host program named name with the command line args and returns its exit
-// status. Each bound network address is printed on stdout as Codex's host prints it (ws://ADDR,
-// http://ADDR), or on stderr when stdout carries V1 frames (--listen stdio). Logs go to stderr.
+// status. Each bound network address is printed on stdout in the line a launcher of Codex's host
+// reads to find it (ws://ADDR, http://ADDR: docs/protocol/v1.md#websocket-and-lanes,
+// docs/protocol/grpc.md#endpoints), or on stderr when stdout carries V1 frames (--listen stdio).
+// Logs go to stderr.
 // The first signal on signals drains, a second exits at once.
 func Main(name string, args []string, s Streams, getenv func(string) string, signals <-chan os.Signal) int {
 	var f Flags

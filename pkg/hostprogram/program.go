@@ -156,7 +156,8 @@ func (p *Program) caps() codemode.SessionCellExecutionLimits {
 }
 
 // buildHosts creates the protocol hosts the listeners need: one V1 host for stdio and every
-// WebSocket listener (its limits are per host, as in Codex's host process), one gRPC host.
+// WebSocket listener, since V1's limits on requests in flight and active cells count over every
+// connection of the host (docs/protocol/v1.md#limits), and one gRPC host.
 func (p *Program) buildHosts() error {
 	if p.cfg.has(Stdio) || p.cfg.has(WebSocket) {
 		opts := append([]v1host.Option{v1host.WithLogger(p.log), v1host.WithMaxActiveCellsPerSession(p.cfg.MaxCellsPerSession)}, p.v1Options()...)

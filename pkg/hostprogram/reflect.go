@@ -22,7 +22,8 @@ var reflectionPaths = []string{
 // that buf curl, grpcurl and grpcui call the host without its proto files (docs/grpc-by-hand.md).
 // It describes the services the gRPC host registers (CodeModeHost) and the reflection services
 // themselves. Only the TCP gRPC listener gets it: a host spawned on grpc+stdio:// serves
-// CodeModeHost alone, as Codex's own host does. It sits behind the guards and the token check,
+// CodeModeHost alone: its one client is the Codex that spawned it, which calls nothing else, so
+// reflection there would be surface no one can use. It sits behind the guards and the token check,
 // so with a token reflection needs it like any RPC.
 //
 // A reflection stream lasts as long as its client wants (grpcui keeps one open), so the server's

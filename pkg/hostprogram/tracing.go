@@ -94,8 +94,10 @@ func (f traceExporterFlag) Set(s string) error {
 	return nil
 }
 
-// checkTracing refuses the two trace flags together, as Codex's host does, and a trace stream
-// reachable from the network without a token (spans name sessions, cells and tools).
+// checkTracing refuses the two trace flags together — spans go to one place, and accepting both
+// would leave one silently unused; Codex's host refuses the pair too, so a command line means the
+// same to both (docs/protocol/grpc.md#tracing) — and a trace stream reachable from the network
+// without a token (spans name sessions, cells and tools).
 func (c Config) checkTracing() error {
 	a := c.OTelTraceListen
 	if a.IsValid() && c.OTelTraceExporter != "" {
@@ -162,7 +164,8 @@ func (p *Program) v1Options() []v1host.Option {
 }
 
 // bindTraceStream opens --otel-trace-listen and serves it until shutDownTracing; its URL is
-// logged, as Codex's host logs it.
+// logged, because with port 0 only the log tells a consumer where to connect (the line is Codex's
+// host's, so one consumer reads both).
 func (p *Program) bindTraceStream(ctx context.Context) error {
 	if p.tracing.stream == nil {
 		return nil

@@ -75,8 +75,9 @@ const execGlobals = "Globals:\n" +
 	"- `exit()`: ends the code at once, successfully."
 
 // execDescription is exec's description for an MCP client whose cells call tools: the
-// introduction, the globals, then the tools as Codex presents them (with their TypeScript
-// declarations), or a sentence saying there are none.
+// introduction, the globals, then the tools in the form of Codex's exec description, which models
+// already read (their inputs as TypeScript declarations: docs/protocol/javascript.md#the-exec-tool),
+// or a sentence saying there are none.
 func execDescription(tools []codemode.ToolDefinition) string {
 	intro := strings.NewReplacer(
 		"{yield}", strconv.FormatUint(codemode.DefaultExecYieldTimeMs, 10),

@@ -3,7 +3,8 @@
 // and `wait`, with Codex's output text (docs/protocol/javascript.md#tool-output), images and audio as MCP image and audio
 // content. Their descriptions are written for MCP clients (description.go): the QuickJS sandbox
 // they run, the globals it has, notify() as progress, cells per MCP session; the enabled tools
-// are presented as Codex presents them, TypeScript declarations included (pkg/modeltool).
+// are presented in the form of Codex's exec description, which models already read, TypeScript
+// declarations included (pkg/modeltool; docs/protocol/javascript.md#the-exec-tool).
 //
 // Each MCP client session gets one code-mode session of a codemode.SessionProvider (the
 // in-process QuickJS runtime in `codemode mcp`), created on its first exec or wait; its cells

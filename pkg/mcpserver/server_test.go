@@ -174,9 +174,9 @@ func exec(code string) *mcp.CallToolParams {
 }
 
 // exec and wait are described for MCP clients, not as Codex describes them to its model: the
-// engine is QuickJS, notify() is progress, cells belong to the MCP session. The tools are shown
-// as Codex shows them (modeltool.NestedToolsReference, TypeScript declarations included), and
-// wait's parameters are Codex's.
+// engine is QuickJS, notify() is progress, cells belong to the MCP session. The tools are shown in
+// the form a model reads in Codex's exec description (modeltool.NestedToolsReference, TypeScript
+// declarations included), and wait's parameters are Codex's, so a model uses them unchanged.
 func TestListsExecAndWaitWithMCPDescriptions(t *testing.T) {
 	f := start(t)
 	res, err := f.client.ListTools(context.Background(), nil)

@@ -25,7 +25,8 @@ const execInputSchema = `{"type":"object","properties":{` +
 	`},"required":["code"],"additionalProperties":false}`
 
 // execTool is the MCP exec tool: Codex's name, and a description for MCP clients with the
-// sections and TypeScript declarations of defs as Codex renders them (description.go).
+// sections and TypeScript declarations of defs in Codex's rendering, which models already read
+// (description.go).
 func execTool(defs []codemode.ToolDefinition) *mcp.Tool {
 	return &mcp.Tool{
 		Name:        codemode.PublicToolName,
@@ -121,7 +122,9 @@ func (s *Server) handleExec(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 	return toolResult(resp, time.Since(start), maxTokens), nil
 }
 
-// handleWait observes a running cell, or terminates it, as Codex's wait handler does.
+// handleWait observes a running cell, or terminates it: the wait tool's contract
+// (docs/protocol/javascript.md#the-wait-tool), kept so a model that learned it in Codex uses it
+// here unchanged.
 func (s *Server) handleWait(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	start := time.Now()
 	raw := req.Params.Arguments

@@ -37,12 +37,13 @@ type execDescriptionOptions struct {
 	HideImageDetail bool
 }
 
-// buildExecToolDescription returns the exec tool description exactly as Codex's
-// build_exec_tool_description composes it: the helper reference, then the deferred-tools
-// paragraph when deferred tools exist; in code-mode-only mode also "Shared MCP Types:" (once,
-// when any enabled or deferred tool has an MCP CallToolResult output schema) and one section
-// per enabled tool, each preceded by its namespace section the first time a namespace run
-// starts. Sections are separated by a blank line.
+// buildExecToolDescription returns the exec tool description that Codex's
+// build_exec_tool_description composes, byte for byte, because a model trained against Codex reads
+// it (see the package doc; docs/protocol/javascript.md#the-exec-tool): the helper reference, then
+// the deferred-tools paragraph when deferred tools exist; in code-mode-only mode also "Shared MCP
+// Types:" (once, when any enabled or deferred tool has an MCP CallToolResult output schema) and
+// one section per enabled tool, each preceded by its namespace section the first time a namespace
+// run starts. Sections are separated by a blank line.
 func buildExecToolDescription(opts execDescriptionOptions) string {
 	yieldDefault := opts.DefaultExecYieldTimeMs
 	if yieldDefault == 0 {
@@ -116,8 +117,9 @@ func toolHeading(globalName, rawName string) string {
 	return "### `" + globalName + "` (`" + rawName + "`)"
 }
 
-// augmentToolDefinition appends the tool's TypeScript declaration to its description, as
-// Codex's augment_tool_definition does for every tool but exec itself:
+// augmentToolDefinition appends the tool's TypeScript declaration to its description in the
+// layout of Codex's augment_tool_definition (for every tool but exec itself), which a model
+// trained against Codex reads:
 //
 //	{description}
 //

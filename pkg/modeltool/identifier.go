@@ -3,9 +3,11 @@ package modeltool
 import "strings"
 
 // NormalizeIdentifier turns a tool name into the JavaScript identifier under which the tool
-// appears on the global `tools` object, as Codex's normalize_code_mode_identifier does:
-// every character that is not an ASCII letter, `_` or `$` (or, after the first position, an
-// ASCII digit) becomes `_`, one `_` per Unicode scalar value; an empty name becomes `_`.
+// appears on the global `tools` object, by the rule of Codex's normalize_code_mode_identifier, so
+// that a script written for Codex finds each tool under the same name
+// (docs/protocol/javascript.md#tools): every character that is not an ASCII letter, `_` or `$`
+// (or, after the first position, an ASCII digit) becomes `_`, one `_` per Unicode scalar value; an
+// empty name becomes `_`.
 func NormalizeIdentifier(name string) string {
 	if name == "" {
 		return "_"

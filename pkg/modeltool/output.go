@@ -31,9 +31,10 @@ func ResolveMaxOutputTokens(requested *uint64) int {
 	return int(*requested)
 }
 
-// FormatRuntimeResponse turns a runtime response into the exec/wait tool output the model
-// reads, as Codex core's handle_runtime_response does: images without a detail get "high";
-// a failed Result appends "Script error:\n{error_text}"; the items are truncated to
+// FormatRuntimeResponse turns a runtime response into the exec/wait tool output the model reads,
+// composed by the rules of Codex core's handle_runtime_response, because a model trained against
+// Codex reads that text (docs/protocol/javascript.md#tool-output): images without a detail get
+// "high"; a failed Result appends "Script error:\n{error_text}"; the items are truncated to
 // maxOutputTokens (see truncateContentItems); and a header item is prepended:
 //
 //	{status}

@@ -30,8 +30,9 @@ var renderableSchemaKeywords = []string{
 	"additionalProperties", "required", "items", "prefixItems",
 }
 
-// renderJSONSchemaToTypeScript renders a JSON Schema as the TypeScript type shown to the
-// model in nested tool declarations, as Codex's render_json_schema_to_typescript does:
+// renderJSONSchemaToTypeScript renders a JSON Schema as the TypeScript type shown to the model in
+// nested tool declarations, by the rules of Codex's render_json_schema_to_typescript, so a model
+// sees the declarations it was trained against (docs/protocol/javascript.md#the-exec-tool):
 //
 //   - `true` → unknown, `false` → never; `const`/`enum` → JSON literals joined by " | ";
 //     `anyOf`/`oneOf` → " | "; `allOf` → " & " (union members parenthesized);

@@ -10,7 +10,8 @@ import (
 // exactly as ExecToolDescription ends with it: "Shared MCP Types:" (once, when a tool returns an
 // MCP CallToolResult), then one section per tool with its description and TypeScript
 // declaration, separated by blank lines; "" without tools. Front ends that write their own
-// helper reference for exec (codemode mcp) append it to show the tools as Codex does.
+// helper reference for exec (codemode mcp) append it, so their models read the tools in the
+// form Codex's exec description gives them.
 func NestedToolsReference(tools []codemode.ToolDefinition) string {
 	var sections []string
 	if anyMCPTool(tools) {

@@ -96,11 +96,11 @@ func rustLineCount(text string) int {
 	return strings.Count(strings.TrimSuffix(text, "\n"), "\n") + 1
 }
 
-// HostTruncatedOutput is a response's output as Codex's own host sends it for a session opened
-// with outputTruncation "server" (Codex 0.169): a failed Result's "Script error:\n{error_text}"
-// appended to the items (the client then shows the items alone), and the items truncated to
-// budget tokens (see truncateContentItems); without a budget they go out whole. The response's
-// ErrorText is kept.
+// HostTruncatedOutput is a response's output for a session opened with outputTruncation "server"
+// (Codex 0.169; docs/protocol/v1.md#output-truncation). Codex's client then shows the items alone,
+// so they must be what Codex's own host sends: a failed Result's "Script error:\n{error_text}"
+// appended to the items, and the items truncated to budget tokens (see truncateContentItems);
+// without a budget they go out whole. The response's ErrorText is kept.
 func HostTruncatedOutput(resp codemode.RuntimeResponse, budget *int) []codemode.ContentItem {
 	items := resp.ContentItems
 	if resp.Kind == codemode.Result && resp.ErrorText != nil {

@@ -10,13 +10,15 @@ import (
 // waitArgsStruct is the Rust struct name serde quotes in wait argument errors.
 const waitArgsStruct = "struct ExecWaitArgs"
 
-// ParseWaitArguments decodes the JSON arguments of a wait call as Codex's wait handler does
-// (serde_json::from_str into ExecWaitArgs): cell_id is a required string; yield_time_ms a
-// u64 defaulting to codemode.DefaultWaitYieldTimeMs (null is rejected); max_tokens an
-// optional usize; terminate a bool defaulting to false; other fields are ignored. Failures
-// read "failed to parse function arguments: {serde_json error}", with serde_json's message
-// and position, e.g. "failed to parse function arguments: missing field `cell_id` at line 1
-// column 2". Like serde, a JSON array is accepted as the fields in declaration order.
+// ParseWaitArguments decodes the JSON arguments of a wait call by the rules of Codex's wait
+// handler (serde_json::from_str into ExecWaitArgs), since a model's call that Codex accepts must
+// be accepted here and its error reaches the model verbatim
+// (docs/protocol/javascript.md#the-wait-tool): cell_id is a required string; yield_time_ms a u64
+// defaulting to codemode.DefaultWaitYieldTimeMs (null is rejected); max_tokens an optional usize;
+// terminate a bool defaulting to false; other fields are ignored. Failures read "failed to parse
+// function arguments: {serde_json error}", with serde_json's message and position, e.g. "failed to
+// parse function arguments: missing field `cell_id` at line 1 column 2". Like serde, a JSON array
+// is accepted as the fields in declaration order.
 func ParseWaitArguments(arguments string) (WaitArguments, error) {
 	v := waitArgsVisitor{d: serdejson.NewDeserializer([]byte(arguments))}
 	err := v.d.DeserializeStruct(waitArgsStruct, v.visitMap, v.visitSeq)

@@ -26,9 +26,9 @@ func TestConformanceOverStdio(t *testing.T) {
 	})
 }
 
-// TestConformanceOverGRPCStdio: gRPC on the host's standard streams, as Codex 0.169 spawns its
-// host (the client appends --listen grpc+stdio://; the network listeners beside it must not
-// write to stdout either).
+// TestConformanceOverGRPCStdio: gRPC on the host's standard streams, the transport Codex 0.169
+// spawns its host on (docs/protocol/grpc.md#spawned-hosts; the client appends --listen
+// grpc+stdio://; the network listeners beside it must not write to stdout either).
 func TestConformanceOverGRPCStdio(t *testing.T) {
 	codemodetest.Run(t, func(t *testing.T) codemode.SessionProvider {
 		p := grpcclient.NewProcess(grpcclient.Command{

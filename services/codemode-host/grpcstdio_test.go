@@ -14,11 +14,12 @@ import (
 )
 
 // TestGRPCStdioSpeaksFirstAndExitsZeroWhenStdinEnds: with --listen grpc+stdio:// the host is an
-// HTTP/2 server with prior knowledge on its standard streams, as Codex 0.169's host is: its
-// SETTINGS (1 MiB stream window, 16 KiB frames and header lists) come before it has read a
-// byte, the client's preface is answered with a WINDOW_UPDATE raising the connection window to
-// 1 MiB and a SETTINGS ack, nothing but HTTP/2 reaches stdout (the log goes to stderr), and the
-// end of stdin ends the process with status 0.
+// HTTP/2 server with prior knowledge on its standard streams, what Codex 0.169's client expects
+// of a host it spawns (docs/protocol/grpc.md#spawned-hosts): its SETTINGS (1 MiB stream window,
+// 16 KiB frames and header lists) come before it has read a byte, the client's preface is
+// answered with a WINDOW_UPDATE raising the connection window to 1 MiB and a SETTINGS ack,
+// nothing but HTTP/2 reaches stdout (the log goes to stderr), and the end of stdin ends the
+// process with status 0.
 func TestGRPCStdioSpeaksFirstAndExitsZeroWhenStdinEnds(t *testing.T) {
 	h := startHost(t, nil, "--listen", "grpc+stdio://")
 	fr := http2.NewFramer(h.stdin, h.stdout)

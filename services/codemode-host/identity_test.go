@@ -160,9 +160,9 @@ func TestStartedLineNamesProgramBuildListenersAndGeneration(t *testing.T) {
 	}
 }
 
-// Spawned as Codex spawns it (grpc+stdio://), the host logs the line on stderr (stdout carries
-// HTTP/2), in JSON when asked, without a generation: no V1 listener exists; with the memory
-// budget and the Go memory limit set from it (GOMEMLIMIT unset).
+// Spawned on grpc+stdio://, Codex's way (docs/protocol/grpc.md#spawned-hosts), the host logs the
+// line on stderr (stdout carries HTTP/2), in JSON when asked, without a generation: no V1 listener
+// exists; with the memory budget and the Go memory limit set from it (GOMEMLIMIT unset).
 func TestStartedLineUnderCodexSpawnGoesToStderr(t *testing.T) {
 	version, revision := buildVersion(t)
 	h := startHost(t, []string{"GOMEMLIMIT="}, "--listen", "grpc+stdio://", "--log-format", "json", "--memory-budget", "1Gi")

@@ -37,11 +37,12 @@ func (*blockedTools) Notify(context.Context, string, codemode.CellID, string) er
 func (*blockedTools) CellClosed(codemode.CellID)                                    {}
 
 // TestAThousandLiveCellsOverV1Stdio (issue 38.4, ADR 59): one codemode-host process serves 1,000
-// live cells, each blocked on a tool call its client never answers, in one session of one V1
-// stdio connection, as Codex's V1 host does; before, the 129th was refused ("code-mode host has
-// too many active cells", a cap Codex applies to its gRPC host only). Under --memory-budget 2Gi
-// the host admits 1,536 cells (1.5 GiB at 1 MiB each). The host's resident memory is logged.
-// The executes are kept at most 64 in flight (the host answers at most 256 requests at once).
+// live cells, each blocked on a tool call its client never answers, in one session of one V1 stdio
+// connection: Codex's V1 host runs that many, so a client written against it must not be refused
+// at the 129th as it was before ("code-mode host has too many active cells", a cap Codex applies
+// to its gRPC host only). Under --memory-budget 2Gi the host admits 1,536 cells (1.5 GiB at 1 MiB
+// each). The host's resident memory is logged. The executes are kept at most 64 in flight (the
+// host answers at most 256 requests at once).
 func TestAThousandLiveCellsOverV1Stdio(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts 1,000 cells on a host")

@@ -32,7 +32,8 @@ func unaryFloor(b *testing.B, h comparedHost) {
 }
 
 // rawGRPCStdio spawns h speaking gRPC on its stdio and returns a bare generated client over it,
-// the HTTP/2 connection made with prior knowledge as Codex's own client makes it.
+// the HTTP/2 connection made with prior knowledge, as a spawned host's client must make it
+// (docs/protocol/grpc.md#spawned-hosts), so the floor is that of the path Codex's client takes.
 func rawGRPCStdio(b *testing.B, h comparedHost) code_modev1connect.CodeModeHostClient {
 	b.Helper()
 	p := startProcess(b, h.path, nil, append(append([]string(nil), h.args...), "--listen", grpcclient.GRPCStdioListen)...)

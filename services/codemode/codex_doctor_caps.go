@@ -18,9 +18,10 @@ import (
 // OpenSession fields, which every gRPC host accepts or refuses outright.
 var codexAsks = []string{"bounded-output-v1", "delegate-capacity-4096", "session-cell-execution-resource-limits", "yield-observation"}
 
-// hostGrants spawns host as Codex does with code_mode_host_grpc off (no arguments: V1 on
-// stdio), sends Codex's hello and returns the capabilities the host's connection/ready grants.
-// limit bounds the exchange.
+// hostGrants spawns host in Codex's way when code_mode_host_grpc is off (no arguments: V1 on
+// stdio, docs/protocol/grpc.md#spawned-hosts), sends Codex's hello and returns the capabilities
+// the host's connection/ready grants: the grants Codex itself will get
+// (docs/protocol/v1.md#handshake). limit bounds the exchange.
 func hostGrants(host string, limit time.Duration) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()

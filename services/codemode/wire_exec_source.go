@@ -19,9 +19,10 @@ type execSourceValue struct {
 	MaxOutputTokens *uint64 `json:"max_output_tokens"`
 }
 
-// checkExecSource parses {"kind":"exec_source","input":"…"} as Codex parses the exec tool's
-// freeform input: the optional first-line pragma is split off and validated, and a refusal
-// carries Codex's exact text.
+// checkExecSource parses {"kind":"exec_source","input":"…"} by the rules Codex applies to the
+// exec tool's freeform input (docs/protocol/javascript.md#the-exec-tool), since the command
+// answers whether Codex would take it: the optional first-line pragma is split off and
+// validated, and a refusal carries Codex's exact text, the one a model reads.
 func checkExecSource(_ string, in checkInput) checkResult {
 	if in.Input == nil {
 		return failure(errors.New(`exec_source input needs a string "input"`))

@@ -64,8 +64,10 @@ func (c *streamConn) ReadMessage(context.Context) ([]byte, error) {
 	}
 }
 
-// trimLineEnd drops the line's "\n" or "\r\n", as Codex's line reader does, so a parse error's
-// position counts within the line ("EOF while parsing an object at line 1 column 1").
+// trimLineEnd drops the line's "\n" or "\r\n", which frame the message and are not part of it
+// (docs/protocol/exec-server.md#transport), so a parse error's position counts within the line
+// ("EOF while parsing an object at line 1 column 1"): the text a client gets from Codex's
+// exec-server for the same line (docs/exec-server.md).
 func trimLineEnd(line []byte) []byte {
 	line = bytes.TrimSuffix(line, []byte("\n"))
 	return bytes.TrimSuffix(line, []byte("\r"))

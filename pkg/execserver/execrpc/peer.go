@@ -50,13 +50,15 @@ type Peer struct {
 	malformedPrefix string // set by AnswerMalformed
 }
 
-// MalformedID is the id of the error response to a message that failed to parse (its own id is
-// unknown), as Codex's exec-server sends it.
+// MalformedID is the id of the error response to a message that failed to parse: its own id is
+// unknown, and -1 is the id the protocol gives that answer (docs/protocol/exec-server.md#decoding).
 var MalformedID = IntID(-1)
 
 // AnswerMalformed makes the peer answer a message that fails to parse with an error response
-// (id -1, CodeInvalidRequest, "PREFIX: reason") as well as logging it, as Codex's exec-server
-// does; prefix names the transport ("failed to parse JSON-RPC message from exec-server stdio").
+// (id -1, CodeInvalidRequest, "PREFIX: reason") as well as logging it: a server owes its client
+// that answer (docs/protocol/exec-server.md#decoding), so the client sees the line was lost
+// instead of waiting for a reply; prefix names the transport ("failed to parse JSON-RPC message
+// from exec-server stdio").
 // Call it before Run. Without it a malformed message is only logged (Codex's client role).
 func (p *Peer) AnswerMalformed(prefix string) { p.malformedPrefix = prefix }
 

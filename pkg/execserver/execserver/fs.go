@@ -17,9 +17,11 @@ import (
 // MaxReadFileBytes bounds fs/readFile: its base64 must fit in one message.
 const MaxReadFileBytes = 32 << 20
 
-// The fs methods follow Codex 0.171's exec-server: its defaults (createDirectory and remove are
-// recursive, remove is forced), its refusals (-32600 with its texts) and its io errors
-// (CodeNotFound or CodeInternalError with Rust's wording, see fsError).
+// The fs methods keep the contract a client of Codex 0.171's exec-server was written against
+// (docs/protocol/exec-server.md#methods, docs/exec-server.md): its defaults (createDirectory and
+// remove are recursive, remove is forced), which a client that leaves the flags out relies on;
+// its refusals (-32600 with its texts) and its io errors (CodeNotFound or CodeInternalError with
+// Rust's wording, see fsError), which a client tells apart by code and shows by text.
 
 func (s *Server) readFile(p wire.FsReadFileParams) (wire.Message, error) {
 	path, err := s.confine(p.Path)
@@ -169,8 +171,10 @@ func (s *Server) canonicalize(p wire.FsCanonicalizeParams) (wire.Message, error)
 	return wire.FsCanonicalizeResponse{Path: PathToURI(real)}, nil
 }
 
-// readDirectory lists a directory in the order the file system returns it, as Codex does; a
-// symlink's kind is its target's, and a symlink whose target cannot be read is left out.
+// readDirectory lists a directory in the order the file system returns it: the protocol
+// promises no order, and sorting would promise one that Codex's exec-server does not keep
+// (docs/exec-server.md), so a client that wants one sorts; a symlink's kind is its target's, and
+// a symlink whose target cannot be read is left out.
 func (s *Server) readDirectory(p wire.FsReadDirectoryParams) (wire.Message, error) {
 	path, err := s.confine(p.Path)
 	if err != nil {

@@ -9,7 +9,8 @@ import (
 	"github.com/codemodehq/codemode/pkg/execserver/execrpc"
 )
 
-// MaxReadBlockBytes is the largest fs/readBlock length, as in Codex's exec-server.
+// MaxReadBlockBytes is the largest fs/readBlock length: Codex's exec-server's limit, so a read
+// that a client sized for that server is accepted here, and one refused there is refused here.
 const MaxReadBlockBytes = 1 << 20
 
 // MaxOpenHandles bounds the files one connection may hold open with fs/open, so a client cannot
@@ -65,7 +66,8 @@ func (s *session) readBlock(p wire.FsReadBlockParams) (wire.Message, error) {
 	}
 	eof := errors.Is(err, io.EOF)
 	if !eof {
-		// A block that ends exactly at the end of the file reports eof, as Codex's does.
+		// A block that ends exactly at the end of the file reports eof (so does Codex's
+		// exec-server), so a client reading block by block stops without one more empty read.
 		st, err := f.Stat()
 		eof = err == nil && int64(p.Offset)+int64(n) >= st.Size()
 	}

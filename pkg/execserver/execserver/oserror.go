@@ -13,8 +13,9 @@ import (
 // error of kind NotFound); every other io error is CodeInternalError.
 const CodeNotFound = -32004
 
-// muslTexts are the C library's strerror texts of the errnos a file or process method meets, as
-// Codex's exec-server (a musl build) prints them; Go's own texts are lower-case glibc wording.
+// muslTexts are the C library's strerror texts of the errnos a file or process method meets, in
+// musl's wording: the texts Codex's exec-server (a musl build) sends, which a client shows as they
+// come (docs/exec-server.md); Go's own texts are lower-case glibc wording.
 var muslTexts = map[syscall.Errno]string{
 	syscall.EPERM:        "Operation not permitted",
 	syscall.ENOENT:       "No such file or directory",

@@ -63,9 +63,11 @@ func paramsError(err error) error {
 // pathKeys are the params members that hold a PathUri in the methods served here.
 var pathKeys = []string{"path", "cwd", "sourcePath", "destinationPath"}
 
-// checkPathURIs refuses a path URI that does not parse, as Codex's decoder does (so before the
-// handshake check): the -32602 errors of URIToPath. A host that is not this machine's is refused
-// later, where the path is used (-32600), as in Codex.
+// checkPathURIs refuses a path URI that does not parse while the params are decoded, before the
+// handshake check: the -32602 errors of URIToPath. A host that is not this machine's is refused
+// later, where the path is used (-32600). Paths are part of the params' type
+// (docs/protocol/exec-server.md#envelope), so a client gets these codes at these stages from
+// Codex's exec-server too, and handles both the same way with either server (docs/exec-server.md).
 func checkPathURIs(params []byte) error {
 	var members map[string]json.RawMessage
 	if json.Unmarshal(params, &members) != nil {

@@ -162,8 +162,9 @@ func spawnError(err error) error {
 // stream is one output pipe of a process and its reader. When the process exits the sequencer
 // asks each reader to drain: output the process wrote before it exited is already in the pipe,
 // so the reader reads until the pipe holds nothing (FIONREAD) and then reports drained. The exit
-// is numbered after that, so it follows all of the process's own output, as in Codex — without
-// waiting for the end of the pipe, which a background child may hold open for ever.
+// is numbered after that, so it follows all of the process's own output and a client that stops
+// reading at the exit has all of it — without waiting for the end of the pipe, which a background
+// child may hold open for ever.
 type stream struct {
 	f     *os.File
 	name  string
@@ -343,8 +344,10 @@ func (s *session) readProcess(ctx context.Context, r wire.ReadParams) (wire.Mess
 }
 
 // readAfter is what process/read returns now (p.mu held): the retained chunks after seq after,
-// at least one even past maxBytes, and nextSeq as Codex computes it — one past the last chunk
-// when maxBytes was reached, else one past the last event (output, exit or close) numbered.
+// at least one even past maxBytes, and nextSeq, which a client's next read passes back as
+// afterSeq+1: one past the last chunk when maxBytes was reached, so the next read starts at the
+// first chunk left out, else one past the last event (output, exit or close) numbered, so the
+// next read returns only what is new (docs/exec-server.md).
 func (p *process) readAfter(after uint64, maxBytes *uint64) wire.ReadResponse {
 	resp := wire.ReadResponse{NextSeq: p.seq + 1, Exited: p.exited, Closed: p.closed, Chunks: []wire.ProcessOutputChunk{}}
 	if p.exited {
@@ -398,7 +401,7 @@ func (s *session) writeProcess(w wire.WriteParams) (wire.Message, error) {
 func (s *session) signalProcess(sp wire.SignalParams) (wire.Message, error) {
 	p := s.lookup(sp.ProcessId)
 	if p == nil {
-		return wire.EmptyResponse{}, nil // as Codex: nothing to interrupt
+		return wire.EmptyResponse{}, nil // nothing to interrupt: what the signal asks for holds
 	}
 	p.mu.Lock()
 	running := !p.exited
@@ -414,7 +417,7 @@ func (s *session) signalProcess(sp wire.SignalParams) (wire.Message, error) {
 func (s *session) terminateProcess(t wire.TerminateParams) (wire.Message, error) {
 	p := s.lookup(t.ProcessId)
 	if p == nil {
-		return wire.TerminateResponse{Running: false}, nil // as Codex: nothing is running
+		return wire.TerminateResponse{Running: false}, nil // nothing runs under that id: an answer, not an error
 	}
 	p.mu.Lock()
 	running := !p.exited

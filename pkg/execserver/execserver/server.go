@@ -285,11 +285,12 @@ func (s *session) initialize(_ context.Context, _ wire.InitializeParams) (wire.M
 	return wire.InitializeResponse{SessionId: uuid.NewString(), EnvironmentInfo: &info}, nil
 }
 
-// LocalEnvironmentInfo describes this process's environment as Codex's exec-server does: the
-// user's login shell, the executor's version and provider id, the working directory, home and
-// temporary directory as file:// URIs (a relative TMPDIR resolved against the working
-// directory), no PATH prefixes (it installs no helper binaries), and every capability false:
-// this exec-server implements none of the optional features, so a client uses none of them.
+// LocalEnvironmentInfo describes this process's environment in the members a client reads to know
+// where its commands run (docs/protocol/exec-server.md#methods): the user's login shell, the
+// executor's version and provider id, the working directory, home and temporary directory as
+// file:// URIs (a relative TMPDIR resolved against the working directory), no PATH prefixes (it
+// installs no helper binaries), and every capability false: this exec-server implements none of
+// the optional features, so a client uses none of them.
 func LocalEnvironmentInfo() wire.EnvironmentInfo {
 	shell := userShell()
 	info := wire.EnvironmentInfo{
@@ -318,8 +319,9 @@ func LocalEnvironmentInfo() wire.EnvironmentInfo {
 	return info
 }
 
-// userShell is the user's login shell as Codex finds it: the passwd entry of this uid, else
-// $SHELL, else /bin/sh.
+// userShell is the user's login shell: the passwd entry of this uid, which holds even where a
+// service starts without $SHELL or with a stale one, else $SHELL, else /bin/sh. Codex's
+// exec-server looks in that order, so a client sees the same shell from either server.
 func userShell() string {
 	if data, err := os.ReadFile("/etc/passwd"); err == nil {
 		uid := strconv.Itoa(os.Getuid())
@@ -347,9 +349,10 @@ func ExecutorVersion() string {
 	return "0.0.0"
 }
 
-// ProviderID identifies the machine and user behind this executor the way Codex's does (a
-// sha256 that stays the same across working directories and restarts): the digest of the host
-// name and the user id, so two exec-servers of one user on one machine share it.
+// ProviderID identifies the machine and user behind this executor (a sha256 that stays the same
+// across working directories and restarts, the scope of Codex's exec-server's id, so a client
+// reads it the same from either): the digest of the host name and the user id, so two
+// exec-servers of one user on one machine share it.
 func ProviderID() string {
 	host, _ := os.Hostname()
 	sum := sha256.Sum256([]byte("codemode exec-server\x00" + host + "\x00" + strconv.Itoa(os.Getuid())))

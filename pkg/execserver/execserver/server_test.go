@@ -156,7 +156,8 @@ func newServer(t *testing.T, root string) *Server {
 
 func uri(p string) string { return string(PathToURI(p)) }
 
-// The handshake as Codex 0.171's exec-server runs it, with its texts: every method but
+// The handshake's order (docs/protocol/exec-server.md#transport), with the texts a client gets
+// from Codex 0.171's exec-server, so it handles both servers alike: every method but
 // initialize is refused before initialize, and before the initialized notification after it;
 // initialize is answered once.
 func TestRequestsBeforeTheHandshakeAreRefused(t *testing.T) {

@@ -5,7 +5,8 @@
 package recent
 
 // Limit is how many keys a zero Set remembers: Codex's MAX_RECENT_REQUEST_IDS and
-// MAX_RECENT_CALLBACK_IDS, the bound of both its V1 and its gRPC peers.
+// MAX_RECENT_CALLBACK_IDS, the bound of both its V1 and its gRPC peers. It is the window in which a
+// reused id is refused (docs/protocol/v1.md#sessions), so a client meets the same refusals here.
 const Limit = 4_096
 
 // Set remembers the last keys added (Limit, or the n given to New), forgetting the oldest first.

@@ -1,5 +1,6 @@
-// Package tracing gives a Code Mode host OpenTelemetry traces, as Codex's own host has them, and
-// more: it exports spans as OTLP/HTTP JSON (to a collector's /v1/traces, or as raw batches to
+// Package tracing gives a Code Mode host OpenTelemetry traces with the outputs of Codex's own
+// host, so an operator's collector set up for one serves the other (docs/protocol/grpc.md#tracing),
+// and more: it exports spans as OTLP/HTTP JSON (to a collector's /v1/traces, or as raw batches to
 // WebSocket clients), and it decorates a codemode.SessionProvider so that every cell and every
 // nested tool call and notification of its sessions is a span.
 //

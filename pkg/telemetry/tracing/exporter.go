@@ -17,8 +17,9 @@ type Sink interface {
 }
 
 // Exporter is an sdktrace.SpanExporter that encodes each batch in OTLP's JSON encoding and hands
-// it to a Sink. The Go SDK's own OTLP/HTTP exporter sends only protobuf; Codex's host sends JSON,
-// and so does this.
+// it to a Sink. The Go SDK's own OTLP/HTTP exporter sends only protobuf; Codex's host sends JSON
+// (docs/protocol/grpc.md#tracing), and so does this, so an endpoint or stream reader set up for
+// Codex's host reads codemode's batches too.
 type Exporter struct {
 	sink Sink
 }
@@ -44,7 +45,8 @@ func (e *Exporter) Shutdown(context.Context) error { return nil }
 const exportTimeout = 10 * time.Second
 
 // HTTPSink POSTs each batch to an OTLP/HTTP endpoint (a collector's /v1/traces) with
-// Content-Type application/json, as Codex's host does.
+// Content-Type application/json, the encoding --otel-trace-exporter's endpoint gets from Codex's
+// host too (docs/protocol/grpc.md#tracing).
 type HTTPSink struct {
 	url    string
 	client *http.Client

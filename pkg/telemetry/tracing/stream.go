@@ -10,8 +10,9 @@ import (
 	"github.com/coder/websocket"
 )
 
-// Stream limits, as Codex's host has them: each client has room for StreamClientBacklog batches
-// not yet written, and a batch larger than MaxStreamFrameBytes is not streamed.
+// Stream limits: each client has room for StreamClientBacklog batches not yet written (Codex's
+// host's 1,024, docs/protocol/grpc.md#tracing, so a reader that keeps up with one keeps up with the
+// other), and a batch larger than MaxStreamFrameBytes is not streamed.
 const (
 	// StreamClientBacklog is how many batches a client may fall behind before it is dropped.
 	StreamClientBacklog = 1024

@@ -1,8 +1,9 @@
-// Package mcptools serves the tools of MCP servers to codemode cells, as Codex offers MCP tools to
-// code mode: each tool a server lists becomes tools.mcp__{server}__{tool} (ToolName namespace
-// "mcp__{server}__"), a cell's call becomes an MCP tools/call, and its promise resolves with the
-// MCP CallToolResult ({content, structuredContent?, _meta?}), or is rejected with the result's
-// text when the server sets isError. It speaks MCP through the official Go SDK
+// Package mcptools serves the tools of MCP servers to codemode cells in the shape Codex gives MCP
+// tools in code mode, so a script or a model written against Codex calls them unchanged: each tool
+// a server lists becomes tools.mcp__{server}__{tool} (ToolName namespace "mcp__{server}__"), a
+// cell's call becomes an MCP tools/call, and its promise resolves with the MCP CallToolResult
+// ({content, structuredContent?, _meta?}), or is rejected with the result's text when the server
+// sets isError. It speaks MCP through the official Go SDK
 // (github.com/modelcontextprotocol/go-sdk); nothing here is protocol code of its own.
 //
 // The servers are the mcp_servers of a tool manifest (toolprovider.MCPServer): a stdio command

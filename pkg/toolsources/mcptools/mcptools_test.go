@@ -113,9 +113,9 @@ func wantText(t *testing.T, got cellOutcome, want string) {
 	}
 }
 
-// Every tool a server lists becomes tools.mcp__{server}__{tool}, named, described and typed as
-// Codex does, and the exec tool's description shows its CallToolResult type with the shared MCP
-// types.
+// Every tool a server lists becomes tools.mcp__{server}__{tool}, named, described and typed in
+// Codex's form, which a model trained against Codex expects, and the exec tool's description
+// shows its CallToolResult type with the shared MCP types.
 func TestServerToolsBecomeNamespacedDefinitions(t *testing.T) {
 	sets := openManifest(t, stdioServer("faulty", ""))
 	if len(sets) != 2 {
@@ -162,7 +162,8 @@ for (const r of results) text(r.structuredContent.text + " " + r.structuredConte
 }
 
 // A result with structured content carries it beside the content blocks; one without has the
-// blocks only, and an image block goes to image() as Codex allows.
+// blocks only, and an image block goes to image(), which takes raw MCP image blocks
+// (docs/protocol/javascript.md#image).
 func TestStructuredAndContentResults(t *testing.T) {
 	sets := openManifest(t, stdioServer("faulty", ""))
 	got := runCell(t, sets, `

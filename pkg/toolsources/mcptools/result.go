@@ -10,15 +10,16 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// Namespace is the ToolName namespace of a server's tools, as Codex names MCP tools:
-// "mcp__{server}__".
+// Namespace is the ToolName namespace of a server's tools, "mcp__{server}__": the one Codex gives
+// MCP tools, so a script written for Codex finds them under the same names.
 func Namespace(server string) string { return "mcp__" + server + "__" }
 
-// definition is what cells see of a server's tool, as Codex's parse_mcp_tool makes it: named
-// mcp__{server}__{tool}, the server's description, its input schema (with an empty
-// "properties" added when an object schema has none, as Codex does for the OpenAI API), and as
-// output schema MCP's CallToolResult around the tool's outputSchema ({} without one), which
-// the exec tool's description renders as CallToolResult<…>.
+// definition is what cells see of a server's tool, in the shape Codex's parse_mcp_tool gives it,
+// which models trained against Codex read: named mcp__{server}__{tool}, the server's description,
+// its input schema (with an empty "properties" added when an object schema has none, since the
+// OpenAI API refuses an object schema without it), and as output schema MCP's CallToolResult
+// around the tool's outputSchema ({} without one), which the exec tool's description renders as
+// CallToolResult<…>.
 func definition(server string, tool *mcp.Tool) (codemode.ToolDefinition, error) {
 	ns := Namespace(server)
 	input, err := inputSchema(tool.InputSchema)
@@ -42,7 +43,8 @@ func definition(server string, tool *mcp.Tool) (codemode.ToolDefinition, error) 
 }
 
 // inputSchema is the tool's input schema as JSON, with "properties": {} added to an object
-// schema that has none (or null), as Codex does.
+// schema that has none (or null): the OpenAI API requires "properties" of an object schema, and a
+// tool the model cannot be shown is no use.
 func inputSchema(schema any) (json.RawMessage, error) {
 	if schema == nil {
 		return json.RawMessage(`{"type":"object","properties":{}}`), nil
@@ -62,8 +64,9 @@ func inputSchema(schema any) (json.RawMessage, error) {
 	return json.Marshal(fields)
 }
 
-// CallToolResultSchema wraps a tool's structured-content schema in MCP's CallToolResult, as
-// Codex's mcp_call_tool_result_output_schema does: content (an array of objects, required),
+// CallToolResultSchema wraps a tool's structured-content schema in MCP's CallToolResult, the
+// output schema Codex's mcp_call_tool_result_output_schema gives an MCP tool, which the exec
+// description shows a model trained against Codex: content (an array of objects, required),
 // structuredContent, isError (a boolean) and _meta (an object), nothing else.
 func CallToolResultSchema(structuredContent json.RawMessage) json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
@@ -74,8 +77,9 @@ func CallToolResultSchema(structuredContent json.RawMessage) json.RawMessage {
 		`"required":["content"],"additionalProperties":false}`)
 }
 
-// callToolResult is the JSON a cell's promise resolves with: MCP's CallToolResult as Codex
-// serializes it for code mode (content always, the rest when present).
+// callToolResult is the JSON a cell's promise resolves with: MCP's CallToolResult in the shape
+// Codex gives code mode (content always, the rest when present), which the exec description
+// declares and scripts written for Codex read.
 type callToolResult struct {
 	Content           []mcp.Content `json:"content"`
 	StructuredContent any           `json:"structuredContent,omitempty"`

@@ -126,9 +126,9 @@ func (t *ToolSet) Definitions() []codemode.ToolDefinition {
 }
 
 // InvokeTool makes the call a tools/call on the tool's server. Its input must be a JSON object
-// (none means {}), as Codex requires of a function tool, that matches the tool's input schema
-// (or the call is refused with what does not match). The result is the CallToolResult as
-// JSON; an isError result, a timeout, a server that exited or failed, and a result larger than
+// (none means {}; MCP's tools/call takes its arguments as an object), that matches the tool's
+// input schema (or the call is refused with what does not match). The result is the CallToolResult
+// as JSON; an isError result, a timeout, a server that exited or failed, and a result larger than
 // the server's max_result_bytes are errors whose text says which.
 func (t *ToolSet) InvokeTool(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
 	r, ok := t.routes[routeKey(call.ToolName)]

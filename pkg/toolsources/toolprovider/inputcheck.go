@@ -9,10 +9,11 @@ import (
 	"github.com/codemodehq/codemode/pkg/codemode"
 )
 
-// InputCheck is a tool's compiled input_schema. The runtime forwards a call's input as the
-// script wrote it, as Codex's host does; the tool's owner checks it, and refuses that one call
-// with a text that says what does not match. The manifest's command tools check their inputs
-// with it, and so do the MCP tool sources, before the call leaves for the server.
+// InputCheck is a tool's compiled input_schema. The runtime forwards a call's input as the script
+// wrote it, since hosts do not check inputs (docs/protocol/javascript.md#tools): the tool's owner
+// checks it, and refuses that one call with a text that says what does not match. The manifest's
+// command tools check their inputs with it, and so do the MCP tool sources, before the call leaves
+// for the server.
 type InputCheck struct {
 	tool   string
 	schema *jsonschema.Schema

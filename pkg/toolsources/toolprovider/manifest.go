@@ -182,8 +182,9 @@ func buildTool(ts toolSpec, base, at string) (*commandTool, []Problem) {
 	}, cmp.Or(ts.MaxConcurrency, DefaultMaxConcurrency)), nil
 }
 
-// definition is what cells see of a tool. Its JavaScript name is the namespace and the name
-// concatenated, as Codex displays a ToolName.
+// definition is what cells see of a tool. Its name is the ToolName's display form, namespace and
+// name concatenated (Codex's form too), so the tool keeps the JavaScript identifier it would have
+// under a Codex host (docs/protocol/javascript.md#tools).
 func definition(ts toolSpec, k codemode.ToolKind) codemode.ToolDefinition {
 	name := codemode.ToolName{Name: ts.Name}
 	if ts.Namespace != "" {

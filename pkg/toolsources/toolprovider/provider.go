@@ -76,8 +76,8 @@ func newCommandTool(def codemode.ToolDefinition, input, output *jsonschema.Schem
 	return &commandTool{def: def, input: input, output: output, cmd: c, run: c.run, slots: make(chan struct{}, maxConcurrency)}
 }
 
-// invoke checks the input as Codex does, waits for a free slot, runs the command and checks
-// what it printed.
+// invoke checks the input (stdin), waits for a free slot, runs the command and checks what it
+// printed.
 func (t *commandTool) invoke(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
 	stdin, err := t.stdin(input)
 	if err != nil {
@@ -96,11 +96,12 @@ func (t *commandTool) invoke(ctx context.Context, input json.RawMessage) (json.R
 	return t.result(out)
 }
 
-// stdin renders a call's input for the command, refusing what Codex refuses (a function tool
-// takes a JSON object, none meaning {}; a freeform tool a string) and what the input schema
-// refuses (the runtime forwards every input as the script wrote it, as Codex's host does: the
-// tool's owner checks it). The JSON ends with a newline, so line-reading programs see a complete
-// line.
+// stdin renders a call's input for the command, refusing what the tool's kind cannot take (a
+// function tool takes a JSON object, none meaning {}; a freeform tool a string), with the texts of
+// Codex's own tool handlers, which a model trained against Codex reads, and what the input schema
+// refuses (hosts forward every input as the script wrote it, docs/protocol/javascript.md#tools, so
+// the tool's owner checks it). The JSON ends with a newline, so line-reading programs see a
+// complete line.
 func (t *commandTool) stdin(input json.RawMessage) ([]byte, error) {
 	if t.def.Kind == codemode.ToolKindFunction {
 		if input == nil {

@@ -3,7 +3,10 @@
 
 import { Code, ConnectError } from "@connectrpc/connect";
 
-/** The message of {@link StaleGenerationError} (docs/protocol/grpc.md#cell-ids-across-host-restarts), exactly as Codex's client says it. */
+/**
+ * The message of {@link StaleGenerationError} (docs/protocol/grpc.md#cell-ids-across-host-restarts),
+ * exactly Codex's client's text, since it reaches the model and callers match it.
+ */
 export const STALE_GENERATION_TEXT = "cell belongs to a stale code-mode host generation";
 
 /** The message of {@link ShuttingDownError}: the session is being closed or was closed. */

@@ -69,9 +69,10 @@ export interface SessionOptions {
   /**
    * Asks the host to truncate every outcome to its request's token budget
    * ({@link ExecuteOptions.maxOutputTokens}, {@link WaitOptions.maxOutputTokens}), in Codex's
-   * format (a "Warning: truncated output" header and "…N tokens truncated…" in the middle), as
-   * Codex 0.169 does for a host it spawned. {@link CodeModeSession.serverTruncation} says whether
-   * the host agreed; a host that predates it sends outputs whole. Default false: outputs whole.
+   * format (a "Warning: truncated output" header and "…N tokens truncated…" in the middle), which
+   * a model reads; Codex 0.169 asks it of a host it spawns
+   * (docs/protocol/grpc.md#additions-of-codex-0169). {@link CodeModeSession.serverTruncation} says
+   * whether the host agreed; a host that predates it sends outputs whole. Default false: outputs whole.
    */
   readonly serverTruncation?: boolean;
   /** Aborting it closes the session (as {@link CodeModeSession.close}); it also bounds the opening. */

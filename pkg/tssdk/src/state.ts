@@ -27,7 +27,10 @@ export function toolKey(n: ToolNameLike): string {
   return `${ns}\u0000${n.name}`;
 }
 
-/** A tool name as Codex displays it: the bare name in the default namespace, else namespace+name. */
+/**
+ * A tool name in the form Codex's client gives it in rejection texts, which a model reads: the bare
+ * name in the default namespace, else namespace+name.
+ */
 export function displayToolName(n: ToolNameLike): string {
   const ns = n.namespace;
   return ns === undefined || ns === "" || ns === DEFAULT_NAMESPACE ? n.name : ns + n.name;

@@ -221,7 +221,10 @@ function print(line: string): void {
   ui.output.scrollTop = ui.output.scrollHeight;
 }
 
-/** Shows an observation of a cell (as Codex shows it to the model) and moves the state on. */
+/**
+ * Shows an observation of a cell in the text a model reads (docs/protocol/javascript.md#tool-output),
+ * so the page shows what a model would see, and moves the state on.
+ */
 function observe(o: WaitOutcome): void {
   if (finished.has(o.cellId)) {
     return; // a terminate and the cell's pending observation both report its end; show it once

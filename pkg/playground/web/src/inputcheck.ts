@@ -1,9 +1,10 @@
-// The page's tools check their own inputs: the host forwards a call's input as the script wrote
-// it (as Codex's host does), and the tool's owner refuses what its input_schema does not admit,
-// with the text codemode's tool owners use ("tool `x` input does not match its input_schema: at
-// '/a': …"). The page's schemas are small; this covers the keywords they and a hand-written schema
-// use (type, properties, required, additionalProperties, items, enum, const, minimum, maximum,
-// minLength, maxLength) and admits whatever else a schema says.
+// The page's tools check their own inputs: the host forwards a call's input as the script wrote it
+// (hosts do not check inputs: docs/protocol/javascript.md#tools), and the tool's owner refuses
+// what its input_schema does not admit, with the text codemode's tool owners use ("tool `x` input
+// does not match its input_schema: at '/a': …"). The page's schemas are small; this covers the
+// keywords they and a hand-written schema use (type, properties, required, additionalProperties,
+// items, enum, const, minimum, maximum, minLength, maxLength) and admits whatever else a schema
+// says.
 
 import type { JsonValue } from "@codemode/sdk";
 
