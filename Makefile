@@ -13,7 +13,7 @@ export GOFLAGS := -buildvcs=false
 START := $(shell date +%s)
 PHASE := ./tools/phase.sh
 
-.PHONY: help setup setup-system tools run generate check test test-short test-go test-race test-ts test-packages test-browser lint cross drift compat fuzz bench gate-under-load dist clean codex-next diff-codex-exec diff-codex
+.PHONY: help setup setup-system tools run generate check test test-short test-go test-race test-ts test-packages test-browser lint cross drift compat fuzz bench bench-compare gate-under-load dist clean codex-next diff-codex-exec diff-codex
 
 ## help: list the targets (what a bare `make` does).
 help:
@@ -43,6 +43,10 @@ generate: setup tools
 ## check: the whole gate CI runs: lint, the six platform builds, drift, compat, Go (also -race), TS and browser tests, brief fuzzing.
 check: setup setup-system tools lint cross drift compat test test-packages test-browser test-race fuzz
 	@took=$$(( $$(date +%s) - $(START) )); printf '==> check: every phase passed in %dm%02ds\n' $$((took / 60)) $$((took % 60))
+
+## bench-compare: this tree against REV (make bench-compare REV=abc123): cell start and tool round trip in process, over V1 and gRPC, both trees' test binaries alternately.
+bench-compare:
+	COUNT=$(or $(COUNT),10) ./tools/bench-compare.sh $(REV)
 
 ## gate-under-load: .ci/run on fresh clones of HEAD, 5 times in a row, while busy loops saturate every core (RUNS=, BUSY= to change).
 gate-under-load:
