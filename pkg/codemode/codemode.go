@@ -83,7 +83,7 @@ type Delegate interface {
 	// CellUsage receives what a cell's runtime spent on it, exactly once per admitted cell, just
 	// before CellClosed for the same cell, when the session's runtime measures its cells (the
 	// in-process runtime does; a remote transport's client cannot, and never calls it). It must
-	// not block; it is called on the goroutine that closes the cell.
+	// not block: the cell's closing waits for it (codemode.CallCellUsage).
 	CellUsage(cellID CellID, usage CellUsage)
 }
 

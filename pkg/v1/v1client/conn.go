@@ -160,16 +160,9 @@ type closedCell struct {
 	id       codemode.CellID
 }
 
-// notify calls CellClosed, containing a panic as the runtime does: it becomes the cell's task
-// failure, reported to the delegate if it listens.
-func (cc closedCell) notify() {
-	defer func() {
-		if r := recover(); r != nil {
-			cc.delegate.ReportFailure(codemode.CellTaskFailure(cc.id, fmt.Sprint(r)))
-		}
-	}()
-	cc.delegate.CellClosed(cc.id)
-}
+// notify calls CellClosed, containing a panic or Goexit as the runtime does: it becomes the
+// cell's task failure, reported to the delegate (codemode.CallCellClosed).
+func (cc closedCell) notify() { codemode.CallCellClosed(cc.delegate, cc.id) }
 
 // closeCell handles cell/closed: the cell's delegate calls are cancelled (their answers
 // suppressed) and CellClosed is called at once, without waiting for them.
