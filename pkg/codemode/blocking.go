@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 )
@@ -44,6 +45,42 @@ func StartNotify(ctx context.Context, d Delegate, callID string, cellID CellID, 
 		}
 	}()
 	d.StartNotify(ctx, callID, cellID, text, once)
+}
+
+// CallCellUsage is how a caller gives d a closing cell's usage: d.CellUsage, contained as
+// CallCellClosed contains d.CellClosed.
+func CallCellUsage(d Delegate, id CellID, usage CellUsage) {
+	callClosing(d, id, "CellUsage", func() { d.CellUsage(id, usage) })
+}
+
+// CallCellClosed is how a caller tells d that a cell closed: d.CellClosed on a goroutine of its
+// own, waited for. The owner's code may panic or end its goroutine (runtime.Goexit), and neither
+// may take the caller down or skip the callbacks after it: each is reported to d.ReportFailure as
+// the cell's task failing (CellTaskFailure), with the same text whichever transport closes the
+// cell (docs/adr/0072-names-epochs-and-one-closing-call.md).
+func CallCellClosed(d Delegate, id CellID) {
+	callClosing(d, id, "CellClosed", func() { d.CellClosed(id) })
+}
+
+// callClosing runs call, d's callback name for cell id, on a goroutine of its own (a Goexit
+// cannot be stopped, only kept off the caller's goroutine) and reports how it failed, if it did.
+func callClosing(d Delegate, id CellID, name string, call func()) {
+	var panicked any
+	returned := false
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() { panicked = recover() }()
+		call()
+		returned = true
+	}()
+	<-done
+	switch {
+	case panicked != nil:
+		d.ReportFailure(CellTaskFailure(id, fmt.Sprintf("%s panicked: %v", name, panicked)))
+	case !returned:
+		d.ReportFailure(CellTaskFailure(id, name+" ended its goroutine without returning"))
+	}
 }
 
 // BlockingDelegate is a delegate whose calls return their outcome: the form an owner whose tools

@@ -5,6 +5,25 @@
 // Every transport (in process, V1 over stdio or WebSocket, gRPC, Connect) serves exactly this
 // contract, and the conformance suite in codemodetest checks each of them against it. The package
 // imports no transport and no generated code.
+//
+// # Glossary
+//
+//   - session: cells that share stored values (store, load), isolated from other sessions.
+//   - cell: one script admitted by Execute, named by its CellID within its session.
+//   - response: what a cell answers an observer (RuntimeResponse): Yielded (the cell runs on),
+//     Result or Terminated (terminal).
+//   - initial response: a cell's first response, the future of its StartedCell.
+//   - observer: the one request (an initial response, a Wait, a pending observation) a cell
+//     answers next; a cell has at most one at a time.
+//   - yield: a Yielded response with the output produced since the last one, at the observer's
+//     yield time or when the script calls yield_control().
+//   - pending frontier: a cell paused where it has nothing to run until a tool call settles
+//     (PendingFrontier, PendingSession).
+//   - delegate: the owner of the tools, which a cell calls back (Delegate, BlockingDelegate):
+//     nested tool calls, notifications, and the closing callbacks CellUsage and CellClosed.
+//   - failure report: a failure no response carries, in Codex's words (ReportFailure, the
+//     Failure constants).
+//   - closed: a cell whose terminal response was delivered; CellClosed follows it, once.
 package codemode
 
 import (
@@ -85,7 +104,7 @@ type Delegate interface {
 	// CellUsage receives what a cell's runtime spent on it, exactly once per admitted cell, just
 	// before CellClosed for the same cell, when the session's runtime measures its cells (the
 	// in-process runtime does; a remote transport's client cannot, and never calls it). It must
-	// not block; it is called on the goroutine that closes the cell.
+	// not block: the cell's closing waits for it (codemode.CallCellUsage).
 	CellUsage(cellID CellID, usage CellUsage)
 }
 

@@ -98,7 +98,7 @@ type cell struct {
 	// runtime and cancels the cell's tool calls and notifications.
 	ctx    context.Context
 	cancel context.CancelFunc
-	// wake pokes the cell's event loop when it may be blocked while an observer needs it: a
+	// wake signals the cell's event loop when it may be blocked while an observer needs it: a
 	// pending observer wants a frontier, or a paused cell was resumed. It holds one token.
 	wake chan struct{}
 	// calls are the tool calls a frontier lists; it has its own lock.
@@ -126,8 +126,8 @@ func newCell(id codemode.CellID, callID string, life cellLifecycle) *cell {
 	}
 }
 
-// poke wakes the cell's event loop if it is blocked; a token already waiting is enough.
-func (c *cell) poke() {
+// wakeLoop wakes the cell's event loop if it is blocked; a token already waiting is enough.
+func (c *cell) wakeLoop() {
 	select {
 	case c.wake <- struct{}{}:
 	default:

@@ -63,8 +63,8 @@ func (a *applied) carryOut(s *session, c *cell, ev *event, e effect) {
 		if hook := s.hooks.attached; hook != nil {
 			a.after.add(func() { hook(c.id) })
 		}
-	case doPoke:
-		a.after.add(c.poke)
+	case doWakeLoop:
+		a.after.add(c.wakeLoop)
 	case doStop:
 		a.after.add(func() { s.stop(c) })
 	case doClose:

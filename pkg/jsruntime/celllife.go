@@ -96,8 +96,8 @@ const (
 	doArm
 	// doAttached: an observer was registered (the test hook).
 	doAttached
-	// doPoke: wake the cell's event loop.
-	doPoke
+	// doWakeLoop: wake the cell's event loop.
+	doWakeLoop
 	// doStop: cancel the cell's runtime and arm the grace backstop.
 	doStop
 	// doClose: close the cell once the deliveries before it ran.
@@ -316,7 +316,7 @@ func (l *cellLifecycle) attachPending(obs *observer, fx *effects) {
 	}
 	l.paused = false
 	l.register(obs, fx)
-	fx.add(effect{kind: doPoke})
+	fx.add(effect{kind: doWakeLoop})
 }
 
 // attachYielding attaches a Wait to a running cell. It takes the cell out of pending mode and
@@ -326,7 +326,7 @@ func (l *cellLifecycle) attachYielding(ev *event, fx *effects) {
 	obs := ev.obs
 	l.observed = true
 	if l.paused {
-		fx.add(effect{kind: doPoke})
+		fx.add(effect{kind: doWakeLoop})
 	}
 	l.pendingMode, l.paused, l.frontierReady = false, false, false
 	switch {

@@ -85,6 +85,35 @@
 // what lets Go's garbage collector stop a spinning script's goroutine. NewProvider checks that
 // interruption works.
 //
+// # Glossary
+//
+//   - engine: one QuickJS runtime in its own wasm instance (internal/engine), owned by one
+//     goroutine at a time; reset to its prepared memory image after each cell and reused.
+//   - prelude: the JavaScript run into every engine before its first cell (prelude.js): the
+//     globals cell code sees and the entry points Go calls (begin, deliver, part).
+//   - bridge: the one function through which JavaScript calls Go, an operation character and a
+//     JSON payload (bridge.go); a message that does not decode is forged and fails the cell.
+//   - cell: one admitted script and everything it owns: its engine while it runs, its tool calls,
+//     timers, notifications, output and lifecycle (cell.go).
+//   - turn: one call from Go into the prelude (begin, or deliver with results and timers) followed
+//     by QuickJS's pending jobs; the event loop (loop.go) is a sequence of turns.
+//   - delivery: a turn that hands settled tool calls and fired timers to JavaScript; also the
+//     handing of an observation to its observer.
+//   - quiescent: the loop has nothing to run until a tool call settles or a timer fires.
+//   - observer: one Execute, Wait, ExecuteToPending or WaitToPending waiting for the cell's next
+//     response; a cell has at most one (initialObserver, waitObserver, pendingObserver).
+//   - observation: what an observer is handed: a response, or a frontier.
+//   - yield: a Yielded response with the output so far, at an observer's deadline or at
+//     yield_control(); the cell goes on running.
+//   - frontier: a quiescent cell paused for a pending observer, listed with its tool calls still
+//     in flight (codemode.PendingFrontier, frontier.go); pending mode is the cell driven so.
+//   - lifecycle: a cell's state machine (cellLifecycle, celllife.go): events in, effects out, as
+//     plain data; the session carries the effects out (cellfx.go).
+//   - set apart: the output before a yield_control() that no observer answered, kept for the next
+//     yielding observation and out of a later Result (output.go).
+//   - claim: taking the Result of a cell that completed unobserved, by a Wait or a Terminate;
+//     only one claim wins (claimCompletion, cell.go).
+//
 // qjs v0.0.6 needs github.com/tetratelabs/wazero v1.9.x: v1.12.0 rejects its host import
 // ("signature mismatch"), and NewProvider then fails saying so.
 package jsruntime

@@ -13,7 +13,9 @@
 // text as its source (QuickJS keeps every function's text for toString), in every runtime's memory;
 // the prelude is strict, so the block's declarations stay inside it. Like the prelude, the script
 // captures every intrinsic it uses before cell code runs, so a cell that replaces
-// Array.prototype.join or String.prototype.slice does not change how its numbers print.
+// Array.prototype.join or String.prototype.slice does not change how its numbers print. Some of
+// its captures repeat the prelude's: each script declares what it uses, so that neither depends
+// on the other's declarations across the text Go joins.
   const FunctionProto = Function.prototype;
   const apply = Reflect.apply;
   const uncurry = (fn) => apply(FunctionProto.bind, FunctionProto.call, [fn]);

@@ -2,7 +2,6 @@ package jsruntime
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"sync"
 	"sync/atomic"
@@ -383,26 +382,10 @@ func (s *session) closeCell(c *cell) {
 		c.cancel()
 		defer s.open.Done()
 		usage := codemode.CellUsage{PeakHeapBytes: c.peakHeap.Load()}
-		callDelegate(s.report, c.id, "CellUsage", func() { s.delegate.CellUsage(c.id, usage) })
-		callDelegate(s.report, c.id, "CellClosed", func() { s.delegate.CellClosed(c.id) })
+		// A callback that fails is the owner's bug: it is reported, and the next still runs.
+		codemode.CallCellUsage(s.delegate, c.id, usage)
+		codemode.CallCellClosed(s.delegate, c.id)
 	})
-}
-
-// callDelegate calls one of the delegate's closing callbacks (name) for cell id. A callback that
-// panics is the owner's bug, not the caller's: it is contained and reported to the owner, who alone
-// can fix it (docs/protocol/javascript.md#the-delegate), and the next callback still runs.
-func callDelegate(report func(string), id codemode.CellID, name string, call func()) {
-	returned := false
-	defer func() {
-		switch p := recover(); {
-		case p != nil:
-			report(codemode.CellTaskFailure(id, fmt.Sprintf("%s panicked: %v", name, p)))
-		case !returned:
-			report(codemode.CellTaskFailure(id, name+" ended its goroutine without returning"))
-		}
-	}()
-	call()
-	returned = true
 }
 
 // LiveCellUsage implements codemode.CellUsageProbe: the peak memory of a cell still open, as of

@@ -245,10 +245,10 @@ func (t *toolCalls) launch(id int64, call codemode.NestedToolCall) {
 	t.wg.Add(1)
 	codemode.StartToolCall(t.ctx, t.r.s.delegate, call, func(out json.RawMessage, err error) {
 		if len(out) > checkInlineBytes {
-			go t.handFromAnyGoroutine(t.outcome(id, out, err)) // not on a transport's reader
+			go t.sendResultWithoutBlocking(t.outcome(id, out, err)) // not on a transport's reader
 			return
 		}
-		t.handFromAnyGoroutine(t.outcome(id, out, err))
+		t.sendResultWithoutBlocking(t.outcome(id, out, err))
 	})
 }
 
@@ -257,17 +257,17 @@ func (t *toolCalls) launch(id int64, call codemode.NestedToolCall) {
 // spend milliseconds validating a big result while other messages wait.
 const checkInlineBytes = 64 << 10
 
-// handFromAnyGoroutine hands a call's result to the loop without blocking: done may run on the
-// loop itself (the answer came before StartToolCall returned) or on a transport's reader, which
-// must not wait for a busy loop. When the buffer is full a goroutine waits instead.
-func (t *toolCalls) handFromAnyGoroutine(res toolResult) {
+// sendResultWithoutBlocking gives a call's result to the loop without blocking: done may run on
+// the loop itself (the answer came before StartToolCall returned) or on a transport's reader,
+// which must not wait for a busy loop. When the buffer is full a goroutine waits instead.
+func (t *toolCalls) sendResultWithoutBlocking(res toolResult) {
 	select {
 	case t.results <- res:
 		t.wg.Done()
 	default:
 		go func() {
 			defer t.wg.Done()
-			t.hand(res)
+			t.sendResult(res)
 		}()
 	}
 }
@@ -292,8 +292,8 @@ func (t *toolCalls) outcome(id int64, out json.RawMessage, err error) toolResult
 	return res
 }
 
-// hand gives a result to the loop, unless the cell no longer needs it.
-func (t *toolCalls) hand(res toolResult) {
+// sendResult gives a result to the loop, waiting for it, unless the cell no longer needs it.
+func (t *toolCalls) sendResult(res toolResult) {
 	select {
 	case t.results <- res:
 	case <-t.ctx.Done():

@@ -74,14 +74,18 @@ func AppendString(b []byte, s string) []byte {
 			continue
 		}
 		b = append(b, s[start:i]...)
-		b = appendEscape(b, c)
+		b = AppendEscape(b, c)
 		start = i + 1
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
 
-func appendEscape(b []byte, c byte) []byte {
+// AppendEscape appends the JSON escape of c, a control character, '"' or '\\': \" \\ \b \f \n
+// \r \t, else \u00xx with lowercase digits. serde_json and ECMAScript's JSON.stringify escape
+// these characters alike, so the in-process runtime's quoting shares it
+// (docs/adr/0072-names-epochs-and-one-closing-call.md).
+func AppendEscape(b []byte, c byte) []byte {
 	switch c {
 	case '"', '\\':
 		return append(b, '\\', c)

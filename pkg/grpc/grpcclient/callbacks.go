@@ -161,11 +161,13 @@ func (b *binding) acknowledge(notification string) {
 	}
 }
 
-// reportClosed tells the delegate that cells (wire IDs; "" is skipped) closed.
+// reportClosed tells the delegate that cells (wire IDs; "" is skipped) closed. A CellClosed that
+// panics or ends its goroutine is the owner's bug: it is contained and reported, as in-process
+// sessions do (codemode.CallCellClosed).
 func reportClosed(d codemode.Delegate, cells ...codemode.CellID) {
 	for _, cell := range cells {
 		if cell != "" {
-			cellClosed(d, cell)
+			codemode.CallCellClosed(d, cell)
 		}
 	}
 }

@@ -19,9 +19,9 @@ var errConnectionClosed = errors.New("code-mode host connection closed")
 
 // connection is one negotiated connection to a host.
 type connection struct {
-	link       *v1transport.Link[wirev1.HostToClient]
-	generation uint64
-	limits     bool // session-cell-execution-resource-limits was granted
+	link   *v1transport.Link[wirev1.HostToClient]
+	epoch  uint64 // the provider's reconnect epoch: its cell IDs' "g{N}:" (cellids.go)
+	limits bool   // session-cell-execution-resource-limits was granted
 	// boundedOutput and yieldObservation were granted: the host speaks generation
 	// bounded-output (Codex 0.169), so outputTruncation, maxOutputTokens and operation/yield
 	// may be sent.
@@ -46,10 +46,10 @@ type connection struct {
 }
 
 // newConnection starts the read loop of a negotiated link.
-func newConnection(link *v1transport.Link[wirev1.HostToClient], gen uint64, n negotiated, opts *Options, stop func()) *connection {
+func newConnection(link *v1transport.Link[wirev1.HostToClient], epoch uint64, n negotiated, opts *Options, stop func()) *connection {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &connection{
-		link: link, generation: gen, limits: n.limits, boundedOutput: n.boundedOutput, yieldObservation: n.yieldObservation,
+		link: link, epoch: epoch, limits: n.limits, boundedOutput: n.boundedOutput, yieldObservation: n.yieldObservation,
 		opts: opts, log: opts.logger(), stop: stop,
 		ctx: ctx, cancel: cancel, readerDone: make(chan struct{}),
 		requests:  newRequestTable(),
@@ -160,16 +160,9 @@ type closedCell struct {
 	id       codemode.CellID
 }
 
-// notify calls CellClosed, containing a panic as the runtime does: it becomes the cell's task
-// failure, reported to the delegate if it listens.
-func (cc closedCell) notify() {
-	defer func() {
-		if r := recover(); r != nil {
-			cc.delegate.ReportFailure(codemode.CellTaskFailure(cc.id, fmt.Sprint(r)))
-		}
-	}()
-	cc.delegate.CellClosed(cc.id)
-}
+// notify calls CellClosed, containing a panic or Goexit as the runtime does: it becomes the
+// cell's task failure, reported to the delegate (codemode.CallCellClosed).
+func (cc closedCell) notify() { codemode.CallCellClosed(cc.delegate, cc.id) }
 
 // closeCell handles cell/closed: the cell's delegate calls are cancelled (their answers
 // suppressed) and CellClosed is called at once, without waiting for them.
@@ -204,5 +197,5 @@ func (c *connection) send(m wirev1.ClientToHost) error {
 
 // runtimeResponse converts a received response with its public cell ID.
 func (c *connection) runtimeResponse(w wirev1.WireRuntimeResponse) codemode.RuntimeResponse {
-	return publicResponse(c.generation, v1convert.RuntimeResponseFromWire(w))
+	return publicResponse(c.epoch, v1convert.RuntimeResponseFromWire(w))
 }

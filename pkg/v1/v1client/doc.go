@@ -6,13 +6,13 @@
 // admitted, delegate requests for a cell whose execute is still being answered are deferred (at
 // most 1,024), at most 1,024 delegate calls run at once, and every protocol violation or missed
 // deadline fails the whole connection, closing each live cell exactly once. A process host that
-// died is restarted for the next session, whose cells carry the next generation's IDs ("g2:1",
+// died is restarted for the next session, whose cells carry the next epoch's IDs ("g2:1",
 // docs/protocol/grpc.md#cell-ids-across-host-restarts).
 //
 // It accepts both Codex wire generations: runtime responses with or without
 // code_mode_host_duration_ns (docs/protocol/v1.md#host-duration-g2).
 //
-// Files: provider.go (providers, generations), process.go and websocket.go (connectors),
+// Files: provider.go (providers, reconnect epochs), process.go and websocket.go (connectors),
 // handshake.go, conn.go (one connection: read loop, failure), requests.go (request IDs,
 // deadlines, cancellation), session.go (the Session operations), cellids.go (public and wire
 // cell IDs), delegates.go (calls from the host to the delegate).

@@ -32,7 +32,7 @@ type scriptedHost struct {
 func newScripted(t *testing.T, opts Options) (*Provider, *scriptedHost) {
 	t.Helper()
 	h := &scriptedHost{t: t, frames: make(chan string, 4096)}
-	p := newProvider(func(ctx context.Context, gen uint64, o *Options) (*connection, error) {
+	p := newProvider(func(ctx context.Context, epoch uint64, o *Options) (*connection, error) {
 		toHostR, toHostW := io.Pipe()
 		fromHostR, fromHostW := io.Pipe()
 		h.w = fromHostW
@@ -60,7 +60,7 @@ func newScripted(t *testing.T, opts Options) (*Provider, *scriptedHost) {
 		if err != nil {
 			return nil, err
 		}
-		return newConnection(v1transport.NewLink(conn, v1transport.SideHost, newTolerantDecoder().decode), gen, n, o, nil), nil
+		return newConnection(v1transport.NewLink(conn, v1transport.SideHost, newTolerantDecoder().decode), epoch, n, o, nil), nil
 	}, opts)
 	t.Cleanup(func() { _ = p.Close() })
 	return p, h

@@ -31,14 +31,14 @@ type Command struct {
 // NewProcessProvider returns a Provider whose sessions run on a host process it spawns on
 // first use and shares; a host that died is spawned again for the next session.
 func NewProcessProvider(cmd Command, opts Options) *Provider {
-	return newProvider(func(ctx context.Context, gen uint64, o *Options) (*connection, error) {
-		return spawn(ctx, cmd, gen, o)
+	return newProvider(func(ctx context.Context, epoch uint64, o *Options) (*connection, error) {
+		return spawn(ctx, cmd, epoch, o)
 	}, opts)
 }
 
 // spawn starts the host in a process group of its own (so a kill reaches nothing else),
 // forwards its stderr to the logger and negotiates on its stdio.
-func spawn(ctx context.Context, cmd Command, gen uint64, opts *Options) (*connection, error) {
+func spawn(ctx context.Context, cmd Command, epoch uint64, opts *Options) (*connection, error) {
 	c := exec.Command(cmd.Path, cmd.Args...)
 	c.Env = cmd.Env
 	pipes, err := stdio.Spawn(c)
@@ -93,7 +93,7 @@ func spawn(ctx context.Context, cmd Command, gen uint64, opts *Options) (*connec
 		return nil, err
 	}
 	link := v1transport.NewLink(conn, v1transport.SideHost, newTolerantDecoder().decode)
-	cn := newConnection(link, gen, n, opts, nil)
+	cn := newConnection(link, epoch, n, opts, nil)
 	cn.pid = c.Process.Pid
 	go func() {
 		err := <-exited

@@ -57,12 +57,12 @@ func (o *Options) transportTimeout() time.Duration {
 	return o.TransportTimeout
 }
 
-// connector opens a negotiated connection of generation gen.
-type connector func(ctx context.Context, gen uint64, opts *Options) (*connection, error)
+// connector opens a negotiated connection of reconnect epoch epoch.
+type connector func(ctx context.Context, epoch uint64, opts *Options) (*connection, error)
 
 // Provider is a codemode.SessionProvider on a remote host. Sessions share one connection; when
 // it fails, the next CreateSession connects again (for a process host: spawns a new one) as the
-// next generation, whose cell IDs are "g{N}:{wire}". Sessions of a failed connection stay
+// next epoch, whose cell IDs are "g{N}:{wire}". Sessions of a failed connection stay
 // failed.
 type Provider struct {
 	connect connector
@@ -70,7 +70,7 @@ type Provider struct {
 
 	mu          sync.Mutex
 	conn        *connection
-	generation  uint64
+	epoch       uint64
 	nextSession uint64
 	closed      bool
 	retired     []*connection
@@ -134,11 +134,11 @@ func (p *Provider) connection(ctx context.Context) (*connection, wirev1.SessionI
 			p.retired = append(p.retired, p.conn)
 		}
 		p.conn = nil
-		c, err := p.connect(ctx, p.generation+1, &p.opts)
+		c, err := p.connect(ctx, p.epoch+1, &p.opts)
 		if err != nil {
 			return nil, "", err
 		}
-		p.generation++
+		p.epoch++
 		p.conn = c
 	}
 	p.nextSession++

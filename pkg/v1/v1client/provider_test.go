@@ -113,7 +113,7 @@ func TestWebsocketProviderFailsWhenANegotiatedBulkConnectionIsUnavailable(t *tes
 
 // TestChildProcessLossCleansUpAndRebuildsTheSharedHost is the fault "host process killed mid
 // cell": the cell's initial response fails, its CellClosed comes exactly once, and the next
-// session runs on a new host whose cell IDs carry generation 2.
+// session runs on a new host whose cell IDs carry epoch 2.
 func TestChildProcessLossCleansUpAndRebuildsTheSharedHost(t *testing.T) {
 	p := newProcessProvider(t)
 	rec := codemodetest.NewRecorder()

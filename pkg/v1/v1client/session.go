@@ -95,7 +95,7 @@ func (s *session) Execute(ctx context.Context, req codemode.ExecuteRequest) (*co
 // that delegate requests for it find it) and waits for its initial response.
 func (c *connection) admitCell(id wirev1.RequestId, p *pendingRequest, wire wirev1.WireCellId) error {
 	s := p.session
-	public := publicCellID(c.generation, wire)
+	public := publicCellID(c.epoch, wire)
 	ch := make(chan codemode.InitialResult, 1)
 	p.started = codemode.NewStartedCell(public, ch, func() { c.terminateAbandoned(s, wire) })
 	w := &initialWaiter{ch: ch, cell: wire, stop: func() bool { return false }, done: make(chan struct{})}
@@ -197,7 +197,7 @@ func (c *connection) terminateAbandoned(s *session, wire wirev1.WireCellId) {
 // host retired that one.
 func (s *session) Wait(ctx context.Context, req codemode.WaitRequest) (codemode.WaitOutcome, error) {
 	c := s.conn
-	wire, err := wireCellID(c.generation, req.CellID)
+	wire, err := wireCellID(c.epoch, req.CellID)
 	if err != nil {
 		return codemode.WaitOutcome{}, err
 	}
@@ -258,14 +258,14 @@ func (c *connection) retire(key cellKey) {
 
 func (c *connection) waitOutcome(resp wirev1.HostResponse) codemode.WaitOutcome {
 	o := v1convert.WaitOutcomeFromWire(resp.(wirev1.WaitCompleted).Outcome)
-	o.Response = publicResponse(c.generation, o.Response)
+	o.Response = publicResponse(c.epoch, o.Response)
 	return o
 }
 
 // Terminate stops a cell.
 func (s *session) Terminate(ctx context.Context, id codemode.CellID) (codemode.WaitOutcome, error) {
 	c := s.conn
-	wire, err := wireCellID(c.generation, id)
+	wire, err := wireCellID(c.epoch, id)
 	if err != nil {
 		return codemode.WaitOutcome{}, err
 	}

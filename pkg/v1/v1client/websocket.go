@@ -20,14 +20,14 @@ const DefaultWebSocketTimeout = 10 * time.Second
 // ("ws://IP:PORT/"). With dual it asks for dual websockets (optional: a host that does not
 // grant them is used over the one socket).
 func NewWebSocketProvider(rawURL string, dual bool, opts Options) *Provider {
-	return newProvider(func(ctx context.Context, gen uint64, o *Options) (*connection, error) {
-		return dialWebSocket(ctx, rawURL, dual, gen, o)
+	return newProvider(func(ctx context.Context, epoch uint64, o *Options) (*connection, error) {
+		return dialWebSocket(ctx, rawURL, dual, epoch, o)
 	}, opts)
 }
 
 var dialOptions = &websocket.DialOptions{CompressionMode: websocket.CompressionDisabled}
 
-func dialWebSocket(ctx context.Context, rawURL string, dual bool, gen uint64, opts *Options) (*connection, error) {
+func dialWebSocket(ctx context.Context, rawURL string, dual bool, epoch uint64, opts *Options) (*connection, error) {
 	timeout := opts.HandshakeTimeout
 	if timeout <= 0 {
 		timeout = DefaultWebSocketTimeout
@@ -59,7 +59,7 @@ func dialWebSocket(ctx context.Context, rawURL string, dual bool, gen uint64, op
 		conn = v1transport.NewDualWebSocketConn(control, bulk)
 	}
 	link := v1transport.NewLink(conn, v1transport.SideHost, newTolerantDecoder().decode)
-	return newConnection(link, gen, n, opts, nil), nil
+	return newConnection(link, epoch, n, opts, nil), nil
 }
 
 // BulkURL is where the bulk socket of a dual connection is opened: the control URL's path

@@ -279,7 +279,7 @@ func TestPendingDelegateLimitRejectsCallWithoutDisconnecting(t *testing.T) {
 // cells make 4,097.
 func TestGrantedDelegateCapacityIs4096(t *testing.T) {
 	checkLeaks(t)
-	c := serveRaw(t, New(newProvider(t))).readyG3()
+	c := serveRaw(t, New(newProvider(t))).readyWithBoundedOutput()
 	checkPendingDelegateLimit(t, c, MaxPendingDelegateCallsGranted, 1024, 1024, 1024, 1024, 1)
 }
 

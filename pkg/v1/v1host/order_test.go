@@ -105,7 +105,7 @@ func wantEvents(t *testing.T, label string, got []string, want ...string) {
 }
 
 func TestNotificationsToolCallsAndYieldsGoOutInTheOrderWritten(t *testing.T) {
-	c := serveRaw(t, New(newProvider(t))).readyG3()
+	c := serveRaw(t, New(newProvider(t))).readyWithBoundedOutput()
 	c.send(open(1, "s"))
 	c.expect(ready(1, "s"))
 	c.send(execute(2, "s", `notify("n1"); tools.tool({i: 1}); notify("n2"); tools.tool({i: 2}); yield_control(); notify("n3"); tools.tool({i: 3}); await new Promise(() => {});`))
@@ -120,7 +120,7 @@ func TestEveryToolCallAScriptStartedIsSentThenCancelled(t *testing.T) {
 		`tools.tool({n: 1}); text("main done");`,
 		`await null; tools.tool({n: 1}); await null; exit();`,
 	} {
-		c := serveRaw(t, New(newProvider(t))).readyG3()
+		c := serveRaw(t, New(newProvider(t))).readyWithBoundedOutput()
 		c.send(open(1, "s"))
 		c.expect(ready(1, "s"))
 		c.send(execute(2, "s", src))
@@ -135,7 +135,7 @@ func TestEveryToolCallAScriptStartedIsSentThenCancelled(t *testing.T) {
 }
 
 func TestCellClosedFollowsTheTerminalResponse(t *testing.T) {
-	c := serveRaw(t, New(newProvider(t))).readyG3()
+	c := serveRaw(t, New(newProvider(t))).readyWithBoundedOutput()
 	c.send(open(1, "s"))
 	c.expect(ready(1, "s"))
 	// A wait collects the Result: cell/closed follows wait/completed.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/codemodehq/codemode/pkg/serdejson"
 )
 
 // Strings out of QuickJS as JSON, quoted by Go (ADR 62). A long string of a tool input used to be
@@ -126,7 +128,7 @@ func quoteLatin1(dst, b []byte) []byte {
 		dst = append(dst, b[run:i]...)
 		run = i + 1
 		if quoteClass[c] == 1 {
-			dst = appendEscape(dst, rune(c))
+			dst = serdejson.AppendEscape(dst, c)
 		} else {
 			dst = utf8.AppendRune(dst, rune(c))
 		}
@@ -145,7 +147,7 @@ func quoteUTF16(dst, b []byte) []byte {
 		case r < 0x80 && quoteClass[r] == 0:
 			dst = append(dst, byte(r))
 		case r < 0x20 || r == '"' || r == '\\':
-			dst = appendEscape(dst, r)
+			dst = serdejson.AppendEscape(dst, byte(r))
 		case utf16.IsSurrogate(r):
 			if r < 0xDC00 && i+3 < len(b) {
 				if pair := utf16.DecodeRune(r, rune(binary.LittleEndian.Uint16(b[i+2:]))); pair != utf8.RuneError {
@@ -162,28 +164,8 @@ func quoteUTF16(dst, b []byte) []byte {
 	return append(dst, '"')
 }
 
-// appendEscape appends JSON.stringify's escape of a control character, a quote or a backslash.
-func appendEscape(dst []byte, r rune) []byte {
-	switch r {
-	case '"':
-		return append(dst, '\\', '"')
-	case '\\':
-		return append(dst, '\\', '\\')
-	case '\b':
-		return append(dst, '\\', 'b')
-	case '\f':
-		return append(dst, '\\', 'f')
-	case '\n':
-		return append(dst, '\\', 'n')
-	case '\r':
-		return append(dst, '\\', 'r')
-	case '\t':
-		return append(dst, '\\', 't')
-	}
-	return appendU(dst, r)
-}
-
-// appendU appends \uxxxx with lowercase hexadecimal digits, as JSON.stringify writes them.
+// appendU appends \uxxxx with lowercase hexadecimal digits, as JSON.stringify writes a lone
+// surrogate; its other escapes are serde_json's too (serdejson.AppendEscape).
 func appendU(dst []byte, r rune) []byte {
 	const hex = "0123456789abcdef"
 	return append(dst, '\\', 'u', hex[r>>12&15], hex[r>>8&15], hex[r>>4&15], hex[r&15])

@@ -168,8 +168,10 @@ func (s *Sites) walkBrackets(i, step int) int {
 }
 
 // unmatchedOpen returns the index of the innermost bracket of kind open that is still open
-// before token i, or -1.
-func (s *Sites) unmatchedOpen(i int, open js.TokenType) int {
+// before token i, or -1. Other brackets still open are passed over, except a "{" when open is
+// another kind and throughBraces is false: a call's arguments do not span a block (with
+// throughBraces, an object literal among the arguments is passed over too).
+func (s *Sites) unmatchedOpen(i int, open js.TokenType, throughBraces bool) int {
 	depth := 0
 	for j := i - 1; j >= 0; j-- {
 		switch s.toks[j].tt {
@@ -180,8 +182,8 @@ func (s *Sites) unmatchedOpen(i int, open js.TokenType) int {
 				if s.toks[j].tt == open {
 					return j
 				}
-				if open != js.OpenBraceToken && s.toks[j].tt == js.OpenBraceToken {
-					return -1 // a call's arguments do not span a block
+				if !throughBraces && s.toks[j].tt == js.OpenBraceToken {
+					return -1
 				}
 				continue
 			}
@@ -383,7 +385,7 @@ func (s *Sites) At(line, col int, top bool, prop string) (Site, bool) {
 	if !top {
 		// A call frame whose position is inside the call's arguments: the call is the
 		// innermost one open around it.
-		if open := s.unmatchedOpen(i, js.OpenParenToken); open > 0 && s.isObjectEnd(open-1) {
+		if open := s.unmatchedOpen(i, js.OpenParenToken, false); open > 0 && s.isObjectEnd(open-1) {
 			calleeLast := open - 1
 			start, ok := s.objectStart(calleeLast)
 			if !ok {
@@ -422,7 +424,7 @@ func (s *Sites) EnclosingConstruction(line, col int, ctor, message string) (Site
 	if i+1 < len(s.toks) && s.toks[i+1].tt == js.OpenParenToken {
 		i++ // the callee itself: its "(" is the first candidate
 	} else {
-		i = s.openParen(i + 1)
+		i = s.unmatchedOpen(i+1, js.OpenParenToken, true)
 	}
 	for n := 0; n < 32 && i > 0; n++ {
 		open := i
@@ -437,30 +439,9 @@ func (s *Sites) EnclosingConstruction(line, col int, ctor, message string) (Site
 				return st, true
 			}
 		}
-		i = s.openParen(open)
+		i = s.unmatchedOpen(open, js.OpenParenToken, true)
 	}
 	return Site{}, false
-}
-
-// openParen returns the index of the innermost "(" still open before token i, through any
-// other bracket still open (an object literal among the arguments), or -1.
-func (s *Sites) openParen(i int) int {
-	depth := 0
-	for j := i - 1; j >= 0; j-- {
-		switch s.toks[j].tt {
-		case js.CloseParenToken, js.CloseBracketToken, js.CloseBraceToken, js.TemplateEndToken:
-			depth++
-		case js.OpenParenToken, js.OpenBracketToken, js.OpenBraceToken, js.TemplateStartToken:
-			if depth == 0 {
-				if s.toks[j].tt == js.OpenParenToken {
-					return j
-				}
-				continue
-			}
-			depth--
-		}
-	}
-	return -1
 }
 
 // OperatorBefore returns the site of the binary operator before the operand QuickJS reported
@@ -539,7 +520,7 @@ func (s *Sites) FunctionName(line, col int, name string) string {
 		return name
 	}
 	for i := s.tokenAt(off) + 1; ; {
-		open := s.unmatchedOpen(i, js.OpenBraceToken)
+		open := s.unmatchedOpen(i, js.OpenBraceToken, false)
 		if open < 1 {
 			return name
 		}
@@ -547,7 +528,7 @@ func (s *Sites) FunctionName(line, col int, name string) string {
 		if s.toks[open-1].tt != js.CloseParenToken {
 			continue // a block or an object literal: look further out
 		}
-		paren := s.unmatchedOpen(open-1, js.OpenParenToken)
+		paren := s.unmatchedOpen(open-1, js.OpenParenToken, false)
 		if paren < 1 || !isName(s.toks[paren-1]) {
 			return name // an arrow function's body or a control statement's: keep QuickJS's name
 		}
@@ -569,7 +550,7 @@ func (s *Sites) FunctionName(line, col int, name string) string {
 		case "if", "while", "for", "switch", "catch", "with", "function":
 			continue
 		}
-		container := s.unmatchedOpen(method, js.OpenBraceToken)
+		container := s.unmatchedOpen(method, js.OpenBraceToken, false)
 		if container < 0 {
 			return name
 		}

@@ -17,8 +17,8 @@ const codexHello = `{"type":"connection/hello","supportedVersions":[1],"required
 
 const codexReady = `{"type":"connection/ready","selectedVersion":1,"capabilities":["bounded-output-v1","delegate-capacity-4096","session-cell-execution-resource-limits","yield-observation"]}`
 
-// readyG3 performs Codex 0.169's handshake.
-func (c *rawClient) readyG3() *rawClient {
+// readyWithBoundedOutput performs Codex 0.169's handshake, in which the host grants bounded-output.
+func (c *rawClient) readyWithBoundedOutput() *rawClient {
 	c.t.Helper()
 	c.send(codexHello)
 	c.expect(codexReady)
@@ -66,7 +66,7 @@ func TestBoundedOutputGrantsCodexCapabilities(t *testing.T) {
 // resultFrame is the initial response of a completed cell in generation bounded-output.
 func TestResultCarriesItsBufferedTime(t *testing.T) {
 	checkLeaks(t)
-	c := serveRaw(t, New(newProvider(t))).readyG3()
+	c := serveRaw(t, New(newProvider(t))).readyWithBoundedOutput()
 	c.send(open(1, "s"))
 	c.expect(ready(1, "s"))
 	c.send(execute(2, "s", `text("hi")`))
@@ -82,7 +82,7 @@ func TestResultCarriesItsBufferedTime(t *testing.T) {
 // Unknown, finished and non-observation IDs are ignored without a frame.
 func TestOperationYieldEndsTheObservation(t *testing.T) {
 	checkLeaks(t)
-	c := serveRaw(t, New(newProvider(t))).readyG3()
+	c := serveRaw(t, New(newProvider(t))).readyWithBoundedOutput()
 	c.send(`{"type":"operation/yield","id":77}`) // before any request: not remembered
 	c.send(open(1, "s"))
 	c.expect(ready(1, "s"))
@@ -136,7 +136,7 @@ func TestOperationYieldIsUnknownBeforeBoundedOutput(t *testing.T) {
 // is never truncated.
 func TestServerTruncationInCodexFormat(t *testing.T) {
 	checkLeaks(t)
-	c := serveRaw(t, New(newProvider(t))).readyG3()
+	c := serveRaw(t, New(newProvider(t))).readyWithBoundedOutput()
 	c.send(`{"type":"operation/request","id":1,"request":{"method":"session/open","sessionId":"s","outputTruncation":"server"}}`)
 	c.expect(ready(1, "s"))
 	c.send(`{"type":"operation/request","id":2,"request":{"method":"session/open","sessionId":"whole"}}`)
@@ -195,7 +195,7 @@ func TestBoundedOutputDecodeFailuresEndTheConnection(t *testing.T) {
 	for frame, want := range cases {
 		t.Run(want, func(t *testing.T) {
 			checkLeaks(t)
-			c := serveRaw(t, New(newProvider(t))).readyG3()
+			c := serveRaw(t, New(newProvider(t))).readyWithBoundedOutput()
 			c.send(frame)
 			c.drain()
 			if err := c.serveResult(); err == nil || !strings.Contains(err.Error(), want) {
