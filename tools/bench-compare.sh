@@ -7,6 +7,7 @@
 # new/old, which is what compares on a loaded machine.
 #
 #   COUNT=10 ./tools/bench-compare.sh REV
+#   ONLY=v1client COUNT=20 ./tools/bench-compare.sh REV     (only the suites whose package matches)
 #
 # REV is checked out into a temporary worktree, removed at the end.
 set -euo pipefail
@@ -25,6 +26,11 @@ suites=(
   "pkg/v1/v1client;^BenchmarkV1$/^(stdio|websocket)$/^(ToolRoundTrip|CellStart)$;200x"
   "pkg/grpc/grpcclient;^Benchmark(ToolRoundTrip|CellStart)$/^(grpc|connect)$;200x"
 )
+if [ -n "${ONLY:-}" ]; then
+  kept=()
+  for s in "${suites[@]}"; do [[ ${s%%;*} == *"$ONLY"* ]] && kept+=("$s"); done
+  suites=("${kept[@]}")
+fi
 for s in "${suites[@]}"; do
   pkg=${s%%;*}
   name=$(echo "$pkg" | tr / _)
