@@ -103,8 +103,8 @@ func TestOutputIsTakenFromTheHostBudget(t *testing.T) {
 	if r := initialResponse(t, c); r.Kind != codemode.Yielded {
 		t.Fatalf("yield: %+v", r)
 	}
-	out := waitCell(t, s, c.CellID, 30_000)
-	checkResult(t, "after the yield", out.Response, "", strings.Repeat("c", 300<<10))
+	out := followCell(t, s, waitCell(t, s, c.CellID, 30_000).Response)
+	checkResult(t, "after the yield", out, "", strings.Repeat("c", 300<<10))
 	awaitCellGoroutines(t, s)
 	if u := b.used.Load(); u != 0 {
 		t.Fatalf("the budget still holds %d bytes after the claimed Result", u)
