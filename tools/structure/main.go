@@ -3,7 +3,8 @@
 // most methods, and the share of test files that are white-box (in the package under test
 // rather than in its _test package), with how many of those use nothing unexported and so could
 // be black-box. Generated code (gen/) is left out: its shape follows the schemas. Run it from
-// the module root: go run ./tools/structure.
+// the module root: go run ./tools/structure; with -v it lists every white-box test file and
+// what keeps it in its package (docs/adr/0070-the-gate-under-load.md).
 package main
 
 import (
