@@ -15,13 +15,10 @@ import (
 // Timeouts of the suite. They bound waits for things that must happen eventually; they are never
 // used to assert that something was fast.
 const (
-	// opTimeout bounds one session operation (an initial response, a wait, a terminate). It is
-	// minutes, not seconds: on two saturated cores under -race an operation that takes
-	// milliseconds alone can take tens of seconds, and a bound it reaches fails a correct
-	// transport (docs/adr/0070-the-gate-under-load.md).
-	opTimeout = 5 * time.Minute
-	// cleanupTimeout bounds the shutdown at the end of every subtest, for the same reason.
-	cleanupTimeout = 5 * time.Minute
+	// opTimeout bounds one session operation (an initial response, a wait, a terminate).
+	opTimeout = 30 * time.Second
+	// cleanupTimeout bounds the shutdown at the end of every subtest.
+	cleanupTimeout = 60 * time.Second
 	// foreverMs is a yield time that never elapses during a test, so the cell's own behaviour
 	// (completion, yield_control) decides when the observer is answered.
 	foreverMs uint64 = 3_600_000
