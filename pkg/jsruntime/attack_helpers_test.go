@@ -1,7 +1,6 @@
 package jsruntime
 
 import (
-	"context"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -31,19 +30,10 @@ func jsonText(t testing.TB, v any) string {
 func runEveryOutput(t testing.TB, s codemode.Session, src string, tools ...codemode.ToolDefinition) ([]codemode.ContentItem, string) {
 	t.Helper()
 	r := executeCell(t, s, src, tools...)
-	items := append([]codemode.ContentItem(nil), r.ContentItems...)
-	for r.Kind == codemode.Yielded {
-		out, err := s.Wait(context.Background(), codemode.WaitRequest{CellID: r.CellID, YieldTimeMs: 30_000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = out.Response
-		items = append(items, r.ContentItems...)
-	}
 	if r.Kind != codemode.Result {
 		t.Fatalf("response kind %v, want Result: %+v", r.Kind, r)
 	}
-	return items, errorTextOf(r)
+	return r.ContentItems, errorTextOf(r)
 }
 
 // expectTexts runs src in s and checks that it succeeded with exactly the texts want.

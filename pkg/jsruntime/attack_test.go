@@ -198,7 +198,7 @@ func TestAttackTamperingWithIntrinsicsBeforeEachHelper(t *testing.T) {
 			d := jsruntime.NewRecorder(jsruntime.EchoTool)
 			s := jsruntime.NewTestSession(t, d, codemode.SessionCellExecutionLimits{})
 			src := spyHarness + c.install + ";\n" + helperTour
-			r := jsruntime.ExecuteCell(t, s, src, jsruntime.TestTool("echo"))
+			r := jsruntime.FirstResponse(t, s, src, jsruntime.TestTool("echo"))
 			if r.Kind != codemode.Yielded || !reflect.DeepEqual(r.ContentItems, tourItems) {
 				t.Fatalf("before yield_control: %v %s %#v", r.Kind, jsruntime.ErrorTextOf(r), r.ContentItems)
 			}
@@ -206,7 +206,7 @@ func TestAttackTamperingWithIntrinsicsBeforeEachHelper(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r = out.Response
+			r = jsruntime.FollowCell(t, s, out.Response)
 			if got, want := jsruntime.TextsOf(r.ContentItems), []string{tourReport, c.seen}; r.Kind != codemode.Result || r.ErrorText != nil || !reflect.DeepEqual(got, want) {
 				t.Errorf("%v %s\ngot  %q\nwant %q", r.Kind, jsruntime.ErrorTextOf(r), got, want)
 			}
@@ -416,13 +416,10 @@ func TestAttackExportedThenDoesNotDecideTheOutcome(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The 5 s yield can pass first on a loaded machine: the cell is followed to its result.
+		r = jsruntime.FollowCell(t, s, r)
 		if got := jsruntime.TextsOf(r.ContentItems); r.Kind != codemode.Result || jsruntime.ErrorTextOf(r) != c.errText || !reflect.DeepEqual(got, []string{"start"}) {
 			t.Errorf("%s: %v %q %q", c.src, r.Kind, jsruntime.ErrorTextOf(r), got)
-		}
-		if r.Kind == codemode.Yielded {
-			if _, err := s.Terminate(context.Background(), r.CellID); err != nil {
-				t.Fatal(err)
-			}
 		}
 	}
 	// The keyword cannot hide behind an escape, nor the name behind a string: both are refused.

@@ -100,8 +100,8 @@ func TestUnobservedOutputIsBounded(t *testing.T) {
 	if r := initialResponse(t, c); r.Kind != codemode.Yielded || !reflect.DeepEqual(textsOf(r.ContentItems), []string{a}) {
 		t.Fatalf("yield: %+v", r)
 	}
-	out := waitCell(t, s, c.CellID, 30_000)
-	checkResult(t, "after observation", out.Response, "", strings.Repeat("b", 600))
+	out := followCell(t, s, waitCell(t, s, c.CellID, 30_000).Response)
+	checkResult(t, "after observation", out, "", strings.Repeat("b", 600))
 }
 
 func TestStoredValuesAreBoundedByCount(t *testing.T) {
@@ -143,7 +143,7 @@ func TestStoredValuesAreCheckedAtCommit(t *testing.T) {
 	<-g.started
 	checkResult(t, "second", executeCell(t, s, `store("b", 2); text("second")`), "", "second")
 	close(g.release)
-	r := initialResponse(t, first)
+	r := followCell(t, s, initialResponse(t, first))
 	checkResult(t, "first", r, fmt.Sprintf(storeCommitText, 3, 1000), "first")
 
 	r = executeCell(t, s, `text(JSON.stringify([load("x"), load("y"), load("a"), load("b")]))`)
@@ -191,7 +191,7 @@ text(await tools.block());`, 30_000, testTool("block"))
 		<-g.started
 	}
 	close(g.release)
-	r := initialResponse(t, c)
+	r := followCell(t, s, initialResponse(t, c))
 	checkResult(t, "tool calls", r, "", limitText, `["released","released","released","released","released"]`, "released")
 	if calls, _, _ := d.snapshot(); len(calls) != 6 {
 		t.Fatalf("the delegate saw %d calls, want 6", len(calls))

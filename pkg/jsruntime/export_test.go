@@ -11,6 +11,8 @@ import (
 var (
 	NewTestSession      = newTestSession
 	ExecuteCell         = executeCell
+	FirstResponse       = firstResponse
+	FollowCell          = followCell
 	RunCellToEnd        = runCellToEnd
 	TextsOf             = textsOf
 	ErrorTextOf         = errorTextOf
@@ -31,6 +33,9 @@ var (
 	WaitWarm            = waitWarm
 	Recurse             = recurse
 )
+
+// GuardTimeout bounds the black-box tests' waits for events, as guardTimeout does the others'.
+const GuardTimeout = guardTimeout
 
 // The error texts the runtime builds itself.
 const (

@@ -51,7 +51,7 @@ func TestWaitingCellShedsItsExports(t *testing.T) {
 	d := newRecorder(func(ctx context.Context, _ codemode.NestedToolCall) (json.RawMessage, error) {
 		select {
 		case <-shed:
-		case <-time.After(time.Minute):
+		case <-time.After(guardTimeout):
 			return nil, context.DeadlineExceeded
 		}
 		return json.RawMessage(`41`), nil

@@ -242,7 +242,7 @@ func forgingProvider(t *testing.T) *Provider {
 // just after its result is delivered, and a cell started before that gets another runtime.
 func waitIdle(t testing.TB, p *Provider) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); p.pool.Idle() == 0; time.Sleep(100 * time.Microsecond) {
+	for deadline := time.Now().Add(guardTimeout); p.pool.Idle() == 0; time.Sleep(100 * time.Microsecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("no runtime went back to the pool")
 		}

@@ -175,14 +175,26 @@ func newSessionOn(t testing.TB, p *Provider, d codemode.Delegate, limits codemod
 
 func ptrU64(v uint64) *uint64 { return &v }
 
-// execute starts a cell with tools and returns its initial response.
+// executeCell runs src in s, with tools, to its end and returns its terminal response. A cell
+// may yield at its 30 s deadline before it ends (on a loaded machine even a short one may), so
+// the cell is followed to its result rather than the yield read as one: the output of every
+// observation is in the response (docs/adr/0070-the-gate-under-load.md).
 func executeCell(t testing.TB, s codemode.Session, src string, tools ...codemode.ToolDefinition) codemode.RuntimeResponse {
+	t.Helper()
+	return followCell(t, s, firstResponse(t, s, src, tools...))
+}
+
+// firstResponse starts src in s as tool call "call-1" and returns its initial response, for the
+// tests about the yield itself: a Yielded when the cell called yield_control (or its deadline
+// passed) before it ended.
+func firstResponse(t testing.TB, s codemode.Session, src string, tools ...codemode.ToolDefinition) codemode.RuntimeResponse {
 	t.Helper()
 	started, err := s.Execute(context.Background(), codemode.ExecuteRequest{ToolCallID: "call-1", Source: src, EnabledTools: tools, YieldTimeMs: ptrU64(30_000)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	// Start-up does not count against the yield time, so this bound is the guard's, not 30 s.
+	ctx, cancel := context.WithTimeout(context.Background(), guardTimeout)
 	defer cancel()
 	r, err := started.InitialResponse(ctx)
 	if err != nil {
@@ -191,19 +203,33 @@ func executeCell(t testing.TB, s codemode.Session, src string, tools ...codemode
 	return r
 }
 
-// run executes src in a fresh session and returns its terminal Result (the output of the last
-// observation only, when the cell yielded on the way).
-func runCellToEnd(t testing.TB, src string, tools ...codemode.ToolDefinition) codemode.RuntimeResponse {
+// followCell observes the cell of r with Waits while it yields and returns its terminal
+// response, whose content is the output of r and of every observation after it: the one way the
+// tests of this package wait for a cell's result, an event, instead of a yield deadline.
+func followCell(t testing.TB, s codemode.Session, r codemode.RuntimeResponse) codemode.RuntimeResponse {
 	t.Helper()
-	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
-	r := executeCell(t, s, src, tools...)
+	if r.Kind != codemode.Yielded {
+		return r
+	}
+	items := append([]codemode.ContentItem(nil), r.ContentItems...)
 	for r.Kind == codemode.Yielded {
 		out, err := s.Wait(context.Background(), codemode.WaitRequest{CellID: r.CellID, YieldTimeMs: 30_000})
 		if err != nil {
 			t.Fatal(err)
 		}
 		r = out.Response
+		items = append(items, r.ContentItems...)
 	}
+	r.ContentItems = items
+	return r
+}
+
+// runCellToEnd executes src in a fresh session and returns its terminal Result, with the output
+// of every observation.
+func runCellToEnd(t testing.TB, src string, tools ...codemode.ToolDefinition) codemode.RuntimeResponse {
+	t.Helper()
+	s := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
+	r := executeCell(t, s, src, tools...)
 	if r.Kind != codemode.Result {
 		t.Fatalf("response kind %v, want Result: %+v", r.Kind, r)
 	}

@@ -48,7 +48,7 @@ await tools.block()`, 60_000, testTool("block"))
 	<-g.started
 	during := goHeap()
 	close(g.release)
-	if r := initialResponse(t, c); r.Kind != codemode.Result || r.ErrorText != nil {
+	if r := followCell(t, s, initialResponse(t, c)); r.Kind != codemode.Result || r.ErrorText != nil {
 		t.Fatalf("%+v %s", r, errorTextOf(r))
 	}
 	t.Logf("%d set+clear: Go heap %d -> %d bytes", rounds*10000, before, during)

@@ -117,7 +117,7 @@ func TestZeroYieldLimitIsImmediateAndScopedToItsSession(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 	free := newTestSession(t, nil, codemode.SessionCellExecutionLimits{})
-	if r := initialResponse(t, startCell(t, free, `text("x")`, 30_000)); r.Kind != codemode.Result {
+	if r := followCell(t, free, initialResponse(t, startCell(t, free, `text("x")`, 30_000))); r.Kind != codemode.Result {
 		t.Fatalf("%+v", r)
 	}
 }
@@ -433,7 +433,7 @@ func TestSequentialCellsLeaveNothingBehind(t *testing.T) {
 	var left int
 	// Polled state, no event says "a goroutine ended": the deadline only bounds a failure, so it is
 	// long enough for two loaded cores (it asserts no speed).
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(guardTimeout); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		sess.mu.Lock()
 		left = len(sess.cells)
 		sess.mu.Unlock()

@@ -36,7 +36,7 @@ func TestTerminatedCellsNeverCloseAReusedEngine(t *testing.T) {
 		}
 		select {
 		case <-started:
-		case <-time.After(30 * time.Second):
+		case <-time.After(jsruntime.GuardTimeout):
 			out := jsruntime.WaitCell(t, s, c.CellID, 1000)
 			t.Fatalf("cell %d never called its tool; it ended with %+v %s", i, out.Response, jsruntime.ErrorTextOf(out.Response))
 		}

@@ -173,6 +173,13 @@ func exec(code string) *mcp.CallToolParams {
 	return &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{"code": code}}
 }
 
+// execToEnd is exec for a cell the test expects to end: its yield time never elapses during a
+// test, so the answer is the cell's end, never a yield at the 10 s default that a loaded machine
+// can reach first (docs/adr/0070-the-gate-under-load.md).
+func execToEnd(code string) *mcp.CallToolParams {
+	return &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{"code": code, "yield_time_ms": 600000}}
+}
+
 // exec and wait are described for MCP clients, not as Codex describes them to its model: the
 // engine is QuickJS, notify() is progress, cells belong to the MCP session. The tools are shown in
 // the form a model reads in Codex's exec description (modeltool.NestedToolsReference, TypeScript
@@ -252,7 +259,7 @@ func TestExecDescriptionTellsTheTruth(t *testing.T) {
 	}
 	code := "const named = " + mustJSON(named) + ", absent = " + mustJSON(absent) + ";\n" +
 		`text(named.filter((n) => typeof globalThis[n] === "undefined").join(",") + "|" + absent.filter((n) => typeof globalThis[n] !== "undefined").join(","));`
-	if text, _, _ := f.call(t, exec(code)); text != "Script completed\nWall time X seconds\nOutput:\n||" {
+	if text, _, _ := f.call(t, execToEnd(code)); text != "Script completed\nWall time X seconds\nOutput:\n||" {
 		t.Errorf("globals named but missing | said missing but present: %q", text)
 	}
 }
@@ -268,7 +275,7 @@ func mustJSON(v any) string {
 
 func TestExecRunsToolsConcurrently(t *testing.T) {
 	f := start(t)
-	text, isError, _ := f.call(t, exec(`const r = await Promise.all([1, 2, 3].map((a) => tools.add({a, b: 10})));
+	text, isError, _ := f.call(t, execToEnd(`const r = await Promise.all([1, 2, 3].map((a) => tools.add({a, b: 10})));
 text(r.join(","));`))
 	if want := "Script completed\nWall time X seconds\nOutput:\n|11,12,13"; text != want || isError {
 		t.Errorf("got %q (isError %v), want %q", text, isError, want)
@@ -335,7 +342,7 @@ text("x"); await tools.hang({});`))
 
 func TestFailedScriptIsAnErrorResult(t *testing.T) {
 	f := start(t)
-	text, isError, _ := f.call(t, exec(`text("partial"); throw "boom";`))
+	text, isError, _ := f.call(t, execToEnd(`text("partial"); throw "boom";`))
 	if want := "Script failed\nWall time X seconds\nOutput:\n|partial|Script error:\nboom"; text != want || !isError {
 		t.Errorf("got %q (isError %v), want %q", text, isError, want)
 	}
@@ -375,7 +382,7 @@ func TestArgumentsOverrideThePragma(t *testing.T) {
 
 func TestImagesAreImageContent(t *testing.T) {
 	f := start(t)
-	_, _, res := f.call(t, exec(`image("data:image/png;base64,iVBORw0KGgo=", "low"); text("done")`))
+	_, _, res := f.call(t, execToEnd(`image("data:image/png;base64,iVBORw0KGgo=", "low"); text("done")`))
 	if len(res.Content) != 3 {
 		t.Fatalf("content %+v", res.Content)
 	}
@@ -389,7 +396,7 @@ func TestImagesAreImageContent(t *testing.T) {
 // notify() text while the cell runs.
 func TestProgressNotifications(t *testing.T) {
 	f := start(t)
-	params := exec(`notify("starting"); await Promise.all([tools.add({a: 1, b: 1}), tools.add({a: 2, b: 2}), tools.add({a: 3, b: 3})]); text("ok")`)
+	params := execToEnd(`notify("starting"); await Promise.all([tools.add({a: 1, b: 1}), tools.add({a: 2, b: 2}), tools.add({a: 3, b: 3})]); text("ok")`)
 	params.SetProgressToken("p1")
 	text, _, _ := f.call(t, params)
 	if !strings.HasSuffix(text, "|ok") {

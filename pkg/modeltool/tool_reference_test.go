@@ -1,4 +1,4 @@
-package modeltool
+package modeltool_test
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/modeltool"
 )
 
 // NestedToolsReference is the tail of Codex's code-mode-only exec description, byte for byte,
@@ -17,8 +18,8 @@ func TestNestedToolsReferenceIsTheTailOfExecDescription(t *testing.T) {
 	mcpTool := codemode.ToolDefinition{Name: "mcp__notes__read", ToolName: codemode.ToolName{Name: "read"}, Description: "Reads a note.",
 		Kind: codemode.ToolKindFunction, OutputSchema: mcpOutput}
 	for _, tools := range [][]codemode.ToolDefinition{{plain}, {plain, mcpTool}} {
-		ref := NestedToolsReference(tools)
-		if full := ExecToolDescription(tools); !strings.HasSuffix(full, "\n\n"+ref) || strings.HasPrefix(ref, "\n") {
+		ref := modeltool.NestedToolsReference(tools)
+		if full := modeltool.ExecToolDescription(tools); !strings.HasSuffix(full, "\n\n"+ref) || strings.HasPrefix(ref, "\n") {
 			t.Errorf("the reference is not the tail of the description:\n%s\n--- full:\n%s", ref, full)
 		}
 		if !strings.Contains(ref, "declare const tools: { add(args: { a?: number; }): Promise<unknown>; };") {
@@ -28,7 +29,7 @@ func TestNestedToolsReferenceIsTheTailOfExecDescription(t *testing.T) {
 			t.Errorf("Shared MCP Types shown %v, want %v", got, want)
 		}
 	}
-	if ref := NestedToolsReference(nil); ref != "" {
+	if ref := modeltool.NestedToolsReference(nil); ref != "" {
 		t.Errorf("without tools: %q", ref)
 	}
 }

@@ -1,4 +1,4 @@
-package serdejson
+package serdejson_test
 
 import (
 	"go/parser"

@@ -1,6 +1,7 @@
-package serdejson
+package serdejson_test
 
 import (
+	"github.com/codemodehq/codemode/pkg/serdejson"
 	"github.com/codemodehq/codemode/pkg/serdejson/internal/serdecases"
 	"testing"
 )
@@ -40,7 +41,7 @@ var serdeRoundTripCases = []struct{ input, want string }{
 
 func TestParseSyntaxErrorsMatchSerdeJSON(t *testing.T) {
 	for _, tc := range serdecases.SyntaxErrors {
-		_, err := Parse([]byte(tc.Input))
+		_, err := serdejson.Parse([]byte(tc.Input))
 		if err == nil {
 			t.Errorf("parse %q: no error, want %q", tc.Input, tc.Want)
 			continue
@@ -53,7 +54,7 @@ func TestParseSyntaxErrorsMatchSerdeJSON(t *testing.T) {
 
 func TestStringMatchesSerdeJSONToString(t *testing.T) {
 	for _, tc := range serdeRoundTripCases {
-		v, err := Parse([]byte(tc.input))
+		v, err := serdejson.Parse([]byte(tc.input))
 		if err != nil {
 			t.Errorf("parse %q: %v", tc.input, err)
 			continue
@@ -81,7 +82,7 @@ func TestUnexpectedMatchesSerde(t *testing.T) {
 		{"{}", "map"},
 	}
 	for _, tc := range cases {
-		v, err := Parse([]byte(tc.input))
+		v, err := serdejson.Parse([]byte(tc.input))
 		if err != nil {
 			t.Fatalf("parse %q: %v", tc.input, err)
 		}
@@ -92,7 +93,7 @@ func TestUnexpectedMatchesSerde(t *testing.T) {
 }
 
 func TestJSONPointerFollowsSerdeJSON(t *testing.T) {
-	doc, err := Parse([]byte(`{"a/b":{"m~n":[10,11]},"~1":1,"":{"":2}}`))
+	doc, err := serdejson.Parse([]byte(`{"a/b":{"m~n":[10,11]},"~1":1,"":{"":2}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func TestParseExponentOverflow(t *testing.T) {
 		"1.5e+99999999999":   "number out of range at line 1 column 15",
 		" 1e400184467440737": "number out of range at line 1 column 13",
 	} {
-		v, err := Parse([]byte(input))
+		v, err := serdejson.Parse([]byte(input))
 		got := ""
 		if err != nil {
 			got = err.Error()

@@ -1,9 +1,11 @@
-package testenv
+package testenv_test
 
 import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/codemodehq/codemode/pkg/testenv"
 )
 
 // recorder is a testing.TB that records instead of stopping the test.
@@ -20,7 +22,7 @@ func TestSkipUnlessCISkipsOutsideCI(t *testing.T) {
 	t.Setenv("CI", "")
 	os.Unsetenv("CI") // t.Setenv restores the original value afterwards
 	r := &recorder{TB: t}
-	SkipUnlessCI(r, "node missing")
+	testenv.SkipUnlessCI(r, "node missing")
 	if r.skip != "node missing" || r.fatal != "" {
 		t.Fatalf("skip %q, fatal %q; want a skip only", r.skip, r.fatal)
 	}
@@ -29,7 +31,7 @@ func TestSkipUnlessCISkipsOutsideCI(t *testing.T) {
 func TestSkipUnlessCIFailsInCI(t *testing.T) {
 	t.Setenv("CI", "true")
 	r := &recorder{TB: t}
-	SkipUnlessCI(r, "node missing")
+	testenv.SkipUnlessCI(r, "node missing")
 	if r.skip != "" || !strings.Contains(r.fatal, "CI=%q is set") {
 		t.Fatalf("skip %q, fatal %q; want a failure only", r.skip, r.fatal)
 	}

@@ -21,8 +21,16 @@ func runCLI(t *testing.T, source string, flags ...string) cli {
 	return runArgs(t, source, append(append([]string{"run"}, flags...), "-")...)
 }
 
+// runToEnd is runCLI for a cell the test expects to end: its yield time never elapses during a
+// test, so the printed block is the cell's end, never a yield at the 10 s default that a loaded
+// machine can reach first (docs/adr/0070-the-gate-under-load.md).
+func runToEnd(t *testing.T, source string, flags ...string) cli {
+	t.Helper()
+	return runCLI(t, source, append([]string{"--yield", "600000"}, flags...)...)
+}
+
 func TestRunPrintsWhatTheModelSees(t *testing.T) {
-	got := runCLI(t, `text("hi"); text({a: 1});`)
+	got := runToEnd(t, `text("hi"); text({a: 1});`)
 	want := "Script completed\nWall time X.X seconds\nOutput:\nhi\n{\"a\":1}\n"
 	if got.status != exitOK || normalize(got.stdout) != want {
 		t.Fatalf("exit status %d, output:\n%q\nwant:\n%q", got.status, normalize(got.stdout), want)
@@ -30,7 +38,7 @@ func TestRunPrintsWhatTheModelSees(t *testing.T) {
 }
 
 func TestRunReportsScriptErrorsWithExitStatus1(t *testing.T) {
-	got := runCLI(t, `text("before"); throw "boom";`)
+	got := runToEnd(t, `text("before"); throw "boom";`)
 	want := "Script failed\nWall time X.X seconds\nOutput:\nbefore\nScript error:\nboom\n"
 	if got.status != exitFailed || normalize(got.stdout) != want {
 		t.Fatalf("exit status %d, output:\n%q\nwant:\n%q", got.status, normalize(got.stdout), want)
@@ -38,7 +46,7 @@ func TestRunReportsScriptErrorsWithExitStatus1(t *testing.T) {
 }
 
 func TestRunCallsTheDemoToolsAndPrintsNotifications(t *testing.T) {
-	got := runCLI(t, `const r = await tools.echo({n: 2}); text(r.n); text(await tools.upper("abc")); notify("note");`)
+	got := runToEnd(t, `const r = await tools.echo({n: 2}); text(r.n); text(await tools.upper("abc")); notify("note");`)
 	if got.status != exitOK || normalize(got.stdout) != "Script completed\nWall time X.X seconds\nOutput:\n2\nABC\n" {
 		t.Fatalf("exit status %d, output %q", got.status, got.stdout)
 	}
@@ -72,7 +80,7 @@ func TestRunRejectsABadPragmaWithCodexText(t *testing.T) {
 }
 
 func TestRunJSONPrintsRawContentItems(t *testing.T) {
-	got := runCLI(t, `text("x"); image("data:image/png;base64,AAAA")`, "--json")
+	got := runToEnd(t, `text("x"); image("data:image/png;base64,AAAA")`, "--json")
 	want := `[{"type":"input_text","text":"x"},{"type":"input_image","image_url":"data:image/png;base64,AAAA","detail":"high"}]` + "\n"
 	if got.status != exitOK || got.stdout != want {
 		t.Fatalf("exit status %d, output %q", got.status, got.stdout)
@@ -81,12 +89,12 @@ func TestRunJSONPrintsRawContentItems(t *testing.T) {
 
 // --repeat runs the file as successive cells of one session: stored values carry over.
 func TestRunRepeatSharesStoredValuesAcrossCells(t *testing.T) {
-	got := runCLI(t, `const n = (load("n") ?? 0) + 1; store("n", n); text(n);`, "--repeat", "3")
+	got := runToEnd(t, `const n = (load("n") ?? 0) + 1; store("n", n); text(n);`, "--repeat", "3")
 	one := func(n string) string { return "Script completed\nWall time X.X seconds\nOutput:\n" + n + "\n" }
 	if got.status != exitOK || normalize(got.stdout) != one("1")+one("2")+one("3") {
 		t.Fatalf("exit status %d, output %q", got.status, normalize(got.stdout))
 	}
-	got = runCLI(t, `const n = (load("n") ?? 0) + 1; store("n", n); if (n === 2) throw "second"; text(n);`, "--repeat", "3")
+	got = runToEnd(t, `const n = (load("n") ?? 0) + 1; store("n", n); if (n === 2) throw "second"; text(n);`, "--repeat", "3")
 	if got.status != exitFailed || normalize(got.stdout) != one("1")+"Script failed\nWall time X.X seconds\nOutput:\nScript error:\nsecond\n" {
 		t.Fatalf("a failing cell stops the repetition: exit status %d, output %q", got.status, normalize(got.stdout))
 	}
@@ -198,7 +206,7 @@ func TestRunOnARunningHost(t *testing.T) {
 	want := "Script completed\nWall time X.X seconds\nOutput:\nran on the host\nserved by the CLI\n"
 	urls := []string{host.grpcURL, "grpc://" + strings.TrimPrefix(host.grpcURL, "http://"), host.wsURL}
 	for _, url := range urls {
-		got := runCLI(t, src, "--host", url, "--tools", cliManifestFile(t))
+		got := runToEnd(t, src, "--host", url, "--tools", cliManifestFile(t))
 		if got.status != exitOK || normalize(got.stdout) != want || got.stderr != "notify (cell 1): from the host\n" {
 			t.Errorf("--host %s: exit status %d, stdout %q, stderr %q; want %q", url, got.status, normalize(got.stdout), got.stderr, want)
 		}

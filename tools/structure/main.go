@@ -1,10 +1,12 @@
 // Command structure prints the shape figures of the module's hand-written Go code as Markdown:
 // packages per directory, exported identifiers per package (p50 and max), the types with the
 // most methods, and the share of test files that are white-box (in the package under test
-// rather than in its _test package). Generated code (gen/) is left out: its shape follows the
-// schemas. It also counts the lines that cite text outside the repository (to be 0,
-// docs/protocol/README.md#how-to-cite) and the citations of docs/protocol whose section does not
-// exist. Run it from the module root: go run ./tools/structure.
+// rather than in its _test package), with how many of those use nothing unexported and so could
+// be black-box. Generated code (gen/) is left out: its shape follows the schemas. It also counts
+// the lines that cite text outside the repository (to be 0, docs/protocol/README.md#how-to-cite)
+// and the citations of docs/protocol whose section does not exist. Run it from the module root:
+// go run ./tools/structure; with -v it lists every white-box test file and what keeps it in its
+// package (docs/adr/0070-the-gate-under-load.md).
 package main
 
 import (
@@ -21,11 +23,13 @@ import (
 
 // pkgFigures is what one directory of Go files contributes.
 type pkgFigures struct {
-	dir            string
-	exported       int
-	methods        map[string]int // receiver type → method count
-	testFiles      int
-	whiteBoxTests  int
+	dir           string
+	exported      int
+	methods       map[string]int // receiver type → method count
+	testFiles     int
+	whiteBoxTests int
+	// whiteBox classifies the white-box test files by what they use (see classifyWhiteBox).
+	whiteBox       []whiteBoxFile
 	nonTestGoFiles int
 	hasGoFiles     bool
 }
@@ -86,31 +90,41 @@ func scanDir(dir string) (pkgFigures, error) {
 		return f, err
 	}
 	fset := token.NewFileSet()
+	var sources, whiteTests []namedFile
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {
 			continue
 		}
-		file, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.SkipObjectResolution)
+		// Object resolution is kept: a file's Unresolved identifiers are those it takes from the
+		// package's other files (or the universe), which classifyWhiteBox needs.
+		file, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, 0)
 		if err != nil {
 			return f, fmt.Errorf("parse %s: %w", e.Name(), err)
 		}
 		f.hasGoFiles = true
 		if strings.HasSuffix(e.Name(), "_test.go") {
-			countTest(&f, file)
+			if countTest(&f, file) {
+				whiteTests = append(whiteTests, namedFile{e.Name(), file})
+			}
 			continue
 		}
 		f.nonTestGoFiles++
 		countDecls(&f, file)
+		sources = append(sources, namedFile{e.Name(), file})
 	}
+	f.whiteBox = classifyWhiteBox(sources, whiteTests)
 	return f, nil
 }
 
-// countTest counts a test file, white-box when it is in the package under test.
-func countTest(f *pkgFigures, file *ast.File) {
+// countTest counts a test file, white-box when it is in the package under test, and tells
+// whether it is.
+func countTest(f *pkgFigures, file *ast.File) bool {
 	f.testFiles++
-	if !strings.HasSuffix(file.Name.Name, "_test") {
-		f.whiteBoxTests++
+	if strings.HasSuffix(file.Name.Name, "_test") {
+		return false
 	}
+	f.whiteBoxTests++
+	return true
 }
 
 // countDecls counts exported top-level identifiers and the methods of every receiver type.
@@ -241,18 +255,41 @@ func reportMethods(w *os.File, figures []pkgFigures, n int) {
 	fmt.Fprintln(w)
 }
 
-// reportTests prints the white-box share of test files, over the module and for pkg/jsruntime.
+// reportTests prints the white-box share of test files, over the module and for pkg/jsruntime,
+// and how the white-box files divide by what they use: only the files that use nothing
+// unexported (and are not in a command's package main, which no other package can import)
+// could be black-box as they stand.
 func reportTests(w *os.File, figures []pkgFigures) {
 	var all, white, rt, rtWhite int
+	uses := map[whiteBoxUse]int{}
+	rtUses := map[whiteBoxUse]int{}
 	for _, f := range figures {
 		all += f.testFiles
 		white += f.whiteBoxTests
 		if f.dir == "pkg/jsruntime" {
 			rt, rtWhite = f.testFiles, f.whiteBoxTests
 		}
+		for _, wb := range f.whiteBox {
+			uses[wb.use]++
+			if f.dir == "pkg/jsruntime" {
+				rtUses[wb.use]++
+			}
+		}
 	}
 	fmt.Fprintf(w, "white-box test files: %d of %d (%.0f %%); pkg/jsruntime: %d of %d\n",
 		white, all, 100*float64(white)/float64(max(all, 1)), rtWhite, rt)
+	fmt.Fprintf(w, "white-box test files that use nothing unexported: %d; pkg/jsruntime: %d\n",
+		uses[usesNothingUnexported], rtUses[usesNothingUnexported])
+	fmt.Fprintf(w, "  (of the others: %d use the package's unexported code, %d only white-box test helpers or are needed by them, %d have no package outside them (package main, test-only))\n",
+		uses[usesPackageInternals], uses[usesTestHelpers], uses[noPackageOutside])
+	if len(os.Args) > 1 && os.Args[1] == "-v" {
+		for _, f := range figures {
+			for _, wb := range f.whiteBox {
+				fmt.Fprintf(w, "  %s/%s: %s\n", f.dir, wb.name, wb.use)
+
+			}
+		}
+	}
 }
 
 // sortedKeys returns the keys of m in order.

@@ -1,10 +1,12 @@
-package emit
+package emit_test
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/codemodehq/codemode/generators/internal/emit"
 )
 
 func TestSyncDirRemovesOnlyStaleGeneratedFiles(t *testing.T) {
@@ -19,7 +21,7 @@ func TestSyncDirRemovesOnlyStaleGeneratedFiles(t *testing.T) {
 	write("stale.go", header+"\npackage x\n")
 	write("hand.go", "package x\n")
 	write("kept.go", header+"\nold\n")
-	if err := SyncDir(dir, "*.go", header, map[string][]byte{"kept.go": []byte(header + "\nnew\n")}); err != nil {
+	if err := emit.SyncDir(dir, "*.go", header, map[string][]byte{"kept.go": []byte(header + "\nnew\n")}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "stale.go")); !os.IsNotExist(err) {
@@ -36,10 +38,10 @@ func TestSyncDirRemovesOnlyStaleGeneratedFiles(t *testing.T) {
 func TestReplaceTreeDropsOldCasesAndRefusesForeignTrees(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "tree")
 	owns := func(rel string) bool { return strings.Count(rel, "/") == 1 && strings.HasSuffix(rel, ".json") }
-	if err := ReplaceTree(root, map[string][]byte{"A/old.json": []byte("1")}, owns, "a <type>/<case>.json file"); err != nil {
+	if err := emit.ReplaceTree(root, map[string][]byte{"A/old.json": []byte("1")}, owns, "a <type>/<case>.json file"); err != nil {
 		t.Fatal(err)
 	}
-	if err := ReplaceTree(root, map[string][]byte{"A/new.json": []byte("2")}, owns, "a <type>/<case>.json file"); err != nil {
+	if err := emit.ReplaceTree(root, map[string][]byte{"A/new.json": []byte("2")}, owns, "a <type>/<case>.json file"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(root, "A", "old.json")); !os.IsNotExist(err) {
@@ -49,7 +51,7 @@ func TestReplaceTreeDropsOldCasesAndRefusesForeignTrees(t *testing.T) {
 	if err := os.WriteFile(foreign, []byte("module x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := ReplaceTree(root, nil, owns, "a <type>/<case>.json file")
+	err := emit.ReplaceTree(root, nil, owns, "a <type>/<case>.json file")
 	want := "refusing to clear " + root + ": " + foreign + " is not a <type>/<case>.json file"
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v, want %q", err, want)
@@ -67,16 +69,16 @@ func TestRuntimeDecoderNamesAreSharedByBothLanguages(t *testing.T) {
 		{"value", "", "DecodeJSONValue"},
 	}
 	for _, c := range cases {
-		if got, ok := RuntimeDecoder(c.kind, c.intKind); !ok || got != c.want {
+		if got, ok := emit.RuntimeDecoder(c.kind, c.intKind); !ok || got != c.want {
 			t.Errorf("RuntimeDecoder(%q, %q) = %q, %v; want %q", c.kind, c.intKind, got, ok, c.want)
 		}
 	}
 	for _, kind := range []string{"ref", "enum", "array"} {
-		if name, ok := RuntimeDecoder(kind, ""); ok {
+		if name, ok := emit.RuntimeDecoder(kind, ""); ok {
 			t.Errorf("RuntimeDecoder(%q) = %q, want none: its decoder is generated", kind, name)
 		}
 	}
-	if got := LowerFirst("DecodeI64"); got != "decodeI64" {
+	if got := emit.LowerFirst("DecodeI64"); got != "decodeI64" {
 		t.Errorf("LowerFirst = %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package execrpc
+package execrpc_test
 
 import (
 	"strings"

@@ -19,7 +19,7 @@ func TestDelegateGoexitFailsOnlyItsCall(t *testing.T) {
 		runtime.Goexit()
 		return nil, nil
 	})
-	r := run(t, s, execReq(`try { await tools.exit({}); } catch (e) { text(String(e)); }`, 5_000, fnTool("exit")))
+	r := run(t, s, execReq(`try { await tools.exit({}); } catch (e) { text(String(e)); }`, toEnd, fnTool("exit")))
 	const want = "code mode tool task failed: its goroutine ended without returning"
 	if texts(r) != "{"+want+"};" {
 		t.Fatalf("%+v", r)
@@ -27,7 +27,7 @@ func TestDelegateGoexitFailsOnlyItsCall(t *testing.T) {
 	if failures, err := rec.AwaitFailures(ctxT(t), 1); err != nil || len(failures) != 1 || failures[0] != want {
 		t.Fatalf("reported failures %q, %v", failures, err)
 	}
-	if r := run(t, s, execReq(`text("alive")`, 5_000)); texts(r) != "{alive};" {
+	if r := run(t, s, execReq(`text("alive")`, toEnd)); texts(r) != "{alive};" {
 		t.Fatalf("%+v", r)
 	}
 }

@@ -30,10 +30,10 @@ func TestTcpSessionPersistsValuesAndForwardsToolsNotificationsAndClosure(t *test
 	h := startHost(t, "127.0.0.1:0")
 	s, rec := session(t, newProvider(t, h.url(), grpcclient.ProtocolGRPC), codemode.SessionCellExecutionLimits{})
 	rec.Handle("echo", codemodetest.Returns(`{"value":"output"}`))
-	if r := run(t, s, execReq(`store("key", "persisted");`, 5_000)); r.Kind != codemode.Result || r.CellID != "1" || len(r.ContentItems) != 0 {
+	if r := run(t, s, execReq(`store("key", "persisted");`, toEnd)); r.Kind != codemode.Result || r.CellID != "1" || len(r.ContentItems) != 0 {
 		t.Fatalf("first cell %+v", r)
 	}
-	req := execReq(`const result = await tools.echo({ value: String(load("key")) }); notify("notice"); text(result.value);`, 5_000, fnTool("echo"))
+	req := execReq(`const result = await tools.echo({ value: String(load("key")) }); notify("notice"); text(result.value);`, toEnd, fnTool("echo"))
 	req.ToolCallID = "call-2"
 	if r := run(t, s, req); r.Kind != codemode.Result || r.CellID != "2" || texts(r) != "{output};" {
 		t.Fatalf("second cell %+v", r)
@@ -98,7 +98,7 @@ func TestCancellingExecutionBeforeAdmissionKeepsTheSessionUsable(t *testing.T) {
 	if err != nil || !o.Missing {
 		t.Fatalf("the abandoned cell is not gone: %+v, %v", o, err)
 	}
-	if r := run(t, s, execReq(`text("still alive")`, 5_000)); r.CellID != "2" || texts(r) != "{still alive};" {
+	if r := run(t, s, execReq(`text("still alive")`, toEnd)); r.CellID != "2" || texts(r) != "{still alive};" {
 		t.Fatalf("next cell %+v", r)
 	}
 }
@@ -121,7 +121,7 @@ func TestDroppingAnInitialResponseTerminatesItsPendingRemoteExecution(t *testing
 	if o, err := s.Wait(ctxT(t), codemode.WaitRequest{CellID: c.CellID, YieldTimeMs: 1}); err != nil || !o.Missing {
 		t.Fatalf("the dropped cell still runs: %+v, %v", o, err)
 	}
-	if r := run(t, s, execReq(`text("still alive")`, 5_000)); r.CellID != "2" {
+	if r := run(t, s, execReq(`text("still alive")`, toEnd)); r.CellID != "2" {
 		t.Fatalf("next cell %+v", r)
 	}
 }
@@ -162,14 +162,14 @@ func TestSynchronousDelegatePanicsDoNotOrphanCallbacksOrCloseTheSession(t *testi
 		t.Fatal(err)
 	}
 	defer s.Shutdown(ctxT(t))
-	r := run(t, s, execReq(`try { await tools.echo({}); text("unexpected"); } catch (e) { text("tool recovered: " + e); }`, 5_000, fnTool("echo")))
+	r := run(t, s, execReq(`try { await tools.echo({}); text("unexpected"); } catch (e) { text("tool recovered: " + e); }`, toEnd, fnTool("echo")))
 	if texts(r) != "{tool recovered: code mode tool task panicked};" {
 		t.Fatalf("tool panic: %+v", r)
 	}
-	if r := run(t, s, execReq(`notify("panic"); text("notification recovered");`, 5_000)); texts(r) != "{notification recovered};" {
+	if r := run(t, s, execReq(`notify("panic"); text("notification recovered");`, toEnd)); texts(r) != "{notification recovered};" {
 		t.Fatalf("notification panic: %+v", r)
 	}
-	if r := run(t, s, execReq(`text("still alive");`, 5_000)); r.CellID != "3" || texts(r) != "{still alive};" {
+	if r := run(t, s, execReq(`text("still alive");`, toEnd)); r.CellID != "3" || texts(r) != "{still alive};" {
 		t.Fatalf("after the panics: %+v", r)
 	}
 }
@@ -182,10 +182,10 @@ func TestToolDelegateSelfCancellationReturnsAnErrorWithoutHanging(t *testing.T) 
 	rec.Handle("echo", func(context.Context, codemode.NestedToolCall) (json.RawMessage, error) {
 		return nil, context.Canceled
 	})
-	if r := run(t, s, execReq(`try { await tools.echo({}); } catch (_) { text("tool recovered"); }`, 5_000, fnTool("echo"))); texts(r) != "{tool recovered};" {
+	if r := run(t, s, execReq(`try { await tools.echo({}); } catch (_) { text("tool recovered"); }`, toEnd, fnTool("echo"))); texts(r) != "{tool recovered};" {
 		t.Fatalf("%+v", r)
 	}
-	if r := run(t, s, execReq(`text("still alive");`, 5_000)); r.CellID != "2" {
+	if r := run(t, s, execReq(`text("still alive");`, toEnd)); r.CellID != "2" {
 		t.Fatalf("%+v", r)
 	}
 }
@@ -258,7 +258,7 @@ func TestLargeUnaryToolCompletionDoesNotBlockAnIndependentSession(t *testing.T) 
 		t.Fatal(err)
 	}
 	<-started
-	if r := run(t, fast, execReq(`text("fast-before")`, 5_000)); texts(r) != "{fast-before};" {
+	if r := run(t, fast, execReq(`text("fast-before")`, toEnd)); texts(r) != "{fast-before};" {
 		t.Fatalf("%+v", r)
 	}
 	close(release)
@@ -266,7 +266,7 @@ func TestLargeUnaryToolCompletionDoesNotBlockAnIndependentSession(t *testing.T) 
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if r := run(t, fast, execReq(`text("fast-during")`, 5_000)); texts(r) != "{fast-during};" {
+		if r := run(t, fast, execReq(`text("fast-during")`, toEnd)); texts(r) != "{fast-during};" {
 			t.Errorf("%+v", r)
 		}
 	}()
@@ -288,7 +288,7 @@ func TestSingleSubscriptionProcessesSlowAndFastToolsConcurrently(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-started
-	if r := run(t, s, execReq(`const r = await tools.fast({}); text(r.value);`, 5_000, fnTool("fast"))); r.CellID != "2" || texts(r) != "{isolated};" {
+	if r := run(t, s, execReq(`const r = await tools.fast({}); text(r.value);`, toEnd, fnTool("fast"))); r.CellID != "2" || texts(r) != "{isolated};" {
 		t.Fatalf("%+v", r)
 	}
 	close(release)
@@ -309,7 +309,7 @@ func TestSessionsEnforceIndependentYieldLimits(t *testing.T) {
 	if o, err := limited.Wait(ctxT(t), codemode.WaitRequest{CellID: "1", YieldTimeMs: 60_000}); err != nil || o.Response.Kind != codemode.Yielded {
 		t.Fatalf("the session limit did not bound an explicit wait: %+v, %v", o, err)
 	}
-	if r := run(t, other, execReq(`await new Promise((resolve) => setTimeout(resolve, 25)); text("isolated");`, 60_000)); r.Kind != codemode.Result || texts(r) != "{isolated};" {
+	if r := run(t, other, execReq(`await new Promise((resolve) => setTimeout(resolve, 25)); text("isolated");`, toEnd)); r.Kind != codemode.Result || texts(r) != "{isolated};" {
 		t.Fatalf("%+v", r)
 	}
 	if o, err := limited.Terminate(ctxT(t), "1"); err != nil || o.Response.Kind != codemode.Terminated {
@@ -350,11 +350,11 @@ func TestCachedSessionRecoversAfterARemoteHostRestarts(t *testing.T) {
 	}
 
 	startHost(t, original.addr)
-	callback := execReq(`const r = await tools.echo({epoch: 2}); notify("reconnected"); text(r.value);`, 5_000, fnTool("echo"))
+	callback := execReq(`const r = await tools.echo({epoch: 2}); notify("reconnected"); text(r.value);`, toEnd, fnTool("echo"))
 	callback.ToolCallID = "reconnected-call"
 	responses := make(chan codemode.RuntimeResponse, 2)
 	var wg sync.WaitGroup
-	for _, req := range []codemode.ExecuteRequest{callback, execReq(`text("concurrent")`, 5_000)} {
+	for _, req := range []codemode.ExecuteRequest{callback, execReq(`text("concurrent")`, toEnd)} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -409,7 +409,7 @@ func TestUnixSocketEndpointsExecuteCodeModeCells(t *testing.T) {
 	startHostOn(t, ln, grpchost.Options{})
 	for _, endpoint := range []string{"unix://" + socket, "unix:" + socket} {
 		s, _ := session(t, newProvider(t, endpoint, grpcclient.ProtocolGRPC), codemode.SessionCellExecutionLimits{})
-		if r := run(t, s, execReq(`text("unix socket")`, 5_000)); r.CellID != "1" || texts(r) != "{unix socket};" {
+		if r := run(t, s, execReq(`text("unix socket")`, toEnd)); r.CellID != "1" || texts(r) != "{unix socket};" {
 			t.Fatalf("%s: %+v", endpoint, r)
 		}
 		if err := s.Shutdown(ctxT(t)); err != nil {

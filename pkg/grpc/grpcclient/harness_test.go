@@ -105,6 +105,11 @@ func session(t *testing.T, p codemode.SessionProvider, limits codemode.SessionCe
 	return s, rec
 }
 
+// toEnd is a yield time that never elapses during a test: a cell the test expects to end is
+// answered by its end (or its yield_control), never by a deadline a loaded machine can reach
+// first (docs/adr/0070-the-gate-under-load.md).
+const toEnd uint64 = 3_600_000
+
 // execReq is a request for source with tools enabled.
 func execReq(source string, yieldMs uint64, tools ...codemode.ToolDefinition) codemode.ExecuteRequest {
 	return codemode.ExecuteRequest{ToolCallID: "call-1", Source: source, YieldTimeMs: &yieldMs, EnabledTools: tools}

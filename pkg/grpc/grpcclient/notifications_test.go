@@ -46,7 +46,7 @@ func TestCompletedCellsDrainPendingNotificationsBeforeCompletion(t *testing.T) {
 
 func testCompletedCellsDrain(t *testing.T, opts grpchost.Options) {
 	s, rec, gate := heldNotifications(t, opts)
-	c, err := s.Execute(ctxT(t), execReq(`notify("pending"); text("done");`, 60_000))
+	c, err := s.Execute(ctxT(t), execReq(`notify("pending"); text("done");`, toEnd))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestCompletedWaitsDrainPendingNotificationsBeforeReturning(t *testing.T) {
 
 func testCompletedWaitsDrain(t *testing.T, opts grpchost.Options) {
 	s, rec, gate := heldNotifications(t, opts)
-	c, err := s.Execute(ctxT(t), execReq(`yield_control(); notify("pending"); text("done");`, 60_000))
+	c, err := s.Execute(ctxT(t), execReq(`yield_control(); notify("pending"); text("done");`, toEnd))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func testCompletedWaitsDrain(t *testing.T, opts grpchost.Options) {
 	}
 	waited := make(chan codemode.WaitOutcome, 1)
 	go func() {
-		o, _ := s.Wait(context.Background(), codemode.WaitRequest{CellID: c.CellID, YieldTimeMs: 60_000})
+		o, _ := s.Wait(context.Background(), codemode.WaitRequest{CellID: c.CellID, YieldTimeMs: toEnd})
 		waited <- o
 	}()
 	gate.Release()
@@ -135,7 +135,7 @@ func testTerminationCancels(t *testing.T, opts grpchost.Options) {
 func TestOversizedNotificationTextIsDeliveredUnchanged(t *testing.T) {
 	h := startHost(t, "127.0.0.1:0")
 	s, rec := session(t, newProvider(t, h.url(), grpcclient.ProtocolGRPC), codemode.SessionCellExecutionLimits{})
-	if r := run(t, s, execReq(`notify("🦀".repeat(300000)); text("done");`, 60_000)); texts(r) != "{done};" {
+	if r := run(t, s, execReq(`notify("🦀".repeat(300000)); text("done");`, toEnd)); texts(r) != "{done};" {
 		t.Fatalf("%+v", r)
 	}
 	notes := rec.Notifications()

@@ -149,10 +149,10 @@ func TestEveryRequestOfASessionCarriesItsRoute(t *testing.T) {
 			s, rec := session(t, newProvider(t, f.url, protocol), codemode.SessionCellExecutionLimits{})
 			rec.Handle("echo", codemodetest.Returns(`"echoed"`))
 			rec.HandleNotify(func(context.Context, string, codemode.CellID, string) error { return nil })
-			if r := run(t, s, execReq(`notify("n"); text(await tools.echo({}));`, 5_000, fnTool("echo"))); r.Kind != codemode.Result || texts(r) != "{echoed};" {
+			if r := run(t, s, execReq(`notify("n"); text(await tools.echo({}));`, toEnd, fnTool("echo"))); r.Kind != codemode.Result || texts(r) != "{echoed};" {
 				t.Fatalf("cell %+v", r)
 			}
-			if r := run(t, s, execReq(`yield_control(); await new Promise(() => {});`, 5_000)); r.Kind != codemode.Yielded {
+			if r := run(t, s, execReq(`yield_control(); await new Promise(() => {});`, toEnd)); r.Kind != codemode.Yielded {
 				t.Fatalf("yielding cell %+v", r)
 			}
 			if _, err := s.Wait(ctxT(t), codemode.WaitRequest{CellID: "2", YieldTimeMs: 1}); err != nil {
@@ -200,17 +200,17 @@ func testLostRouteResets(t *testing.T, protocol grpcclient.Protocol, finder stri
 	f := startFront(t, 2)
 	s, rec := session(t, newProvider(t, f.url, protocol), codemode.SessionCellExecutionLimits{})
 	rec.Handle("echo", codemodetest.Returns(`"echoed"`))
-	if r := run(t, s, execReq(`store("k", "v"); text(await tools.echo({}));`, 5_000, fnTool("echo"))); r.Kind != codemode.Result || r.CellID != "1" {
+	if r := run(t, s, execReq(`store("k", "v"); text(await tools.echo({}));`, toEnd, fnTool("echo"))); r.Kind != codemode.Result || r.CellID != "1" {
 		t.Fatalf("first cell %+v", r)
 	}
-	if r := run(t, s, execReq(`yield_control(); await new Promise(() => {});`, 5_000)); r.Kind != codemode.Yielded || r.CellID != "2" {
+	if r := run(t, s, execReq(`yield_control(); await new Promise(() => {});`, toEnd)); r.Kind != codemode.Yielded || r.CellID != "2" {
 		t.Fatalf("yielding cell %+v", r)
 	}
 	f.takeOut(0, 1)
 
 	var err error
 	if finder == "Execute" {
-		_, err = s.Execute(ctxT(t), execReq(`text("never runs")`, 5_000))
+		_, err = s.Execute(ctxT(t), execReq(`text("never runs")`, toEnd))
 	} else {
 		_, err = s.Wait(ctxT(t), codemode.WaitRequest{CellID: "2", YieldTimeMs: 1})
 	}
@@ -228,7 +228,7 @@ func testLostRouteResets(t *testing.T, protocol grpcclient.Protocol, finder stri
 	if !errors.Is(err, grpcclient.ErrStaleEpoch) {
 		t.Fatalf("Wait on the lost epoch's cell: %v, want %v", err, grpcclient.ErrStaleEpoch)
 	}
-	r := run(t, s, execReq(`text(String(load("k"))); text(await tools.echo({}));`, 5_000, fnTool("echo")))
+	r := run(t, s, execReq(`text(String(load("k"))); text(await tools.echo({}));`, toEnd, fnTool("echo")))
 	if r.Kind != codemode.Result || r.CellID != "g2:2" && r.CellID != "g2:1" || texts(r) != "{undefined};{echoed};" {
 		t.Fatalf("cell after the reset %+v, want a g2: result without the lost value", r)
 	}
@@ -261,7 +261,7 @@ func TestLostRouteAtTheSubscriptionFailsTheOpening(t *testing.T) {
 				t.Fatalf("the second host received %s, want the one subscription that found the route lost", got)
 			}
 			s, _ := session(t, p, codemode.SessionCellExecutionLimits{})
-			if r := run(t, s, execReq(`text("here")`, 5_000)); r.Kind != codemode.Result || texts(r) != "{here};" {
+			if r := run(t, s, execReq(`text("here")`, toEnd)); r.Kind != codemode.Result || texts(r) != "{here};" {
 				t.Fatalf("cell of the next session %+v", r)
 			}
 			if route, _ := grpcclient.Route(s); route != "host-1" {
@@ -311,7 +311,7 @@ func TestOpenSessionAdmissionRetries(t *testing.T) {
 				t.Fatalf("CreateSession: %v", err)
 			}
 			defer func() { _ = s.Shutdown(ctxT(t)) }()
-			if r := run(t, s, execReq(`text("admitted")`, 5_000)); r.Kind != codemode.Result {
+			if r := run(t, s, execReq(`text("admitted")`, toEnd)); r.Kind != codemode.Result {
 				t.Fatalf("cell %+v", r)
 			}
 		})

@@ -23,7 +23,7 @@ func TestTraceparentPropagatesFromExecuteToToolCalls(t *testing.T) {
 	})
 	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 	ctx := grpcclient.WithTraceparent(ctxT(t), tp)
-	c, err := s.Execute(ctx, execReq(`await tools.echo({}); await tools.echo({});`, 5_000, fnTool("echo")))
+	c, err := s.Execute(ctx, execReq(`await tools.echo({}); await tools.echo({});`, toEnd, fnTool("echo")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestTraceparentPropagatesFromExecuteToToolCalls(t *testing.T) {
 			t.Fatalf("the delegate saw trace parent %q, want %q", got, tp)
 		}
 	}
-	run(t, s, execReq(`await tools.echo({});`, 5_000, fnTool("echo")))
+	run(t, s, execReq(`await tools.echo({});`, toEnd, fnTool("echo")))
 	if got := <-seen; got != "" {
 		t.Fatalf("a cell executed without a trace context passed on %q", got)
 	}
@@ -61,7 +61,7 @@ func TestTraceparentFromAndToOpenTelemetry(t *testing.T) {
 		SpanID:     trace.SpanID{0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7},
 		TraceFlags: trace.FlagsSampled,
 	})
-	c, err := s.Execute(trace.ContextWithSpanContext(ctxT(t), sc), execReq(`await tools.echo({});`, 5_000, fnTool("echo")))
+	c, err := s.Execute(trace.ContextWithSpanContext(ctxT(t), sc), execReq(`await tools.echo({});`, toEnd, fnTool("echo")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -168,9 +168,12 @@ func (e *execution) outcome(t *testing.T) *pb.ExecutionOutcome {
 	return ev.GetOutcome()
 }
 
-// request is an ExecuteRequest with Codex's test defaults.
+// request is an ExecuteRequest with Codex's test defaults, except the yield time: Codex's tests
+// give 60 s, which a storm of 1,024 tool calls answered one by one can reach on a loaded machine
+// before the cell ends. This one never elapses during a test, so a cell is answered by its end or
+// its yield_control (docs/adr/0070-the-gate-under-load.md).
 func request(session, execution, source string) *pb.ExecuteRequest {
-	yield := uint64(60_000)
+	yield := uint64(3_600_000)
 	return &pb.ExecuteRequest{SessionId: session, ExecutionId: execution, ToolCallId: "outer-call", Source: source, YieldTimeMs: &yield}
 }
 

@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package stdio
+package stdio_test
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/codemodehq/codemode/pkg/internal/stdio"
 	"go.uber.org/goleak"
 )
 
@@ -43,7 +44,7 @@ func TestPollableStdinReadsABlockingPipeOnThePoller(t *testing.T) {
 	if nonblocking(t, stdin) {
 		t.Fatal("syscall.Pipe returned a non-blocking pipe")
 	}
-	r, restore := Pollable(stdin)
+	r, restore := stdio.Pollable(stdin)
 	if r == io.ReadCloser(stdin) {
 		t.Fatal("a blocking pipe was not replaced")
 	}
@@ -77,7 +78,7 @@ func TestPollableStdinLeavesOtherStreamsAlone(t *testing.T) {
 	}
 	defer r.Close()
 	defer w.Close()
-	if got, restore := Pollable(r); got != io.ReadCloser(r) {
+	if got, restore := stdio.Pollable(r); got != io.ReadCloser(r) {
 		restore()
 		t.Fatal("a non-blocking pipe was replaced")
 	}
@@ -86,7 +87,7 @@ func TestPollableStdinLeavesOtherStreamsAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if got, restore := Pollable(f); got != io.ReadCloser(f) {
+	if got, restore := stdio.Pollable(f); got != io.ReadCloser(f) {
 		restore()
 		t.Fatal("a regular file was replaced")
 	}

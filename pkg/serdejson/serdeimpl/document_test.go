@@ -1,8 +1,9 @@
-package serdeimpl
+package serdeimpl_test
 
 import (
 	"errors"
 	"github.com/codemodehq/codemode/pkg/serdejson/internal/serdecases"
+	"github.com/codemodehq/codemode/pkg/serdejson/serdeimpl"
 	"strings"
 	"testing"
 )
@@ -28,8 +29,8 @@ var documentErrorCases = []struct{ input, want string }{
 
 func TestParseDocumentRejectsMalformedDocuments(t *testing.T) {
 	for _, tc := range documentErrorCases {
-		_, err := ParseDocument([]byte(tc.input))
-		var de *DecodeError
+		_, err := serdeimpl.ParseDocument([]byte(tc.input))
+		var de *serdeimpl.DecodeError
 		if !errors.As(err, &de) {
 			t.Errorf("ParseDocument(%q) = %v, want a *DecodeError", tc.input, err)
 			continue
@@ -42,7 +43,7 @@ func TestParseDocumentRejectsMalformedDocuments(t *testing.T) {
 
 func TestParseDocumentAcceptsTheDeepestAllowedNesting(t *testing.T) {
 	deepest := strings.Repeat("[", 128) + strings.Repeat("]", 128)
-	if _, err := ParseDocument([]byte(deepest)); err != nil {
+	if _, err := serdeimpl.ParseDocument([]byte(deepest)); err != nil {
 		t.Fatalf("128 levels: %v", err)
 	}
 }
@@ -54,7 +55,7 @@ func TestCanonicalJSONKeepsOrderAndLexemes(t *testing.T) {
 		" \t\r\n[]\n":          `[]`,
 	}
 	for in, want := range cases {
-		got, err := CanonicalJSON([]byte(in))
+		got, err := serdeimpl.CanonicalJSON([]byte(in))
 		if err != nil || string(got) != want {
 			t.Errorf("CanonicalJSON(%q) = %s, %v; want %s", in, got, err, want)
 		}
@@ -75,7 +76,7 @@ func TestParseDocumentSyntaxErrorsAreSerdeJSONs(t *testing.T) {
 		if w, ok := deep[tc.Input]; ok {
 			want = w
 		}
-		_, err := ParseDocument([]byte(tc.Input))
+		_, err := serdeimpl.ParseDocument([]byte(tc.Input))
 		switch {
 		case wireAccepts[tc.Input]:
 			if err != nil {

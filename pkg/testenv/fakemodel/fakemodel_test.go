@@ -1,4 +1,4 @@
-package fakemodel
+package fakemodel_test
 
 import (
 	"encoding/json"
@@ -6,10 +6,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/codemodehq/codemode/pkg/testenv/fakemodel"
 )
 
 // post sends one Responses API request to s and returns the SSE stream it answered.
-func post(t *testing.T, s *Server, body string) string {
+func post(t *testing.T, s *fakemodel.Server, body string) string {
 	t.Helper()
 	resp, err := http.Post(s.URL+"/responses", "application/json", strings.NewReader(body))
 	if err != nil {
@@ -30,8 +32,8 @@ func post(t *testing.T, s *Server, body string) string {
 // ToolOutputs finds the outputs Codex sends back.
 func TestRepeatOnRequestAndToolOutputs(t *testing.T) {
 	var seen []int
-	s, err := StartWith(Options{Repeat: true, OnRequest: func(n int, _ []byte) { seen = append(seen, n) }},
-		Exec("call_1", "text(1)"), Say("done"))
+	s, err := fakemodel.StartWith(fakemodel.Options{Repeat: true, OnRequest: func(n int, _ []byte) { seen = append(seen, n) }},
+		fakemodel.Exec("call_1", "text(1)"), fakemodel.Say("done"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,11 +54,11 @@ func TestRepeatOnRequestAndToolOutputs(t *testing.T) {
 	if len(seen) != 4 || seen[0] != 1 || seen[3] != 4 {
 		t.Errorf("OnRequest saw %v, want 1 to 4", seen)
 	}
-	got := ToolOutputs(s.Requests()[1])
+	got := fakemodel.ToolOutputs(s.Requests()[1])
 	if len(got) != 1 || got[0].CallID != "call_1" || string(got[0].Output) != `"Script completed"` {
 		t.Errorf("ToolOutputs = %+v", got)
 	}
-	if ToolOutputs(json.RawMessage(`not json`)) != nil {
+	if fakemodel.ToolOutputs(json.RawMessage(`not json`)) != nil {
 		t.Error("ToolOutputs of a body that is not JSON found outputs")
 	}
 }

@@ -267,7 +267,8 @@ return;
 	}
 	done := make(chan waited, 1)
 	go func() {
-		o, err := s.Wait(bg(t), codemode.WaitRequest{CellID: c.CellID, YieldTimeMs: 60_000})
+		// A yield time that never elapses: the cell's end answers, not a deadline (ADR 0070).
+		o, err := s.Wait(bg(t), codemode.WaitRequest{CellID: c.CellID, YieldTimeMs: *forever()})
 		done <- waited{o, err}
 	}()
 	for _, name := range []string{"tool_call_a", "tool_call_b"} {

@@ -1,18 +1,20 @@
-package v1frame
+package v1frame_test
 
 import (
 	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/codemodehq/codemode/pkg/v1/v1frame"
 )
 
 // BenchmarkCodec measures framing throughput on a 1 KiB and a 64 MiB payload: encoding into a
 // frame (Reserve + copy + Seal, as the drivers encode), decoding one WebSocket message, and
 // reading one frame from a byte stream. Bytes per second are payload bytes.
 func BenchmarkCodec(b *testing.B) {
-	for _, size := range []int{1 << 10, MaxFrameBytes} {
+	for _, size := range []int{1 << 10, v1frame.MaxFrameBytes} {
 		payload := bytes.Repeat([]byte("x"), size)
-		msg, err := Append(nil, payload)
+		msg, err := v1frame.Append(nil, payload)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -21,8 +23,8 @@ func BenchmarkCodec(b *testing.B) {
 			b.SetBytes(int64(size))
 			buf := make([]byte, 0, len(msg))
 			for b.Loop() {
-				f := append(Reserve(buf[:0]), payload...)
-				if _, err := Seal(f); err != nil {
+				f := append(v1frame.Reserve(buf[:0]), payload...)
+				if _, err := v1frame.Seal(f); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -30,7 +32,7 @@ func BenchmarkCodec(b *testing.B) {
 		b.Run("message/"+name, func(b *testing.B) {
 			b.SetBytes(int64(size))
 			for b.Loop() {
-				if _, err := Decode(msg); err != nil {
+				if _, err := v1frame.Decode(msg); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -40,7 +42,7 @@ func BenchmarkCodec(b *testing.B) {
 			rd := bytes.NewReader(msg)
 			for b.Loop() {
 				rd.Reset(msg)
-				if _, err := NewReader(rd).Read(); err != nil {
+				if _, err := v1frame.NewReader(rd).Read(); err != nil {
 					b.Fatal(err)
 				}
 			}

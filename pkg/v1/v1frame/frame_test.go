@@ -1,4 +1,4 @@
-package v1frame
+package v1frame_test
 
 import (
 	"bytes"
@@ -8,10 +8,12 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/codemodehq/codemode/pkg/v1/v1frame"
 )
 
 func TestFrameWireFormatIsLittleEndianLengthPrefixedJSON(t *testing.T) {
-	got, err := Append(nil, []byte(`{"value":1}`))
+	got, err := v1frame.Append(nil, []byte(`{"value":1}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,15 +24,15 @@ func TestFrameWireFormatIsLittleEndianLengthPrefixedJSON(t *testing.T) {
 }
 
 func TestCompleteFrameRoundTripsWithoutAByteStream(t *testing.T) {
-	msg, _ := Append(nil, []byte(`{"type":"operation/cancel","id":1}`))
-	payload, err := Decode(msg)
+	msg, _ := v1frame.Append(nil, []byte(`{"type":"operation/cancel","id":1}`))
+	payload, err := v1frame.Decode(msg)
 	if err != nil || string(payload) != `{"type":"operation/cancel","id":1}` {
 		t.Fatalf("Decode = %q, %v", payload, err)
 	}
 }
 
 func TestCompleteFrameRejectsTruncatedAndTrailingPayloads(t *testing.T) {
-	msg, _ := Append(nil, []byte(`{"value":1}`))
+	msg, _ := v1frame.Append(nil, []byte(`{"value":1}`))
 	cases := map[string]struct {
 		message []byte
 		want    string
@@ -39,11 +41,11 @@ func TestCompleteFrameRejectsTruncatedAndTrailingPayloads(t *testing.T) {
 		"trailing":       {append(bytes.Clone(msg), ' '), "code-mode IPC frame declares 11 payload bytes but contains 12"},
 		"missing prefix": {[]byte{1, 0, 0}, "code-mode IPC frame is missing its length prefix"},
 		"empty":          {nil, "code-mode IPC frame is missing its length prefix"},
-		"oversize":       {binary.LittleEndian.AppendUint32(nil, MaxFrameBytes+1), "code-mode IPC frame length 67108865 exceeds 67108864 bytes"},
+		"oversize":       {binary.LittleEndian.AppendUint32(nil, v1frame.MaxFrameBytes+1), "code-mode IPC frame length 67108865 exceeds 67108864 bytes"},
 	}
 	for name, c := range cases {
-		_, err := Decode(c.message)
-		if err == nil || err.Error() != c.want || !errors.Is(err, ErrInvalidData) {
+		_, err := v1frame.Decode(c.message)
+		if err == nil || err.Error() != c.want || !errors.Is(err, v1frame.ErrInvalidData) {
 			t.Errorf("%s: err = %v, want InvalidData %q", name, err, c.want)
 		}
 	}
@@ -51,13 +53,13 @@ func TestCompleteFrameRejectsTruncatedAndTrailingPayloads(t *testing.T) {
 
 func TestFragmentedFrameRoundTrips(t *testing.T) {
 	var stream bytes.Buffer
-	w := NewWriter(&stream)
+	w := v1frame.NewWriter(&stream)
 	for _, p := range []string{`{"value":1}`, `{}`, ``} {
 		if err := w.Write([]byte(p)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	r := NewReader(iotest.OneByteReader(&stream))
+	r := v1frame.NewReader(iotest.OneByteReader(&stream))
 	for _, want := range []string{`{"value":1}`, `{}`, ``} {
 		got, err := r.Read()
 		if err != nil || string(got) != want {
@@ -70,14 +72,14 @@ func TestFragmentedFrameRoundTrips(t *testing.T) {
 }
 
 func TestEOFIsCleanOnlyAtAFrameBoundary(t *testing.T) {
-	if _, err := NewReader(bytes.NewReader(nil)).Read(); err != io.EOF {
+	if _, err := v1frame.NewReader(bytes.NewReader(nil)).Read(); err != io.EOF {
 		t.Fatalf("empty stream: %v, want io.EOF", err)
 	}
 	for name, stream := range map[string][]byte{
 		"partial header":  {1, 0},
 		"partial payload": {3, 0, 0, 0, '{'},
 	} {
-		_, err := NewReader(bytes.NewReader(stream)).Read()
+		_, err := v1frame.NewReader(bytes.NewReader(stream)).Read()
 		if !errors.Is(err, io.ErrUnexpectedEOF) {
 			t.Errorf("%s: %v, want io.ErrUnexpectedEOF", name, err)
 		}
@@ -100,45 +102,45 @@ func (f *failingReader) Read(p []byte) (int, error) {
 }
 
 func TestOversizedFramesAreRejectedBeforeReadingThePayload(t *testing.T) {
-	r := NewReader(&failingReader{header: binary.LittleEndian.AppendUint32(nil, MaxFrameBytes+1), t: t})
+	r := v1frame.NewReader(&failingReader{header: binary.LittleEndian.AppendUint32(nil, v1frame.MaxFrameBytes+1), t: t})
 	_, err := r.Read()
-	if err == nil || err.Error() != "code-mode IPC frame length 67108865 exceeds 67108864 bytes" || !errors.Is(err, ErrInvalidData) {
+	if err == nil || err.Error() != "code-mode IPC frame length 67108865 exceeds 67108864 bytes" || !errors.Is(err, v1frame.ErrInvalidData) {
 		t.Fatalf("err = %v", err)
 	}
 }
 
 func TestMaxSizedFrameIsAccepted(t *testing.T) {
-	payload := make([]byte, MaxFrameBytes)
-	msg, err := Append(nil, payload)
+	payload := make([]byte, v1frame.MaxFrameBytes)
+	msg, err := v1frame.Append(nil, payload)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := Decode(msg); err != nil || len(got) != MaxFrameBytes {
+	if got, err := v1frame.Decode(msg); err != nil || len(got) != v1frame.MaxFrameBytes {
 		t.Fatalf("Decode: len %d, %v", len(got), err)
 	}
-	if _, err := Append(nil, make([]byte, MaxFrameBytes+1)); err == nil ||
-		err.Error() != "code-mode IPC frame length 67108865 exceeds 67108864 bytes" || !errors.Is(err, ErrInvalidData) {
+	if _, err := v1frame.Append(nil, make([]byte, v1frame.MaxFrameBytes+1)); err == nil ||
+		err.Error() != "code-mode IPC frame length 67108865 exceeds 67108864 bytes" || !errors.Is(err, v1frame.ErrInvalidData) {
 		t.Fatalf("oversize encode: %v", err)
 	}
 }
 
 func TestTextMessageErrorIsInvalidData(t *testing.T) {
-	if ErrTextMessage.Error() != "code-mode websocket messages must be binary framed messages" || !errors.Is(ErrTextMessage, ErrInvalidData) {
-		t.Fatalf("ErrTextMessage = %v", ErrTextMessage)
+	if v1frame.ErrTextMessage.Error() != "code-mode websocket messages must be binary framed messages" || !errors.Is(v1frame.ErrTextMessage, v1frame.ErrInvalidData) {
+		t.Fatalf("ErrTextMessage = %v", v1frame.ErrTextMessage)
 	}
 }
 
 func TestMalformedPayloadIsTheDecodersConcern(t *testing.T) {
 	// The framing layer passes `{` through; rejecting it is the JSON decoder's job.
-	msg, _ := Append(nil, []byte("{"))
-	got, err := NewReader(bytes.NewReader(msg)).Read()
+	msg, _ := v1frame.Append(nil, []byte("{"))
+	got, err := v1frame.NewReader(bytes.NewReader(msg)).Read()
 	if err != nil || string(got) != "{" {
 		t.Fatalf("Read = %q, %v", got, err)
 	}
 }
 
 func TestWriterPropagatesTransportErrors(t *testing.T) {
-	if err := NewWriter(errWriter{}).Write([]byte("x")); err == nil || !strings.Contains(err.Error(), "broken pipe") {
+	if err := v1frame.NewWriter(errWriter{}).Write([]byte("x")); err == nil || !strings.Contains(err.Error(), "broken pipe") {
 		t.Fatalf("err = %v", err)
 	}
 }

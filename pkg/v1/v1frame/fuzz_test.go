@@ -1,4 +1,4 @@
-package v1frame
+package v1frame_test
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"io"
 	"testing"
 	"testing/iotest"
+
+	"github.com/codemodehq/codemode/pkg/v1/v1frame"
 )
 
 // FuzzStreamReader feeds arbitrary byte streams to the stream reader, one byte per read: every
@@ -19,7 +21,7 @@ func FuzzStreamReader(f *testing.F) {
 	f.Add([]byte{1, 0, 0, 4})
 	f.Add([]byte{0, 0, 0, 0, 2, 0, 0, 0, '{', '}'})
 	f.Fuzz(func(t *testing.T, stream []byte) {
-		r := NewReader(iotest.OneByteReader(bytes.NewReader(stream)))
+		r := v1frame.NewReader(iotest.OneByteReader(bytes.NewReader(stream)))
 		var reframed []byte
 		for {
 			payload, err := r.Read()
@@ -29,18 +31,18 @@ func FuzzStreamReader(f *testing.F) {
 					t.Fatalf("clean EOF after %d of %d bytes", len(reframed), len(stream))
 				}
 				return
-			case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, ErrInvalidData):
-				if !bytes.HasPrefix(stream, reframed) || len(reframed) == len(stream) && !errors.Is(err, ErrInvalidData) {
+			case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, v1frame.ErrInvalidData):
+				if !bytes.HasPrefix(stream, reframed) || len(reframed) == len(stream) && !errors.Is(err, v1frame.ErrInvalidData) {
 					t.Fatalf("error %v at a boundary the stream does not have", err)
 				}
 				return
 			case err != nil:
 				t.Fatalf("unclassified error %v", err)
 			}
-			if len(payload) > MaxFrameBytes {
+			if len(payload) > v1frame.MaxFrameBytes {
 				t.Fatalf("payload of %d bytes", len(payload))
 			}
-			reframed, err = Append(reframed, payload)
+			reframed, err = v1frame.Append(reframed, payload)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,19 +59,19 @@ func FuzzMessageDecoder(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{1, 0, 0, 0, '{', '}'})
 	f.Fuzz(func(t *testing.T, msg []byte) {
-		payload, err := Decode(msg)
+		payload, err := v1frame.Decode(msg)
 		if err != nil {
-			if !errors.Is(err, ErrInvalidData) || errors.Is(err, io.ErrUnexpectedEOF) {
+			if !errors.Is(err, v1frame.ErrInvalidData) || errors.Is(err, io.ErrUnexpectedEOF) {
 				t.Fatalf("message rejection %v is not invalid data", err)
 			}
 			return
 		}
-		again, err := Append(nil, payload)
+		again, err := v1frame.Append(nil, payload)
 		if err != nil || !bytes.Equal(again, msg) {
 			t.Fatalf("re-encoding % x gave % x, %v", msg, again, err)
 		}
 		// The stream reader must agree with the message decoder on a whole frame.
-		got, err := NewReader(bytes.NewReader(msg)).Read()
+		got, err := v1frame.NewReader(bytes.NewReader(msg)).Read()
 		if err != nil || !bytes.Equal(got, payload) {
 			t.Fatalf("stream read %q, %v; want %q", got, err, payload)
 		}

@@ -1,8 +1,10 @@
-package jssource
+package jssource_test
 
 import (
 	"errors"
 	"testing"
+
+	"github.com/codemodehq/codemode/pkg/jsruntime/internal/jssource"
 )
 
 // The messages are the ones Codex 0.171's host reports for these cells (parity cases
@@ -33,8 +35,8 @@ func TestV8Message(t *testing.T) {
 		`function f() { await 1 }`:            "Unexpected reserved word",
 		"/* a comment */\nx => { return }; }": "Unexpected token '}'",
 	} {
-		_, err := Module(src)
-		var syn *SyntaxError
+		_, err := jssource.Module(src)
+		var syn *jssource.SyntaxError
 		if !errors.As(err, &syn) {
 			t.Errorf("%q: %v, want a SyntaxError", src, err)
 			continue
@@ -48,8 +50,8 @@ func TestV8Message(t *testing.T) {
 // A message V8's is not known for is left to the caller ("").
 func TestV8MessageUnknown(t *testing.T) {
 	src := "text(1);\nawait import<!-- c\n('qjs:os')"
-	_, err := Module(src)
-	var syn *SyntaxError
+	_, err := jssource.Module(src)
+	var syn *jssource.SyntaxError
 	if !errors.As(err, &syn) {
 		t.Fatalf("%v, want a SyntaxError", err)
 	}
