@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/coder/websocket"
@@ -330,51 +329,6 @@ func TestMalformedWebsocketFrameDoesNotStopTheListener(t *testing.T) {
 			t.Fatalf("after %s: %s", name, got)
 		}
 	}
-}
-
-func TestWebsocketListenerDisablesNagle(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	// Go enables TCP_NODELAY by default; turn it off on the raw listener to see the wrapper set it.
-	go func() {
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err == nil {
-			defer c.Close()
-			_, _ = io.Copy(io.Discard, c)
-		}
-	}()
-	c, err := NoDelayListener(rawListener{ln.(*net.TCPListener)}).Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	raw, err := c.(*net.TCPConn).SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var nodelay int
-	var serr error
-	_ = raw.Control(func(fd uintptr) {
-		nodelay, serr = syscall.GetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_NODELAY)
-	})
-	if serr != nil || nodelay == 0 {
-		t.Fatalf("TCP_NODELAY = %d, %v", nodelay, serr)
-	}
-}
-
-// rawListener accepts with Nagle's algorithm left on, as a plain socket has it.
-type rawListener struct{ *net.TCPListener }
-
-func (l rawListener) Accept() (net.Conn, error) {
-	c, err := l.AcceptTCP()
-	if err != nil {
-		return nil, err
-	}
-	_ = c.SetNoDelay(false)
-	return c, nil
 }
 
 func TestBulkConnectionRegistrationCleansUpWhenDropped(t *testing.T) {
