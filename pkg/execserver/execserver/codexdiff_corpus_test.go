@@ -48,6 +48,12 @@ var execDiffCorpus = []execDiffCase{
 	{name: "malformed/array", ownHandshake: false, steps: []string{"@malformed [1,2]"}},
 	{name: "malformed/no-error-member", ownHandshake: false, steps: []string{"@malformed {\"id\":5}"}},
 	{name: "malformed/duplicate-key", ownHandshake: false, steps: []string{"@malformed {\"id\":6,\"method\":\"environment/status\",\"id\":7}"}},
+	// A syntax error before a later fault: the first error in the text is the one reported (serde_json
+	// stops there), whatever follows it (docs/adr/0069-one-of-each-mechanism.md).
+	{name: "malformed/bad-number-before-duplicate-key", ownHandshake: false, steps: []string{"@malformed {\"id\":6,\"x\":01,\"method\":\"environment/status\",\"id\":7}"}},
+	{name: "malformed/bad-escape-before-duplicate-key", ownHandshake: false, steps: []string{"@malformed {\"id\":6,\"x\":\"\\q\",\"method\":\"environment/status\",\"id\":7}"}},
+	{name: "malformed/control-character-before-duplicate-key", ownHandshake: false, steps: []string{"@malformed {\"id\":6,\"x\":\"a\tb\",\"method\":\"environment/status\",\"id\":7}"}},
+	{name: "malformed/lone-surrogate-key-before-duplicate-key", ownHandshake: false, steps: []string{"@malformed {\"id\":6,\"\\ud800\":1,\"method\":\"environment/status\",\"id\":7}"}},
 	{name: "malformed/boolean-id", ownHandshake: false, steps: []string{"@malformed {\"id\":true,\"method\":\"environment/status\"}"}},
 	{name: "malformed/fractional-id", ownHandshake: false, steps: []string{"@malformed {\"id\":1.5,\"method\":\"environment/status\"}"}},
 	{name: "malformed/then-serves", ownHandshake: false, steps: []string{"@malformed {", "{\"id\":1,\"method\":\"environment/status\"}"}},
