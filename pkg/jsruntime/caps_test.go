@@ -406,7 +406,10 @@ func TestUndeliveredNotificationsAreBounded(t *testing.T) {
 			record("reserved c")
 		}
 	}()
-	time.Sleep(10 * time.Millisecond) // room for a reserve that does not wait
+	// Room for a broken reserve that does not wait to record first. A correct one waits for the
+	// delivery below however long this sleep is, so a slow machine can only make the test less
+	// sensitive, never fail it; no event marks "the goroutine is blocked in reserve".
+	time.Sleep(10 * time.Millisecond)
 	record("delivered a")
 	n.delivered1(size)
 	<-reserved
