@@ -5,15 +5,15 @@
 #
 #   tools/gate-under-load.sh [RUNS] [BUSY]     defaults: 5 runs, one busy loop per core
 #
-# Each run clones the committed HEAD into its own directory under ${TMPDIR:-/tmp}, so uncommitted
-# changes are not tested. Stops at the first failed run (its log is kept and named); the busy loops
+# Each run clones the commit HEAD named when the script started into its own directory under
+# ${TMPDIR:-/tmp}, so uncommitted changes, and commits made while it runs, are not tested. Stops at the first failed run (its log is kept and named); the busy loops
 # end with the script, however it ends.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 runs=${1:-5}
 busy=${2:-$(nproc)}
-head=$(git rev-parse --short HEAD)
+head=$(git rev-parse HEAD)
 base=$(mktemp -d "${TMPDIR:-/tmp}/gate-under-load.XXXXXX")
 
 loops=()
@@ -27,10 +27,10 @@ for _ in $(seq "$busy"); do
   loops+=("$!")
 done
 
-echo "gate-under-load: $runs runs of .ci/run at $head with $busy busy loops; logs in $base"
+echo "gate-under-load: $runs runs of .ci/run at ${head:0:7} with $busy busy loops; logs in $base"
 for i in $(seq "$runs"); do
   dir="$base/run$i"
-  git clone -q . "$dir"
+  git clone -q . "$dir" && git -C "$dir" checkout -q --detach "$head"
   start=$SECONDS
   if (cd "$dir" && CI=true bash .ci/run) >"$dir.log" 2>&1; then
     echo "run $i: passed in $((SECONDS - start))s ($(grep -o 'every phase passed in [0-9ms]*' "$dir.log" | tail -1))"
@@ -41,4 +41,4 @@ for i in $(seq "$runs"); do
     exit 1
   fi
 done
-echo "gate-under-load: $runs of $runs runs passed at $head"
+echo "gate-under-load: $runs of $runs runs passed at ${head:0:7}"
