@@ -2,10 +2,11 @@ package jsruntime
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/codemodehq/codemode/pkg/serdejson"
 )
 
 // Long strings of a tool result cross into QuickJS made from Go, not parsed there. QuickJS's
@@ -154,6 +155,7 @@ func (w *longWalk) skipScalar() {
 func (w *longWalk) skipString() {
 	w.i++
 	for {
+		w.i += serdejson.PlainPrefix(w.b[w.i:])
 		switch stringByte[w.b[w.i]] {
 		case 1:
 			w.i++
@@ -265,7 +267,7 @@ func (w *longWalk) dropRepeatedKeys(members []walkedMember) {
 // C string, and makes other strings no faster than JSON.parse); ok is false for any other.
 func asciiString(tok []byte) (string, bool) {
 	body := tok[1 : len(tok)-1]
-	if !isASCII(body) {
+	if serdejson.ASCIIPrefix(body) != len(body) {
 		return "", false
 	}
 	if bytes.IndexByte(body, '\\') < 0 {
@@ -303,20 +305,4 @@ func asciiString(tok []byte) (string, bool) {
 		}
 	}
 	return sb.String(), true
-}
-
-// isASCII reports whether b has no byte of 0x80 or more, eight bytes at a time.
-func isASCII(b []byte) bool {
-	for len(b) >= 8 {
-		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
-			return false
-		}
-		b = b[8:]
-	}
-	for _, c := range b {
-		if c >= 0x80 {
-			return false
-		}
-	}
-	return true
 }

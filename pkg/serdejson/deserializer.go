@@ -165,7 +165,7 @@ func (d *Deserializer) ParseString() (string, error) {
 // plainString is the fast path of ParseString: a string without escapes or control characters is
 // a copy of its bytes. Its bytes are classified as Scan's are (stringByte).
 func (d *Deserializer) plainString() (string, bool) {
-	for i := d.index; i < len(d.data); i++ {
+	for i := d.index + PlainPrefix(d.data[d.index:]); i < len(d.data); i++ {
 		switch stringByte[d.data[i]] {
 		case 1:
 			if !utf8.Valid(d.data[d.index:i]) {

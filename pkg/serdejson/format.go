@@ -67,18 +67,15 @@ const hexDigits = "0123456789abcdef"
 // U+2028/U+2029 alone, and it copies invalid UTF-8 through.
 func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
+	for {
+		n := PlainPrefix(s)
+		b = append(b, s[:n]...)
+		if n == len(s) {
+			return append(b, '"')
 		}
-		b = append(b, s[start:i]...)
-		b = AppendEscape(b, c)
-		start = i + 1
+		b = AppendEscape(b, s[n])
+		s = s[n+1:]
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // AppendEscape appends the JSON escape of c, a control character, '"' or '\\': \" \\ \b \f \n

@@ -236,7 +236,7 @@ func (s *scanner) str() (escaped bool, err error) {
 	for i < len(data) {
 		switch stringByte[data[i]] {
 		case 0:
-			i++
+			i += PlainPrefix(data[i:])
 		case 1:
 			i++
 			d.index = i

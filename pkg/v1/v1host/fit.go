@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
+	"github.com/codemodehq/codemode/pkg/serdejson"
 	"github.com/codemodehq/codemode/pkg/v1/v1frame"
 )
 
@@ -23,11 +24,7 @@ func fitFrame(r codemode.RuntimeResponse) codemode.RuntimeResponse {
 	if r.ErrorText != nil {
 		budget -= encodedLen(*r.ErrorText)
 	}
-	total := 0
-	for _, item := range r.ContentItems {
-		total += itemLen(item)
-	}
-	if total <= budget {
+	if fits(r.ContentItems, budget, worstLen) || fits(r.ContentItems, budget, itemLen) {
 		return r
 	}
 	kept := make([]codemode.ContentItem, 0, len(r.ContentItems))
@@ -46,6 +43,15 @@ func fitFrame(r codemode.RuntimeResponse) codemode.RuntimeResponse {
 	return r
 }
 
+// fits reports whether items measured by size fit budget.
+func fits(items []codemode.ContentItem, budget int, size func(codemode.ContentItem) int) bool {
+	total := 0
+	for _, item := range items {
+		total += size(item)
+	}
+	return total <= budget
+}
+
 // droppedNotice tells the model what fitFrame left out.
 func droppedNotice(dropped, of, bytes int) string {
 	return fmt.Sprintf("[codemode dropped %d of %d output items (%.1f MiB once encoded): a response must fit one %d MiB frame; write less, or in several cells]",
@@ -54,7 +60,7 @@ func droppedNotice(dropped, of, bytes int) string {
 
 // itemLen is an item's size in a frame, near enough for a budget with frameReserve to spare.
 func itemLen(item codemode.ContentItem) int {
-	const overhead = 64 // the item's object, type and detail
+	const overhead = 64 // the item's object, type and detail (worstLen's too)
 	switch it := item.(type) {
 	case codemode.InputText:
 		return overhead + encodedLen(it.Text)
@@ -71,13 +77,32 @@ func itemLen(item codemode.ContentItem) int {
 // control characters, the bytes themselves otherwise).
 func encodedLen(s string) int {
 	n := len(s)
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
+	for {
+		plain := serdejson.PlainPrefix(s)
+		if plain == len(s) {
+			return n
+		}
+		switch c := s[plain]; {
 		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
 			n++
 		case c < 0x20:
 			n += 5
 		}
+		s = s[plain+1:]
 	}
-	return n
+}
+
+// worstLen bounds itemLen from above without reading the text: every byte escaped as \u00XX.
+// Output far below a frame, the usual case, needs no exact count.
+func worstLen(item codemode.ContentItem) int {
+	const overhead = 64
+	switch it := item.(type) {
+	case codemode.InputText:
+		return overhead + 6*len(it.Text)
+	case codemode.InputImage:
+		return overhead + 6*len(it.ImageURL)
+	case codemode.InputAudio:
+		return overhead + 6*len(it.AudioURL)
+	}
+	return overhead
 }

@@ -120,21 +120,19 @@ var quoteClass = func() (t [256]byte) {
 func quoteLatin1(dst, b []byte) []byte {
 	dst = growFor(dst, len(b)+2)
 	dst = append(dst, '"')
-	run := 0
-	for i, c := range b {
-		if quoteClass[c] == 0 {
-			continue
+	for {
+		n := serdejson.PlainASCIIPrefix(b)
+		dst = append(dst, b[:n]...)
+		if n == len(b) {
+			return append(dst, '"')
 		}
-		dst = append(dst, b[run:i]...)
-		run = i + 1
-		if quoteClass[c] == 1 {
+		if c := b[n]; quoteClass[c] == 1 {
 			dst = serdejson.AppendEscape(dst, c)
 		} else {
 			dst = utf8.AppendRune(dst, rune(c))
 		}
+		b = b[n+1:]
 	}
-	dst = append(dst, b[run:]...)
-	return append(dst, '"')
 }
 
 // quoteUTF16 appends the JSON of little-endian UTF-16 code units to dst.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/codemodehq/codemode/pkg/serdejson"
 )
 
 // Strings out of QuickJS, read in Go. QuickJS keeps a flat string as a JSString: a header, then its
@@ -72,18 +74,13 @@ func (h *heap) flatString(ptr uint32) (string, bool) {
 
 // latin1Text converts Latin-1 bytes to UTF-8.
 func latin1Text(b []byte) string {
-	ascii := true
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
+	ascii := serdejson.ASCIIPrefix(b)
+	if ascii == len(b) {
 		return string(b)
 	}
 	out := make([]byte, 0, len(b)+len(b)/4)
-	for _, c := range b {
+	out = append(out, b[:ascii]...)
+	for _, c := range b[ascii:] {
 		out = utf8.AppendRune(out, rune(c))
 	}
 	return string(out)
