@@ -142,3 +142,65 @@ func TestOnlyACellsOwnMessagesCreateItsRoute(t *testing.T) {
 		t.Fatalf("next = %q", labels(batch))
 	}
 }
+
+func TestADirectWriteOnlyWhenNothingPrecedesIt(t *testing.T) {
+	var o cellOrder
+	if o.takeDirect() {
+		t.Fatal("direct write before execution/started")
+	}
+	o.start()
+	o.push(callMessage(1))
+	if o.takeDirect() {
+		t.Fatal("direct write past a queued call")
+	}
+	wantStep(t, &o, false, "call 1")
+	if o.takeDirect() {
+		t.Fatal("direct write while the sender writes what it took")
+	}
+	wantStep(t, &o, false) // the sender wrote call 1 and found nothing more
+	if !o.takeDirect() {
+		t.Fatal("direct write refused on an idle route")
+	}
+	if o.takeDirect() {
+		t.Fatal("two direct writes at once")
+	}
+	o.push(callMessage(2))
+	o.offerInitial(initialMessage("a"))
+	o.close()
+	wantStep(t, &o, false) // the direct write goes first; the sender waits for it
+	o.endDirect()
+	wantStep(t, &o, false, "call 2", "initial a")
+	wantStep(t, &o, true)
+	if o.takeDirect() {
+		t.Fatal("direct write after cell/closed was decided")
+	}
+}
+
+func TestEndDirectWakesTheSender(t *testing.T) {
+	tab := newRouteTable(make(chan struct{}))
+	key := cellKey{session: "s", cell: "1"}
+	r := tab.start(key, execution{id: 7})
+	if !tab.takeDirect(key) {
+		t.Fatal("direct write refused on an idle route")
+	}
+	if len(r.wake) != 0 {
+		t.Fatal("takeDirect woke the sender, which has nothing new to take")
+	}
+	tab.push(key, callMessage(2))
+	<-r.wake
+	if batch, _ := tab.next(r); len(batch) != 0 {
+		t.Fatalf("the sender took %q during a direct write", labels(batch))
+	}
+	tab.endDirect(key)
+	select {
+	case <-r.wake:
+	default:
+		t.Fatal("endDirect left the sender asleep with a call queued")
+	}
+	if batch, _ := tab.next(r); !reflect.DeepEqual(labels(batch), []string{"call 2"}) {
+		t.Fatalf("after the direct write the sender took %q", labels(batch))
+	}
+	if tab.takeDirect(cellKey{session: "s", cell: "2"}) {
+		t.Fatal("direct write on a cell without a route")
+	}
+}
