@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -268,4 +269,60 @@ func (d readerDelegate) StartToolCall(_ context.Context, call codemode.NestedToo
 // to the cell's loop, as a V1 connection's reader does: the hand-off that ADR 62 measures.
 func BenchmarkToolRoundTripFromReader(b *testing.B) {
 	runLoopCell(b, newReaderDelegate(b), `await tools.echo({i});`, jsruntime.TestTool("echo"))
+}
+
+// BenchmarkToolTurnAfterWait is the runtime's share of a round trip over a transport: the time
+// from an answer handed to done (by another goroutine, as a reader does) to the cell's next tool
+// call reaching the delegate, when the answer comes at once and when it comes after a pause in
+// which the process has nothing to do, as it has between processes while the client works. The
+// pause's time is not counted; what it changes is how cold the engine and the threads are.
+func BenchmarkToolTurnAfterWait(b *testing.B) {
+	for _, pause := range []time.Duration{0, 100 * time.Microsecond, time.Millisecond} {
+		b.Run(fmt.Sprintf("pause=%v", pause), func(b *testing.B) {
+			d := newTimedDelegate(b, pause)
+			runLoopCell(b, d, `await tools.echo(i);`, jsruntime.TestTool("echo"))
+			if d.turns.Load() > 0 {
+				b.ReportMetric(float64(d.turnTime.Load())/float64(d.turns.Load())/1e3, "µs/turn")
+			}
+		})
+	}
+}
+
+// timedDelegate answers each call from a goroutine of its own after a pause, and adds up the
+// time from each answer to the call that follows it.
+type timedDelegate struct {
+	jsruntime.FuncDelegate
+	calls    chan readerCall
+	answered *atomic.Int64 // when the last answer was handed over (UnixNano); 0 before the first
+	turnTime *atomic.Int64
+	turns    *atomic.Int64
+}
+
+func newTimedDelegate(b *testing.B, pause time.Duration) timedDelegate {
+	d := timedDelegate{calls: make(chan readerCall, 64), answered: new(atomic.Int64), turnTime: new(atomic.Int64), turns: new(atomic.Int64)}
+	stop := make(chan struct{})
+	b.Cleanup(func() { close(stop) })
+	go func() {
+		for {
+			select {
+			case c := <-d.calls:
+				if pause > 0 {
+					time.Sleep(pause)
+				}
+				d.answered.Store(time.Now().UnixNano())
+				c.done(c.input, nil)
+			case <-stop:
+				return
+			}
+		}
+	}()
+	return d
+}
+
+func (d timedDelegate) StartToolCall(_ context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
+	if at := d.answered.Load(); at != 0 {
+		d.turnTime.Add(time.Now().UnixNano() - at)
+		d.turns.Add(1)
+	}
+	d.calls <- readerCall{call.Input, done}
 }
