@@ -15,6 +15,11 @@ func TestEncodedLenIsSerdeJSONs(t *testing.T) {
 		if got, want := encodedLen(s), len(serdejson.Quote(s))-2; got != want {
 			t.Errorf("encodedLen(%q) = %d, want %d", s, got, want)
 		}
+		for _, item := range []codemode.ContentItem{codemode.InputText{Text: s}, codemode.InputImage{ImageURL: s}, codemode.InputAudio{AudioURL: s}} {
+			if worstLen(item) < itemLen(item) {
+				t.Errorf("worstLen(%#v) = %d, below itemLen %d: fitFrame would pass what does not fit", item, worstLen(item), itemLen(item))
+			}
+		}
 	}
 }
 
