@@ -246,19 +246,24 @@ type readerCall struct {
 
 func newReaderDelegate(b *testing.B) readerDelegate {
 	d := readerDelegate{calls: make(chan readerCall, 64)}
+	answerCalls(b, d.calls, func(c readerCall) { c.done(c.input, nil) })
+	return d
+}
+
+// answerCalls runs a reader goroutine that answers each call on calls, until the benchmark ends.
+func answerCalls(b *testing.B, calls <-chan readerCall, answer func(readerCall)) {
 	stop := make(chan struct{})
 	b.Cleanup(func() { close(stop) })
 	go func() {
 		for {
 			select {
-			case c := <-d.calls:
-				c.done(c.input, nil)
+			case c := <-calls:
+				answer(c)
 			case <-stop:
 				return
 			}
 		}
 	}()
-	return d
 }
 
 func (d readerDelegate) StartToolCall(_ context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
@@ -300,22 +305,13 @@ type timedDelegate struct {
 
 func newTimedDelegate(b *testing.B, pause time.Duration) timedDelegate {
 	d := timedDelegate{calls: make(chan readerCall, 64), answered: new(atomic.Int64), turnTime: new(atomic.Int64), turns: new(atomic.Int64)}
-	stop := make(chan struct{})
-	b.Cleanup(func() { close(stop) })
-	go func() {
-		for {
-			select {
-			case c := <-d.calls:
-				if pause > 0 {
-					time.Sleep(pause)
-				}
-				d.answered.Store(time.Now().UnixNano())
-				c.done(c.input, nil)
-			case <-stop:
-				return
-			}
+	answerCalls(b, d.calls, func(c readerCall) {
+		if pause > 0 {
+			time.Sleep(pause)
 		}
-	}()
+		d.answered.Store(time.Now().UnixNano())
+		c.done(c.input, nil)
+	})
 	return d
 }
 
