@@ -151,10 +151,9 @@ func (d *delegateCalls) disconnect() {
 	}
 }
 
-// startCall sends a delegate request about cell, itself when the cell's route is idle
-// (cellOrder.takeDirect), else queued on the route; finish gets the outcome exactly once, from
-// whichever goroutine ends the call: the connection's reader with the answer, the goroutine that
-// sent the request when it cannot go out, the runtime's context ending
+// startCall queues a delegate request about cell on the cell's route and returns; finish gets
+// the outcome exactly once, from whichever goroutine ends the call: the connection's reader with
+// the answer, the route's sender when the request cannot go out, the runtime's context ending
 // (the call is abandoned: delegate/cancel goes out if the request did, a late answer is ignored),
 // or the disconnect.
 func (c *conn) startCall(ctx context.Context, session wirev1.SessionId, cell codemode.CellID, req wirev1.DelegateRequest, finish func(wirev1.DelegateResponse, error)) {
@@ -230,9 +229,9 @@ type remoteDelegate struct {
 	session wirev1.SessionId
 }
 
-// StartToolCall forwards a nested tool call as delegate/request tool/invoke: the runtime's loop
-// writes the request itself when nothing of the cell's precedes it (an awaited call's usual
-// case), else queues it for the cell's sender; the connection's reader hands the answer to done.
+// StartToolCall forwards a nested tool call as delegate/request tool/invoke without waiting: the
+// runtime's loop writes the request itself, and the connection's reader hands the answer to
+// done, with no goroutine in between.
 func (d *remoteDelegate) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
 	d.conn.startCall(ctx, d.session, call.CellID, toolInvoke(call), func(resp wirev1.DelegateResponse, err error) {
 		done(toolResult(resp, err))
