@@ -25,25 +25,7 @@ type cellOrder struct {
 	// finished is set once the sender decided to send cell/closed: from then on nothing is
 	// queued and nothing held, since nothing would drain it; it goes out at once instead.
 	finished bool
-	// taken is set while the sender writes what its last step took; direct while the goroutine
-	// that produced a message writes it itself (takeDirect), in the sender's place.
-	taken, direct bool
 }
-
-// takeDirect lets the caller write m itself, now, instead of queueing it for the sender: allowed
-// when nothing is queued or being written before it, so the order is the same. It saves a
-// goroutine hand-off (and a thread's wake-up) on an awaited tool call's way out, a round trip's
-// critical path. The caller writes m, then calls endDirect. False: push m instead.
-func (o *cellOrder) takeDirect() bool {
-	if !o.started || o.finished || o.taken || o.direct || len(o.queue) > 0 {
-		return false
-	}
-	o.direct = true
-	return true
-}
-
-// endDirect records that the message takeDirect allowed was written: the sender may take again.
-func (o *cellOrder) endDirect() { o.direct = false }
 
 // push queues m behind everything pushed before. It reports false when the cell's closure was
 // decided already: the caller then sends m itself.
@@ -89,13 +71,11 @@ func (o *cellOrder) release() { o.holds-- }
 // Messages the sender took count as sent by its next step, which the same sender takes only
 // after sending them.
 func (o *cellOrder) next() (batch []routeMessage, finish bool) {
-	o.taken = false
 	switch {
-	case !o.started || o.direct:
+	case !o.started:
 		return nil, false
 	case len(o.queue) > 0:
 		batch, o.queue = o.queue, nil
-		o.taken = true
 		return batch, false
 	case o.closed && o.initialQueued && o.holds == 0:
 		o.finished = true

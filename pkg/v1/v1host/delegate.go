@@ -169,11 +169,6 @@ func (c *conn) startCall(ctx context.Context, session wirev1.SessionId, cell cod
 	key := cellKey{session, cell}
 	call.key = key
 	call.stopWatching = context.AfterFunc(ctx, func() { c.abandon(call.id) })
-	if c.routes.takeDirect(key) {
-		c.dispatchCall(session, call)
-		c.routes.endDirect(key)
-		return
-	}
 	if !c.routes.push(key, routeMessage{kind: routeCall, call: call}) {
 		c.dispatchCall(session, call) // the cell closed: nothing is left to order it behind
 	}

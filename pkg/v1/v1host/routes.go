@@ -134,20 +134,6 @@ func (t *routeTable) hold(key cellKey) (release func()) {
 	}
 }
 
-// takeDirect reports whether the caller may write a message of key's route itself, now
-// (cellOrder.takeDirect); it wakes no one, since the sender has nothing new to take.
-func (t *routeTable) takeDirect(key cellKey) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	r := t.routes[key]
-	return r != nil && r.order.takeDirect()
-}
-
-// endDirect ends what takeDirect allowed and wakes the sender, which took nothing meanwhile.
-func (t *routeTable) endDirect(key cellKey) {
-	t.update(key, false, func(o *cellOrder) bool { o.endDirect(); return true })
-}
-
 // next is the sender's step on r (cellOrder.next).
 func (t *routeTable) next(r *cellRoute) ([]routeMessage, bool) {
 	t.mu.Lock()
