@@ -225,8 +225,8 @@ type remoteDelegate struct {
 }
 
 // StartToolCall forwards a nested tool call as delegate/request tool/invoke without waiting: the
-// runtime's loop writes the request itself, and the connection's reader hands the answer to
-// done, with no goroutine in between.
+// request is queued on the cell's route for its sender (docs/adr/0067-one-queue-per-cell.md), and
+// the connection's reader hands the answer to done, with no goroutine in between.
 func (d *remoteDelegate) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
 	d.conn.startCall(ctx, d.session, call.CellID, toolInvoke(call), func(resp wirev1.DelegateResponse, err error) {
 		done(toolResult(resp, err))
