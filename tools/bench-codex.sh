@@ -17,6 +17,8 @@ count=${COUNT:-3}
 
 # REPORT_ONLY=1 prints the table of the last run's results again.
 if [ -z "${REPORT_ONLY:-}" ]; then
+  # Codex's host comes from node_modules: without it the benchmark skips and the table is empty.
+  ./tools/setup.sh >&2
   echo "== go test -bench AgainstCodexHost (services/codemode-host), count $count" >&2
   go test -c -o "$out/codemode-host.test" ./services/codemode-host
   go test -c -o "$out/engine.test" ./pkg/jsruntime/internal/engine
