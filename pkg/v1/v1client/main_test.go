@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,6 +36,11 @@ const (
 	hostProfileSecondsEnv = "CODEMODE_V1_TEST_HOST_CPUPROFILE_SECONDS"
 )
 
+// hostTraceEnv, like hostProfileEnv, makes the host process write an execution trace (runtime/trace)
+// of its first hostProfileSecondsEnv seconds to that path: where a round trip waits between
+// goroutines and threads, which a CPU profile does not show.
+const hostTraceEnv = "CODEMODE_V1_TEST_HOST_TRACE"
+
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(echoModeEnv); mode != "" {
 		os.Exit(echoMain(mode))
@@ -47,26 +53,16 @@ func TestMain(m *testing.M) {
 
 func hostMain(mode string) int {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if path := os.Getenv(hostProfileEnv); path != "" {
-		f, err := os.Create(path)
+	for _, r := range []recording{
+		{hostProfileEnv, "cpu profile", pprof.StartCPUProfile, pprof.StopCPUProfile},
+		{hostTraceEnv, "execution trace", trace.Start, trace.Stop},
+	} {
+		stop, err := r.startIfAsked()
 		if err != nil {
-			log.Error("cpu profile", "error", err)
+			log.Error(r.name, "error", err)
 			return 1
 		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			log.Error("cpu profile", "error", err)
-			return 1
-		}
-		seconds, err := strconv.ParseFloat(os.Getenv(hostProfileSecondsEnv), 64)
-		if err != nil {
-			seconds = 5
-		}
-		stop := sync.OnceFunc(func() {
-			pprof.StopCPUProfile()
-			_ = f.Close()
-		})
 		defer stop()
-		time.AfterFunc(time.Duration(seconds*float64(time.Second)), stop)
 	}
 	p, err := jsruntime.NewProvider(jsruntime.Options{})
 	if err != nil {
@@ -89,6 +85,39 @@ func hostMain(mode string) int {
 		return 1
 	}
 	return 0
+}
+
+// recording is a profile or trace the host process writes when its environment variable names a
+// file, for its first hostProfileSecondsEnv seconds (a process host is killed, so it stops on a
+// timer).
+type recording struct {
+	env, name   string
+	start       func(io.Writer) error
+	stopWriting func()
+}
+
+func (r recording) startIfAsked() (stop func(), err error) {
+	path := os.Getenv(r.env)
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.start(f); err != nil {
+		return nil, err
+	}
+	seconds, err := strconv.ParseFloat(os.Getenv(hostProfileSecondsEnv), 64)
+	if err != nil {
+		seconds = 5
+	}
+	stop = sync.OnceFunc(func() {
+		r.stopWriting()
+		_ = f.Close()
+	})
+	time.AfterFunc(time.Duration(seconds*float64(time.Second)), stop)
+	return stop, nil
 }
 
 func serveWebSocketUntilStdinEnds(ctx context.Context, h *v1host.Host) error {
