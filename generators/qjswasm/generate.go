@@ -64,7 +64,7 @@ var packageTemplate = template.Must(template.New("qjswasm").Parse(`// Code gener
 
 // Package qjswasm holds codemode's QuickJS module: {{.Module}}@{{.Version}}'s qjs.wasm with a
 // {{.StackMiB}} MiB stack, an exported stack pointer, a hardened function-proxy factory, interrupt
-// polls and a stack guard (see generators/qjswasm). Pass Module to qjs through
+// polls, a stack guard and a memory size the host keeps (see generators/qjswasm). Pass Module to qjs through
 // Option.QuickJSWasmBytes.
 package qjswasm
 
@@ -120,6 +120,14 @@ const (
 	TrampolineArgc   = {{.TrampolineArgc}}
 	TrampolineExport = "{{.TrampolineExport}}"
 )
+
+// The memory size the module sees: every memory.size reads the global exported as SeenPagesExport
+// (64 KiB pages), and every memory.grow calls env.jsFunctionProxy with argc GrowArgc and argv the
+// pages to grow by; the host answers as memory.grow would, and a reset sets the global back.
+const (
+	GrowArgc        = {{.GrowArgc}}
+	SeenPagesExport = "{{.SeenPagesExport}}"
+)
 `))
 
 func packageSource(opts Options, digest string, layout Layout) ([]byte, error) {
@@ -140,6 +148,8 @@ func packageSource(opts Options, digest string, layout Layout) ([]byte, error) {
 		"SegmentFrames":    SegmentFrames,
 		"TrampolineArgc":   fmt.Sprintf("0x%X", uint32(TrampolineArgc)),
 		"TrampolineExport": TrampolineExport,
+		"GrowArgc":         fmt.Sprintf("0x%X", uint32(GrowArgc)),
+		"SeenPagesExport":  SeenPagesExport,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("qjswasm: render package: %w", err)

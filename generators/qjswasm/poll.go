@@ -71,13 +71,15 @@ type pollPlan struct {
 	trampoline  uint32 // the function index of the guard's trampoline (guard.go)
 	depth       uint32 // the global index of the interpreter's call depth (guard.go)
 	slack       uint32 // the global index of the depth a stack overflow was thrown at (guard.go)
+	growFunc    uint32 // the function index of the grow function (memsize.go)
+	seen        uint32 // the global index of the memory size the module sees (memsize.go)
 }
 
 // withPoll adds the counter global, the poll function and the counting at every loop header. It
 // returns the number of loops instrumented. The global section must hold exactly the stack
 // pointer (so the counter is global 1) and the module must import no global.
 func withPoll(sections []section, q quickJS, layout Layout) ([]section, int, error) {
-	plan := pollPlan{counter: 1, depth: 2, slack: 3, quickJS: q}
+	plan := pollPlan{counter: 1, depth: 2, slack: 3, seen: 4, quickJS: q}
 	typeAt, funcAt, codeAt, globalAt := -1, -1, -1, -1
 	for i, s := range sections {
 		switch s.id {
@@ -118,21 +120,31 @@ func withPoll(sections []section, q quickJS, layout Layout) ([]section, int, err
 		sections[typeAt].body = appendVectorItem(sections[typeAt].body, voidType)
 	}
 	plan.trampoline = plan.guard + 1
+	plan.growFunc = plan.trampoline + 1
+	if indexOf(types, growType) == len(types) {
+		sections[typeAt].body = appendVectorItem(sections[typeAt].body, growType)
+		types = append(types, growType)
+	}
 	sections[funcAt].body = appendVectorItem(sections[funcAt].body, appendU32(nil, plan.voidTypeIdx))
-	for _, t := range [][]byte{interpreterType, throwRangeErrorType} { // the guard's, the trampoline's
+	for _, t := range [][]byte{interpreterType, throwRangeErrorType, growType} { // the guard's, the trampoline's, grow's
 		sections[funcAt].body = appendVectorItem(sections[funcAt].body, appendU32(nil, uint32(indexOf(types, t))))
 	}
 	sections[globalAt].body = appendVectorItem(sections[globalAt].body, counterGlobal())
 	sections[globalAt].body = appendVectorItem(sections[globalAt].body, depthGlobal())
 	sections[globalAt].body = appendVectorItem(sections[globalAt].body, depthGlobal()) // the slack's record, also 0
+	sections[globalAt].body = appendVectorItem(sections[globalAt].body, seenGlobal(layout.InitialPages))
 	code, loops, err := instrumentCode(sections[codeAt].body, plan, imported)
 	if err != nil {
 		return nil, 0, err
 	}
 	code = append(code, guardBody(plan, layout)...)
 	code = append(code, trampolineBody(plan)...)
+	code = append(code, growBody(plan)...)
 	exportAt := sectionIndex(sections, sectionExport)
 	if sections[exportAt].body, err = withExport(sections[exportAt].body, TrampolineExport, 0x00, plan.trampoline); err != nil {
+		return nil, 0, err
+	}
+	if sections[exportAt].body, err = withGlobalExport(sections[exportAt].body, SeenPagesExport, plan.seen); err != nil {
 		return nil, 0, err
 	}
 	sections[codeAt].body = code
@@ -329,7 +341,7 @@ func instrumentCode(body []byte, plan pollPlan, imported uint32) ([]byte, int, e
 	if err != nil {
 		return nil, 0, fmt.Errorf("qjswasm: code section: %w", err)
 	}
-	out := appendU32(nil, n+3)
+	out := appendU32(nil, n+4)
 	loops := 0
 	for i := range n {
 		size, err := r.u32()
@@ -340,7 +352,7 @@ func instrumentCode(body []byte, plan pollPlan, imported uint32) ([]byte, int, e
 		if err != nil {
 			return nil, 0, fmt.Errorf("qjswasm: function body %d: %w", i, err)
 		}
-		ed := bodyEdit{count: loopCount(plan), from: plan.interpreter, to: plan.guard}
+		ed := bodyEdit{count: loopCount(plan), from: plan.interpreter, to: plan.guard, growFunc: plan.growFunc, seen: plan.seen}
 		switch imported + i {
 		case plan.interpreter:
 			ed.count = nil // QuickJS polls at its jumps and calls (see the package documentation)
@@ -366,6 +378,9 @@ type bodyEdit struct {
 	count    []byte // inserted after every loop instruction
 	entry    []byte // inserted before the first instruction
 	from, to uint32 // calls of function from become calls of function to
+	// growFunc and seen replace the memory instructions: memory.grow becomes a call of growFunc,
+	// memory.size a read of global seen (memsize.go).
+	growFunc, seen uint32
 }
 
 // instrumentBody copies one function body (locals, then instructions) with ed's changes. It
@@ -395,6 +410,14 @@ func instrumentBody(fn []byte, ed bodyEdit) ([]byte, int, error) {
 		}
 		if err := r.skipImmediates(op); err != nil {
 			return nil, 0, err
+		}
+		switch op {
+		case opMemorySize:
+			out = appendU32(append(out, opGlobalGet), ed.seen)
+			continue
+		case opMemoryGrow:
+			out = appendU32(append(out, opCallDirect), ed.growFunc)
+			continue
 		}
 		out = append(out, fn[start:r.pos]...)
 		if op == opLoop && ed.count != nil {

@@ -2,6 +2,8 @@ package qjswasm
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -11,7 +13,7 @@ import (
 // holding data (qjs's proxy factory) and QuickJS's stack overflow text, a function exported as spin
 // that turns a loop argc times, and the functions the transform looks for (quickjs.go): an
 // interrupt poll, an interpreter whose loop dispatches through a br_table of dispatchTargets
-// targets, and QJS_ThrowRangeError.
+// targets, QJS_ThrowRangeError, and grow, which grows the memory and reads its size.
 func module(minPages uint32, stackTop int32, data string) []byte {
 	return moduleWithout(minPages, stackTop, data, "")
 }
@@ -25,11 +27,12 @@ func moduleWithout(minPages uint32, stackTop int32, data, missing string) []byte
 		imp = append(appendU32(imp, uint32(len(name))), name...)
 	}
 	imp = append(imp, 0x00, 0) // a function of type 0
-	exports := appendU32(nil, 4)
+	exports := appendU32(nil, 5)
 	exports = append(append(appendU32(exports, 6), "memory"...), 0x02, 0)
 	exports = append(append(appendU32(exports, 4), "spin"...), 0x00, 1)
 	exports = append(append(appendU32(exports, uint32(len(throwRangeErrorExport))), throwRangeErrorExport...), 0x00, 4)
 	exports = append(append(appendU32(exports, 4), "call"...), 0x00, 5)
+	exports = append(append(appendU32(exports, 4), "grow"...), 0x00, 6)
 	// spin(ctx, this, argc, argv): loop { argc -= 1; br_if argc != 0 } return 0
 	spin := []byte{0, opLoop, blockEmpty, 0x20, 2, opI32Const, 1, opI32Sub, 0x22, 2, 0x0d, 0, opEnd, opI64Const, 0, opEnd}
 	// poll(ctx): ctx->interrupt_counter = 10000; return 0
@@ -58,8 +61,10 @@ func moduleWithout(minPages uint32, stackTop int32, data, missing string) []byte
 		call = append(call, opLocalGet, i)
 	}
 	call = append(call, opCallDirect, 3, opEnd)
-	code := appendU32(nil, 5)
-	for _, body := range [][]byte{spin, poll, interp, throw, call} {
+	// grow(pages) = memory.grow(pages) * 65536 + memory.size
+	grow := []byte{0, opLocalGet, 0, opMemoryGrow, 0, opI32Const, 0x80, 0x80, 0x04, 0x6c, opMemorySize, 0, opI32Add, opEnd}
+	code := appendU32(nil, 6)
+	for _, body := range [][]byte{spin, poll, interp, throw, call, grow} {
 		code = append(appendU32(code, uint32(len(body))), body...)
 	}
 	types := appendU32(nil, 4)
@@ -69,7 +74,7 @@ func moduleWithout(minPages uint32, stackTop int32, data, missing string) []byte
 	sections := []section{
 		{id: sectionType, body: types},
 		{id: sectionImport, body: imp},
-		{id: sectionFunction, body: []byte{5, 0, 1, 2, 3, 2}},
+		{id: sectionFunction, body: []byte{6, 0, 1, 2, 3, 2, 1}},
 		{id: sectionMemory, body: memorySection(minPages)},
 		{id: sectionGlobal, body: globalSection(uint32(stackTop))},
 		{id: sectionExport, body: exports},
@@ -113,14 +118,16 @@ func TestTransformMovesTheStackAndExportsItsPointer(t *testing.T) {
 		t.Errorf("memory minimum %d pages, want 5", got)
 	}
 	globals := sectionOf(t, sections, sectionGlobal)
-	if !bytes.Equal(globals, appendVectorItem(appendVectorItem(appendVectorItem(globalSection(want.StackTop), counterGlobal()), depthGlobal()), depthGlobal())) {
-		t.Errorf("globals %x, want the stack pointer at %d, the poll counter, the call depth and the slack's record", globals, want.StackTop)
+	wantGlobals := appendVectorItem(appendVectorItem(appendVectorItem(appendVectorItem(globalSection(want.StackTop), counterGlobal()), depthGlobal()), depthGlobal()), seenGlobal(5))
+	if !bytes.Equal(globals, wantGlobals) {
+		t.Errorf("globals %x, want the stack pointer at %d, the poll counter, the call depth, the slack's record and the seen size", globals, want.StackTop)
 	}
 	exports := sectionOf(t, sections, sectionExport)
 	for _, export := range [][]byte{
 		append(append(appendU32(nil, uint32(len(StackPointerExport))), StackPointerExport...), 0x03, 0),
 		append(append(appendU32(nil, uint32(len(CallDepthExport))), CallDepthExport...), 0x03, 2),
-		append(append(appendU32(nil, uint32(len(TrampolineExport))), TrampolineExport...), 0x00, 8),
+		append(append(appendU32(nil, uint32(len(TrampolineExport))), TrampolineExport...), 0x00, 9),
+		append(append(appendU32(nil, uint32(len(SeenPagesExport))), SeenPagesExport...), 0x03, 4),
 	} {
 		if !bytes.Contains(exports, export) {
 			t.Errorf("export section lacks %q: %q", export, exports)
@@ -210,3 +217,50 @@ func TestLEB128RoundTrips(t *testing.T) {
 
 // thrown is what the test module's QJS_ThrowRangeError returns.
 const thrown = 7
+
+// The derived module as generated (gen/go/qjswasm) has no memory.size or memory.grow left: every
+// one reads the seen global or calls the grow function, so no code can see or grow the memory
+// behind the host's back (memsize.go).
+func TestDerivedModuleHasNoMemorySizeOrGrow(t *testing.T) {
+	module, err := os.ReadFile(filepath.Join("..", "..", "gen", "go", "qjswasm", "qjs.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections, err := parseModule(module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := reader{b: sectionOf(t, sections, sectionCode)}
+	n, err := r.u32()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for i := range n {
+		size, err := r.u32()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn, err := r.take(int(size))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := reader{b: fn}
+		if err := body.skipLocals(); err != nil {
+			t.Fatal(err)
+		}
+		for !body.done() {
+			op, _ := body.byte()
+			if op == opMemorySize || op == opMemoryGrow {
+				t.Errorf("function body %d: opcode 0x%02x at byte %d", i, op, body.pos-1)
+				found++
+			}
+			if err := body.skipImmediates(op); err != nil {
+				t.Fatalf("function body %d: %v", i, err)
+			}
+		}
+	}
+	if found > 0 {
+		t.Fatalf("%d memory instructions left in the derived module", found)
+	}
+}

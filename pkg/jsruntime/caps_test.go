@@ -257,11 +257,10 @@ func TestTimerQueueBoundsAndClears(t *testing.T) {
 
 // memorySample is what the pool's reset saw of an engine after a cell.
 type memorySample struct {
-	// size is the memory's size at the end of the cell as the allocator saw it, wasmSize as the
-	// module saw it (they differ if wazero grew the memory behind the allocator's back), base the
-	// size of the runtime's image, hole what the reset left outside the allocator (the next cell's
-	// heap starts above it).
-	size, wasmSize, base, hole uint64
+	// size is the most memory the cell's module saw, wasmSize the real memory's size (the most
+	// any cell of the runtime saw), base the size of the runtime's image, where every cell's heap
+	// starts.
+	size, wasmSize, base uint64
 }
 
 // watchMemory records the memory of every engine p's pool takes back after a cell.
@@ -269,7 +268,7 @@ func watchMemory(t *testing.T, p *Provider) <-chan memorySample {
 	t.Helper()
 	seen := make(chan memorySample, 64)
 	t.Cleanup(p.pool.ObserveResets(func(r engine.ResetReport) {
-		seen <- memorySample{size: r.MemoryBytes, wasmSize: r.WasmMemoryBytes, base: r.ImageBytes, hole: r.Hole}
+		seen <- memorySample{size: r.MemoryBytes, wasmSize: r.WasmMemoryBytes, base: r.ImageBytes}
 	}))
 	return seen
 }
@@ -322,9 +321,9 @@ func settleResident(baseline, slack uint64) {
 
 // TestMemoryStaysWithinTheHeapCap runs memory bombs under a 64 MiB cap on one runtime, reset after
 // each (running out of memory stops the script at once, and the reset repairs it; the memory a
-// bomb grew stays behind as a hole, whose pages go back to the system). A cell's wasm memory never
-// exceeds what it started with (the image and the holes of earlier cells) plus the cap, as the
-// allocator sees it and as the module does; the bombs that grow step by step get close to the cap;
+// bomb grew is zeroed, a little of it kept resident for the next cell, the rest given back to the
+// system). A cell's wasm memory never exceeds the image plus the cap, as the module sees it and in
+// reality; the bombs that grow step by step get close to the cap;
 // and the process's resident set grows by at most 1.2 times the cap. Before the rewrite the memory grew by copying and a
 // cell peaked at 1.7 to 2.4 times its cap; before Reallocate stopped the script on a refusal, a
 // refused allocation larger than the cap was granted behind the allocator's back (a refused
@@ -337,7 +336,6 @@ func TestMemoryStaysWithinTheHeapCap(t *testing.T) {
 	oom := fmt.Sprintf(outOfMemoryTextFormat, heapCap)
 	runtime.GC()
 	baseline := residentBytes()
-	var hole uint64 // what earlier cells left outside the allocator
 	for _, bomb := range []struct {
 		src      string
 		stepwise bool // grows in small steps, so it must reach close to the cap
@@ -361,8 +359,7 @@ func TestMemoryStaysWithinTheHeapCap(t *testing.T) {
 			t.Fatalf("%s: %q", bomb.src, errorTextOf(r))
 		}
 		m := <-seen
-		start := m.base + hole // where this cell's heap began
-		hole = m.hole
+		start := m.base                       // where this cell's heap began
 		grown := max(<-peak, before) - before // the resident set may also shrink meanwhile
 		t.Logf("%.50s: wasm memory %.1f MiB (module: %.1f MiB; start %.1f MiB + %.1f MiB of heap, cap 64), peak RSS +%.1f MiB",
 			bomb.src, mib(m.size), mib(m.wasmSize), mib(start), mib(m.size-start), mib(grown))

@@ -70,10 +70,10 @@
 //     is terminated and closed, once, and a later Wait finds no cell (idle.go);
 //   - tool results deeper than MaxToolResultDepth or larger than Options.MaxToolResultBytes are
 //     rejected before JavaScript parses them;
-//   - each cell's peak heap (its runtime's linear memory, hole excluded) goes to the delegate's
-//     CellUsage, just before CellClosed, and a live cell's, as of its
-//     last turn, to codemode.CellUsageProbe; Provider.PoolStats counts the cells that found a
-//     runtime ready and those that had to create one;
+//   - each cell's peak heap (its runtime's linear memory as the module sees it) goes to the
+//     delegate's CellUsage, just before CellClosed, and a live cell's, as of its last turn, to
+//     codemode.CellUsageProbe; Provider.PoolStats counts the cells that found a runtime ready and
+//     those that had to create one;
 //   - recursion stops at wazero's call-depth limit (about 10,800 plain JavaScript frames): the cell
 //     fails with a RangeError text (QuickJS cannot raise a catchable one in this build) and its
 //     engine is reset.

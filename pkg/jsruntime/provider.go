@@ -114,10 +114,6 @@ var ErrZeroHeapLimit = errors.New("code-mode session limit max_heap_size_bytes m
 // where the platform allows (memory.go), so any heap limit fits.
 const wasm32Bytes = 4 << 30
 
-// maxHoleBytes bounds the memory a reused runtime may leave unusable (memory.go): beyond it the
-// runtime is replaced. On a mapped memory the hole costs address space only.
-const maxHoleBytes = 1 << 30
-
 // cellLimits are the per-cell bounds every session of a provider shares.
 type cellLimits struct {
 	maxOutputBytes      int
@@ -186,7 +182,7 @@ func newProvider(opts Options, prelude engine.Prelude) (*Provider, error) {
 		warm = DefaultPoolSize
 	}
 	warm = max(warm, 0)
-	if p.pool, err = engine.Start(cfg, warm, max(warm, 64), maxHoleBytes); err != nil {
+	if p.pool, err = engine.Start(cfg, warm, max(warm, 64)); err != nil {
 		if strings.Contains(err.Error(), "signature mismatch") {
 			// wazero v1.12 checks imports by store-local type IDs, which breaks qjs v0.0.6's
 			// compile-once, instantiate-per-runtime pattern; v1.9 (qjs's own requirement) works.

@@ -2,7 +2,7 @@
 
 // Package qjswasm holds codemode's QuickJS module: github.com/fastschema/qjs@v0.0.6's qjs.wasm with a
 // 8 MiB stack, an exported stack pointer, a hardened function-proxy factory, interrupt
-// polls and a stack guard (see generators/qjswasm). Pass Module to qjs through
+// polls, a stack guard and a memory size the host keeps (see generators/qjswasm). Pass Module to qjs through
 // Option.QuickJSWasmBytes.
 package qjswasm
 
@@ -57,4 +57,12 @@ const (
 	SegmentFrames    = 1024
 	TrampolineArgc   = 0xFFFFFFFE
 	TrampolineExport = "codemode_call_interpreter"
+)
+
+// The memory size the module sees: every memory.size reads the global exported as SeenPagesExport
+// (64 KiB pages), and every memory.grow calls env.jsFunctionProxy with argc GrowArgc and argv the
+// pages to grow by; the host answers as memory.grow would, and a reset sets the global back.
+const (
+	GrowArgc        = 0xFFFFFFFD
+	SeenPagesExport = "codemode_memory_pages"
 )

@@ -141,6 +141,8 @@ func (s *proxySlot) proxy(_ context.Context, m api.Module, jsctx uint32, _ uint6
 		return e.poll()
 	case qjswasm.TrampolineArgc:
 		return e.trampoline(jsctx, argv)
+	case qjswasm.GrowArgc:
+		return e.mem.growSeen(m, argv)
 	}
 	if e.w.mod == nil {
 		// The first call, made by newEngine, hands over the module.
@@ -224,8 +226,8 @@ func (e *Engine) bind() error {
 	return nil
 }
 
-// moduleRegisters returns the module's exported stack pointer and call depth (see
-// generators/qjswasm).
+// moduleRegisters returns the module's exported stack pointer, call depth and seen memory size
+// (see generators/qjswasm).
 func moduleRegisters(mod api.Module) (registers, error) {
 	sp, ok := mod.ExportedGlobal(qjswasm.StackPointerExport).(api.MutableGlobal)
 	if !ok {
@@ -235,7 +237,11 @@ func moduleRegisters(mod api.Module) (registers, error) {
 	if !ok {
 		return registers{}, errors.New("javascript runtime: the module does not export its call depth")
 	}
-	return registers{sp: sp, depth: depth}, nil
+	seen, ok := mod.ExportedGlobal(qjswasm.SeenPagesExport).(api.MutableGlobal)
+	if !ok {
+		return registers{}, errors.New("javascript runtime: the module does not export the memory size it sees")
+	}
+	return registers{sp: sp, depth: depth, seen: seen}, nil
 }
 
 // install allocates the reusable buffers and runs the prelude.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"sync/atomic"
 
+	"github.com/codemodehq/codemode/gen/go/qjswasm"
+	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 )
 
@@ -17,18 +19,30 @@ import (
 // committing it: the memory grows in place, only pages a cell touches cost RAM, and a reset gives
 // pages back to the system. Elsewhere it grows by copying, as wazero's own memories do.
 //
+// The module sees a size of its own (seen): its memory.size and memory.grow are the host's
+// (generators/qjswasm, growSeen), so a reset puts the size it sees back to the image's although a
+// wasm memory never shrinks, and the next cell's heap grows over the pages the last one used,
+// zeroed in place, instead of onto fresh pages above them (docs/adr/0074-the-round-trip-and-the-
+// seen-memory-size.md). The real memory grows only past the most any cell has seen.
+//
 // A refused grow makes QuickJS's malloc fail; the engine also records it, and the cell fails with
 // an out-of-memory error at the end of the turn however the script handled the exception. During
-// a cell, a refused grow also interrupts the script and never returns (see Reallocate).
+// a cell, a refused grow also interrupts the script and never returns (see growSeen).
 type linearMemory struct {
-	buf    []byte // the memory: len is its current size
+	buf    []byte // the memory: len is its real size
 	region []byte // the mapped reservation buf lives in; nil when growing by copying
-	// limit is the most bytes the module may use, hole excluded.
+	// limit is the most bytes the module may see.
 	limit uint64
-	// hole is the part of the memory that a reset left outside the module's allocator: the
-	// allocator's state was restored to an earlier, smaller memory, and it never reuses what lay
-	// beyond. It is given back to the system, and not counted against the limit.
-	hole uint64
+	// seen is the size the module sees, high the most it has seen since the last reset: what a
+	// cell may have touched. seenGlobal is the module's copy of seen, in pages (nil until the
+	// first grow or reset looks it up).
+	seen, high uint64
+	seenGlobal api.MutableGlobal
+	// lastHigh is high as the last reset found it: the peak of the cell before it.
+	lastHigh uint64
+	// keepLimit is how many bytes above the image the next reset may keep resident (the pool's
+	// grant), kept how many the last one did.
+	keepLimit, kept uint64
 	// refused records a refused grow and why (refusal: the cell's limit or the host's budget).
 	refused atomic.Int32
 	// budget is the host's memory budget; while a cell is attached, every byte the memory grows
@@ -75,7 +89,7 @@ const (
 	RefusedByBudget
 )
 
-// errGrowRefused is the panic of a refused grow during a cell (see Reallocate).
+// errGrowRefused is the panic of a refused grow during a cell (see growSeen).
 var errGrowRefused = errors.New("javascript runtime: linear memory limit reached")
 
 // newLinearMemory returns a memory that can grow to reserve bytes; limit starts at reserve.
@@ -93,37 +107,21 @@ func (m *linearMemory) allocator() experimental.MemoryAllocator {
 	return experimental.MemoryAllocatorFunc(func(_, _ uint64) experimental.LinearMemory { return m })
 }
 
-// Reallocate implements experimental.LinearMemory: it grows the memory to size bytes, or refuses
-// beyond the limit, or when the host's budget cannot cover the growth (admit).
-//
-// During a cell (onRefuse set) a refusal interrupts the script and then panics instead of returning
-// nil. wazero runs memory.grow in Go inside the wasm call and turns the panic into that call's
-// error, so the code that asked runs no further; a caller that was inside a nested call is stopped
-// at its next interrupt poll. Returning nil would let it ask again (QuickJS's malloc does, at
-// once). (When the interrupt closed the module, wazero then grew a closed module's memory itself,
-// by appending to the buffer last returned, whose capacity is the whole reservation: a refused
-// 1 GiB ArrayBuffer under a 64 MiB cap made the process resident set grow by 1 GiB.) Outside a cell
-// (setup) a refusal returns nil: malloc fails.
+// Reallocate implements experimental.LinearMemory: it lengthens the real memory to size bytes
+// when growSeen (or the engine, adopting an image) grows it, within the reservation. It admits
+// nothing itself: growSeen has charged the size the module sees.
 func (m *linearMemory) Reallocate(size uint64) []byte {
-	why := m.admit(size)
-	if why != NotRefused {
-		if m.onRefuse == nil {
-			m.refused.Store(int32(why))
-			return nil
-		}
-		if m.refused.Swap(int32(why)) == int32(NotRefused) {
-			m.onRefuse()
-		}
-		panic(errGrowRefused)
-	}
 	switch {
 	case m.region != nil:
+		if size > uint64(len(m.region)) {
+			return nil
+		}
 		m.buf = m.region[:size]
 	case size <= uint64(cap(m.buf)):
 		// Memory only grows, and bytes past len(buf) were never exposed, so they are still zero.
 		m.buf = m.buf[:size]
 	default:
-		next := min(max(size, 2*uint64(cap(m.buf))), m.hole+m.limit)
+		next := min(max(size, 2*uint64(cap(m.buf))), max(m.limit, size))
 		grown := make([]byte, size, next)
 		copy(grown, m.buf)
 		m.buf = grown
@@ -131,10 +129,97 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 	return m.buf
 }
 
+// growFailed is memory.grow's answer to a grow it refuses: -1 as an i32.
+const growFailed = 0xFFFFFFFF
+
+// growSeen answers the module's memory.grow of delta pages: the size it saw before, in pages, or
+// growFailed. It refuses past the cell's limit or the reservation, or when the host's budget cannot
+// cover the growth (admit); the real memory grows only past its real size. During a cell (onRefuse
+// set) a refusal interrupts the script and then panics instead of returning: wazero turns the
+// panic into the wasm call's error, so the code that asked runs no further, and a caller that was
+// inside a nested call is stopped at its next interrupt poll. Returning growFailed would let it ask
+// again (QuickJS's malloc does, at once). Outside a cell (setup) a refusal returns growFailed:
+// malloc fails.
+func (m *linearMemory) growSeen(mod api.Module, delta uint32) uint64 {
+	g, ok := m.seenPages(mod)
+	if !ok {
+		return growFailed
+	}
+	old := m.seen / pageSize
+	size := (old + uint64(delta)) * pageSize
+	if size > maxMemoryBytes {
+		return growFailed
+	}
+	if why := m.admit(size); why != NotRefused {
+		if m.onRefuse == nil {
+			m.refused.Store(int32(why))
+			return growFailed
+		}
+		if m.refused.Swap(int32(why)) == int32(NotRefused) {
+			m.onRefuse()
+		}
+		panic(errGrowRefused)
+	}
+	if real := uint64(len(m.buf)); size > real {
+		if _, ok := mod.Memory().Grow(uint32((size - real) / pageSize)); !ok {
+			return growFailed
+		}
+	}
+	m.setSeen(g, size)
+	m.high = max(m.high, size)
+	return old
+}
+
+// seenPages is the module's global of the size it sees, looked up once.
+func (m *linearMemory) seenPages(mod api.Module) (api.MutableGlobal, bool) {
+	if m.seenGlobal == nil {
+		g, ok := mod.ExportedGlobal(qjswasm.SeenPagesExport).(api.MutableGlobal)
+		if !ok {
+			return nil, false
+		}
+		m.seenGlobal = g
+		m.seen = uint64(len(m.buf))
+		m.high = m.seen
+	}
+	return m.seenGlobal, true
+}
+
+// setSeen makes size the size the module sees.
+func (m *linearMemory) setSeen(g api.MutableGlobal, size uint64) {
+	m.seen = size
+	g.Set(size / pageSize)
+}
+
+// pageSize is a wasm page: the unit of memory.size and memory.grow.
+const pageSize = 65536
+
+// maxMemoryBytes is the most a 32-bit wasm memory holds: 65,536 pages.
+const maxMemoryBytes = 65536 * pageSize
+
+// resetSeen zeroes the memory above image (the bytes a cell may have touched in place, up to
+// keepLimit, the rest given back to the system) and makes image the size the module sees.
+func (m *linearMemory) resetSeen(image uint64, g api.MutableGlobal) {
+	m.lastHigh = max(m.high, image)
+	m.kept = 0
+	if real := uint64(len(m.buf)); real > image {
+		kept := min(m.lastHigh, image+m.keepLimit, real)
+		m.kept = kept - image
+		clear(m.buf[image:kept])
+		if m.region != nil {
+			discardRegion(m.buf[kept:real])
+		} else {
+			clear(m.buf[kept:real])
+		}
+	}
+	m.seenGlobal = g
+	m.setSeen(g, image)
+	m.high = image
+}
+
 // admit decides a grow to size bytes: refused past the cell's limit or the reservation, or when
 // the budget cannot cover what the grow adds beyond base; otherwise the budget is charged.
 func (m *linearMemory) admit(size uint64) Refusal {
-	if size < m.hole || size-m.hole > m.limit || (m.region != nil && size > uint64(len(m.region))) {
+	if size > m.limit || (m.region != nil && size > uint64(len(m.region))) {
 		return RefusedByLimit
 	}
 	if m.budget == nil || m.onRefuse == nil {
@@ -142,11 +227,10 @@ func (m *linearMemory) admit(size uint64) Refusal {
 		// baseline, not a cell's.
 		return NotRefused
 	}
-	want := size - m.hole
-	if want <= m.base+m.charged {
+	if size <= m.base+m.charged {
 		return NotRefused
 	}
-	delta := want - m.base - m.charged
+	delta := size - m.base - m.charged
 	switch {
 	case m.charged+delta <= budgetGrant:
 		m.budget.Charge(int64(delta))
@@ -157,8 +241,8 @@ func (m *linearMemory) admit(size uint64) Refusal {
 	return NotRefused
 }
 
-// refund gives the budget back everything the memory was charged: after a reset (the allocator
-// is back at the image, and the pages beyond it were given back to the system) or a release.
+// refund gives the budget back everything the memory was charged: after a reset (the module sees
+// the image's size again, and the memory beyond it is zeroed) or a release.
 // It also gives back the charge of the outer native stack (takeStack): the pool's reset drops the
 // engine's kept exports, which hold it, when the stack went deep.
 func (m *linearMemory) refund() {
@@ -232,14 +316,11 @@ func (m *linearMemory) zero(from, to uint32) {
 // record.
 func (m *linearMemory) takeRefused() Refusal { return Refusal(m.refused.Swap(int32(NotRefused))) }
 
-// mapped reports whether pages of memory are committed only when touched.
-func (m *linearMemory) mapped() bool { return m.region != nil }
+// used is the memory the module can reach: the size it sees.
+func (m *linearMemory) used() uint64 { return m.seen }
 
-// used is the memory the module can reach: the linear memory's size, hole excluded.
-func (m *linearMemory) used() uint64 { return uint64(len(m.buf)) - m.hole }
-
-// MemoryBytes is the linear memory the runtime holds for its cell, hole excluded: the image plus
-// what the cell's allocations grew it by. It never decreases while a cell runs (wasm memory only
-// grows, Reallocate only lengthens buf, and only Put's reset sets the hole), so read at the cell's
-// end it is the cell's peak. It is read on the goroutine that owns the engine.
+// MemoryBytes is the linear memory the runtime holds for its cell: the image plus what the cell's
+// allocations grew it by (the size the module sees). It never decreases while a cell runs (only
+// Put's reset lowers it), so read at the cell's end it is the cell's peak. It is read on the
+// goroutine that owns the engine.
 func (e *Engine) MemoryBytes() uint64 { return e.mem.used() }

@@ -8,20 +8,20 @@ import (
 )
 
 // Pool holds the engines not serving a cell. An engine comes back after each cell and is reset
-// (snapshot.go); only one that its cell broke, or whose memory grew past maxHole, is replaced, by
-// a background goroutine that keeps warm engines ready.
+// (snapshot.go); only one that its cell broke is replaced, by a background goroutine that keeps
+// warm engines ready.
 type Pool struct {
-	cfg     Config
-	img     *image
-	idle    chan *Engine
-	warm    int
-	maxHole uint64
-	refill  chan struct{}
-	stop    chan struct{}
-	done    chan struct{}
-	once    sync.Once
-	mu      sync.Mutex // orders put against close
-	closed  bool
+	cfg    Config
+	img    *image
+	idle   chan *Engine
+	warm   int
+	keep   keepAllowance
+	refill chan struct{}
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
+	mu     sync.Mutex // orders put against close
+	closed bool
 	// returning counts engines that finished cells are about to put back; returned is broadcast
 	// each time one is.
 	returning atomic.Int64
@@ -55,16 +55,16 @@ func (s *PoolStats) took(created, ok bool) {
 
 // newPool starts a pool whose engines adopt img; first, already made from it, is its first idle
 // engine.
-func newPool(cfg Config, first *Engine, warm, capacity int, maxHole uint64) *Pool {
+func newPool(cfg Config, first *Engine, warm, capacity int) *Pool {
 	p := &Pool{
-		cfg:     cfg,
-		img:     first.img,
-		idle:    make(chan *Engine, max(capacity, warm, 1)),
-		warm:    warm,
-		maxHole: maxHole,
-		refill:  make(chan struct{}, 1),
-		stop:    make(chan struct{}),
-		done:    make(chan struct{}),
+		cfg:    cfg,
+		img:    first.img,
+		idle:   make(chan *Engine, max(capacity, warm, 1)),
+		warm:   warm,
+		keep:   keepAllowance{left: poolKeepBytes},
+		refill: make(chan struct{}, 1),
+		stop:   make(chan struct{}),
+		done:   make(chan struct{}),
 	}
 	p.idle <- first
 	p.stats.Created = 1
@@ -120,7 +120,7 @@ func (p *Pool) Put(e *Engine) {
 		(*observe)(e.report(ok))
 	}
 	if !ok {
-		e.dispose()
+		p.discard(e)
 		p.count(func(s *PoolStats) { s.Replaced++ })
 		p.signalRefill()
 		return
@@ -135,6 +135,13 @@ func (p *Pool) Put(e *Engine) {
 		default:
 		}
 	}
+	p.discard(e)
+}
+
+// discard disposes of an engine the pool will not keep, and takes back what it kept resident.
+func (p *Pool) discard(e *Engine) {
+	p.keep.give(e.mem.kept)
+	e.mem.kept = 0
 	e.dispose()
 }
 
@@ -159,12 +166,18 @@ func (p *Pool) reset(e *Engine) (ok bool) {
 	if stackWentDeep(e.mem) {
 		e.w.shed()
 	}
+	// What the engine kept at its last reset goes back to the pool's allowance, which grants the
+	// reset what it may keep now; the part of the grant the cell did not grow into goes back too.
+	p.keep.give(e.mem.kept)
+	e.mem.kept = 0
+	e.mem.keepLimit = p.keep.grant(keepResident)
 	e.img.restore(e.mem, e.regs)
+	p.keep.give(e.mem.keepLimit - e.mem.kept)
+	e.mem.keepLimit = 0
 	e.mem.takeRefused()
-	if e.mem.hole > 0 && (!e.mem.mapped() || e.mem.hole > p.maxHole) {
-		return false
-	}
-	return true
+	// A memory that grows by copying (no mapped reservation, memory_other.go) cannot give pages
+	// back: an engine whose cells grew it far is replaced rather than kept holding it.
+	return e.mem.region != nil || uint64(len(e.mem.buf)) <= uint64(e.img.size)+keepResident
 }
 
 func (p *Pool) signalRefill() {
@@ -218,7 +231,7 @@ func (p *Pool) Close() {
 		for {
 			select {
 			case e := <-p.idle:
-				e.dispose()
+				p.discard(e)
 			default:
 				return
 			}

@@ -9,13 +9,13 @@ type ResetReport struct {
 	// ImageDiff is nil when the reset memory and stack pointer equal the image byte for byte, or
 	// where they first differ (compared for a reusable engine only).
 	ImageDiff error
-	// Hole is the memory the reset left outside QuickJS's allocator (memory.go).
-	Hole uint64
+	// Kept is what the reset zeroed in place and kept resident above the image (memory.go).
+	Kept uint64
 	// HeapLimit is the heap limit its cell attached with.
 	HeapLimit uint64
-	// MemoryBytes is the linear memory's size as the allocator saw it, WasmMemoryBytes as the module
-	// saw it (they differ if wazero grew the memory behind the allocator's back), ImageBytes the
-	// size of the image.
+	// MemoryBytes is the most memory the cell's module saw (its peak), WasmMemoryBytes the real
+	// memory's size (the most any cell of the engine saw, or more if wazero grew the memory behind
+	// the host's back), ImageBytes the size of the image.
 	MemoryBytes, WasmMemoryBytes, ImageBytes uint64
 	// ExportsKept counts the resolved export instances the engine holds; ColdExportsKept those of
 	// exports that are not hot (HotExportCount).
@@ -33,9 +33,9 @@ func (p *Pool) ObserveResets(f func(ResetReport)) (stop func()) {
 func (e *Engine) report(reusable bool) ResetReport {
 	r := ResetReport{
 		Reusable:        reusable,
-		Hole:            e.mem.hole,
+		Kept:            e.mem.kept,
 		HeapLimit:       e.mem.limit - min(e.mem.limit, uint64(e.img.size)),
-		MemoryBytes:     uint64(len(e.mem.buf)),
+		MemoryBytes:     e.mem.lastHigh,
 		ImageBytes:      uint64(e.img.size),
 		ExportsKept:     e.w.kept(),
 		ColdExportsKept: e.w.coldKept(),

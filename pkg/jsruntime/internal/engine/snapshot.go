@@ -103,9 +103,10 @@ func (e *Engine) adopt(s *image) {
 	s.restore(e.mem, e.regs)
 }
 
-// restore puts m back to the image: data pages copied, the rest of the image's range zeroed, and
-// whatever the memory grew beyond it zeroed and left outside the allocator (m.hole). It also
-// resets the registers, which a trap leaves wherever the unwound code had them.
+// restore puts m back to the image: data pages copied, the rest of the image's range zeroed,
+// whatever the memory grew beyond it zeroed, and the size the module sees set back to the image's
+// (resetSeen). It also resets the registers, which a trap leaves wherever the unwound code had
+// them.
 func (s *image) restore(m *linearMemory, regs registers) {
 	mem := m.buf
 	for _, r := range s.runs {
@@ -114,17 +115,15 @@ func (s *image) restore(m *linearMemory, regs registers) {
 	for _, z := range s.zeros {
 		m.zero(z.from, z.to)
 	}
-	size := uint32(len(mem))
-	m.zero(s.size, size)
-	m.hole = uint64(size - s.size)
+	m.resetSeen(uint64(s.size), regs.seen)
 	m.refund()
 	regs.reset()
 }
 
 // registers are the module's globals that a trap or an interrupt leaves wherever the unwound code
-// had them: the stack pointer and the stack guard's count of interpreter frames (see
-// generators/qjswasm).
-type registers struct{ sp, depth api.MutableGlobal }
+// had them: the stack pointer and the stack guard's count of interpreter frames; and the memory
+// size the module sees, which a reset sets (see generators/qjswasm).
+type registers struct{ sp, depth, seen api.MutableGlobal }
 
 // reset puts the registers where they are between calls.
 func (r registers) reset() {
@@ -171,12 +170,20 @@ func (s *image) matches(m *linearMemory, regs registers) error {
 			}
 		}
 	}
-	for _, z := range append(s.zeros, span{s.size, uint32(len(mem))}) {
+	for _, z := range s.zeros {
 		for i := z.from; i < z.to; i++ {
 			if mem[i] != 0 {
 				return fmt.Errorf("byte %d is not zero", i)
 			}
 		}
+	}
+	for i := uint64(s.size); i < uint64(len(mem)); i++ {
+		if mem[i] != 0 {
+			return fmt.Errorf("byte %d is not zero", i)
+		}
+	}
+	if seen := regs.seen.Get() * pageSize; seen != uint64(s.size) || m.seen != seen {
+		return fmt.Errorf("the module sees %d bytes (the host: %d), not the image's %d", seen, m.seen, s.size)
 	}
 	return regs.check()
 }

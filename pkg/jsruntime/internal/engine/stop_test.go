@@ -50,7 +50,7 @@ func runStopped(e *Engine, src string, on func(string)) ([]string, error) {
 // arrives); the stop is a clean unwind that the pool's reset repairs, so the runtime serves the
 // next script instead of being replaced.
 func TestInterruptStopsEveryLongRunningWorkAndTheEngineIsReset(t *testing.T) {
-	p, err := Start(testConfig(t), 0, 1, 1<<30)
+	p, err := Start(testConfig(t), 0, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
