@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"syscall"
 	"testing"
@@ -103,4 +105,56 @@ func processCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// toolCallPrimitives are the JavaScript operations one awaited tool call needs whatever the host
+// does around them: the input's JSON, the promise the call returns, and the answer's JSON.
+var toolCallPrimitives = []struct{ name, stmt string }{
+	{"EmptyLoopTurn", `s += i`},
+	{"StringifyInput", `s += JSON.stringify({i}).length`},
+	{"NewPromise", `new Promise(cap)`},
+	{"ParseAnswer", `s += JSON.parse('{"i":' + i + '}').i`},
+}
+
+// BenchmarkToolCallPrimitives is the floor under the runtime's share of an awaited tool call
+// (docs/adr/0074-the-round-trip-and-the-seen-memory-size.md): each primitive of toolCallPrimitives
+// 10,000 times in one script, on the pinned qjs module as it ships ("plain", as BenchmarkPlainQJS
+// runs it) and on codemode's engine ("engine"), reported per operation.
+func BenchmarkToolCallPrimitives(b *testing.B) {
+	const n = 10000
+	script := func(stmt string) string {
+		return fmt.Sprintf("(() => { let s = 0; const cap = () => {}; for (let i = 0; i < %d; i++) { %s } return String(s) })()", n, stmt)
+	}
+	perOperation := func(b *testing.B) {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/operation")
+	}
+	for _, p := range toolCallPrimitives {
+		src := script(p.stmt)
+		b.Run("plain/"+p.name, func(b *testing.B) {
+			rt, err := qjs.New(qjs.Option{Context: context.Background(), CWD: "/nonexistent-floor-dir", Stdout: io.Discard, Stderr: io.Discard})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer rt.Close()
+			for b.Loop() {
+				v, err := rt.Context().Eval("floor.js", qjs.Code(src))
+				if err != nil {
+					b.Fatal(err)
+				}
+				v.Free()
+			}
+			perOperation(b)
+		})
+		b.Run("engine/"+p.name, func(b *testing.B) {
+			e := newTestEngine(b)
+			for b.Loop() {
+				v, err := e.evalSource("floor.js", src)
+				if err != nil {
+					b.Fatal(err)
+				}
+				e.free(v)
+			}
+			perOperation(b)
+		})
+	}
 }
