@@ -82,44 +82,28 @@ func TestInstrumentRefusesUnknownOpcodes(t *testing.T) {
 // The derived module asks the host for every memory.grow (GrowArgc, the pages in argv) and takes
 // its answer as memory.grow's; memory.size reads the seen global, not the memory: a host that
 // answers a grow of 2 pages with 7 and sets the global to 9 makes grow(2) return 7*65536 + 9, while
-// the real memory keeps its 4 pages.
+// the real memory keeps its size.
 func TestDerivedModuleAsksTheHostToGrowAndReadsTheSeenSize(t *testing.T) {
-	out, _, err := Transform(module(3, 165408, proxyFactory+"\x00"), pageSize)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	r := wazero.NewRuntime(ctx)
-	defer r.Close(ctx)
 	var asked []uint32
-	_, err = r.NewHostModuleBuilder(proxyImportModule).NewFunctionBuilder().
-		WithFunc(func(_ context.Context, m api.Module, _ uint32, _ uint64, argc, argv uint32) uint64 {
-			if argc != GrowArgc {
-				return 0
-			}
-			asked = append(asked, argv)
-			m.ExportedGlobal(SeenPagesExport).(api.MutableGlobal).Set(9)
-			return 0xFFFFFFFF_00000007 // the high half is dropped: memory.grow returns an i32
-		}).
-		Export(proxyImportName).Instantiate(ctx)
-	if err != nil {
-		t.Fatal(err)
+	mod, layout := guarded(t, func(m api.Module, _, argc, argv uint32) uint64 {
+		if argc != GrowArgc {
+			return 0
+		}
+		asked = append(asked, argv)
+		m.ExportedGlobal(SeenPagesExport).(api.MutableGlobal).Set(9)
+		return 0xFFFFFFFF_00000007 // the high half is dropped: memory.grow returns an i32
+	})
+	if seen := mod.ExportedGlobal(SeenPagesExport).Get(); seen != uint64(layout.InitialPages) {
+		t.Fatalf("the seen size starts at %d pages, want the initial %d", seen, layout.InitialPages)
 	}
-	mod, err := r.Instantiate(ctx, out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if seen := mod.ExportedGlobal(SeenPagesExport).Get(); seen != 4 {
-		t.Fatalf("the seen size starts at %d pages, want the initial 4", seen)
-	}
-	res, err := mod.ExportedFunction("grow").Call(ctx, 2)
+	res, err := mod.ExportedFunction("grow").Call(context.Background(), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := uint32(res[0]); got != 7*65536+9 || len(asked) != 1 || asked[0] != 2 {
 		t.Fatalf("grow(2) = %d after asks %v, want %d after one ask for 2 pages", got, asked, 7*65536+9)
 	}
-	if pages := mod.Memory().Size() / pageSize; pages != 4 {
-		t.Fatalf("the real memory has %d pages, want 4: only the host grows it", pages)
+	if pages := mod.Memory().Size() / pageSize; pages != layout.InitialPages {
+		t.Fatalf("the real memory has %d pages, want %d: only the host grows it", pages, layout.InitialPages)
 	}
 }

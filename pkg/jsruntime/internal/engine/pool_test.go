@@ -21,14 +21,7 @@ func TestPoolStatsCountGets(t *testing.T) {
 func TestPoolCountsHitsAndMisses(t *testing.T) {
 	p := newPool(testConfig(t), newTestEngine(t), 0, 1)
 	defer p.Close()
-	a, err := p.Get()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := p.Get()
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b := get(t, p), get(t, p)
 	for _, e := range []*Engine{a, b} {
 		p.WillReturn()
 		p.Put(e) // the second one finds the pool full (capacity 1) and is disposed
@@ -106,14 +99,7 @@ func TestPoolBoundsWhatEnginesKeep(t *testing.T) {
 		p.WillReturn()
 		p.Put(e)
 	}
-	a, err := p.Get()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := p.Get()
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b := get(t, p), get(t, p)
 	const grow = "globalThis.keep = new Uint8Array(8 << 20).fill(7)"
 	run(a, grow)
 	run(b, grow) // the pool is full (capacity 1): b is disposed of
@@ -121,9 +107,9 @@ func TestPoolBoundsWhatEnginesKeep(t *testing.T) {
 		t.Fatalf("after two 8 MiB cells: the kept engine holds %d bytes, the allowance has %d left; want %d and %d",
 			a.mem.kept, p.keep.left, keepResident, poolKeepBytes-keepResident)
 	}
-	c, err := p.Get()
-	if err != nil || c != a {
-		t.Fatalf("Get = %p, %v; want the kept engine %p", c, err, a)
+	c := get(t, p)
+	if c != a {
+		t.Fatalf("Get = %p, want the kept engine %p", c, a)
 	}
 	run(c, "1 + 1")
 	if c.mem.kept != 0 || p.keep.left != poolKeepBytes {
@@ -144,4 +130,14 @@ func TestKeepAllowanceGrantsWhatIsLeft(t *testing.T) {
 	if a.left != 10 {
 		t.Fatalf("%d left after giving all back", a.left)
 	}
+}
+
+// get takes an engine from p.
+func get(t *testing.T, p *Pool) *Engine {
+	t.Helper()
+	e, err := p.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
