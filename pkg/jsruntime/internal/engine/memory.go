@@ -40,8 +40,8 @@ type linearMemory struct {
 	seenGlobal api.MutableGlobal
 	// lastHigh is high as the last reset found it: the peak of the cell before it.
 	lastHigh uint64
-	// keepLimit is how many bytes above the image a reset may keep resident: the share of the
-	// pool's allowance the engine holds (keep.go). kept is how many the last reset kept.
+	// keepLimit is how many bytes above the image the next reset may keep resident (the pool's
+	// grant), kept how many the last one did.
 	keepLimit, kept uint64
 	// refused records a refused grow and why (refusal: the cell's limit or the host's budget).
 	refused atomic.Int32

@@ -4,8 +4,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"golang.org/x/sync/semaphore"
-
 	"github.com/codemodehq/codemode/pkg/internal/broadcast"
 )
 
@@ -17,7 +15,7 @@ type Pool struct {
 	img    *image
 	idle   chan *Engine
 	warm   int
-	keep   *semaphore.Weighted // what engines keep resident above their images (keep.go)
+	keep   keepAllowance
 	refill chan struct{}
 	stop   chan struct{}
 	done   chan struct{}
@@ -63,7 +61,7 @@ func newPool(cfg Config, first *Engine, warm, capacity int) *Pool {
 		img:    first.img,
 		idle:   make(chan *Engine, max(capacity, warm, 1)),
 		warm:   warm,
-		keep:   newKeepAllowance(),
+		keep:   keepAllowance{left: poolKeepBytes},
 		refill: make(chan struct{}, 1),
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
@@ -140,11 +138,10 @@ func (p *Pool) Put(e *Engine) {
 	p.discard(e)
 }
 
-// discard disposes of an engine the pool will not keep, and takes back its share of the
-// allowance.
+// discard disposes of an engine the pool will not keep, and takes back what it kept resident.
 func (p *Pool) discard(e *Engine) {
-	p.keep.Release(int64(e.mem.keepLimit))
-	e.mem.keepLimit = 0
+	p.keep.give(e.mem.kept)
+	e.mem.kept = 0
 	e.dispose()
 }
 
@@ -169,15 +166,14 @@ func (p *Pool) reset(e *Engine) (ok bool) {
 	if stackWentDeep(e.mem) {
 		e.w.shed()
 	}
-	// The engine's share of the pool's allowance, held since its last reset, goes back; the reset
-	// keeps pages only with a new share, which it holds until the next reset if it kept any.
-	p.keep.Release(int64(e.mem.keepLimit))
-	e.mem.keepLimit = grantKeep(p.keep)
+	// What the engine kept at its last reset goes back to the pool's allowance, which grants the
+	// reset what it may keep now; the part of the grant the cell did not grow into goes back too.
+	p.keep.give(e.mem.kept)
+	e.mem.kept = 0
+	e.mem.keepLimit = p.keep.grant(keepResident)
 	e.img.restore(e.mem, e.regs)
-	if e.mem.kept == 0 {
-		p.keep.Release(int64(e.mem.keepLimit))
-		e.mem.keepLimit = 0
-	}
+	p.keep.give(e.mem.keepLimit - e.mem.kept)
+	e.mem.keepLimit = 0
 	e.mem.takeRefused()
 	// A memory that grows by copying (no mapped reservation, memory_other.go) cannot give pages
 	// back: an engine whose cells grew it far is replaced rather than kept holding it.

@@ -103,46 +103,32 @@ func TestPoolBoundsWhatEnginesKeep(t *testing.T) {
 	const grow = "globalThis.keep = new Uint8Array(8 << 20).fill(7)"
 	run(a, grow)
 	run(b, grow) // the pool is full (capacity 1): b is disposed of
-	if a.mem.kept != keepResident || !allowanceLeft(p, poolKeepBytes-keepResident) {
-		t.Fatalf("after two 8 MiB cells: the kept engine holds %d bytes, want %d, and the rest of the allowance free", a.mem.kept, keepResident)
+	if a.mem.kept != keepResident || p.keep.left != poolKeepBytes-keepResident {
+		t.Fatalf("after two 8 MiB cells: the kept engine holds %d bytes, the allowance has %d left; want %d and %d",
+			a.mem.kept, p.keep.left, keepResident, poolKeepBytes-keepResident)
 	}
 	c := get(t, p)
 	if c != a {
 		t.Fatalf("Get = %p, want the kept engine %p", c, a)
 	}
 	run(c, "1 + 1")
-	if c.mem.kept != 0 || !allowanceLeft(p, poolKeepBytes) {
-		t.Fatalf("after a cell that grew nothing: the engine keeps %d bytes, want 0 and the whole allowance free", c.mem.kept)
+	if c.mem.kept != 0 || p.keep.left != poolKeepBytes {
+		t.Fatalf("after a cell that grew nothing: the engine keeps %d bytes, the allowance has %d left; want 0 and %d", c.mem.kept, p.keep.left, poolKeepBytes)
 	}
 }
 
-// allowanceLeft reports whether exactly n bytes of p's allowance are free.
-func allowanceLeft(p *Pool, n int64) bool {
-	if !p.keep.TryAcquire(n) {
-		return false
+// A keep allowance never grants more than it has left.
+func TestKeepAllowanceGrantsWhatIsLeft(t *testing.T) {
+	a := keepAllowance{left: 10}
+	if got := a.grant(4); got != 4 || a.left != 6 {
+		t.Fatalf("grant(4) = %d, %d left", got, a.left)
 	}
-	defer p.keep.Release(n)
-	if p.keep.TryAcquire(1) {
-		p.keep.Release(1)
-		return false
+	if got := a.grant(8); got != 6 || a.left != 0 {
+		t.Fatalf("grant(8) = %d, %d left; want 6 and 0", got, a.left)
 	}
-	return true
-}
-
-// A reset's share of the allowance is all of keepResident or nothing: eight shares fill it.
-func TestGrantKeepIsAllOrNothing(t *testing.T) {
-	a := newKeepAllowance()
-	for i := range poolKeepBytes / keepResident {
-		if got := grantKeep(a); got != keepResident {
-			t.Fatalf("share %d: granted %d, want %d", i, got, keepResident)
-		}
-	}
-	if got := grantKeep(a); got != 0 {
-		t.Fatalf("a full allowance granted %d", got)
-	}
-	a.Release(keepResident)
-	if got := grantKeep(a); got != keepResident {
-		t.Fatalf("after a share came back: granted %d, want %d", got, keepResident)
+	a.give(10)
+	if a.left != 10 {
+		t.Fatalf("%d left after giving all back", a.left)
 	}
 }
 
