@@ -9,6 +9,12 @@
 # tools/bench.sh runs it; alone:
 #
 #   COUNT=5 ./tools/bench-codex.sh
+#
+# A candidate build joins the same alternation as a third host (CODEMODE_BENCH_CANDIDATE, its path;
+# CODEMODE_BENCH_CANDIDATE_ENV, K=V pairs for its environment) and gets two more columns:
+#
+#   go build -o /tmp/candidate ./services/codemode-host   # on the changed tree
+#   CODEMODE_BENCH_CANDIDATE=/tmp/candidate ./tools/bench-codex.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=.cache/bench
@@ -53,12 +59,23 @@ awk "$(cat tools/bench/median.awk)"'
   }
   /^BenchmarkPlainQJS\// { split($1, p, "/"); w = p[2]; sub(/-[0-9]+$/, "", w); floor[w] = floor[w] " " $3 }
   END {
-    print "| workload | Codex | codemode | codemode / Codex | plain qjs.wasm floor / Codex |"
-    print "|---|---|---|---|---|"
+    for (k = 1; k <= n; k++) if ((order[k], "candidate") in vals) cand = 1
+    if (cand) {
+      print "| workload | Codex | codemode | codemode / Codex | candidate | candidate / Codex | plain qjs.wasm floor / Codex |"
+      print "|---|---|---|---|---|---|---|"
+    } else {
+      print "| workload | Codex | codemode | codemode / Codex | plain qjs.wasm floor / Codex |"
+      print "|---|---|---|---|---|"
+    }
     for (k = 1; k <= n; k++) {
       w = order[k]; c = median(vals[w, "codex"]); m = median(vals[w, "codemode"])
       f = (w in floor) ? sprintf("%.2f× (%s)", median(floor[w]) / c, show(median(floor[w]), "ns/op")) : ""
-      printf "| %s | %s | %s | %s | %s |\n", w, show(c, units[w]), show(m, units[w]), (c > 0 && m != "" ? sprintf("%.2f×", m / c) : "—"), f
+      x = ""
+      if (cand) {
+        d = median(vals[w, "candidate"])
+        x = sprintf(" %s | %s |", show(d, units[w]), (c > 0 && d != "" ? sprintf("%.2f×", d / c) : "—"))
+      }
+      printf "| %s | %s | %s | %s |%s %s |\n", w, show(c, units[w]), show(m, units[w]), (c > 0 && m != "" ? sprintf("%.2f×", m / c) : "—"), x, f
     }
   }
 ' "$out/codex.txt"

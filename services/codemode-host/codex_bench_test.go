@@ -31,6 +31,9 @@ func BenchmarkAgainstCodexHost(b *testing.B) {
 		{name: "codex", path: codex.Host},
 		{name: "codemode", path: bin, args: []string{"--log-level", "warn"}},
 	}
+	if h, ok := candidateHost(); ok {
+		hosts = append(hosts, h)
+	}
 	for _, w := range codexWorkloads {
 		for _, h := range hosts {
 			b.Run(w.name+"/host="+h.name, func(b *testing.B) { w.run(b, h.session(b, v1Stdio)) })
@@ -63,6 +66,34 @@ type comparedHost struct {
 	name string
 	path string
 	args []string // before the --listen the transport adds
+	env  []string // K=V pairs added to the benchmark's environment
+}
+
+// environ is h's environment for a spawn: nil (the benchmark's) when h adds nothing.
+func (h comparedHost) environ() []string {
+	if len(h.env) == 0 {
+		return nil
+	}
+	return append(os.Environ(), h.env...)
+}
+
+// Candidate host: a third host binary, run in the same alternation as Codex's and codemode's
+// (host=candidate rows), so that a change is measured against the tree it changes in one run on
+// one machine's hour, not across runs whose ratios drift (docs/benchmarks.md).
+// CODEMODE_BENCH_CANDIDATE is its path; CODEMODE_BENCH_CANDIDATE_ENV, space-separated K=V pairs,
+// are added to its environment.
+const (
+	candidateEnv    = "CODEMODE_BENCH_CANDIDATE"
+	candidateEnvEnv = "CODEMODE_BENCH_CANDIDATE_ENV"
+)
+
+// candidateHost is the candidate host, if one is named.
+func candidateHost() (comparedHost, bool) {
+	path := os.Getenv(candidateEnv)
+	if path == "" {
+		return comparedHost{}, false
+	}
+	return comparedHost{name: "candidate", path: path, args: []string{"--log-level", "warn"}, env: strings.Fields(os.Getenv(candidateEnvEnv))}, true
 }
 
 // closingProvider is a session provider that owns a host process.
@@ -81,10 +112,10 @@ var (
 		if h.name == "codex" {
 			args = h.args // Codex's host speaks V1 on stdio by default
 		}
-		return v1client.NewProcessProvider(v1client.Command{Path: h.path, Args: args}, v1client.Options{})
+		return v1client.NewProcessProvider(v1client.Command{Path: h.path, Args: args, Env: h.environ()}, v1client.Options{})
 	}
 	grpcStdio transport = func(h comparedHost) closingProvider {
-		return grpcclient.NewProcess(grpcclient.Command{Path: h.path, Args: h.args}, grpcclient.Options{})
+		return grpcclient.NewProcess(grpcclient.Command{Path: h.path, Args: h.args, Env: h.environ()}, grpcclient.Options{})
 	}
 )
 

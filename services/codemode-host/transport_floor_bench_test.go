@@ -36,7 +36,7 @@ func unaryFloor(b *testing.B, h comparedHost) {
 // (docs/protocol/grpc.md#spawned-hosts), so the floor is that of the path Codex's client takes.
 func rawGRPCStdio(b *testing.B, h comparedHost) code_modev1connect.CodeModeHostClient {
 	b.Helper()
-	p := startProcess(b, h.path, nil, append(append([]string(nil), h.args...), "--listen", grpcclient.GRPCStdioListen)...)
+	p := startProcess(b, h.path, h.env, append(append([]string(nil), h.args...), "--listen", grpcclient.GRPCStdioListen)...)
 	b.Cleanup(func() { _ = p.stdin.Close() })
 	protocols := new(http.Protocols)
 	protocols.SetUnencryptedHTTP2(true)
