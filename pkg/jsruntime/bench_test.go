@@ -54,6 +54,22 @@ func BenchmarkToolRoundTrip(b *testing.B) {
 	runLoopCell(b, newRecorderNoLog(jsruntime.EchoTool), `await tools.echo(i);`, jsruntime.TestTool("echo"))
 }
 
+// BenchmarkToolRoundTripFromBlocking is BenchmarkToolRoundTrip with an owner's usual delegate,
+// codemode.FromBlocking, whose fresh goroutine per call is why it does not run the answer's turn
+// itself (ADR 75: measured, its stack growth cost more than the wake-up it saved).
+func BenchmarkToolRoundTripFromBlocking(b *testing.B) {
+	runLoopCell(b, codemode.FromBlocking(blockingEcho{}), `await tools.echo(i);`, jsruntime.TestTool("echo"))
+}
+
+// blockingEcho is a BlockingDelegate whose tools echo their input.
+type blockingEcho struct{ codemode.DiscardReports }
+
+func (blockingEcho) InvokeTool(_ context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
+	return call.Input, nil
+}
+func (blockingEcho) Notify(context.Context, string, codemode.CellID, string) error { return nil }
+func (blockingEcho) CellClosed(codemode.CellID)                                    {}
+
 // BenchmarkCaughtTypeError is one engine TypeError made and caught: what the stack hook costs an
 // error (ADR 60: V8's message and frames, worked out in Go).
 func BenchmarkCaughtTypeError(b *testing.B) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -38,6 +39,9 @@ type recordingDelegate struct {
 	startOnce sync.Once
 	started   codemode.Delegate
 
+	relays  atomic.Int64 // long turns run on a call's goroutine (RunTurnHere)
+	onRelay func()       // if set, called at each of them
+
 	mu      sync.Mutex
 	calls   []codemode.NestedToolCall
 	notes   []string
@@ -53,6 +57,18 @@ func newRecorder(invoke func(ctx context.Context, call codemode.NestedToolCall) 
 func (d *recordingDelegate) blocking() codemode.Delegate {
 	d.startOnce.Do(func() { d.started = codemode.FromBlocking(d) })
 	return d.started
+}
+
+// RunTurnHere lets the runtime run an answer's turn on the call's goroutine (cellRun.runInline), as
+// it does on a transport's reader, so that this package's tests go through both paths; relays
+// counts the long turns it was told of.
+func (d *recordingDelegate) RunTurnHere(codemode.NestedToolCall) (relay func(), ok bool) {
+	return func() {
+		d.relays.Add(1)
+		if d.onRelay != nil {
+			d.onRelay()
+		}
+	}, true
 }
 
 func (d *recordingDelegate) ReportFailure(reason string) {

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/codemodehq/codemode/pkg/codemode"
@@ -58,6 +60,20 @@ type cellRun struct {
 	// idle fires when the loop has waited idleShedAfter (see wait); nil until the first wait.
 	idle *time.Timer
 
+	// own is held by whoever runs the loop's work: its goroutine, except while it is parked in
+	// wait, when a call's settling goroutine may borrow it (runInline). parked is set while the
+	// loop's goroutine is parked there.
+	own    sync.Mutex
+	parked atomic.Bool
+	// inlinePaused: a borrowed turn left the cell paused at a frontier, where the loop's goroutine
+	// must wait (awaitResume). inlinePanic: what a borrowed turn panicked with, re-raised on the
+	// loop's goroutine, whose conclude turns it into the cell's failure. Both under own.
+	inlinePaused bool
+	inlinePanic  any
+	// inlineRelay is the relay of the turn running on a done caller's goroutine, until it is
+	// called (handOn); nil otherwise.
+	inlineRelay func()
+
 	stats loopStats
 
 	// code is the printed code of the cell's module, and sites its reading for V8's error texts,
@@ -70,6 +86,7 @@ type cellRun struct {
 type loopStats struct {
 	turns, takes, deliveries, timerFires int // takes: turns that carried queued calls or timers
 	sheds                                int // waits that shed the engine's resolved exports
+	inline                               int // answers whose turn ran on the call's goroutine
 }
 
 // observeLoopStats, when set (by tests), receives each cell's stats when its loop ends. It exists
@@ -84,7 +101,7 @@ func (s *session) runCell(c *cell, req codemode.ExecuteRequest, snapshot storedV
 	r.tools.init(r, c.ctx)
 	r.timers.limit = s.p.limits.maxPendingTimers
 	// Undelivered notifications are output too: bounded like unobserved output.
-	r.notes.limit, r.notes.done = s.p.limits.maxOutputBytes, c.ctx.Done()
+	r.notes.limit, r.notes.done, r.notes.beforeWait = s.p.limits.maxOutputBytes, c.ctx.Done(), r.handOn
 
 	finished := false
 	defer s.running.Done()
@@ -135,6 +152,8 @@ func (r *cellRun) run() {
 // loop turns the event loop until the module's evaluation settles or the cell is stopped. Each
 // turn delivers ready results or fires a due timer, runs the jobs and takes the queued calls.
 func (r *cellRun) loop() {
+	r.own.Lock()
+	defer r.own.Unlock()
 	for !r.settled && r.c.ctx.Err() == nil {
 		var err error
 		switch {
@@ -177,19 +196,110 @@ func (r *cellRun) wait() {
 	}
 	clock := r.timers.clock()
 	for {
+		r.park()
 		select {
 		case res := <-r.tools.results:
+			r.unpark()
 			r.tools.accept(res)
 		case <-clock:
+			r.unpark()
 		case <-r.c.wake:
+			r.unpark()
 		case <-r.c.ctx.Done():
+			r.unpark()
 		case <-idle:
-			r.shedIdle()
+			r.unpark()
 			idle = nil
-			continue
+			if !r.inlinePaused {
+				r.shedIdle()
+				continue
+			}
+		}
+		if r.inlinePaused {
+			r.inlinePaused = false
+			r.awaitResume(idle)
 		}
 		return
 	}
+}
+
+// handOn calls the relay of a turn running on a done caller's goroutine, once: the turn runs long
+// (the engine's poll) or is about to wait for something the caller's goroutine may have to read
+// (a notification's delivery, notifier.beforeWait).
+func (r *cellRun) handOn() {
+	if f := r.inlineRelay; f != nil {
+		r.inlineRelay = nil
+		f()
+	}
+}
+
+// park lets a call's settling goroutine borrow the loop while its goroutine waits (runInline).
+func (r *cellRun) park() {
+	r.parked.Store(true)
+	r.own.Unlock()
+	r.s.hooks.loopBorrowable(r.c.id)
+}
+
+// unpark takes the loop back once a borrowed turn, if one runs, is over, and re-raises its panic.
+func (r *cellRun) unpark() {
+	r.own.Lock()
+	r.parked.Store(false)
+	if p := r.inlinePanic; p != nil {
+		r.inlinePanic = nil
+		panic(p)
+	}
+}
+
+// longTurnAfter is how long a turn runs on a done caller's goroutine (runInline) before the
+// caller's other duties are handed on (codemode.TurnRunner's relay): a transport's reader then
+// reads again, so a terminate waits at most this plus one interrupt poll for a cell that computes.
+const longTurnAfter = time.Millisecond
+
+// runInline runs the turn of res, the answer to the cell's one pending tool call, on the goroutine
+// that called done (a codemode.TurnRunner's, holding no lock), when the loop is parked waiting for
+// it: the answer then wakes no other goroutine, and neither does the next call the turn starts
+// (docs/adr/0075-a-round-trip-on-one-thread.md). A turn that runs past longTurnAfter calls relay.
+// Anything else (a batch of answers, a due timer, the cell's end, a frontier to pause at) is left
+// to the loop's goroutine, which it wakes. It reports false, leaving res to the caller, when the
+// loop was not borrowed; once borrowed, res is taken whatever happens (a panic of the turn is the
+// loop's to raise).
+func (r *cellRun) runInline(res toolResult, relay func()) (borrowed bool) {
+	if !r.parked.Load() || !r.own.TryLock() {
+		return false
+	}
+	defer r.s.hooks.loopBorrowable(r.c.id)
+	defer r.own.Unlock()
+	if !r.parked.Load() || r.inlinePaused || r.inlinePanic != nil || r.tools.running != 1 || len(r.tools.results) > 0 || r.tools.hasReady() {
+		return false
+	}
+	borrowed = true
+	defer func() {
+		if p := recover(); p != nil {
+			r.inlinePanic = p
+			r.c.wakeLoop()
+		}
+	}()
+	r.stats.inline++
+	r.s.hooks.stage(r.c.id, stageBorrowed)
+	r.inlineRelay = relay
+	r.e.OnLongTurn(longTurnAfter, r.handOn)
+	defer func() {
+		r.e.OnLongTurn(0, nil)
+		r.inlineRelay = nil
+	}()
+	r.tools.accept(res)
+	if err := r.deliverReady(); err != nil {
+		r.engineFailure(err)
+	}
+	if r.settled || r.c.ctx.Err() != nil || r.tools.hasReady() || r.timers.pending() {
+		r.c.wakeLoop()
+		return true
+	}
+	if r.s.apply(r.c, event{kind: evQuiescent}).pause {
+		r.inlinePaused = true
+		r.c.wakeLoop()
+	}
+	return true
 }
 
 // awaitResume blocks the loop paused at a frontier until an observation resumes it or the cell is

@@ -10,8 +10,11 @@ import "sync"
 type notifier struct {
 	limit int             // bytes of undelivered text past which reserve waits; 0: no limit
 	done  <-chan struct{} // the cell's end: a waiting reserve gives up
-	mu    sync.Mutex
-	bytes int // text started and not yet delivered
+	// beforeWait, if set, runs before reserve waits: a turn run on a connection's reader hands
+	// the reading on first, since the deliveries it waits for are read there (cellRun.handOn).
+	beforeWait func()
+	mu         sync.Mutex
+	bytes      int // text started and not yet delivered
 	// delivered receives a token (without blocking) after each delivery, for a waiting reserve.
 	delivered chan struct{}
 	wg        sync.WaitGroup
@@ -26,6 +29,9 @@ func (n *notifier) admit(size int) bool {
 			n.delivered = make(chan struct{}, 1)
 		}
 		n.mu.Unlock()
+		if n.beforeWait != nil {
+			n.beforeWait()
+		}
 		select {
 		case <-n.delivered:
 		case <-n.done:

@@ -69,6 +69,16 @@ type testHooks struct {
 	// runtime is called on a cell's goroutine at each runtimeStage; a test panics or calls
 	// runtime.Goexit there to play a runtime that dies.
 	runtime func(codemode.CellID, runtimeStage)
+	// borrowable is called whenever a cell's loop may be borrowed (cellRun.runInline): its
+	// goroutine parked, or a borrowed turn gave it back.
+	borrowable func(codemode.CellID)
+}
+
+// loopBorrowable runs the borrowable hook of cell id, if there is one.
+func (h *testHooks) loopBorrowable(id codemode.CellID) {
+	if h.borrowable != nil {
+		h.borrowable(id)
+	}
 }
 
 // stage runs the runtime hook of cell id's goroutine at st, if there is one.
@@ -88,6 +98,9 @@ const (
 	stageIdle
 	// stageShed: the waiting event loop shed its engine's resolved exports (wasm.go).
 	stageShed
+	// stageBorrowed: a done caller's goroutine borrowed the parked loop for an answer's turn
+	// (runInline); the hook runs on that goroutine.
+	stageBorrowed
 )
 
 func (s *session) heapLimit() uint64 {

@@ -113,6 +113,9 @@ func (q *timerQueue) clear(record string) error {
 }
 
 // due pops the earliest timer if it is due.
+// pending reports whether any timer is set.
+func (q *timerQueue) pending() bool { return q.heap.Len() > 0 }
+
 func (q *timerQueue) due() (int64, bool) {
 	if q.heap.Len() == 0 || time.Now().Before(q.heap.items[0].due) {
 		return 0, false

@@ -107,10 +107,13 @@ type toolCalls struct {
 	head    int           // waiting[head:] are still queued
 	running int
 	lastID  int64
-	pending int // started by JavaScript and not yet delivered
-	wg      sync.WaitGroup
-	ctx     context.Context
-	cancel  context.CancelFunc
+	// turnRunner is the delegate, when its done callers may run the answer's turn
+	// (cellRun.runInline).
+	turnRunner codemode.TurnRunner
+	pending    int // started by JavaScript and not yet delivered
+	wg         sync.WaitGroup
+	ctx        context.Context
+	cancel     context.CancelFunc
 	// mark is the JSON token that stands for a long string in a tool input's skeleton, and held
 	// the inputs Go checked for records still to come, by call id (toolinput.go).
 	mark []byte
@@ -126,6 +129,7 @@ type pendingCall struct {
 func (t *toolCalls) init(r *cellRun, parent context.Context) {
 	t.r = r
 	t.results = make(chan toolResult, resultsBuffer)
+	t.turnRunner, _ = r.s.delegate.(codemode.TurnRunner)
 	t.ctx, t.cancel = context.WithCancel(parent)
 }
 
@@ -248,7 +252,14 @@ func (t *toolCalls) launch(id int64, call codemode.NestedToolCall) {
 			go t.sendResultWithoutBlocking(t.outcome(id, out, err)) // not on a transport's reader
 			return
 		}
-		t.sendResultWithoutBlocking(t.outcome(id, out, err))
+		res := t.outcome(id, out, err)
+		if t.turnRunner != nil {
+			if relay, ok := t.turnRunner.RunTurnHere(call); ok && t.r.runInline(res, relay) {
+				t.wg.Done()
+				return
+			}
+		}
+		t.sendResultWithoutBlocking(res)
 	})
 }
 

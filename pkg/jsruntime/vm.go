@@ -2,6 +2,7 @@ package jsruntime
 
 import (
 	"context"
+	"time"
 
 	"github.com/codemodehq/codemode/pkg/jsruntime/internal/engine"
 )
@@ -42,6 +43,9 @@ type vm interface {
 	MainName() string
 	// Retire marks the runtime unusable: its pool disposes of it instead of resetting it.
 	Retire()
+	// OnLongTurn has f called once, on the running turn's goroutine, when the next turn has run
+	// for d (f nil: never).
+	OnLongTurn(d time.Duration, f func())
 }
 
 var _ vm = (*engine.Engine)(nil)

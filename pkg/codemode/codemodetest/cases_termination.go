@@ -17,6 +17,7 @@ func terminationCases() []testCase {
 		{"queued_termination_preempts_unobserved_runtime_completion", testQueuedTerminationPreemptsCompletion},
 		{"termination_rejects_a_waiting_store_commit_before_the_next_cell_can_load_it", testTerminationRejectsWaitingCommit},
 		{"terminate_execution_stops_cpu_bound_module", testTerminateStopsCPUBoundModule},
+		{"terminate_stops_a_module_computing_after_an_awaited_call", testTerminateStopsComputeAfterAwait},
 		{"failed_completion_delivery_rebuffers_the_event", testCompletionNotLostToGoneObserver},
 		{"yield_timer_preempts_buffered_runtime_output", testZeroYieldPreemptsOutput},
 		{"wait_reports_missing_cell_separately_from_runtime_results", testWaitMissingCell},
@@ -184,6 +185,22 @@ text("continued after cancellation");`,
 		checkResponse(t, "terminate", checkLive(t, "terminate", f.terminate(c.CellID)), want{kind: codemode.Terminated, cell: c.CellID})
 		f.awaitCellClosed(c.CellID)
 	}
+}
+
+// A cell that computes for ever once an awaited call was answered is still stopped by a terminate:
+// a host that runs the answer's turn where it read the answer reads on elsewhere meanwhile
+// (docs/adr/0075-a-round-trip-on-one-thread.md).
+func testTerminateStopsComputeAfterAwait(t *testing.T, h *harness) {
+	f := h.session()
+	f.rec.Handle("echo", Echo())
+	c := f.execute(`await tools.echo({n: 1}); notify("started"); while (true) {}`, withTools(functionTool("echo")))
+	ctx, cancel := bg()
+	defer cancel()
+	if _, err := f.rec.AwaitNotifications(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	checkResponse(t, "terminate", checkLive(t, "terminate", f.terminate(c.CellID)), want{kind: codemode.Terminated, cell: c.CellID})
+	f.awaitCellClosed(c.CellID)
 }
 
 // An observation whose caller is gone does not take the completion with it: a Wait whose ctx has

@@ -15,7 +15,10 @@ type Conn struct {
 	out     io.WriteCloser
 	restore func()
 	once    sync.Once
-	err     error
+	// pipeCapacity is stdout's capacity as a pipe, read once by WriteRoom, which only the
+	// connection's writer calls, under its lock (0: not read yet, -1: not a pipe).
+	pipeCapacity int
+	err          error
 }
 
 // NewConn returns the connection over stdin and stdout. A blocking stdin pipe is read through
@@ -33,6 +36,11 @@ func (c *Conn) Read(p []byte) (int, error) { return c.in.Read(p) }
 
 // Write writes to stdout.
 func (c *Conn) Write(p []byte) (int, error) { return c.out.Write(p) }
+
+// WriteRoom reports how many bytes a write to stdout can take now without blocking, when stdout
+// is a pipe (Linux); ok is false when that cannot be told. Only the connection's writer writes to
+// stdout and the peer only drains it, so the room can only grow until the next write.
+func (c *Conn) WriteRoom() (room int, ok bool) { return pipeRoom(c.out, &c.pipeCapacity) }
 
 // Close closes stdin and stdout; later calls return the first call's result.
 func (c *Conn) Close() error {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -90,5 +92,43 @@ func TestPollableStdinLeavesOtherStreamsAlone(t *testing.T) {
 	if got, restore := stdio.Pollable(f); got != io.ReadCloser(f) {
 		restore()
 		t.Fatal("a regular file was replaced")
+	}
+}
+
+// A pipe's room for a write is its capacity less what it holds unread; what is not a pipe has
+// none to tell.
+func TestWriteRoomIsWhatThePipeCanTakeNow(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("pipe room is read on Linux only")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c := stdio.NewConn(io.NopCloser(strings.NewReader("")), w)
+	defer c.Close()
+	empty, ok := c.WriteRoom()
+	if !ok || empty <= 0 {
+		t.Fatalf("room of an empty pipe: %d %v", empty, ok)
+	}
+	if _, err := w.Write(make([]byte, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	if room, ok := c.WriteRoom(); !ok || room != empty-1000 {
+		t.Fatalf("room after 1000 unread bytes: %d %v, want %d", room, ok, empty-1000)
+	}
+	if _, err := io.ReadFull(r, make([]byte, 600)); err != nil {
+		t.Fatal(err)
+	}
+	if room, ok := c.WriteRoom(); !ok || room != empty-400 {
+		t.Fatalf("room after 600 bytes read: %d %v, want %d", room, ok, empty-400)
+	}
+	f, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := stdio.NewConn(io.NopCloser(strings.NewReader("")), f).WriteRoom(); ok {
+		t.Fatal("a file reported a pipe's room")
 	}
 }

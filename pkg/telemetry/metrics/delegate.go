@@ -21,7 +21,10 @@ type delegate struct {
 	s     *session
 }
 
-var _ codemode.Delegate = (*delegate)(nil)
+var (
+	_ codemode.Delegate   = (*delegate)(nil)
+	_ codemode.TurnRunner = (*delegate)(nil)
+)
 
 // StartToolCall starts the call on the inner delegate and accounts for it when it ends.
 func (d *delegate) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
@@ -30,6 +33,12 @@ func (d *delegate) StartToolCall(ctx context.Context, call codemode.NestedToolCa
 		d.s.toolEnded(ctx, call, start, result, err)
 		done(result, err)
 	})
+}
+
+// RunTurnHere is the inner delegate's, if it runs turns (codemode.TurnRunner): accounting for a
+// call ends before its done is called, so a turn run there changes nothing of it.
+func (d *delegate) RunTurnHere(call codemode.NestedToolCall) (relay func(), ok bool) {
+	return codemode.RunTurnHereOf(d.inner, call)
 }
 
 // StartNotify starts the notification on the inner delegate and accounts for it when it ends.

@@ -26,7 +26,10 @@ func wrapDelegate(d codemode.Delegate, tracer trace.Tracer, cells *cellSpans) co
 	return &delegate{inner: d, tracer: tracer, cells: cells}
 }
 
-var _ codemode.Delegate = (*delegate)(nil)
+var (
+	_ codemode.Delegate   = (*delegate)(nil)
+	_ codemode.TurnRunner = (*delegate)(nil)
+)
 
 // StartToolCall starts the call under its span, which ends when the call is done.
 func (d *delegate) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
@@ -35,6 +38,12 @@ func (d *delegate) StartToolCall(ctx context.Context, call codemode.NestedToolCa
 		endToolSpan(span, out, err)
 		done(out, err)
 	})
+}
+
+// RunTurnHere is the inner delegate's, if it runs turns (codemode.TurnRunner): the call's span
+// ends before its done is called, so a turn run there is not part of it.
+func (d *delegate) RunTurnHere(call codemode.NestedToolCall) (relay func(), ok bool) {
+	return codemode.RunTurnHereOf(d.inner, call)
 }
 
 // StartNotify starts the notification under its span, which ends when it is done.

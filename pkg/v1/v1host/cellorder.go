@@ -1,7 +1,8 @@
 package v1host
 
 // cellOrder is the order of what the host sends about one cell (docs/protocol/v1.md#execute), as
-// plain data: one queue, drained by the cell's one sender (cells.go). execution/started goes
+// plain data: one queue, drained by the cell's one sender (cells.go), or written directly by whoever
+// takes the sender's place while nothing waits (takeDirect, docs/adr/0075-a-round-trip-on-one-thread.md). execution/started goes
 // first (nothing is taken before start), then the cell's delegate requests, the cancellations of
 // those it abandoned, its initial response and the responses of its waits, in the order they were
 // pushed (the order the runtime produced them, so the order the script caused them, which a client
@@ -25,6 +26,30 @@ type cellOrder struct {
 	// finished is set once the sender decided to send cell/closed: from then on nothing is
 	// queued and nothing held, since nothing would drain it; it goes out at once instead.
 	finished bool
+	// taken is set while the sender writes a batch it took (until its next step); direct while a
+	// delegate request is written directly (takeDirect .. endDirect), when the sender waits.
+	taken, direct bool
+}
+
+// takeDirect lets the caller write one message itself, now, instead of queueing it for the sender:
+// only when nothing of the cell waits or is being written, so it keeps its place in the order
+// (docs/adr/0075-a-round-trip-on-one-thread.md). The sender takes nothing until endDirect.
+func (o *cellOrder) takeDirect() bool {
+	if !o.started || o.finished || o.taken || o.direct || len(o.queue) > 0 {
+		return false
+	}
+	o.direct = true
+	return true
+}
+
+// endDirect ends a direct write; unsent, when not nil, is the message that could not be written
+// after all, which goes first. It reports whether the sender has work now.
+func (o *cellOrder) endDirect(unsent *routeMessage) (wake bool) {
+	o.direct = false
+	if unsent != nil {
+		o.queue = append([]routeMessage{*unsent}, o.queue...)
+	}
+	return len(o.queue) > 0 || (o.closed && o.initialQueued && o.holds == 0)
 }
 
 // push queues m behind everything pushed before. It reports false when the cell's closure was
@@ -71,11 +96,13 @@ func (o *cellOrder) release() { o.holds-- }
 // Messages the sender took count as sent by its next step, which the same sender takes only
 // after sending them.
 func (o *cellOrder) next() (batch []routeMessage, finish bool) {
+	o.taken = false
 	switch {
-	case !o.started:
+	case !o.started || o.direct:
 		return nil, false
 	case len(o.queue) > 0:
 		batch, o.queue = o.queue, nil
+		o.taken = true
 		return batch, false
 	case o.closed && o.initialQueued && o.holds == 0:
 		o.finished = true

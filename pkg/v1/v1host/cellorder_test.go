@@ -142,3 +142,55 @@ func TestOnlyACellsOwnMessagesCreateItsRoute(t *testing.T) {
 		t.Fatalf("next = %q", labels(batch))
 	}
 }
+
+// A direct write (takeDirect) takes a message's place only where the sender would have written it
+// next: after the cell started, with nothing queued and no batch being written; the sender takes
+// nothing meanwhile, and a message that could not go out after all goes first.
+func TestADirectWriteTakesOnlyTheNextPlace(t *testing.T) {
+	var o cellOrder
+	if o.takeDirect() {
+		t.Fatal("direct write before execution/started")
+	}
+	o.start()
+	o.push(callMessage(1))
+	if o.takeDirect() {
+		t.Fatal("direct write past a queued message")
+	}
+	wantStep(t, &o, false, "call 1") // the sender writes call 1 ...
+	if o.takeDirect() {
+		t.Fatal("direct write while the sender writes its batch")
+	}
+	wantStep(t, &o, false) // ... and is back: nothing is being written
+	if !o.takeDirect() {
+		t.Fatal("no direct write on an idle route")
+	}
+	if o.takeDirect() {
+		t.Fatal("two direct writes at once")
+	}
+	o.push(callMessage(3)) // pushed while call 2 is written directly
+	wantStep(t, &o, false) // the sender waits for the direct write
+	unsent := callMessage(2)
+	if !o.endDirect(&unsent) {
+		t.Fatal("the sender was not woken for the messages left")
+	}
+	wantStep(t, &o, false, "call 2", "call 3")
+}
+
+// Ending a direct write wakes the sender only when it has work: messages queued meanwhile, or the
+// cell's closure due.
+func TestEndingADirectWriteWakesTheSenderForItsWork(t *testing.T) {
+	var o cellOrder
+	o.start()
+	o.takeDirect()
+	if o.endDirect(nil) {
+		t.Fatal("woken with nothing to do")
+	}
+	o.takeDirect()
+	o.offerInitial(initialMessage("a"))
+	o.close()
+	if !o.endDirect(nil) {
+		t.Fatal("not woken for the initial response and the closure")
+	}
+	wantStep(t, &o, false, "initial a")
+	wantStep(t, &o, true)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/semaphore"
@@ -35,6 +36,9 @@ type conn struct {
 	routes *routeTable
 
 	delegates delegateCalls
+	// answering is the call whose answer the reader is handing to the runtime right now, which
+	// may run the answer's turn on the reader (remoteDelegate.RunTurnHere); nil otherwise.
+	answering atomic.Pointer[delegateCall]
 	// cells is a WebSocket connection's share of the host's cells under a memory budget; nil:
 	// none (no budget, or a connection that is its process's only client).
 	cells *semaphore.Weighted
@@ -162,7 +166,7 @@ func (c *conn) dispatch(msg wirev1.ClientToHost) error {
 	case wirev1.OperationYield:
 		c.state.yieldRequest(m.Id)
 	case wirev1.DelegateResponseMessage:
-		c.delegates.complete(m.Id, m.Result)
+		c.completeCall(m.Id, m.Result)
 	}
 	return nil
 }

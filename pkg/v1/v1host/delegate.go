@@ -32,6 +32,8 @@ type delegateCall struct {
 	stopWatching func() bool
 	// key is the cell the call belongs to: its route carries the request and its cancellation.
 	key cellKey
+	// runtimeID is the runtime's name for the call (NestedToolCall.RuntimeToolCallID).
+	runtimeID string
 	// abandoned is set, under delegateCalls.mu, when the runtime gave the call up before its
 	// request went out: the route still sends the request, then its cancellation, so every call
 	// a script started reaches the client whatever the race between sending and giving up
@@ -122,11 +124,17 @@ func (d *delegateCalls) remove(id wirev1.DelegateRequestId, abandoned bool) (p p
 	return *q, true
 }
 
-// complete delivers the client's answer; answers to unknown or cancelled calls are ignored.
-func (d *delegateCalls) complete(id wirev1.DelegateRequestId, r wirev1.DelegateResponseResult) {
-	if p, ok := d.take(id); ok {
-		p.call.end(delegateResult(r))
+// completeCall delivers the client's answer, on the connection's reader, which says so for the
+// call it ends: the runtime may run the answer's turn here (remoteDelegate.RunTurnHere). Answers
+// to unknown or cancelled calls are ignored.
+func (c *conn) completeCall(id wirev1.DelegateRequestId, r wirev1.DelegateResponseResult) {
+	p, ok := c.delegates.take(id)
+	if !ok {
+		return
 	}
+	c.answering.Store(p.call)
+	p.call.end(delegateResult(r))
+	c.answering.CompareAndSwap(p.call, nil) // a reader that relayed meanwhile may have a successor answering
 }
 
 // fail ends a pending call with err.
@@ -156,7 +164,7 @@ func (d *delegateCalls) disconnect() {
 // the answer, the route's sender when the request cannot go out, the runtime's context ending
 // (the call is abandoned: delegate/cancel goes out if the request did, a late answer is ignored),
 // or the disconnect.
-func (c *conn) startCall(ctx context.Context, session wirev1.SessionId, cell codemode.CellID, req wirev1.DelegateRequest, finish func(wirev1.DelegateResponse, error)) {
+func (c *conn) startCall(ctx context.Context, session wirev1.SessionId, cell codemode.CellID, runtimeID string, req wirev1.DelegateRequest, finish func(wirev1.DelegateResponse, error)) {
 	if ctx.Err() != nil {
 		finish(nil, errDelegateCancelled)
 		return
@@ -167,11 +175,45 @@ func (c *conn) startCall(ctx context.Context, session wirev1.SessionId, cell cod
 		return
 	}
 	key := cellKey{session, cell}
-	call.key = key
+	call.key, call.runtimeID = key, runtimeID
 	call.stopWatching = context.AfterFunc(ctx, func() { c.abandon(call.id) })
+	if c.sendDirect(session, call) {
+		return
+	}
 	if !c.routes.push(key, routeMessage{kind: routeCall, call: call}) {
 		c.dispatchCall(session, call) // the cell closed: nothing is left to order it behind
 	}
+}
+
+// sendDirect writes a call's request at once, without its cell's sender, when nothing of the cell
+// waits before it and the link can take it without waiting (v1transport.Link.TrySendNow): then no
+// goroutine is woken for it, which with the answer's turn on the reader makes a round trip on one
+// thread (docs/adr/0075-a-round-trip-on-one-thread.md). It reports false, having done nothing, when
+// the request must take the cell's route.
+func (c *conn) sendDirect(session wirev1.SessionId, call *delegateCall) bool {
+	if !c.routes.takeDirect(call.key) {
+		return false
+	}
+	// The call is marked dispatched only once its request is sure to go out now (as dispatchCall
+	// does before it sends): a call abandoned meanwhile then gets its cancellation after it.
+	var abandoned bool
+	sent, err := c.link.TrySendNow(wirev1.DelegateRequestMessage{Id: call.id, SessionId: session, Request: call.request}, func() bool {
+		var pending bool
+		pending, abandoned = c.delegates.markDispatchedOrAbandoned(call)
+		return pending || abandoned
+	})
+	switch {
+	case err != nil:
+		c.delegates.fail(call.id, err)
+	case !sent:
+		c.routes.endDirect(call.key, &routeMessage{kind: routeCall, call: call}) // the sender writes it, first
+		return true
+	case abandoned:
+		c.routes.endDirect(call.key, &routeMessage{kind: routeCancel, cancel: call.id})
+		return true
+	}
+	c.routes.endDirect(call.key, nil)
+	return true
 }
 
 // abandon forgets a call the runtime no longer needs and tells the client to stop it: the
@@ -217,6 +259,18 @@ func (c *conn) dispatchCall(session wirev1.SessionId, call *delegateCall) {
 	}
 }
 
+// RunTurnHere lets the runtime run the turn of call's answer on the connection's reader, which is
+// handing that answer over (completeCall), when no further message waits to be read and the
+// connection lets its reader take on turns (v1transport.Link.RunsTurns: it relays the reading to
+// a new reader if the turn runs long, and writes the next request without waiting): stdio's.
+func (d *remoteDelegate) RunTurnHere(call codemode.NestedToolCall) (relay func(), ok bool) {
+	a := d.conn.answering.Load()
+	if a == nil || a.key != (cellKey{d.session, call.CellID}) || a.runtimeID != call.RuntimeToolCallID || !d.conn.link.RunsTurns() || d.conn.link.ReadAhead() {
+		return nil, false
+	}
+	return d.conn.link.Relay, true
+}
+
 // remoteDelegate is the Delegate of a hosted session: it forwards the runtime's callbacks to
 // the client.
 type remoteDelegate struct {
@@ -228,7 +282,7 @@ type remoteDelegate struct {
 // request is queued on the cell's route for its sender (docs/adr/0067-one-queue-per-cell.md), and
 // the connection's reader hands the answer to done, with no goroutine in between.
 func (d *remoteDelegate) StartToolCall(ctx context.Context, call codemode.NestedToolCall, done func(json.RawMessage, error)) {
-	d.conn.startCall(ctx, d.session, call.CellID, toolInvoke(call), func(resp wirev1.DelegateResponse, err error) {
+	d.conn.startCall(ctx, d.session, call.CellID, call.RuntimeToolCallID, toolInvoke(call), func(resp wirev1.DelegateResponse, err error) {
 		done(toolResult(resp, err))
 	})
 }
@@ -253,7 +307,7 @@ func toolResult(resp wirev1.DelegateResponse, err error) (json.RawMessage, error
 // on the cell's route in the order the runtime starts it among the cell's tool calls.
 func (d *remoteDelegate) StartNotify(ctx context.Context, callID string, cellID codemode.CellID, text string, done func(error)) {
 	req := wirev1.NotificationSend{CallId: callID, CellId: wirev1.WireCellId(cellID), Text: text}
-	d.conn.startCall(ctx, d.session, cellID, req, func(resp wirev1.DelegateResponse, err error) {
+	d.conn.startCall(ctx, d.session, cellID, "", req, func(resp wirev1.DelegateResponse, err error) {
 		if _, ok := resp.(wirev1.NotificationDelivered); err == nil && !ok {
 			err = errInvalidNotifyResult
 		}

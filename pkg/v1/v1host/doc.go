@@ -31,5 +31,6 @@
 //   - initial response: the first response of an execute, after its started response.
 //   - route: a cell's ordered messages to the client (delegate requests, their cancellations,
 //     the initial response, wait and terminate answers) and the one sender that writes them,
-//     until cell/closed (cells.go).
+//     until cell/closed (cells.go), except a request written directly where it is next and can go
+//     out without waiting (sendDirect).
 package v1host

@@ -11,8 +11,8 @@ import (
 
 // routeTable is the connection's cell routes: for each cell its order (cellOrder) and what its
 // sender needs beside it. Its lock guards every route's order, a leaf under every other lock of
-// the conn. Each change that may give a sender work wakes it; the sender (cells.go) is the only
-// goroutine that writes a cell's messages.
+// the conn. Each change that may give a sender work wakes it; the sender (cells.go) writes a cell's
+// messages, but for a delegate request written directly in its place (takeDirect).
 type routeTable struct {
 	mu     sync.Mutex
 	routes map[cellKey]*cellRoute
@@ -101,6 +101,26 @@ func (t *routeTable) start(key cellKey, exec execution) *cellRoute {
 // already (the caller sends m itself).
 func (t *routeTable) push(key cellKey, m routeMessage) bool {
 	return t.update(key, true, func(o *cellOrder) bool { return o.push(m) })
+}
+
+// takeDirect lets the caller write a message of key's route itself (cellOrder.takeDirect).
+func (t *routeTable) takeDirect(key cellKey) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r := t.routes[key]
+	return r != nil && r.order.takeDirect()
+}
+
+// endDirect ends a direct write on key's route, queueing unsent first when it was not written, and
+// wakes the route's sender if it has work.
+func (t *routeTable) endDirect(key cellKey, unsent *routeMessage) {
+	t.mu.Lock()
+	r := t.routes[key]
+	wakeSender := r != nil && r.order.endDirect(unsent)
+	t.mu.Unlock()
+	if wakeSender {
+		wake(r.wake)
+	}
 }
 
 // pushIfRouted queues m on the route of key if the cell has one that still takes messages, and

@@ -37,6 +37,7 @@ var ErrClosed = errors.New("code-mode connection closed")
 // streamConn is a Conn over a byte stream: stdio of a host process, or a pipe.
 type streamConn struct {
 	r      *v1frame.Reader
+	br     *bufio.Reader
 	w      io.Writer
 	closer func() error
 	once   sync.Once
@@ -47,8 +48,33 @@ type streamConn struct {
 // calls closer (which should close both directions, so that a blocked read returns); closer may
 // be nil.
 func NewStreamConn(r io.Reader, w io.Writer, closer func() error) Conn {
-	return &streamConn{r: v1frame.NewReader(bufio.NewReaderSize(r, 64<<10)), w: w, closer: closer}
+	br := bufio.NewReaderSize(r, 64<<10)
+	return &streamConn{r: v1frame.NewReader(br), br: br, w: w, closer: closer}
 }
+
+// roomTeller is a writer that can tell how many bytes it takes now without blocking (a host's
+// stdout pipe: stdio.Conn).
+type roomTeller interface{ WriteRoom() (int, bool) }
+
+// tellsRoom reports whether the stream's writer can tell its room (Link.RunsTurns).
+func (c *streamConn) tellsRoom() bool {
+	_, ok := c.w.(roomTeller)
+	return ok
+}
+
+// canWriteNow reports whether the stream can take n bytes now without blocking (Link.TrySendNow):
+// only a writer that can tell says so.
+func (c *streamConn) canWriteNow(n int) bool {
+	rt, ok := c.w.(roomTeller)
+	if !ok {
+		return false
+	}
+	room, ok := rt.WriteRoom()
+	return ok && room >= n
+}
+
+// buffered is how many received bytes wait in the read buffer (Link.ReadAhead).
+func (c *streamConn) buffered() int { return c.br.Buffered() }
 
 func (c *streamConn) Dual() bool { return false }
 

@@ -63,6 +63,10 @@ type Link[In wirev1.Message] struct {
 	// serveStopped (under serving) tells the reader to call the handler no more.
 	serving      sync.Mutex
 	serveStopped bool
+	// serve is what Serve's reader runs with, for a successor started by Relay; handling is the
+	// handler running now (under serving), which Relay marks relayed.
+	serve    serveRun[In]
+	handling *handling
 
 	done    chan struct{}
 	closeMu sync.Once
@@ -309,8 +313,9 @@ func (l *Link[In]) Serve(ctx context.Context, handle func(In) error) error {
 	started := false
 	l.startReading.Do(func() {
 		started = true
+		l.serve = serveRun[In]{ctx: ctx, handle: handle, result: result}
 		l.readers.Add(1)
-		go l.readAndHandle(ctx, wirev1.LaneControl, handle, result)
+		go l.readAndHandle(l.serve)
 	})
 	if !started {
 		return errors.New("v1transport: Serve on a link that is already read")
@@ -336,32 +341,90 @@ func (l *Link[In]) Serve(ctx context.Context, handle func(In) error) error {
 	}
 }
 
+// serveRun is what a single connection's reader in Serve's mode runs with.
+type serveRun[In any] struct {
+	ctx    context.Context
+	handle func(In) error
+	result chan<- error
+}
+
+// handling is one call of Serve's handler; relayed is set (under serving) when Relay handed the
+// reading on while it runs.
+type handling struct{ relayed bool }
+
 // readAndHandle is a single connection's reader in Serve's mode: it calls handle itself, unless
-// Serve has ended or is about to (ctx ended, the link closed).
-func (l *Link[In]) readAndHandle(ctx context.Context, lane wirev1.Lane, handle func(In) error, result chan<- error) {
+// Serve has ended or is about to (ctx ended, the link closed). A reader whose handler relayed
+// (Relay) returns once the handler does.
+func (l *Link[In]) readAndHandle(run serveRun[In]) {
 	defer l.readers.Done()
 	for {
-		in := l.readOne(lane)
+		in := l.readOne(wirev1.LaneControl)
 		l.serving.Lock()
-		if l.serveStopped || (in.err == nil && (ctx.Err() != nil || l.isDone())) {
+		if l.serveStopped || (in.err == nil && (run.ctx.Err() != nil || l.isDone())) {
 			l.serving.Unlock()
 			return
 		}
 		err := in.err
 		if err == nil {
-			err = handle(in.msg)
+			h := &handling{}
+			l.handling = h
+			err = run.handle(in.msg)
+			if h.relayed {
+				// A successor reads now and holds serving for its own handlers. An error of this
+				// handler still ends the link.
+				if err != nil {
+					l.fail(err)
+				}
+				return
+			}
+			l.handling = nil
 		} else if l.isDone() {
 			err = l.closedErr() // the read failed because the link was closed: say why
 		}
 		if err != nil {
 			l.serveStopped = true
-			result <- err
+			run.result <- err
 		}
 		l.serving.Unlock()
 		if err != nil {
 			return
 		}
 	}
+}
+
+// Relay, called by Serve's handler on a single connection while it runs on the reader, starts a
+// new reader that reads and handles the next messages while this handler goes on; the handler's
+// goroutine stops reading once the handler returns. A handler that turns out to take long (a cell's
+// turn run on the reader, docs/adr/0075-a-round-trip-on-one-thread.md) relays so that the
+// connection is still read meanwhile: its next messages may then be handled before it returns.
+// Call it at most once per handler call, on the handler's goroutine (from then on the successor
+// owns the reading); on a dual connection it does nothing.
+func (l *Link[In]) Relay() {
+	h := l.handling
+	if h == nil || h.relayed || l.conn.Dual() {
+		return
+	}
+	h.relayed = true
+	l.handling = nil
+	l.readers.Add(1)
+	go l.readAndHandle(l.serve)
+	l.serving.Unlock()
+}
+
+// RunsTurns reports whether Serve's handler may take on a cell's turn and the message it sends
+// (docs/adr/0075-a-round-trip-on-one-thread.md): on a single connection, whose reader runs the
+// handler and can relay (Relay), over a stream that can tell whether a frame goes out without
+// waiting (TrySendNow). A dual connection's handler runs apart from its readers.
+func (l *Link[In]) RunsTurns() bool {
+	s, ok := l.conn.(interface{ tellsRoom() bool })
+	return ok && s.tellsRoom() && !l.conn.Dual()
+}
+
+// ReadAhead reports whether the connection holds received bytes not yet handled: a handler that
+// could take long should leave the reader free then.
+func (l *Link[In]) ReadAhead() bool {
+	b, ok := l.conn.(interface{ buffered() int })
+	return ok && b.buffered() > 0
 }
 
 func (l *Link[In]) isDone() bool {
@@ -443,6 +506,46 @@ func (l *Link[In]) SendFrame(ctx context.Context, lane wirev1.Lane, f []byte) er
 		l.release(n)
 		return l.closedErr()
 	}
+}
+
+// TrySendNow writes m at once when that cannot wait: nothing is queued or being written on its
+// lane and the connection can take the whole frame now (a pipe with room for it). commit, if not
+// nil, is called then, before the write and with the lane held, and may still skip the write by
+// returning false (the message is no longer wanted). TrySendNow reports false, having called and
+// sent nothing, when the frame cannot go out at once, and the caller sends m as usual; a goroutine
+// that must not wait on its peer (a connection's reader,
+// docs/adr/0075-a-round-trip-on-one-thread.md) may send this way. Encoding errors are returned as
+// Send returns them; a failed write fails the link.
+func (l *Link[In]) TrySendNow(m wirev1.Message, commit func() bool) (bool, error) {
+	now, ok := l.conn.(interface{ canWriteNow(n int) bool })
+	if !ok || l.isDone() {
+		return false, nil
+	}
+	f, err := Encode(m)
+	if err != nil {
+		return false, err
+	}
+	lane := l.lane(m)
+	mu := &l.writing[lane]
+	if !mu.TryLock() {
+		return false, nil
+	}
+	defer mu.Unlock()
+	if l.queued[lane].Load() > 0 {
+		return false, nil
+	}
+	if !now.canWriteNow(len(f)) {
+		return false, nil
+	}
+	if commit != nil && !commit() {
+		return true, nil
+	}
+	if err := l.conn.WriteFrame(lane, f); err != nil {
+		err = fmt.Errorf("failed to write code-mode %s message: %w", l.self(), err)
+		l.fail(err)
+		return true, err
+	}
+	return true, nil
 }
 
 // TrySend encodes m and queues it only if its lane's queue has room at once; otherwise the

@@ -18,6 +18,17 @@ import (
 	"github.com/codemodehq/codemode/pkg/v1/v1transport"
 )
 
+// pipeLink is a host's link over a pipe, whose write end (closed at cleanup) plays the client.
+func pipeLink(t *testing.T) (*v1transport.Link[wirev1.ClientToHost], *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Close() })
+	return v1transport.NewLink(v1transport.NewStreamConn(r, w, r.Close), v1transport.SideClient, wirev1.DecodeClientToHost), w
+}
+
 // cancelFrame is an operation/cancel for id, as one complete frame.
 func cancelFrame(t *testing.T, id int64) []byte {
 	t.Helper()
@@ -43,12 +54,7 @@ func cancelID(t *testing.T, m wirev1.ClientToHost) int64 {
 // the handler is never called again.
 func TestServeHandlesStreamMessagesInOrder(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	link := v1transport.NewLink(v1transport.NewStreamConn(r, w, r.Close), v1transport.SideClient, wirev1.DecodeClientToHost)
+	link, w := pipeLink(t)
 	const n = 200
 	var batch []byte
 	for i := 1; i <= n+5; i++ {
@@ -61,7 +67,7 @@ func TestServeHandlesStreamMessagesInOrder(t *testing.T) {
 	var got []int64
 	var running, after atomic.Int32
 	var returned atomic.Bool
-	err = link.Serve(context.Background(), func(m wirev1.ClientToHost) error {
+	err := link.Serve(context.Background(), func(m wirev1.ClientToHost) error {
 		if returned.Load() {
 			after.Add(1)
 		}
@@ -95,12 +101,7 @@ func TestServeHandlesStreamMessagesInOrder(t *testing.T) {
 // makes Serve return only once that handler returned, and later messages are not handled.
 func TestServeReturnsAfterTheRunningHandlerWhenContextEnds(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	link := v1transport.NewLink(v1transport.NewStreamConn(r, w, r.Close), v1transport.SideClient, wirev1.DecodeClientToHost)
+	link, w := pipeLink(t)
 	if _, err := w.Write(cancelFrame(t, 1)); err != nil {
 		t.Fatal(err)
 	}
@@ -234,3 +235,85 @@ func TestServeHandlesControlBeforeBulk(t *testing.T) {
 }
 
 func runtimeGosched() { runtime.Gosched() }
+
+// TestARelayingHandlerLetsTheNextMessagesBeHandled: a handler that relays (Link.Relay) keeps
+// running while a new reader handles the next messages in order; a relayed handler still running
+// when Serve ends is waited for by Wait.
+func TestARelayingHandlerLetsTheNextMessagesBeHandled(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	link, w := pipeLink(t)
+	for i := 1; i <= 3; i++ {
+		if _, err := w.Write(cancelFrame(t, int64(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	handled := make(chan int64, 3)
+	release := make(chan struct{})
+	stop := errors.New("stop")
+	done := make(chan error, 1)
+	go func() {
+		done <- link.Serve(context.Background(), func(m wirev1.ClientToHost) error {
+			id := cancelID(t, m)
+			handled <- id
+			switch id {
+			case 1:
+				link.Relay()
+				<-release // held until the next messages were handled by the successor
+			case 3:
+				return stop
+			}
+			return nil
+		})
+	}()
+	for _, want := range []int64{1, 2, 3} {
+		if got := <-handled; got != want {
+			t.Fatalf("handled %d, want %d", got, want)
+		}
+	}
+	if err := <-done; err != stop {
+		t.Fatalf("Serve = %v, want the third handler's error", err)
+	}
+	close(release)
+	link.Close(nil)
+	link.Wait()
+}
+
+// roomWriter is a stream that can take room bytes without blocking.
+type roomWriter struct {
+	room    int
+	written []byte
+}
+
+func (w *roomWriter) Write(p []byte) (int, error) {
+	w.written = append(w.written, p...)
+	return len(p), nil
+}
+func (w *roomWriter) WriteRoom() (int, bool) { return w.room, true }
+
+// TrySendNow writes a frame only when the stream can take all of it now, and never on a stream
+// that cannot tell.
+func TestTrySendNowWritesOnlyWhatCannotWait(t *testing.T) {
+	frame := cancelFrame(t, 7)
+	for _, c := range []struct {
+		name  string
+		w     io.Writer
+		wrote bool
+	}{
+		{"room for the frame", &roomWriter{room: len(frame)}, true},
+		{"one byte short", &roomWriter{room: len(frame) - 1}, false},
+		{"a stream that cannot tell", io.Discard, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, _ := io.Pipe()
+			link := v1transport.NewLink(v1transport.NewStreamConn(r, c.w, r.Close), v1transport.SideClient, wirev1.DecodeClientToHost)
+			defer func() { link.Close(nil); link.Wait() }()
+			sent, err := link.TrySendNow(wirev1.OperationCancel{Id: 7}, nil)
+			if err != nil || sent != c.wrote {
+				t.Fatalf("TrySendNow = %v, %v; want %v", sent, err, c.wrote)
+			}
+			if rw, ok := c.w.(*roomWriter); ok && sent != (string(rw.written) == string(frame)) {
+				t.Fatalf("wrote %q", rw.written)
+			}
+		})
+	}
+}

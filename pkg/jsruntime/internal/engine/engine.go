@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync/atomic"
+	"time"
 
 	"github.com/fastschema/qjs"
 	"github.com/tetratelabs/wazero/api"
@@ -86,6 +87,10 @@ type Engine struct {
 	dead bool
 	// stop is raised by interrupt, from any goroutine, and read by the module's polls.
 	stop atomic.Bool
+	// longTurn, when set (OnLongTurn), is called once by the first poll after longTurnAt; both are
+	// the running turn's, set and read on the goroutine that runs it.
+	longTurn   func()
+	longTurnAt time.Time
 	// main is the module the cell's begin imports: moduleName, or mainModuleName when the cell
 	// exports anything (see loadModule).
 	main string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/codemodehq/codemode/gen/go/qjswasm"
 )
@@ -26,7 +27,21 @@ func (e *Engine) poll() uint64 {
 	if e.stop.Load() {
 		panic(errPollStopped)
 	}
+	if e.longTurn != nil && time.Now().After(e.longTurnAt) {
+		f := e.longTurn
+		e.longTurn = nil
+		f()
+	}
 	return jsUndefined
+}
+
+// OnLongTurn has f called once, on the goroutine running the script, by the first interrupt poll
+// after the next turn has run for d: a caller that runs a turn on a goroutine with other duties (a
+// transport's reader) hands those on then. f nil cancels it. The polls come every
+// qjswasm.PollInterval loop turns of the module, QuickJS's C loops included, so a turn that
+// computes is noticed within about a millisecond past d.
+func (e *Engine) OnLongTurn(d time.Duration, f func()) {
+	e.longTurn, e.longTurnAt = f, time.Now().Add(d)
 }
 
 // interruptWhenStopped calls interrupt (an engine's) when ctx ends. The returned stop unregisters

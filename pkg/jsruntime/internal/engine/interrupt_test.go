@@ -106,3 +106,26 @@ func TestQuickJSSleepOutlastsAnInterruptSoTheImportBanMustHold(t *testing.T) {
 		})
 	}
 }
+
+// OnLongTurn's function runs once, on the script's goroutine, at the first poll past its time,
+// and not at all before it.
+func TestOnLongTurnCallsOnceAtAPoll(t *testing.T) {
+	e := newTestEngine(t)
+	const loop = "(() => { let s = 0; for (let i = 0; i < 1e6; i++) s += i; return String(s) })()"
+	for _, c := range []struct {
+		after time.Duration
+		calls int
+	}{{0, 1}, {time.Hour, 0}} {
+		calls := 0
+		e.OnLongTurn(c.after, func() { calls++ })
+		v, err := e.evalSource("long.js", loop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.free(v)
+		e.OnLongTurn(0, nil)
+		if calls != c.calls {
+			t.Fatalf("after %v: called %d times, want %d", c.after, calls, c.calls)
+		}
+	}
+}
