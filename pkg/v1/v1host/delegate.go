@@ -203,7 +203,7 @@ func (c *conn) sendDirect(session wirev1.SessionId, call *delegateCall) bool {
 		return pending || abandoned
 	})
 	switch {
-	case err != nil:
+	case err != nil: // the request does not fit a frame
 		c.delegates.fail(call.id, err)
 	case !sent:
 		c.routes.endDirect(call.key, &routeMessage{kind: routeCall, call: call}) // the sender writes it, first

@@ -489,7 +489,7 @@ func (l *Link[In]) SendFrame(ctx context.Context, lane wirev1.Lane, f []byte) er
 	default:
 	}
 	n := l.hold(f)
-	if l.writeIfIdle(lane, f) {
+	if l.writeIfIdle(lane, f, nil) {
 		l.release(n)
 		return nil
 	}
@@ -515,7 +515,7 @@ func (l *Link[In]) SendFrame(ctx context.Context, lane wirev1.Lane, f []byte) er
 // sent nothing, when the frame cannot go out at once, and the caller sends m as usual; a goroutine
 // that must not wait on its peer (a connection's reader,
 // docs/adr/0075-a-round-trip-on-one-thread.md) may send this way. Encoding errors are returned as
-// Send returns them; a failed write fails the link.
+// Send returns them; a failed write fails the link, as any write does.
 func (l *Link[In]) TrySendNow(m wirev1.Message, commit func() bool) (bool, error) {
 	now, ok := l.conn.(interface{ canWriteNow(n int) bool })
 	if !ok || l.isDone() {
@@ -525,27 +525,15 @@ func (l *Link[In]) TrySendNow(m wirev1.Message, commit func() bool) (bool, error
 	if err != nil {
 		return false, err
 	}
-	lane := l.lane(m)
-	mu := &l.writing[lane]
-	if !mu.TryLock() {
-		return false, nil
-	}
-	defer mu.Unlock()
-	if l.queued[lane].Load() > 0 {
-		return false, nil
-	}
-	if !now.canWriteNow(len(f)) {
-		return false, nil
-	}
-	if commit != nil && !commit() {
-		return true, nil
-	}
-	if err := l.conn.WriteFrame(lane, f); err != nil {
-		err = fmt.Errorf("failed to write code-mode %s message: %w", l.self(), err)
-		l.fail(err)
-		return true, err
-	}
-	return true, nil
+	skipped := false
+	written := l.writeIfIdle(l.lane(m), f, func() bool {
+		if !now.canWriteNow(len(f)) {
+			return false
+		}
+		skipped = commit != nil && !commit()
+		return !skipped
+	})
+	return written || skipped, nil
 }
 
 // TrySend encodes m and queues it only if its lane's queue has room at once; otherwise the
@@ -583,14 +571,15 @@ func (l *Link[In]) self() Side {
 	return SideClient
 }
 
-// writeIfIdle writes f on lane when no frame is queued or being written there. A write error
-// fails the link; the frame counts as handled either way.
-func (l *Link[In]) writeIfIdle(lane wirev1.Lane, f []byte) bool {
+// writeIfIdle writes f on lane when no frame is queued or being written there and admit, if not
+// nil, admits it (called with the lane held). A write error fails the link; the frame counts as
+// handled either way.
+func (l *Link[In]) writeIfIdle(lane wirev1.Lane, f []byte, admit func() bool) bool {
 	mu := &l.writing[lane]
 	if !mu.TryLock() {
 		return false
 	}
-	if l.queued[lane].Load() > 0 {
+	if l.queued[lane].Load() > 0 || (admit != nil && !admit()) {
 		mu.Unlock()
 		return false
 	}
