@@ -43,6 +43,9 @@ type linearMemory struct {
 	// keepLimit is how many bytes above the image the next reset may keep resident (the pool's
 	// grant), kept how many the last one did.
 	keepLimit, kept uint64
+	// imageKept is how many bytes of the image's zero ranges the last reset kept resident, cleared
+	// in place (zeroImageRange); at most keepInImage.
+	imageKept uint64
 	// refused records a refused grow and why (refusal: the cell's limit or the host's budget).
 	refused atomic.Int32
 	// budget is the host's memory budget; while a cell is attached, every byte the memory grows
@@ -193,6 +196,13 @@ func (m *linearMemory) setSeen(g api.MutableGlobal, size uint64) {
 // pageSize is a wasm page: the unit of memory.size and memory.grow.
 const pageSize = 65536
 
+// keepInImage is how much of the image's zero ranges (the stack region and the all-zero pages of
+// the heap) a reset may clear in place and keep resident: the pages nearly every cell touches (the
+// top of the stack, the allocator's next pages), which the cell after would otherwise fault in
+// again. Beyond it (a deep recursion) pages go back to the system. It is memory no cell is charged
+// for, like the pool's allowance (keep.go), and small beside an engine's image.
+const keepInImage = 256 << 10
+
 // maxMemoryBytes is the most a 32-bit wasm memory holds: 65,536 pages.
 const maxMemoryBytes = 65536 * pageSize
 
@@ -205,11 +215,7 @@ func (m *linearMemory) resetSeen(image uint64, g api.MutableGlobal) {
 		kept := min(m.lastHigh, image+m.keepLimit, real)
 		m.kept = kept - image
 		clear(m.buf[image:kept])
-		if m.region != nil {
-			discardRegion(m.buf[kept:real])
-		} else {
-			clear(m.buf[kept:real])
-		}
+		m.clearTouched(m.buf[kept:real], 0)
 	}
 	m.seenGlobal = g
 	m.setSeen(g, image)
@@ -300,16 +306,49 @@ func (m *linearMemory) release() {
 	m.buf = nil
 }
 
-// zero clears buf[from:to] and, where the memory is mapped, gives its pages back to the system.
-func (m *linearMemory) zero(from, to uint32) {
+// zeroImageRange clears buf[from:to], a range the image holds as zeros, keeping the pages a cell
+// touched resident while the reset's allowance for them (imageKeep) lasts (clearTouched).
+func (m *linearMemory) zeroImageRange(from, to uint32) {
 	if from >= to || int(to) > len(m.buf) {
 		return
 	}
-	if m.region != nil {
-		discardRegion(m.buf[from:to])
-		return
+	left := m.clearTouched(m.buf[from:to], keepInImage-m.imageKept)
+	m.imageKept = keepInImage - left
+}
+
+// clearTouched zeroes b, a range the module may have written since its last reset, and returns
+// what is left of keep. Where the memory is mapped, it asks the kernel which pages hold data
+// (touchedRuns): those are cleared in place while keep lasts and given back to the system beyond
+// it; the others read as zero already and are left alone. A reset thereby changes the page table
+// only for pages it gives back: each such change makes every thread of the process running on
+// another core flush its TLB (an interrupt per core, costly in a virtual machine), and the next
+// cell fault the page in again (docs/adr/0076-a-reset-without-page-table-changes.md).
+func (m *linearMemory) clearTouched(b []byte, keep uint64) (left uint64) {
+	if m.region == nil {
+		clear(b)
+		return keep
 	}
-	clear(m.buf[from:to])
+	start, end := pageAlignedSpan(b)
+	if start >= end {
+		clear(b)
+		return keep
+	}
+	clear(b[:start])
+	clear(b[end:])
+	mid := b[start:end]
+	ok := touchedRuns(mid, func(lo, hi int) {
+		run := mid[lo:hi]
+		inPlace := min(uint64(len(run)), keep)
+		clear(run[:inPlace])
+		keep -= inPlace
+		if int(inPlace) < len(run) {
+			discardRegion(run[inPlace:])
+		}
+	})
+	if !ok {
+		discardRegion(mid)
+	}
+	return keep
 }
 
 // takeRefused reports whether (and why) a grow was refused since the last call, and clears the

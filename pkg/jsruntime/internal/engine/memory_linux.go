@@ -3,6 +3,9 @@
 package engine
 
 import (
+	"encoding/binary"
+	"os"
+	"sync"
 	"syscall"
 )
 
@@ -32,3 +35,66 @@ func discardRegion(b []byte) {
 }
 
 func releaseRegion(b []byte) { _ = syscall.Munmap(b) }
+
+// pagemap is the process's page table as the kernel shows it, opened once; nil where it cannot
+// be read (resets then give every page of a range back, as they did before it was used).
+var pagemap = sync.OnceValue(func() *os.File {
+	f, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		return nil
+	}
+	return f
+})
+
+// A pagemap entry is 64 bits per page; these two say the page holds data: it is in memory, or it
+// was swapped out (and would come back with its data). A page with neither reads as zero.
+const (
+	pagemapPresent = 1 << 63
+	pagemapSwapped = 1 << 62
+	pagemapEntry   = 8
+)
+
+// pagemapBatch is how many pages' entries one read asks for: an image's stack region in one.
+const pagemapBatch = 2048
+
+// pagemapScratch holds the entries of one read, shared by the resets of every engine.
+var pagemapScratch = sync.Pool{New: func() any { return new([pagemapBatch * pagemapEntry]byte) }}
+
+// touchedRuns calls f with each run [lo, hi) of byte offsets of b's pages that may hold data
+// (pageTouched), b being page-aligned, and reports whether the kernel could tell. It makes no call that changes the page table, so, unlike madvise, it costs the
+// process's other threads nothing (docs/adr/0076-a-reset-without-page-table-changes.md).
+func touchedRuns(b []byte, f func(lo, hi int)) bool {
+	pm := pagemap()
+	if pm == nil || len(b) == 0 {
+		return pm != nil
+	}
+	scratch := pagemapScratch.Get().(*[pagemapBatch * pagemapEntry]byte)
+	defer pagemapScratch.Put(scratch)
+	first := addressOf(b) / uintptr(pageBytes)
+	pages := len(b) / pageBytes
+	runStart := -1
+	for at := 0; at < pages; at += pagemapBatch {
+		n := min(pagemapBatch, pages-at)
+		entries := scratch[:n*pagemapEntry]
+		if got, err := pm.ReadAt(entries, int64(first+uintptr(at))*pagemapEntry); err != nil || got != len(entries) {
+			return false
+		}
+		for i := range n {
+			touched := pageTouched(binary.LittleEndian.Uint64(entries[i*pagemapEntry:]))
+			switch page := at + i; {
+			case touched && runStart < 0:
+				runStart = page
+			case !touched && runStart >= 0:
+				f(runStart*pageBytes, page*pageBytes)
+				runStart = -1
+			}
+		}
+	}
+	if runStart >= 0 {
+		f(runStart*pageBytes, pages*pageBytes)
+	}
+	return true
+}
+
+// pageTouched reports whether a page with pagemap entry e may hold data.
+func pageTouched(e uint64) bool { return e&(pagemapPresent|pagemapSwapped) != 0 }

@@ -7,7 +7,7 @@ func pageAlignedSpan(b []byte) (start, end int) {
 	if len(b) == 0 {
 		return 0, 0
 	}
-	addr := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	addr := addressOf(b)
 	page := uintptr(pageBytes)
 	first := (addr + page - 1) &^ (page - 1)
 	last := (addr + uintptr(len(b))) &^ (page - 1)
@@ -16,3 +16,6 @@ func pageAlignedSpan(b []byte) (start, end int) {
 	}
 	return int(first - addr), int(last - addr)
 }
+
+// addressOf is the address of b's first byte.
+func addressOf(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }

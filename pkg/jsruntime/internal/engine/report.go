@@ -9,8 +9,9 @@ type ResetReport struct {
 	// ImageDiff is nil when the reset memory and stack pointer equal the image byte for byte, or
 	// where they first differ (compared for a reusable engine only).
 	ImageDiff error
-	// Kept is what the reset zeroed in place and kept resident above the image (memory.go).
-	Kept uint64
+	// Kept is what the reset zeroed in place and kept resident above the image (memory.go);
+	// KeptInImage what it zeroed in place and kept of the image's zero ranges (keepInImage).
+	Kept, KeptInImage uint64
 	// HeapLimit is the heap limit its cell attached with.
 	HeapLimit uint64
 	// MemoryBytes is the most memory the cell's module saw (its peak), WasmMemoryBytes the real
@@ -34,6 +35,7 @@ func (e *Engine) report(reusable bool) ResetReport {
 	r := ResetReport{
 		Reusable:        reusable,
 		Kept:            e.mem.kept,
+		KeptInImage:     e.mem.imageKept,
 		HeapLimit:       e.mem.limit - min(e.mem.limit, uint64(e.img.size)),
 		MemoryBytes:     e.mem.lastHigh,
 		ImageBytes:      uint64(e.img.size),

@@ -112,8 +112,9 @@ func (s *image) restore(m *linearMemory, regs registers) {
 	for _, r := range s.runs {
 		copy(mem[r.off:r.off+r.n], s.data[r.at:r.at+r.n])
 	}
+	m.imageKept = 0
 	for _, z := range s.zeros {
-		m.zero(z.from, z.to)
+		m.zeroImageRange(z.from, z.to)
 	}
 	m.resetSeen(uint64(s.size), regs.seen)
 	m.refund()
