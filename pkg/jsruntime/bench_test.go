@@ -37,6 +37,21 @@ func BenchmarkCellStartSustained(b *testing.B) {
 	}
 }
 
+// BenchmarkCellStartWithTools measures back-to-back cells of a session with 30 enabled tools, as
+// an agent's: each cell starts by making a function for each tool (prelude.js, makeTool).
+func BenchmarkCellStartWithTools(b *testing.B) {
+	s := jsruntime.NewTestSession(b, nil, codemode.SessionCellExecutionLimits{})
+	tools := make([]codemode.ToolDefinition, 30)
+	for i := range tools {
+		tools[i] = jsruntime.TestTool(fmt.Sprintf("tool_%d", i))
+	}
+	for b.Loop() {
+		if r := jsruntime.ExecuteCell(b, s, `text("hi")`, tools...); r.Kind != codemode.Result {
+			b.Fatal(r)
+		}
+	}
+}
+
 // runLoopCell runs one cell whose body repeats stmt b.N times and reports ns per repetition.
 func runLoopCell(b *testing.B, d codemode.Delegate, stmt string, tools ...codemode.ToolDefinition) {
 	s := jsruntime.NewTestSession(b, d, codemode.SessionCellExecutionLimits{})

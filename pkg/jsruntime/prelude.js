@@ -114,12 +114,43 @@
     defineProperty(target, name, { value, writable: true, configurable: true, enumerable: false });
   }
 
-  // nativeLike gives a helper the name and length of Codex's native helpers: "" and 0.
+  // nativeLike gives a helper the name and length of Codex's native helpers, "" and 0, and their
+  // source text.
   function nativeLike(fn) {
     defineProperty(fn, "name", { value: "" });
     defineProperty(fn, "length", { value: 0 });
+    return native(fn, "");
+  }
+
+  // Function.prototype.toString. V8 prints a function that has no JavaScript source, its builtins
+  // and the helpers Codex's host makes natively, as "function name() { [native code] }", where
+  // QuickJS prints "[native code]" on a line of its own, and where the prelude's own functions
+  // that stand in for them (eval, Function and its kinds, Math.random, String.prototype.repeat,
+  // the helpers, the tools) would print the prelude's source. The replacement answers for those
+  // from a table filled as they are installed (native), knows the tool functions, made afresh for
+  // each cell, by their source (toolSource, set once makeTool is defined), and reformats QuickJS's
+  // text of its builtins; every other function prints its source, as in both engines.
+  const functionToString = uncurry(FunctionProto.toString);
+  const nativeTexts = new WeakMapCtor();
+  const QUICKJS_NATIVE = "() {\n    [native code]\n}";
+  const V8_NATIVE = "() { [native code] }";
+  let toolSource;
+  function native(fn, name) {
+    weakMapSet(nativeTexts, fn, "function " + name + V8_NATIVE);
     return fn;
   }
+  const toStringMethod = {
+    toString() {
+      const known = weakMapGet(nativeTexts, this);
+      if (known !== undefined) return known;
+      const text = functionToString(this);
+      if (text === toolSource) return "function " + V8_NATIVE;
+      const head = text.length - QUICKJS_NATIVE.length;
+      if (head > 0 && stringSlice(text, head) === QUICKJS_NATIVE) return stringSlice(text, 0, head) + V8_NATIVE;
+      return text;
+    },
+  }.toString;
+  defineHidden(FunctionProto, "toString", native(toStringMethod, "toString"));
 
   // V8's stack-trace API, which QuickJS-ng implements, hands CallSite objects, and with them the
   // functions on the stack, to Error.prepareStackTrace. QuickJS takes the hook from its own
@@ -866,73 +897,82 @@
     return v;
   }
 
-  // Every bytecode costs (wazero returns to Go at each interpreter dispatch so that a script can
-  // be interrupted), so the tool function does as little as it can.
+  // A cell starts by making a function for each enabled tool, and a closure costs QuickJS a
+  // reference for every variable it captures: the tool function captures two and calls callTool,
+  // which holds the body (about 40 % of a tool's share of a cell's start, ADR 77). Made where it is
+  // returned, it has the name "" and, its one parameter defaulted, the length 0 of Codex's
+  // functions without a redefinition (nativeLike).
   function makeTool(index, name) {
     const tail = " " + index;
-    const fn = function (input) {
-      // A missing argument is undefined too; reading `arguments` would make QuickJS build an
-      // arguments object on every call. Serializing the input may run cell code (toJSON,
-      // getters, proxies), which may call tools itself: the limit is checked after it, so that no
-      // such call takes the last place between the check and its use. The record is built
-      // before the id is taken: a string too long to build throws with no id skipped (Go expects
-      // them without gaps). An input Codex's host could not carry throws at once, as there.
-      // The JSON of a number or a boolean needs no check; short JSON without a backslash cannot
-      // be refused (nesting 128 levels takes 256 characters); anything else is checked by Go,
-      // which keeps it for the call's record ("@"), under the id the call is about to take. A
-      // call refused by the limit leaves Go an input that the next crossing, taking the same id,
-      // replaces.
-      let json;
-      let crossed = false;
-      if (input !== undefined) {
-        const t = typeof input;
-        if (t === "object" || t === "string") {
-          const outer = extracted;
-          const mine = list();
-          extracted = mine;
-          try {
-            json = jsonStringify(input, extract);
-          } catch (e) {
-            throw stringifyError(e, input);
-          } finally {
-            extracted = outer;
-          }
-          if (json === undefined) throw SERDE_UNDEFINED;
-          if (mine.length > 0 || json.length >= 256 || stringIndexOf(json, "\\") >= 0) {
-            parts = mine;
-            nextPart = 0;
-            let refusal;
-            try {
-              refusal = host(OP.input + (nextCall + 1) + " " + mine.length + " " + json);
-            } finally {
-              parts = undefined;
-            }
-            if (refusal !== undefined) throw SERDE_PREFIX + refusal;
-            crossed = true;
-          }
-        } else {
-          try {
-            json = jsonStringify(input);
-          } catch (e) {
-            throw stringifyError(e, input);
-          }
-          if (json === undefined) throw SERDE_UNDEFINED;
-        }
-      }
-      if (pendingCalls >= maxPendingCalls) {
-        return promiseReject("tools." + name + ": the cell already has its limit of " + maxPendingCalls + " pending tool calls");
-      }
-      const id = nextCall + 1;
-      const record = json === undefined ? "c " + id + tail : crossed ? "c " + id + tail + " @" : "c " + id + tail + " " + json;
-      nextCall = id;
-      pendingCalls++;
-      const promise = new PromiseCtor(captureSettlers);
-      // An array literal defines its elements: no setter of Array.prototype runs.
-      mapSet(calls, id, [capturedResolve, capturedReject]);
-      queue[queue.length] = record;
-      return promise;
+    return function (input = undefined) {
+      return callTool(tail, name, input);
     };
-    return nativeLike(fn);
+  }
+
+  toolSource = functionToString(makeTool(0, ""));
+
+  // callTool is a call of the tool name (tail: its index, as the call record writes it). Every
+  // bytecode costs (wazero returns to Go at each interpreter dispatch so that a script can be
+  // interrupted), so it does as little as it can.
+  function callTool(tail, name, input) {
+    // Serializing the input may run cell code (toJSON, getters, proxies), which may call tools
+    // itself: the limit is checked after it, so that no such call takes the last place between
+    // the check and its use. The record is built before the id is taken: a string too long to
+    // build throws with no id skipped (Go expects them without gaps). An input Codex's host could
+    // not carry throws at once, as there. The JSON of a number or a boolean needs no check; short
+    // JSON without a backslash cannot be refused (nesting 128 levels takes 256 characters);
+    // anything else is checked by Go, which keeps it for the call's record ("@"), under the id
+    // the call is about to take. A call refused by the limit leaves Go an input that the next
+    // crossing, taking the same id, replaces.
+    let json;
+    let crossed = false;
+    if (input !== undefined) {
+      const t = typeof input;
+      if (t === "object" || t === "string") {
+        const outer = extracted;
+        const mine = list();
+        extracted = mine;
+        try {
+          json = jsonStringify(input, extract);
+        } catch (e) {
+          throw stringifyError(e, input);
+        } finally {
+          extracted = outer;
+        }
+        if (json === undefined) throw SERDE_UNDEFINED;
+        if (mine.length > 0 || json.length >= 256 || stringIndexOf(json, "\\") >= 0) {
+          parts = mine;
+          nextPart = 0;
+          let refusal;
+          try {
+            refusal = host(OP.input + (nextCall + 1) + " " + mine.length + " " + json);
+          } finally {
+            parts = undefined;
+          }
+          if (refusal !== undefined) throw SERDE_PREFIX + refusal;
+          crossed = true;
+        }
+      } else {
+        try {
+          json = jsonStringify(input);
+        } catch (e) {
+          throw stringifyError(e, input);
+        }
+        if (json === undefined) throw SERDE_UNDEFINED;
+      }
+    }
+    if (pendingCalls >= maxPendingCalls) {
+      return promiseReject("tools." + name + ": the cell already has its limit of " + maxPendingCalls + " pending tool calls");
+    }
+    const id = nextCall + 1;
+    const record = json === undefined ? "c " + id + tail : crossed ? "c " + id + tail + " @" : "c " + id + tail + " " + json;
+    nextCall = id;
+    pendingCalls++;
+    const promise = new PromiseCtor(captureSettlers);
+    // An array literal defines its elements: no setter of Array.prototype runs.
+    mapSet(calls, id, [capturedResolve, capturedReject]);
+    queue[queue.length] = record;
+    return promise;
   }
 
   // Code built at run time (eval and the four function constructors) goes through Go, which parses
@@ -944,7 +984,7 @@
   }
   // It is eval to cell code: its name is the global's, not the prelude's.
   defineProperty(safeEval, "name", { value: "eval" });
-  defineHidden(G, "eval", safeEval);
+  defineHidden(G, "eval", native(safeEval, "eval"));
 
   const functionKinds = [
     [Function, 0],
@@ -970,6 +1010,7 @@
     // The constructors other than Function inherit from Function: from the safe one, so that no
     // prototype walk leads back to an original.
     setPrototypeOf(wrapper, kind === 0 ? FunctionProto : safeFunction);
+    native(wrapper, original.name);
     if (kind === 0) safeFunction = wrapper;
   }
   defineHidden(G, "Function", safeFunction);
@@ -991,9 +1032,9 @@
   function rotl(x, k) {
     return (x << k) | (x >>> (32 - k));
   }
-  defineHidden(Math, "random", function random() {
+  defineHidden(Math, "random", native(function random() {
     return ((next32() >>> 5) * 67108864 + (next32() >>> 6)) / 9007199254740992;
-  });
+  }, "random"));
 
   // QuickJS's String.prototype.repeat appends one copy per repetition, about 5 ns a character for
   // a one-character string ("x".repeat(1e8) takes half a second), while its padEnd copies a long
@@ -1020,7 +1061,7 @@
       return stringRepeat(this, count);
     },
   }.repeat;
-  defineHidden(String.prototype, "repeat", repeatMethod);
+  defineHidden(String.prototype, "repeat", native(repeatMethod, "repeat"));
 
   // The helpers, in Codex's order (tools and ALL_TOOLS, which setup fills in, first); its native
   // ones have no name and no declared parameters.
