@@ -7,7 +7,9 @@ package v1host
 // those it abandoned, its initial response and the responses of its waits, in the order they were
 // pushed (the order the runtime produced them, so the order the script caused them, which a client
 // relies on), and cell/closed last: once the cell closed, its initial response went out,
-// the queue is empty and no wait or terminate answer is still being made (hold). It does no I/O,
+// the queue is empty and no wait or terminate answer is still being made (hold). The initial
+// response and cell/closed too may be written by the goroutine that produced them when nothing
+// waits (takeInitialDirect, takeClose). It does no I/O,
 // starts no goroutine and has no lock of its own (routeTable's guards it), so its rules are
 // unit-tested on their own (cellorder_test.go). See docs/adr/0067-one-queue-per-cell.md.
 type cellOrder struct {
@@ -27,8 +29,20 @@ type cellOrder struct {
 	// queued and nothing held, since nothing would drain it; it goes out at once instead.
 	finished bool
 	// taken is set while the sender writes a batch it took (until its next step); direct while a
-	// delegate request is written directly (takeDirect .. endDirect), when the sender waits.
+	// message is written directly (takeDirect .. endDirect, takeClose .. endClose), when the
+	// sender waits.
 	taken, direct bool
+	// closedWritten is set when the cell's closer wrote cell/closed itself (takeClose): the
+	// sender only ends.
+	closedWritten bool
+}
+
+// senderStep is the sender's next step (next): write batch; or write cell/closed and end
+// (closeNow); or end (cell/closed went out, written by the cell's closer); or, none of these,
+// wait for a change.
+type senderStep struct {
+	batch         []routeMessage
+	closeNow, end bool
 }
 
 // takeDirect lets the caller write one message itself, now, instead of queueing it for the sender:
@@ -40,6 +54,34 @@ func (o *cellOrder) takeDirect() bool {
 	}
 	o.direct = true
 	return true
+}
+
+// takeInitialDirect is takeDirect for the initial response, which then counts as queued: the
+// goroutine that produced it writes it (docs/adr/0078-a-cells-end-on-its-own-goroutine.md).
+func (o *cellOrder) takeInitialDirect() bool {
+	if o.initialQueued || !o.takeDirect() {
+		return false
+	}
+	o.initialQueued = true
+	return true
+}
+
+// takeClose decides the cell's closure for its closer, who writes cell/closed itself, now: when
+// that is all that is left (the cell closed, its initial response went out, no answer holds it)
+// and nobody writes. The route is finished from then on, as when the sender decides it (next).
+func (o *cellOrder) takeClose() bool {
+	if !o.closed || !o.initialQueued || o.holds > 0 || !o.takeDirect() {
+		return false
+	}
+	o.finished = true
+	return true
+}
+
+// endClose ends takeClose's write: when cell/closed could not be written after all, the sender
+// writes it; either way the sender has a step to take.
+func (o *cellOrder) endClose(written bool) {
+	o.direct = false
+	o.closedWritten = written
 }
 
 // endDirect ends a direct write; unsent, when not nil, is the message that could not be written
@@ -91,22 +133,24 @@ func (o *cellOrder) hold() bool {
 // release ends a hold.
 func (o *cellOrder) release() { o.holds-- }
 
-// next is the sender's step: the messages to send now, in order, or finish when cell/closed is
-// all that is left (the route is finished from then on); neither means wait for a change.
-// Messages the sender took count as sent by its next step, which the same sender takes only
-// after sending them.
-func (o *cellOrder) next() (batch []routeMessage, finish bool) {
+// next is the sender's step (senderStep): the messages to send now, in order, or cell/closed
+// when that is all that is left (the route is finished from then on). Messages the sender took
+// count as sent by its next step, which the same sender takes only after sending them.
+func (o *cellOrder) next() senderStep {
 	o.taken = false
 	switch {
 	case !o.started || o.direct:
-		return nil, false
+		return senderStep{}
+	case o.closedWritten:
+		return senderStep{end: true}
 	case len(o.queue) > 0:
-		batch, o.queue = o.queue, nil
+		batch := o.queue
+		o.queue = nil
 		o.taken = true
-		return batch, false
-	case o.closed && o.initialQueued && o.holds == 0:
+		return senderStep{batch: batch}
+	case o.finished || o.closed && o.initialQueued && o.holds == 0:
 		o.finished = true
-		return nil, true
+		return senderStep{closeNow: true}
 	}
-	return nil, false
+	return senderStep{}
 }

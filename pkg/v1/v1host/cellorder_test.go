@@ -39,9 +39,9 @@ func initialMessage(cell string) routeMessage {
 
 func wantStep(t *testing.T, o *cellOrder, wantFinish bool, want ...string) {
 	t.Helper()
-	batch, finish := o.next()
-	if got := labels(batch); finish != wantFinish || !reflect.DeepEqual(got, want) {
-		t.Fatalf("next = %q, finish %v; want %q, finish %v", got, finish, want, wantFinish)
+	step := o.next()
+	if got := labels(step.batch); step.closeNow != wantFinish || step.end || !reflect.DeepEqual(got, want) {
+		t.Fatalf("next = %q, close %v, end %v; want %q, close %v", got, step.closeNow, step.end, want, wantFinish)
 	}
 }
 
@@ -138,8 +138,8 @@ func TestOnlyACellsOwnMessagesCreateItsRoute(t *testing.T) {
 		t.Fatal("a call to a cell not started yet was not queued")
 	}
 	r := tab.start(key, execution{id: 7})
-	if batch, _ := tab.next(r); !reflect.DeepEqual(labels(batch), []string{"initial 1", "call 1"}) {
-		t.Fatalf("next = %q", labels(batch))
+	if step := tab.next(r); !reflect.DeepEqual(labels(step.batch), []string{"initial 1", "call 1"}) {
+		t.Fatalf("next = %q", labels(step.batch))
 	}
 }
 
@@ -193,4 +193,73 @@ func TestEndingADirectWriteWakesTheSenderForItsWork(t *testing.T) {
 	}
 	wantStep(t, &o, false, "initial a")
 	wantStep(t, &o, true)
+}
+
+// The initial response may be written where the runtime produced it (takeInitialDirect) only
+// where the sender would have written it next, and then counts as queued: the same response
+// arriving again from the execute's future is dropped.
+func TestTheInitialResponseIsWrittenDirectlyOnlyInItsPlace(t *testing.T) {
+	var o cellOrder
+	if o.takeInitialDirect() {
+		t.Fatal("initial response written before execution/started")
+	}
+	o.start()
+	o.push(callMessage(1))
+	if o.takeInitialDirect() {
+		t.Fatal("initial response written past a queued call")
+	}
+	wantStep(t, &o, false, "call 1")
+	wantStep(t, &o, false)
+	if !o.takeInitialDirect() {
+		t.Fatal("no direct initial response on an idle route")
+	}
+	o.endDirect(nil)
+	o.offerInitial(initialMessage("future"))
+	if o.takeInitialDirect() {
+		t.Fatal("the initial response written twice")
+	}
+	wantStep(t, &o, false)
+	o.close()
+	wantStep(t, &o, true)
+}
+
+// cell/closed may be written by the cell's closer (takeClose) only when it is all that is left:
+// the initial response out, nothing queued or being written, no answer held. The route is
+// finished from then on; the sender ends, or writes cell/closed when the closer could not.
+func TestCellClosedIsWrittenByItsCloserOnlyWhenAllElseWentOut(t *testing.T) {
+	for _, written := range []bool{true, false} {
+		var o cellOrder
+		o.start()
+		o.close()
+		if o.takeClose() {
+			t.Fatal("cell/closed before the initial response")
+		}
+		o.offerInitial(initialMessage("a"))
+		if o.takeClose() {
+			t.Fatal("cell/closed past the queued initial response")
+		}
+		wantStep(t, &o, false, "initial a")
+		if !o.hold() {
+			t.Fatal("hold refused on a live route")
+		}
+		if o.takeClose() {
+			t.Fatal("cell/closed while the sender writes the initial response")
+		}
+		wantStep(t, &o, false) // the sender is back, and waits for the held answer
+		if o.takeClose() {
+			t.Fatal("cell/closed before a held answer")
+		}
+		o.release()
+		if !o.takeClose() {
+			t.Fatal("the closer may not write cell/closed with nothing left")
+		}
+		wantStep(t, &o, false) // the sender waits for the closer's write
+		if o.hold() || o.push(routeMessage{kind: routeResponse}) {
+			t.Fatal("a route whose closure was decided took an answer")
+		}
+		o.endClose(written)
+		if step := o.next(); step.end != written || step.closeNow == written || len(step.batch) > 0 {
+			t.Fatalf("after the closer's write (written %v): next = %+v", written, step)
+		}
+	}
 }

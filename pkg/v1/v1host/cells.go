@@ -37,9 +37,43 @@ type routeMessage struct {
 	send func()
 }
 
-// closeCell is the runtime telling that a cell closed (Delegate.CellClosed).
+// closeCell is the runtime telling that a cell closed (Delegate.CellClosed). When cell/closed is
+// all that is left of the cell's route and the link takes it at once, it is written here, on the
+// runtime's goroutine, as the initial response before it (sendInitialDirect); otherwise the
+// route's sender writes it.
 func (c *conn) closeCell(session wirev1.SessionId, cell codemode.CellID) {
-	c.routes.closeCell(cellKey{session, cell})
+	key := cellKey{session, cell}
+	if !c.routes.closeCellDirect(key) {
+		return
+	}
+	sent, err := c.link.TrySendNow(wirev1.CellClosed{SessionId: session, CellId: wirev1.WireCellId(cell)}, nil)
+	c.routes.endClose(key, sent && err == nil)
+}
+
+// sendInitialDirect writes a cell's initial response on the goroutine that produced it (the
+// runtime's, in Observe) instead of waking the route's sender for it, as sendDirect does a
+// delegate request: only when nothing of the cell waits before it and the link takes the frame
+// at once (docs/adr/0078-a-cells-end-on-its-own-goroutine.md). It reports false, having done
+// nothing, when the response must take the route; a response that could not go out after all is
+// handed to the sender, first.
+func (c *conn) sendInitialDirect(key cellKey, m routeMessage) bool {
+	r, ok := c.routes.takeInitialDirect(key)
+	if !ok {
+		return false
+	}
+	exec := r.exec
+	resp := wirev1.InitialResponse{Id: exec.id, Result: c.initialResult(exec, m.initial)}
+	sent, err := c.link.TrySendNow(resp, func() bool {
+		c.state.finishRequest(exec.id) // as sendInitialResult does: the ID is retired first
+		return true
+	})
+	if !sent || err != nil {
+		c.routes.endDirect(key, &m) // the sender writes it (a frame too large as an error)
+		return true
+	}
+	close(exec.written)
+	c.routes.endDirect(key, nil)
+	return true
 }
 
 // startCell starts the route of an admitted cell after its started response was written: its
@@ -80,15 +114,18 @@ func (c *conn) sendCell(r *cellRoute, key cellKey) {
 		cellForwardingHook()
 	}
 	for {
-		batch, finish := c.routes.next(r)
-		if finish {
+		step := c.routes.next(r)
+		switch {
+		case step.end:
+			return
+		case step.closeNow:
 			c.send(wirev1.CellClosed{SessionId: key.session, CellId: wirev1.WireCellId(key.cell)})
 			return
 		}
-		for _, m := range batch {
+		for _, m := range step.batch {
 			c.sendMessage(r, key.session, m)
 		}
-		if len(batch) > 0 {
+		if len(step.batch) > 0 {
 			continue
 		}
 		select {
@@ -114,11 +151,16 @@ func (c *conn) sendMessage(r *cellRoute, session wirev1.SessionId, m routeMessag
 	}
 }
 
-// sendInitial sends the execute's initial response, truncated on the host when its budget is set.
+// sendInitial sends the execute's initial response.
 func (c *conn) sendInitial(exec execution, res codemode.InitialResult) {
+	c.sendInitialResult(exec.id, c.initialResult(exec, res))
+}
+
+// initialResult is the execute's initial response on the wire, truncated on the host when its
+// budget is set.
+func (c *conn) initialResult(exec execution, res codemode.InitialResult) wirev1.RuntimeResponseResult {
 	if res.Err != nil {
-		c.sendInitialResult(exec.id, wirev1.RuntimeResponseError{Message: res.Err.Error()})
-		return
+		return wirev1.RuntimeResponseError{Message: res.Err.Error()}
 	}
 	// The duration is frozen before conversion and delivery: it measures receipt to outcome
 	// (docs/protocol/v1.md#host-duration-g2), not the time the response spends being encoded or queued.
@@ -127,8 +169,7 @@ func (c *conn) sendInitial(exec execution, res codemode.InitialResult) {
 	res.Response = fitFrame(truncated(res.Response, exec.budget))
 	w, err := v1convert.RuntimeResponseToWire(res.Response, wirev1.WireCellId(res.Response.CellID), c.host.generation)
 	if err != nil {
-		c.sendInitialResult(exec.id, wirev1.RuntimeResponseError{Message: err.Error()})
-		return
+		return wirev1.RuntimeResponseError{Message: err.Error()}
 	}
-	c.sendInitialResult(exec.id, wirev1.RuntimeResponseOk{Value: w})
+	return wirev1.RuntimeResponseOk{Value: w}
 }

@@ -31,6 +31,7 @@
 //   - initial response: the first response of an execute, after its started response.
 //   - route: a cell's ordered messages to the client (delegate requests, their cancellations,
 //     the initial response, wait and terminate answers) and the one sender that writes them,
-//     until cell/closed (cells.go), except a request written directly where it is next and can go
-//     out without waiting (sendDirect).
+//     until cell/closed (cells.go), except a request, the initial response or cell/closed written
+//     directly where it is next and can go out without waiting (sendDirect, sendInitialDirect,
+//     closeCell).
 package v1host

@@ -120,7 +120,10 @@ func (c *conn) execute(ctx context.Context, id wirev1.RequestId, r wirev1.Execut
 	}
 	req.YieldNow = c.state.yieldChannel(id)
 	req.Observe = func(resp codemode.RuntimeResponse) {
-		c.routes.offerInitial(cellKey{s.id, resp.CellID}, routeMessage{kind: routeInitial, initial: codemode.InitialResult{Response: resp}}, true)
+		key, m := cellKey{s.id, resp.CellID}, routeMessage{kind: routeInitial, initial: codemode.InitialResult{Response: resp}}
+		if !c.sendInitialDirect(key, m) {
+			c.routes.offerInitial(key, m, true)
+		}
 	}
 	started, err := s.session.Execute(ctx, req)
 	if err != nil {

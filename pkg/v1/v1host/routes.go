@@ -111,6 +111,45 @@ func (t *routeTable) takeDirect(key cellKey) bool {
 	return r != nil && r.order.takeDirect()
 }
 
+// takeInitialDirect lets the caller write key's initial response itself
+// (cellOrder.takeInitialDirect), and returns the route, whose execution the response needs.
+func (t *routeTable) takeInitialDirect(key cellKey) (*cellRoute, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r := t.routes[key]
+	if r == nil || !r.order.takeInitialDirect() {
+		return nil, false
+	}
+	return r, true
+}
+
+// closeCellDirect records that the cell of key closed and reports whether the caller writes
+// cell/closed itself (cellOrder.takeClose), then calling endClose; otherwise the sender will.
+func (t *routeTable) closeCellDirect(key cellKey) bool {
+	t.mu.Lock()
+	r := t.routeLocked(key)
+	r.order.close()
+	direct := r.order.takeClose()
+	t.mu.Unlock()
+	if !direct {
+		wake(r.wake)
+	}
+	return direct
+}
+
+// endClose ends the closer's write of cell/closed and wakes the sender: to end, or to write it.
+func (t *routeTable) endClose(key cellKey, written bool) {
+	t.mu.Lock()
+	r := t.routes[key]
+	if r != nil {
+		r.order.endClose(written)
+	}
+	t.mu.Unlock()
+	if r != nil {
+		wake(r.wake)
+	}
+}
+
 // endDirect ends a direct write on key's route, queueing unsent first when it was not written, and
 // wakes the route's sender if it has work.
 func (t *routeTable) endDirect(key cellKey, unsent *routeMessage) {
@@ -136,11 +175,6 @@ func (t *routeTable) offerInitial(key cellKey, m routeMessage, create bool) {
 	t.update(key, create, func(o *cellOrder) bool { o.offerInitial(m); return true })
 }
 
-// closeCell records that the cell of key closed.
-func (t *routeTable) closeCell(key cellKey) {
-	t.update(key, true, func(o *cellOrder) bool { o.close(); return true })
-}
-
 // hold keeps the cell/closed of key back until the returned release is called: a wait or
 // terminate answer is being made, and the closure must follow it. A cell without a route, or
 // whose closure was decided, needs no hold.
@@ -155,7 +189,7 @@ func (t *routeTable) hold(key cellKey) (release func()) {
 }
 
 // next is the sender's step on r (cellOrder.next).
-func (t *routeTable) next(r *cellRoute) ([]routeMessage, bool) {
+func (t *routeTable) next(r *cellRoute) senderStep {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return r.order.next()
