@@ -143,24 +143,32 @@ func TestOnlyACellsOwnMessagesCreateItsRoute(t *testing.T) {
 	}
 }
 
-// A direct write (takeDirect) takes a message's place only where the sender would have written it
-// next: after the cell started, with nothing queued and no batch being written; the sender takes
-// nothing meanwhile, and a message that could not go out after all goes first.
-func TestADirectWriteTakesOnlyTheNextPlace(t *testing.T) {
-	var o cellOrder
-	if o.takeDirect() {
+// routeWritingItsFirstCall checks that take, a way to write directly, is refused before the cell
+// started and past a queued call, and returns the order with that call taken by the sender.
+func routeWritingItsFirstCall(t *testing.T, take func(*cellOrder) bool) *cellOrder {
+	t.Helper()
+	o := &cellOrder{}
+	if take(o) {
 		t.Fatal("direct write before execution/started")
 	}
 	o.start()
 	o.push(callMessage(1))
-	if o.takeDirect() {
+	if take(o) {
 		t.Fatal("direct write past a queued message")
 	}
-	wantStep(t, &o, false, "call 1") // the sender writes call 1 ...
+	wantStep(t, o, false, "call 1") // the sender writes call 1 ...
+	return o
+}
+
+// A direct write (takeDirect) takes a message's place only where the sender would have written it
+// next: after the cell started, with nothing queued and no batch being written; the sender takes
+// nothing meanwhile, and a message that could not go out after all goes first.
+func TestADirectWriteTakesOnlyTheNextPlace(t *testing.T) {
+	o := routeWritingItsFirstCall(t, (*cellOrder).takeDirect)
 	if o.takeDirect() {
 		t.Fatal("direct write while the sender writes its batch")
 	}
-	wantStep(t, &o, false) // ... and is back: nothing is being written
+	wantStep(t, o, false) // ... and is back: nothing is being written
 	if !o.takeDirect() {
 		t.Fatal("no direct write on an idle route")
 	}
@@ -168,12 +176,12 @@ func TestADirectWriteTakesOnlyTheNextPlace(t *testing.T) {
 		t.Fatal("two direct writes at once")
 	}
 	o.push(callMessage(3)) // pushed while call 2 is written directly
-	wantStep(t, &o, false) // the sender waits for the direct write
+	wantStep(t, o, false)  // the sender waits for the direct write
 	unsent := callMessage(2)
 	if !o.endDirect(&unsent) {
 		t.Fatal("the sender was not woken for the messages left")
 	}
-	wantStep(t, &o, false, "call 2", "call 3")
+	wantStep(t, o, false, "call 2", "call 3")
 }
 
 // Ending a direct write wakes the sender only when it has work: messages queued meanwhile, or the
@@ -199,17 +207,8 @@ func TestEndingADirectWriteWakesTheSenderForItsWork(t *testing.T) {
 // where the sender would have written it next, and then counts as queued: the same response
 // arriving again from the execute's future is dropped.
 func TestTheInitialResponseIsWrittenDirectlyOnlyInItsPlace(t *testing.T) {
-	var o cellOrder
-	if o.takeInitialDirect() {
-		t.Fatal("initial response written before execution/started")
-	}
-	o.start()
-	o.push(callMessage(1))
-	if o.takeInitialDirect() {
-		t.Fatal("initial response written past a queued call")
-	}
-	wantStep(t, &o, false, "call 1")
-	wantStep(t, &o, false)
+	o := routeWritingItsFirstCall(t, (*cellOrder).takeInitialDirect)
+	wantStep(t, o, false)
 	if !o.takeInitialDirect() {
 		t.Fatal("no direct initial response on an idle route")
 	}
@@ -218,9 +217,9 @@ func TestTheInitialResponseIsWrittenDirectlyOnlyInItsPlace(t *testing.T) {
 	if o.takeInitialDirect() {
 		t.Fatal("the initial response written twice")
 	}
-	wantStep(t, &o, false)
+	wantStep(t, o, false)
 	o.close()
-	wantStep(t, &o, true)
+	wantStep(t, o, true)
 }
 
 // cell/closed may be written by the cell's closer (takeClose) only when it is all that is left:
