@@ -307,7 +307,7 @@ func (m *linearMemory) release() {
 }
 
 // zeroImageRange clears buf[from:to], a range the image holds as zeros, keeping the pages a cell
-// touched resident while the reset's allowance for them (imageKeep) lasts (clearTouched).
+// touched resident while the reset's allowance for them (keepInImage) lasts (clearTouched).
 func (m *linearMemory) zeroImageRange(from, to uint32) {
 	if from >= to || int(to) > len(m.buf) {
 		return

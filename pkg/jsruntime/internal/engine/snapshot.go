@@ -17,8 +17,9 @@ import (
 // changed everything it could.
 //
 // The image leaves out the stack region, whose content is dead whenever no call is running, and
-// every all-zero page: a reset copies the pages that held data and zeroes the rest, which on a
-// mapped memory gives those pages back to the system.
+// every all-zero page: a reset copies the pages that held data and zeroes the rest, clearing in
+// place the few pages a cell touched there and, on a mapped memory, giving the others back to the
+// system (memory.go, clearTouched).
 
 // snapshotPage is the granularity of the image: the system page size on the platforms where the
 // memory is mapped, so zeroed ranges can be given back.
