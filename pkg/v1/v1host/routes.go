@@ -30,7 +30,8 @@ type cellRoute struct {
 	order cellOrder
 	// wake holds one pending signal: the order changed since the sender last looked.
 	wake chan struct{}
-	// exec is set by start, before the sender runs, and read only by the sender.
+	// exec is set by start, before the sender runs or a direct write may take the route (both
+	// after the order started, under the table's lock), and only read after that.
 	exec execution
 }
 
