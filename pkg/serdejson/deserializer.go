@@ -18,6 +18,32 @@ type Deserializer struct {
 	data           []byte
 	index          int
 	remainingDepth int
+	// text, when set (ShareText), is data as a string: plain strings and numbers are then slices
+	// of it rather than copies of their own.
+	text string
+}
+
+// Reset starts d over data as NewDeserializerWithLimit does, without text shared.
+func (d *Deserializer) Reset(data []byte, limit int) {
+	*d = Deserializer{data: data, remainingDepth: limit}
+}
+
+// ShareText makes the strings and number lexemes the Deserializer returns without unescaping
+// slices of text, which must hold the same bytes as its data: a document of many short strings
+// then costs one copy instead of one per string, and every string returned keeps all of text
+// alive.
+func (d *Deserializer) ShareText(text string) {
+	if len(text) == len(d.data) {
+		d.text = text
+	}
+}
+
+// slice is data[i:j] as a string: a slice of the shared text, or a copy.
+func (d *Deserializer) slice(i, j int) string {
+	if d.text != "" {
+		return d.text[i:j]
+	}
+	return string(d.data[i:j])
 }
 
 // NewDeserializer starts a Deserializer at the first byte of data, with serde_json's default
@@ -171,7 +197,7 @@ func (d *Deserializer) plainString() (string, bool) {
 			if !utf8.Valid(d.data[d.index:i]) {
 				return "", false // the slow path reports it at the closing quote
 			}
-			s := string(d.data[d.index:i])
+			s := d.slice(d.index, i)
 			d.index = i + 1
 			return s, true
 		case 2, 3:

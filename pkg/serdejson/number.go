@@ -40,7 +40,7 @@ func (d *Deserializer) scanNumber() (numberLexeme, error) {
 			return n, err
 		}
 	}
-	n.text = string(d.data[start:d.index])
+	n.text = d.slice(start, d.index)
 	return n, nil
 }
 

@@ -135,7 +135,8 @@ func expectedFields(keys []string) string {
 	return ExpectedOneOf(keys)
 }
 
-// UnionTag reads the string tag of an internally tagged union.
+// UnionTag reads the string tag of an internally tagged union, a string of the document's (see
+// Node.detach): the generated decoders switch on it and do not keep it.
 func UnionTag(n *Node, path, tag, expecting string) (string, error) {
 	if n.kind != serdejson.Object {
 		return "", InvalidType(n, path, expecting)
@@ -150,7 +151,8 @@ func UnionTag(n *Node, path, tag, expecting string) (string, error) {
 	return t.text, nil
 }
 
-// ExternalVariant reads the single key of an externally tagged union and its value.
+// ExternalVariant reads the single key of an externally tagged union, a string of the document's
+// as UnionTag's is, and its value.
 func ExternalVariant(n *Node, path, expecting string) (string, *Node, error) {
 	if n.kind != serdejson.Object {
 		return "", nil, InvalidType(n, path, expecting)
@@ -166,7 +168,7 @@ func DecodeString(n *Node, path string) (string, error) {
 	if n.kind != serdejson.String {
 		return "", InvalidType(n, path, "a string")
 	}
-	return n.text, nil
+	return n.detach(n.text), nil
 }
 
 // DecodeNonBlank accepts a string that is not empty after trimming white space; blankErr is the
@@ -182,16 +184,16 @@ func DecodeNonBlank(n *Node, path, blankErr string) (string, error) {
 	return s, nil
 }
 
-// DecodeEnum accepts one of the allowed strings.
+// DecodeEnum accepts one of the allowed strings and returns it (allowed's own string).
 func DecodeEnum(n *Node, path string, allowed []string) (string, error) {
-	s, err := DecodeString(n, path)
-	if err != nil {
-		return "", err
+	if n.kind != serdejson.String {
+		return "", InvalidType(n, path, "a string")
 	}
-	if !slices.Contains(allowed, s) {
-		return "", UnknownVariant(path, s, allowed)
+	i := slices.Index(allowed, n.text)
+	if i < 0 {
+		return "", UnknownVariant(path, n.text, allowed)
 	}
-	return s, nil
+	return allowed[i], nil
 }
 
 // integerLexeme returns the text of an integer: no fraction, no exponent.
@@ -326,7 +328,7 @@ func DecodeMap[T any](n *Node, path string, item func(*Node, string) (T, error))
 		if err != nil {
 			return nil, err
 		}
-		out[m.key] = v
+		out[n.detach(m.key)] = v
 	}
 	return out, nil
 }
@@ -360,7 +362,7 @@ func (v StringOrInt) AppendJSON(b []byte) []byte {
 // fails an untagged enum: "data did not match any variant of untagged enum <name>".
 func DecodeStringOrInt(n *Node, path string, lo, hi int64, name string) (StringOrInt, error) {
 	if n.kind == serdejson.String {
-		return StringOrInt{Str: n.text, IsString: true}, nil
+		return StringOrInt{Str: n.detach(n.text), IsString: true}, nil
 	}
 	if v, err := DecodeInt(n, path, lo, hi, "i64"); err == nil {
 		return StringOrInt{Int: v}, nil
@@ -375,22 +377,24 @@ func DecodeStringOrInt(n *Node, path string, lo, hi int64, name string) (StringO
 func DecodeUnitEnum(n *Node, path string, variants []string) (string, error) {
 	switch n.kind {
 	case serdejson.String:
-		if !slices.Contains(variants, n.text) {
+		i := slices.Index(variants, n.text)
+		if i < 0 {
 			return "", ErrorAt(path, "unknown variant `%s`, %s", n.text, ExpectedOneOf(variants))
 		}
-		return n.text, nil
+		return variants[i], nil
 	case serdejson.Object:
 		if len(n.members) != 1 {
 			return "", ErrorAt(path, "invalid value: map, expected map with a single key")
 		}
 		m := n.members[0]
-		if !slices.Contains(variants, m.key) {
+		i := slices.Index(variants, m.key)
+		if i < 0 {
 			return "", ErrorAt(path, "unknown variant `%s`, %s", m.key, ExpectedOneOf(variants))
 		}
 		if v := m.value; v.kind != serdejson.Null && (v.kind != serdejson.Object || len(v.members) > 0) {
 			return "", serdeInvalidType(v, JoinPath(path, m.key), "unit")
 		}
-		return m.key, nil
+		return variants[i], nil
 	}
 	return "", serdeInvalidType(n, path, "string or map")
 }
