@@ -182,8 +182,8 @@ func (r *cellRun) loop() {
 // than idleShedAfter sheds the engine's resolved exports (see wasm.go).
 func (r *cellRun) wait() {
 	select {
-	case res := <-r.tools.results:
-		r.tools.accept(res)
+	case <-r.tools.inbox.ready:
+		r.tools.collect()
 		return
 	default:
 	}
@@ -198,9 +198,9 @@ func (r *cellRun) wait() {
 	for {
 		r.park()
 		select {
-		case res := <-r.tools.results:
+		case <-r.tools.inbox.ready:
 			r.unpark()
-			r.tools.accept(res)
+			r.tools.collect()
 		case <-clock:
 			r.unpark()
 		case <-r.c.wake:
@@ -269,7 +269,7 @@ func (r *cellRun) runInline(res toolResult, relay func()) (borrowed bool) {
 	}
 	defer r.s.hooks.loopBorrowable(r.c.id)
 	defer r.own.Unlock()
-	if !r.parked.Load() || r.inlinePaused || r.inlinePanic != nil || r.tools.running != 1 || len(r.tools.results) > 0 || r.tools.hasReady() {
+	if !r.parked.Load() || r.inlinePaused || r.inlinePanic != nil || r.tools.running != 1 || !r.tools.inbox.empty() || r.tools.hasReady() {
 		return false
 	}
 	borrowed = true
@@ -422,7 +422,7 @@ func (r *cellRun) deliverReady() error {
 	if r.tools.running > 0 {
 		runtime.Gosched()
 	}
-	r.tools.collect(maxBatch)
+	r.tools.collect()
 	r.stats.deliveries++
 	if res, ok := r.tools.takeOne(); ok {
 		return r.turn(func() (string, error) { return r.e.DeliverOne(int32(res.id), string(res.value)) })

@@ -91,17 +91,12 @@ func refusalOf(v json.RawMessage) string {
 // thousands of them.
 const maxConcurrentToolCalls = 1024
 
-// resultsBuffer is how many results finished tool calls can hand in before the loop takes them
-// without waiting. More calls than that finishing at once wait for the loop, which receives them
-// in the same batch (collect); a larger buffer only costs memory on every live cell.
-const resultsBuffer = 32
-
 // toolCalls is a cell's nested tool calls: those queued for a slot, those started through the
-// delegate, and the results ready to be delivered. Everything but results belongs to the loop
+// delegate, and the results ready to be delivered. Everything but inbox belongs to the loop
 // goroutine.
 type toolCalls struct {
 	r       *cellRun
-	results chan toolResult
+	inbox   resultInbox
 	ready   []toolResult
 	waiting []pendingCall // queued for a slot, oldest first
 	head    int           // waiting[head:] are still queued
@@ -128,7 +123,7 @@ type pendingCall struct {
 
 func (t *toolCalls) init(r *cellRun, parent context.Context) {
 	t.r = r
-	t.results = make(chan toolResult, resultsBuffer)
+	t.inbox = newResultInbox()
 	t.turnRunner, _ = r.s.delegate.(codemode.TurnRunner)
 	t.ctx, t.cancel = context.WithCancel(parent)
 }
@@ -249,7 +244,7 @@ func (t *toolCalls) launch(id int64, call codemode.NestedToolCall) {
 	t.wg.Add(1)
 	codemode.StartToolCall(t.ctx, t.r.s.delegate, call, func(out json.RawMessage, err error) {
 		if len(out) > checkInlineBytes {
-			go t.sendResultWithoutBlocking(t.outcome(id, out, err)) // not on a transport's reader
+			go t.hand(t.outcome(id, out, err)) // not on a transport's reader
 			return
 		}
 		res := t.outcome(id, out, err)
@@ -259,7 +254,7 @@ func (t *toolCalls) launch(id int64, call codemode.NestedToolCall) {
 				return
 			}
 		}
-		t.sendResultWithoutBlocking(res)
+		t.hand(res)
 	})
 }
 
@@ -268,19 +263,12 @@ func (t *toolCalls) launch(id int64, call codemode.NestedToolCall) {
 // spend milliseconds validating a big result while other messages wait.
 const checkInlineBytes = 64 << 10
 
-// sendResultWithoutBlocking gives a call's result to the loop without blocking: done may run on
-// the loop itself (the answer came before StartToolCall returned) or on a transport's reader,
-// which must not wait for a busy loop. When the buffer is full a goroutine waits instead.
-func (t *toolCalls) sendResultWithoutBlocking(res toolResult) {
-	select {
-	case t.results <- res:
-		t.wg.Done()
-	default:
-		go func() {
-			defer t.wg.Done()
-			t.sendResult(res)
-		}()
-	}
+// hand gives a call's result to the loop without waiting: done may run on the loop itself (the
+// answer came before StartToolCall returned) or on a transport's reader, which must not wait for a
+// loop busy in a turn (resultInbox).
+func (t *toolCalls) hand(res toolResult) {
+	t.inbox.put(res)
+	t.wg.Done()
 }
 
 // outcome turns what the delegate answered into the call's result: an error rejects the promise
@@ -303,34 +291,27 @@ func (t *toolCalls) outcome(id int64, out json.RawMessage, err error) toolResult
 	return res
 }
 
-// sendResult gives a result to the loop, waiting for it, unless the cell no longer needs it.
-func (t *toolCalls) sendResult(res toolResult) {
-	select {
-	case t.results <- res:
-	case <-t.ctx.Done():
-	}
-}
-
 // hasReady reports whether results wait to be delivered.
 func (t *toolCalls) hasReady() bool { return len(t.ready) > 0 }
 
-// collect moves results that already arrived into ready, up to n, and fills the freed slots from
-// the queue.
-func (t *toolCalls) collect(n int) {
-	for len(t.ready) < n {
-		select {
-		case res := <-t.results:
-			t.accept(res)
-			continue
-		default:
-		}
-		break
+// collect moves the results that already arrived into ready and fills the freed slots from the
+// queue.
+func (t *toolCalls) collect() {
+	start := len(t.ready)
+	t.ready = t.inbox.takeAll(t.ready)
+	for _, res := range t.ready[start:] {
+		t.freeSlot(res)
 	}
 }
 
 // accept records a result the loop received, freeing its slot for the next queued call.
 func (t *toolCalls) accept(res toolResult) {
 	t.ready = append(t.ready, res)
+	t.freeSlot(res)
+}
+
+// freeSlot frees the slot of a call whose result arrived for the next queued call.
+func (t *toolCalls) freeSlot(res toolResult) {
 	if res.fromDelegate {
 		t.running--
 		t.startWaiting()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/codemodehq/codemode/pkg/testenv"
 	"reflect"
 	"strings"
@@ -191,9 +192,34 @@ func TestToolCallsCrossInBatches(t *testing.T) {
 	}
 	got := <-stats
 	t.Logf("100 calls: %+v", got)
-	// One take crossing carried all 100 calls; results arrive in batches.
+	// The calls crossed in groups (the last one with the turn's take); results arrive in batches.
 	if got.takes != 1 || got.deliveries >= 100 {
 		t.Fatalf("100 calls took %d turns and %d deliveries", got.turns, got.deliveries)
+	}
+}
+
+// A burst of calls reaches the delegate while the turn that makes it still runs: a script that
+// makes RECORDS_PER_CROSSING calls and then computes forever has its calls started all the same.
+func TestABurstOfCallsStartsBeforeItsTurnEnds(t *testing.T) {
+	const burst = 8 // prelude.js's RECORDS_PER_CROSSING
+	started := make(chan string, burst)
+	d := newRecorder(func(ctx context.Context, call codemode.NestedToolCall) (json.RawMessage, error) {
+		started <- call.RuntimeToolCallID
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	s := newTestSession(t, d, codemode.SessionCellExecutionLimits{})
+	c := startCell(t, s, fmt.Sprintf(`for (let i = 0; i < %d; i++) tools.echo(i); for (;;) {}`, burst), 600_000, testTool("echo"))
+	seen := map[string]bool{}
+	for range burst {
+		seen[<-started] = true
+	}
+	if !seen["tool-1"] || !seen[fmt.Sprintf("tool-%d", burst)] {
+		t.Fatalf("started %v", seen)
+	}
+	out, err := s.Terminate(context.Background(), c.CellID)
+	if err != nil || out.Response.Kind != codemode.Terminated {
+		t.Fatalf("%+v %v", out, err)
 	}
 }
 

@@ -13,7 +13,8 @@ import (
 // BenchmarkV1 measures what a V1 transport adds, against the in-process provider in the same
 // run: a cell start (Execute until the Result of text("x")) and an awaited tool round trip
 // (JavaScript → host → client delegate → host → JavaScript; one op = one call of 100 sequential
-// calls in one cell, so cell start is amortised away) and a cell whose output is one 1 MiB text. Transports: the host as a separate process
+// calls in one cell, so cell start is amortised away), a cell awaiting Promise.all of 100 tool
+// calls and a cell whose output is one 1 MiB text. Transports: the host as a separate process
 // on stdio, over one WebSocket and over dual WebSockets on 127.0.0.1.
 func BenchmarkV1(b *testing.B) {
 	transports := []struct {
@@ -64,6 +65,11 @@ func BenchmarkV1(b *testing.B) {
 					runCell(b, sess, `for (let i = 0; i < 100; i++) { await tools.echo(i); }`)
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*calls)/1e3, "µs/call")
+			})
+			b.Run("PromiseAll100", func(b *testing.B) {
+				for b.Loop() {
+					runCell(b, sess, `await Promise.all(Array.from({length: 100}, (_, j) => tools.echo({j})))`)
+				}
 			})
 			b.Run("TextOutput1MiB", func(b *testing.B) {
 				for b.Loop() {
