@@ -105,14 +105,7 @@ func (o *ObjectReader) Take(key string) *Node {
 }
 
 // member returns the value of key in an object Node, or nil.
-func (n *Node) member(key string) *Node {
-	for _, m := range n.members {
-		if m.key == key {
-			return m.value
-		}
-	}
-	return nil
-}
+func (n *Node) member(key string) *Node { return findMember(n.members, key) }
 
 // AllowOnly fails on the first member, in document order, that is neither tag (an internally
 // tagged union's tag, "" for none) nor in keys: serde's deny_unknown_fields reports it while it

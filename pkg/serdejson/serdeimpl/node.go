@@ -269,7 +269,7 @@ func (p *documentParser) object() (*Node, error) {
 			return n, nil
 		}
 		// Protocol objects have a handful of keys: a linear scan beats a map.
-		if hasKey(p.members[base:], key) {
+		if findMember(p.members[base:], key) != nil {
 			return nil, ErrorAt(p.path(), "duplicate field `%s`", key)
 		}
 		if err := p.d.ObjectColon(); err != nil {
@@ -285,14 +285,14 @@ func (p *documentParser) object() (*Node, error) {
 	}
 }
 
-// hasKey reports whether members has one named key.
-func hasKey(members []member, key string) bool {
+// findMember returns the value of the member named key, or nil.
+func findMember(members []member, key string) *Node {
 	for _, m := range members {
 		if m.key == key {
-			return true
+			return m.value
 		}
 	}
-	return false
+	return nil
 }
 
 func isDigit(b byte) bool { return '0' <= b && b <= '9' }
